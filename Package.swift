@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "chime",
+    products: [
+        .executable(name: "chime", targets: ["chime"]),
+        .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "Notifications", targets: ["Notifications"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // MARK: - C modules (only DBus and Notifications see them)
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        // MARK: - Libraries
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
+
+        // MARK: - The command-line tool
+        .executableTarget(
+            name: "chime",
+            dependencies: [
+                "DBus", "Notifications",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: - Benchmarks (run by `make bench`)
+        .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
+
+        // MARK: - Tests
+        .target(name: "TestSupport", dependencies: ["DBus", "Notifications"]),
+        .testTarget(
+            name: "DBusTests",
+            dependencies: [
+                "DBus", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "DBus", "TestSupport"]),
+        .testTarget(name: "ChimeCLITests", dependencies: ["DBus", "Notifications", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
