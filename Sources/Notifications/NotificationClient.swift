@@ -1,0 +1,117 @@
+import DBus
+
+/// No notification server could be reached on the bus: nobody owns
+/// `org.freedesktop.Notifications` (`ServiceUnknown`, `NameHasNoOwner`) or
+/// starting one through D-Bus activation failed or timed out.
+public struct NoNotificationServerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What the bus answered.
+    public var underlying: DBusError
+
+    public var description: String {
+        "no notification server is running on the session bus (org.freedesktop.Notifications has no owner)"
+    }
+
+    /// Whether `error` means "no server" rather than a failure of a running server.
+    static func matches(_ error: DBusError) -> Bool {
+        switch error.name {
+        case .serviceUnknown, .nameHasNoOwner, .timedOut: true
+        default: error.name.rawValue.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
+        }
+    }
+}
+
+/// A typed client of `org.freedesktop.Notifications` (Desktop Notifications spec 1.3).
+///
+/// ```swift
+/// let client = NotificationClient(connection: try Connection(.session))
+/// let id = try client.notify(Notification(summary: "Tea", body: "is ready"))
+/// try client.close(id)
+/// ```
+public final class NotificationClient {
+    public let connection: Connection
+    /// How long each call may take.
+    public var timeout: CallTimeout
+
+    public static let busName: BusName = "org.freedesktop.Notifications"
+    public static let objectPath: ObjectPath = "/org/freedesktop/Notifications"
+    public static let interface: InterfaceName = "org.freedesktop.Notifications"
+
+    public init(connection: Connection, timeout: CallTimeout = .default) {
+        self.connection = connection
+        self.timeout = timeout
+    }
+
+    private func call(_ member: MemberName, _ arguments: [Value] = []) throws -> [Value] {
+        do {
+            return try connection.call(
+                destination: Self.busName, path: Self.objectPath, interface: Self.interface, member: member,
+                arguments: arguments, timeout: timeout)
+        } catch let error as DBusError where NoNotificationServerError.matches(error) {
+            throw NoNotificationServerError(underlying: error)
+        }
+    }
+
+    /// Shows (or replaces) a notification and returns its id. `Notify`.
+    public func notify(_ notification: Notification) throws -> UInt32 {
+        let reply = try call("Notify", notification.arguments)
+        guard let id = reply.first?.uint32Value else {
+            throw DBusError(name: .invalidSignature, message: "Notify replied with '\(reply.map(\.signature).joined())' instead of 'u'")
+        }
+        return id
+    }
+
+    /// Closes a notification; the server answers with `NotificationClosed` (reason 3). `CloseNotification`.
+    public func close(_ id: UInt32) throws {
+        _ = try call("CloseNotification", [.uint32(id)])
+    }
+
+    /// What the server can do. `GetCapabilities`.
+    public func capabilities() throws -> [Capability] {
+        let reply = try call("GetCapabilities")
+        guard let items = reply.first?.arrayElements else {
+            throw DBusError(name: .invalidSignature, message: "GetCapabilities replied with '\(reply.map(\.signature).joined())' instead of 'as'")
+        }
+        return items.compactMap { $0.stringValue.map(Capability.init(rawValue:)) }
+    }
+
+    /// The server's name, vendor, version and spec version. `GetServerInformation`.
+    public func serverInformation() throws -> ServerInformation {
+        let reply = try call("GetServerInformation")
+        let strings = reply.compactMap(\.stringValue)
+        guard strings.count == 4, reply.count == 4 else {
+            throw DBusError(name: .invalidSignature, message: "GetServerInformation replied with '\(reply.map(\.signature).joined())' instead of 'ssss'")
+        }
+        return ServerInformation(name: strings[0], vendor: strings[1], version: strings[2], specVersion: strings[3])
+    }
+
+    /// Whether a server owns the name right now (without starting one).
+    public func serverIsRunning() throws -> Bool {
+        try connection.nameHasOwner(Self.busName)
+    }
+
+    /// Delivers `NotificationClosed`, `ActionInvoked` and `ActivationToken` to
+    /// `handler` while the connection is dispatched. Subscribe before `notify`
+    /// so no signal can slip past.
+    @discardableResult
+    public func subscribe(_ handler: @escaping (NotificationEvent) -> Void) throws -> [SubscriptionToken] {
+        func rule(_ member: MemberName) -> MatchRule {
+            MatchRule(sender: Self.busName, interface: Self.interface, member: member, path: Self.objectPath)
+        }
+        let closed = try connection.subscribe(rule("NotificationClosed")) { message in
+            let args = message.arguments()
+            guard args.count == 2, case .uint32(let id) = args[0], case .uint32(let reason) = args[1] else { return }
+            handler(.closed(id: id, reason: CloseReason(wireValue: reason)))
+        }
+        let invoked = try connection.subscribe(rule("ActionInvoked")) { message in
+            let args = message.arguments()
+            guard args.count == 2, case .uint32(let id) = args[0], case .string(let key) = args[1] else { return }
+            handler(.actionInvoked(id: id, key: key))
+        }
+        let token = try connection.subscribe(rule("ActivationToken")) { message in
+            let args = message.arguments()
+            guard args.count == 2, case .uint32(let id) = args[0], case .string(let text) = args[1] else { return }
+            handler(.activationToken(id: id, token: text))
+        }
+        return [closed, invoked, token]
+    }
+}
