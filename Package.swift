@@ -25,6 +25,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        .systemLibrary(name: "CLinux"),
+
         // MARK: - Libraries
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
@@ -33,7 +35,7 @@ let package = Package(
         .executableTarget(
             name: "chime",
             dependencies: [
-                "DBus", "Notifications",
+                "DBus", "Notifications", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,7 +1,7 @@
 // Objects this connection serves: method handlers, properties, introspection.
 
 /// A named argument of a method or signal, for introspection.
-public struct Argument: Hashable, Sendable {
+public struct Parameter: Hashable, Sendable {
     public var name: String
     public var type: DBusType
     public init(_ name: String, _ type: DBusType) {
@@ -23,14 +23,14 @@ public struct MethodCall {
 /// A method an exported object answers.
 public struct ExportedMethod {
     public var name: MemberName
-    public var inputs: [Argument]
-    public var outputs: [Argument]
+    public var inputs: [Parameter]
+    public var outputs: [Parameter]
     /// Returns the reply's arguments, or throws: a `DBusError` goes back with
     /// its name and message, any other error as `org.freedesktop.DBus.Error.Failed`.
     public var handler: (MethodCall) throws -> [Value]
 
     public init(
-        _ name: MemberName, inputs: [Argument] = [], outputs: [Argument] = [],
+        _ name: MemberName, inputs: [Parameter] = [], outputs: [Parameter] = [],
         handler: @escaping (MethodCall) throws -> [Value]
     ) {
         self.name = name
@@ -43,8 +43,8 @@ public struct ExportedMethod {
 /// A signal an exported object emits, for introspection.
 public struct ExportedSignal: Hashable, Sendable {
     public var name: MemberName
-    public var arguments: [Argument]
-    public init(_ name: MemberName, arguments: [Argument] = []) {
+    public var arguments: [Parameter]
+    public init(_ name: MemberName, arguments: [Parameter] = []) {
         self.name = name
         self.arguments = arguments
     }
@@ -91,7 +91,7 @@ public struct ExportedInterface {
 /// ```swift
 /// let echo = ExportedObject(interfaces: [
 ///     ExportedInterface("org.example.Echo", methods: [
-///         ExportedMethod("Echo", inputs: [Argument("value", .variant)], outputs: [Argument("value", .variant)]) {
+///         ExportedMethod("Echo", inputs: [Parameter("value", .variant)], outputs: [Parameter("value", .variant)]) {
 ///             $0.arguments
 ///         },
 ///     ]),

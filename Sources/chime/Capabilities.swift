@@ -1,0 +1,39 @@
+import ArgumentParser
+import DBus
+import Notifications
+
+/// `chime capabilities`: what the running notification server can do.
+struct Capabilities: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List what the notification server can do (GetCapabilities).",
+        discussion: """
+            Prints every capability of the spec with whether the server has it, then any
+            vendor extensions it advertises.
+
+            Examples:
+              chime capabilities
+              chime capabilities --json | jq -r '.capabilities[]'
+            """)
+
+    @Flag(help: "Print JSON: {\"capabilities\": [...]}.")
+    var json = false
+
+    func run() throws {
+        let capabilities = reportingErrors {
+            try NotificationClient(connection: try openSessionBus()).capabilities()
+        }
+        if json {
+            printLine(JSON.object([("capabilities", .array(capabilities.map { .string($0.rawValue) }))]).text)
+            return
+        }
+        let width = (Capability.standard + capabilities).map(\.rawValue.count).max() ?? 0
+        print("CAPABILITY".padding(width) + "  HAS  MEANING")
+        for capability in Capability.standard {
+            let has = capabilities.contains(capability) ? "yes" : "no "
+            print(capability.rawValue.padding(width) + "  " + has + "  " + (capability.meaning ?? ""))
+        }
+        for capability in capabilities where !Capability.standard.contains(capability) {
+            print(capability.rawValue.padding(width) + "  yes  (vendor extension)")
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import ArgumentParser
+import DBus
+import Notifications
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// chime's exit statuses, one per kind of outcome, so scripts can tell them apart.
+enum ExitStatus: Int32, CaseIterable {
+    case success = 0
+    case serverError = 1
+    case waitTimedOut = 3
+    case serverVanished = 4
+    case actionsUnsupported = 5
+    case usage = 64
+    case invalidInput = 65
+    case noSessionBus = 68
+    case noNotificationServer = 69
+    case callTimedOut = 75
+    case interrupted = 130
+
+    var meaning: String {
+        switch self {
+        case .success: "success; with --wait or --action: the notification was closed or an action invoked"
+        case .serverError: "the notification server or the bus answered with an error"
+        case .waitTimedOut: "waiting ended because the time limit passed (expire time plus grace, or --wait-timeout)"
+        case .serverVanished: "waiting ended because the notification server left the bus"
+        case .actionsUnsupported: "shown, but without actions: the server has no 'actions' capability"
+        case .usage: "bad usage: unknown option, bad value, bad hint syntax"
+        case .invalidInput: "bad input: text that is not UTF-8 or holds NUL, an unreadable image or sound file"
+        case .noSessionBus: "no session bus to connect to"
+        case .noNotificationServer: "no notification server is running on the session bus"
+        case .callTimedOut: "the notification server did not answer in time"
+        case .interrupted: "interrupted (SIGINT/SIGTERM) while waiting; the notification was closed"
+        }
+    }
+
+    static var helpText: String {
+        "EXIT STATUS\n" + allCases.map { "  \(String($0.rawValue).padding(3))  \($0.meaning)" }.joined(separator: "\n")
+    }
+
+    /// Prints `chime: message` on standard error and exits with this status.
+    func exit(_ message: String) -> Never {
+        printError("chime: \(message)")
+        Glibc.exit(rawValue)
+    }
+
+    /// Ends the process for an error from the libraries, with a one-line message saying what to do.
+    static func fail(_ error: any Error) -> Never {
+        switch error {
+        case let error as NoNotificationServerError:
+            noNotificationServer.exit(
+                "no notification server is running on the session bus (org.freedesktop.Notifications has no owner); "
+                    + "start one, e.g. dunst" + (error.underlying.name == .timedOut ? " (starting one by D-Bus activation timed out)" : ""))
+        case let error as SessionBusError:
+            noSessionBus.exit(
+                "cannot connect to the session bus: \(error.underlying.message); run chime inside your desktop session "
+                    + "or set DBUS_SESSION_BUS_ADDRESS")
+        case let error as DBusError where error.name == .noReply || error.name == .timeout:
+            callTimedOut.exit("the notification server did not answer in time (\(error.message))")
+        case let error as DBusError where error.name == .disconnected:
+            serverError.exit("the session bus closed the connection (\(error.message))")
+        case let error as DBusError:
+            serverError.exit("\(error.call.map { "\($0.member) failed" } ?? "D-Bus call failed"): \(error.name): \(error.message)")
+        case let error as InvalidValueError:
+            invalidInput.exit("cannot send \(error.location): \(error.reason)")
+        case let error as InvalidNameError:
+            invalidInput.exit("\(error)")
+        case let error as NotifySendSyntaxError:
+            usage.exit(error.message)
+        case let error as InputError:
+            invalidInput.exit(error.message)
+        case let error as ImageError:
+            invalidInput.exit(error.description)
+        default:
+            serverError.exit("\(error)")
+        }
+    }
+}
+
+/// Input that cannot be used (a missing file, say); exits with `invalidInput`.
+struct InputError: Error {
+    var message: String
+}
+
+/// Connecting to the session bus failed.
+struct SessionBusError: Error {
+    var underlying: DBusError
+}
+
+/// The session bus, or a `SessionBusError` saying why not.
+func openSessionBus() throws -> Connection {
+    do {
+        return try Connection(.session)
+    } catch let error as DBusError {
+        throw SessionBusError(underlying: error)
+    }
+}
+
+func printError(_ text: String) {
+    fflush(nil)
+    var line = text
+    line.append("\n")
+    line.utf8CString.withUnsafeBufferPointer { buffer in
+        var offset = 0
+        let count = buffer.count - 1
+        while offset < count {
+            let written = Glibc.write(2, buffer.baseAddress! + offset, count - offset)
+            if written <= 0 { if written < 0 && errno == EINTR { continue } else { break } }
+            offset += written
+        }
+    }
+}
+
+/// Writes a line to standard output and flushes it, so scripts reading a pipe see it at once.
+func printLine(_ text: String) {
+    print(text)
+    fflush(nil)
+}
+
+/// The first argument that is not valid UTF-8, with its position and a printable form.
+func firstInvalidUTF8Argument() -> (index: Int, shown: String)? {
+    for index in 1..<Int(CommandLine.argc) {
+        guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+        let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
+        if String(validating: bytes, as: UTF8.self) == nil {
+            let shown = bytes.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }
+            return (index, shown.joined())
+        }
+    }
+    return nil
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// Minimal JSON output (chime's CLI does not load Foundation, to start fast).
+enum JSON {
+    case string(String)
+    case number(Int64)
+    case bool(Bool)
+    case array([JSON])
+    case object([(String, JSON)])
+
+    var text: String {
+        switch self {
+        case .string(let s): JSON.quote(s)
+        case .number(let n): String(n)
+        case .bool(let b): b ? "true" : "false"
+        case .array(let items): "[" + items.map(\.text).joined(separator: ",") + "]"
+        case .object(let pairs): "{" + pairs.map { JSON.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning library errors into chime's one-line messages and exit statuses.
+    func reportingErrors<T>(_ body: () throws -> T) -> T {
+        do {
+            return try body()
+        } catch {
+            ExitStatus.fail(error)
+        }
+    }
+}
