@@ -32,13 +32,14 @@ let package = Package(
         .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
 
         // MARK: - The command-line tool
-        .executableTarget(
-            name: "chime",
+        .target(
+            name: "ChimeCommands",
             dependencies: [
                 "DBus", "Notifications", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "chime", dependencies: ["ChimeCommands"]),
 
         // MARK: - Benchmarks (run by `make bench`)
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
@@ -53,7 +54,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "DBus", "TestSupport"]),
-        .testTarget(name: "ChimeCLITests", dependencies: ["DBus", "Notifications", "TestSupport"]),
+        .testTarget(
+            name: "ChimeCLITests",
+            dependencies: [
+                "DBus", "Notifications", "ChimeCommands", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

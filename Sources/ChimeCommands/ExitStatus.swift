@@ -174,13 +174,11 @@ enum JSON {
     }
 }
 
-extension ParsableCommand {
-    /// Runs `body`, turning library errors into chime's one-line messages and exit statuses.
-    func reportingErrors<T>(_ body: () throws -> T) -> T {
-        do {
-            return try body()
-        } catch {
-            ExitStatus.fail(error)
-        }
+/// Runs `body`, turning library errors into chime's one-line messages and exit statuses.
+func reportingErrors<T>(_ body: () throws -> T) -> T {
+    do {
+        return try body()
+    } catch {
+        ExitStatus.fail(error)
     }
 }

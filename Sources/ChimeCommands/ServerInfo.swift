@@ -3,8 +3,10 @@ import DBus
 import Notifications
 
 /// `chime server-info`: which notification server is running.
-struct ServerInfo: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ServerInfo: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "server-info",
         abstract: "Show the notification server's name, vendor and versions (GetServerInformation).",
         discussion: """
@@ -16,7 +18,7 @@ struct ServerInfo: ParsableCommand {
     @Flag(help: "Print JSON: {\"name\", \"vendor\", \"version\", \"specVersion\"}.")
     var json = false
 
-    func run() throws {
+    public func run() throws {
         let info = reportingErrors {
             try NotificationClient(connection: try openSessionBus()).serverInformation()
         }

@@ -7,8 +7,10 @@ import Glibc
 #endif
 
 /// `chime notify`: a drop-in for notify-send (libnotify 0.8), plus `--sound` and `--json`.
-struct Notify: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Notify: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         abstract: "Show a notification (a drop-in for notify-send).",
         discussion: """
             Takes every option of notify-send with the same short and long names and the same meaning, and puts the same Notify call on the wire.
@@ -86,14 +88,26 @@ struct Notify: ParsableCommand {
     @Flag(name: .customLong("json"), help: "Print the result as JSON: the id, and after waiting the action or the close reason.")
     var json = false
 
-    func validate() throws {
+    public func validate() throws {
         if summary == nil && !version { throw ValidationError("No summary specified.") }
         if let waitTimeout, waitTimeout < 0 { throw ValidationError("--wait-timeout must be 0 or more seconds") }
     }
 
+    /// The parsed options as a plain value.
+    public var options: NotifyOptions {
+        NotifyOptions(
+            summary: summary, body: body, urgency: urgency.urgency, expireTime: expireTime, appName: appName,
+            icon: icon, category: category, transient: transient, hints: hints, printID: printID,
+            replaceID: replaceID, wait: wait, actions: actions, version: version, sound: sound,
+            waitTimeout: waitTimeout, json: json)
+    }
+
+    public func run() throws {
+        NotifyRunner(options: options).runAndExit()
+    }
+
     /// GOption takes short options with the value attached (`-t5000`, `-ulow`); ArgumentParser does not.
     static func splitAttachedShortValues(_ arguments: [String]) -> [String] {
-        let takesValue: Set<Character> = ["u", "t", "a", "i", "c", "h", "r", "A"]
         var out: [String] = []
         var index = 0
         var afterTerminator = false
@@ -107,7 +121,7 @@ struct Notify: ParsableCommand {
             }
             // Split "-t5000" into "-t", "5000"; leave "-pe" (flags) and "--long" alone.
             if argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"),
-                let option = argument.dropFirst().first, takesValue.contains(option)
+                let option = argument.dropFirst().first, NotifyOptions.shortWithValue.contains(option)
             {
                 out.append("-" + String(option))
                 out.append(String(argument.dropFirst(2)))
@@ -115,8 +129,8 @@ struct Notify: ParsableCommand {
             }
             out.append(argument)
             // The value of a value-taking option is never itself an option.
-            if argument.count == 2, argument.hasPrefix("-"), let option = argument.last, takesValue.contains(option),
-                index < arguments.count
+            if argument.count == 2, argument.hasPrefix("-"), let option = argument.last,
+                NotifyOptions.shortWithValue.contains(option), index < arguments.count
             {
                 out.append(arguments[index])
                 index += 1
@@ -124,54 +138,212 @@ struct Notify: ParsableCommand {
         }
         return out
     }
+}
 
-    func run() throws {
-        if version {
+/// The options of `chime notify`, as plain values.
+public struct NotifyOptions: Equatable, Sendable {
+    public var summary: String?
+    public var body: String?
+    public var urgency: Urgency = .normal
+    public var expireTime: Int32 = -1
+    public var appName = "notify-send"
+    public var icon = ""
+    public var category: String?
+    public var transient = false
+    public var hints: [String] = []
+    public var printID = false
+    public var replaceID: Int32 = 0
+    public var wait = false
+    public var actions: [String] = []
+    public var version = false
+    public var sound: String?
+    public var waitTimeout: Int?
+    public var json = false
+
+    public init(
+        summary: String? = nil, body: String? = nil, urgency: Urgency = .normal, expireTime: Int32 = -1,
+        appName: String = "notify-send", icon: String = "", category: String? = nil, transient: Bool = false,
+        hints: [String] = [], printID: Bool = false, replaceID: Int32 = 0, wait: Bool = false,
+        actions: [String] = [], version: Bool = false, sound: String? = nil, waitTimeout: Int? = nil,
+        json: Bool = false
+    ) {
+        self.summary = summary
+        self.body = body
+        self.urgency = urgency
+        self.expireTime = expireTime
+        self.appName = appName
+        self.icon = icon
+        self.category = category
+        self.transient = transient
+        self.hints = hints
+        self.printID = printID
+        self.replaceID = replaceID
+        self.wait = wait
+        self.actions = actions
+        self.version = version
+        self.sound = sound
+        self.waitTimeout = waitTimeout
+        self.json = json
+    }
+
+    /// Short options that take a value.
+    static let shortWithValue: Set<Character> = ["u", "t", "a", "i", "c", "h", "r", "A"]
+
+    /// Parses the common shapes of notify-send's command line without
+    /// ArgumentParser (whose reflection costs milliseconds of start-up). Returns
+    /// nil for anything unusual (help, unknown options, bad values, too many
+    /// arguments), which then goes to ArgumentParser for its messages; the
+    /// tests check that both agree wherever this one answers.
+    public init?<C: Collection>(fastParsing arguments: C) where C.Element == String {
+        var positionals: [String] = []
+        var iterator = arguments.makeIterator()
+        var onlyPositionals = false
+
+        /// Applies a value option; false when the value is not acceptable.
+        func apply(_ option: String, _ value: String) -> Bool {
+            switch option {
+            case "u", "urgency":
+                guard let level = Urgency(name: value) else { return false }
+                urgency = level
+            case "t", "expire-time":
+                guard let number = Int32(value) else { return false }
+                expireTime = number
+            case "a", "app-name": appName = value
+            case "i", "icon": icon = value
+            case "c", "category": category = value
+            case "h", "hint": hints.append(value)
+            case "r", "replace-id":
+                guard let number = Int32(value) else { return false }
+                replaceID = number
+            case "A", "action": actions.append(value)
+            case "sound": sound = value
+            case "wait-timeout":
+                guard let number = Int(value), number >= 0 else { return false }
+                waitTimeout = number
+            default: return false
+            }
+            return true
+        }
+        func applyFlag(_ option: String) -> Bool {
+            switch option {
+            case "e", "transient": transient = true
+            case "p", "print-id": printID = true
+            case "w", "wait": wait = true
+            case "v", "version": version = true
+            case "json": json = true
+            default: return false
+            }
+            return true
+        }
+        let longWithValue: Set<String> = [
+            "urgency", "expire-time", "app-name", "icon", "category", "hint", "replace-id", "action", "sound",
+            "wait-timeout",
+        ]
+
+        while let argument = iterator.next() {
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                if argument == "-" { return nil }
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if argument.hasPrefix("--") {
+                let text = argument.dropFirst(2)
+                if let equals = text.firstIndex(of: "=") {
+                    let name = String(text[..<equals])
+                    guard longWithValue.contains(name), apply(name, String(text[text.index(after: equals)...])) else {
+                        return nil
+                    }
+                } else if longWithValue.contains(String(text)) {
+                    guard let value = iterator.next(), apply(String(text), value) else { return nil }
+                } else {
+                    guard applyFlag(String(text)) else { return nil }
+                }
+                continue
+            }
+            // A cluster of short options: flags, then at most one option taking a value.
+            var rest = Substring(argument.dropFirst())
+            while let option = rest.first {
+                rest = rest.dropFirst()
+                if NotifyOptions.shortWithValue.contains(option) {
+                    let value: String
+                    if !rest.isEmpty {
+                        // ArgumentParser reads "-pt5" differently from GOption; leave such clusters to it.
+                        guard argument.count > 2, argument.dropFirst().first == option else { return nil }
+                        value = String(rest)
+                    } else {
+                        guard let next = iterator.next() else { return nil }
+                        value = next
+                    }
+                    guard apply(String(option), value) else { return nil }
+                    break
+                }
+                guard applyFlag(String(option)) else { return nil }
+            }
+        }
+        guard positionals.count <= 2, positionals.count >= 1 || version else { return nil }
+        summary = positionals.first
+        body = positionals.count > 1 ? positionals[1] : nil
+    }
+}
+
+/// Shows the notification the options describe, waits if asked, prints, and exits.
+struct NotifyRunner {
+    var options: NotifyOptions
+
+    func runAndExit() -> Never {
+        if options.version {
             printLine("chime \(chimeVersion)")
-            return
+            exit(ExitStatus.success.rawValue)
         }
         let notification = reportingErrors { try makeNotification() }
         let connection = reportingErrors { try openSessionBus() }
         let client = NotificationClient(connection: connection)
 
-        var notification_ = notification
+        var shown = notification
         var actionsDropped = false
         if !notification.actions.isEmpty {
             let capabilities = reportingErrors { try client.capabilities() }
             if !capabilities.contains(.actions) {
                 printError("chime: the notification server does not support actions; showing the notification without them")
-                notification_.actions = []
+                shown.actions = []
                 actionsDropped = true
             }
         }
-        let waiting = wait || !notification_.actions.isEmpty
-        if !waiting {
-            let id = reportingErrors { try client.notify(notification_) }
-            report(id: id, outcome: nil)
-            if actionsDropped { Glibc.exit(ExitStatus.actionsUnsupported.rawValue) }
-            return
+        var status = ExitStatus.success
+        if options.wait || !shown.actions.isEmpty {
+            status = reportingErrors { try waitForOutcome(client, shown) }
+        } else {
+            let id = reportingErrors { try client.notify(shown) }
+            if options.json {
+                printLine(JSON.object([("id", .number(Int64(id)))]).text)
+            } else if options.printID {
+                printLine(String(id))
+            }
         }
-        let outcome = reportingErrors { try waitForOutcome(client, notification_) }
-        if actionsDropped, outcome.status == .success { Glibc.exit(ExitStatus.actionsUnsupported.rawValue) }
-        if outcome.status != .success { Glibc.exit(outcome.status.rawValue) }
+        if actionsDropped && status == .success { status = .actionsUnsupported }
+        exit(status.rawValue)
     }
 
     /// The Notify call these options describe.
     func makeNotification() throws -> Notification {
-        var hintList: [Hint] = [.senderPID(Int64(getpid())), .urgency(urgency.urgency)]
-        if let category, !category.isEmpty { hintList.append(.category(category)) }
-        if transient { hintList.append(.transient(true)) }
-        if let sound { hintList.append(try Self.soundHint(sound)) }
-        for text in hints { hintList.append(try NotifySendSyntax.hint(text)) }
+        var hintList: [Hint] = [.senderPID(Int64(getpid())), .urgency(options.urgency)]
+        if let category = options.category, !category.isEmpty { hintList.append(.category(category)) }
+        if options.transient { hintList.append(.transient(true)) }
+        if let sound = options.sound { hintList.append(try Self.soundHint(sound)) }
+        for text in options.hints { hintList.append(try NotifySendSyntax.hint(text)) }
         return Notification(
-            appName: appName,
-            replacesID: UInt32(bitPattern: replaceID),
-            icon: icon,
-            summary: summary ?? "",
-            body: try body.map(NotifySendSyntax.compressBody) ?? "",
-            actions: NotifySendSyntax.actions(actions),
+            appName: options.appName,
+            replacesID: UInt32(bitPattern: options.replaceID),
+            icon: options.icon,
+            summary: options.summary ?? "",
+            body: try options.body.map(NotifySendSyntax.compressBody) ?? "",
+            actions: NotifySendSyntax.actions(options.actions),
             hints: hintList,
-            expiration: Expiration(wireValue: expireTime))
+            expiration: Expiration(wireValue: options.expireTime))
     }
 
     /// `--sound`: a path (anything with a `/`, which must exist) is a sound-file hint; anything else a sound-name.
@@ -190,40 +362,39 @@ struct Notify: ParsableCommand {
         return .soundFile(path)
     }
 
-    struct Outcome {
-        var status: ExitStatus
+    /// How long to wait for the notification to close, or nil for no limit.
+    func waitLimitSeconds(for expiration: Expiration) -> Int? {
+        if let waitTimeout = options.waitTimeout { return waitTimeout == 0 ? nil : waitTimeout }
+        switch expiration {
+        case .milliseconds(let ms): return (Int(ms) + 999) / 1000 + Notify.graceSeconds
+        case .serverDefault: return Notify.defaultWaitSeconds
+        case .never: return Notify.neverExpireWaitSeconds
+        }
     }
 
     /// Shows the notification and waits for it to close, an action, the server to leave, or the time limit.
-    func waitForOutcome(_ client: NotificationClient, _ notification: Notification) throws -> Outcome {
+    func waitForOutcome(_ client: NotificationClient, _ notification: Notification) throws -> ExitStatus {
         let connection = client.connection
         var id: UInt32? = nil
-        var events: [NotificationEvent] = []  // those that arrive before we know our id
+        var events: [NotificationEvent] = []
         var serverGone = false
+        // Subscribe before Notify, so no signal can slip past.
         try client.subscribe { events.append($0) }
-        try connection.watchNameOwner(NotificationClient.busName) { old, new in
+        try connection.watchNameOwner(NotificationClient.busName) { old, _ in
             if !old.isEmpty { serverGone = true }
         }
         let signals = SignalFD(blocking: [SIGINT, SIGTERM])
 
         let shownID = try client.notify(notification)
         id = shownID
-        if printID && !json { printLine(String(shownID)) }
+        if options.printID && !options.json { printLine(String(shownID)) }
 
-        let limitSeconds: Int? = {
-            if let waitTimeout { return waitTimeout == 0 ? nil : waitTimeout }
-            switch notification.expiration {
-            case .milliseconds(let ms): return (Int(ms) + 999) / 1000 + Notify.graceSeconds
-            case .serverDefault: return Notify.defaultWaitSeconds
-            case .never: return Notify.neverExpireWaitSeconds
-            }
-        }()
-        let deadline = limitSeconds.map { ContinuousClock.now + .seconds($0) }
-
+        let limit = waitLimitSeconds(for: notification.expiration)
+        let deadline = limit.map { ContinuousClock.now + .seconds($0) }
         var action: String? = nil
         var closed: CloseReason? = nil
         var token: String? = nil
-        func absorb() {
+        let result = connection.run(until: deadline, wakeOn: signals?.fd) {
             for event in events where event.id == id {
                 switch event {
                 case .actionInvoked(_, let key): if action == nil { action = key }
@@ -232,9 +403,6 @@ struct Notify: ParsableCommand {
                 }
             }
             events.removeAll()
-        }
-        let result = connection.run(until: deadline, wakeOn: signals?.fd) {
-            absorb()
             return action == nil && closed == nil && !serverGone
         }
 
@@ -243,7 +411,7 @@ struct Notify: ParsableCommand {
         let status: ExitStatus
         if let action {
             // As notify-send does: print the action, then take the notification down.
-            if json { fields.append(("action", .string(action))) } else { printLine(action) }
+            if options.json { fields.append(("action", .string(action))) } else { printLine(action) }
             if closed == nil { try? client.close(shownID) }
             status = .success
         } else if let closed {
@@ -260,19 +428,11 @@ struct Notify: ParsableCommand {
             status = .interrupted
         } else {
             fields.append(("timedOut", .bool(true)))
-            printError("chime: stopped waiting after \(limitSeconds ?? 0) s without the notification closing")
+            printError("chime: stopped waiting after \(limit ?? 0) s without the notification closing")
             status = .waitTimedOut
         }
-        if json { printLine(JSON.object(fields).text) }
-        return Outcome(status: status)
-    }
-
-    func report(id: UInt32, outcome: String?) {
-        if json {
-            printLine(JSON.object([("id", .number(Int64(id)))]).text)
-        } else if printID {
-            printLine(String(id))
-        }
+        if options.json { printLine(JSON.object(fields).text) }
+        return status
     }
 }
 

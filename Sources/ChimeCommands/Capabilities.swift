@@ -3,8 +3,10 @@ import DBus
 import Notifications
 
 /// `chime capabilities`: what the running notification server can do.
-struct Capabilities: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Capabilities: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         abstract: "List what the notification server can do (GetCapabilities).",
         discussion: """
             Prints every capability of the spec with whether the server has it, then any
@@ -18,7 +20,7 @@ struct Capabilities: ParsableCommand {
     @Flag(help: "Print JSON: {\"capabilities\": [...]}.")
     var json = false
 
-    func run() throws {
+    public func run() throws {
         let capabilities = reportingErrors {
             try NotificationClient(connection: try openSessionBus()).capabilities()
         }

@@ -1,0 +1,3 @@
+import ChimeCommands
+
+Chime.main()
