@@ -94,11 +94,22 @@ public final class Connection {
     }
 
     deinit {
+        close()
+        dbus_connection_unref(raw)
+    }
+
+    /// Closes the connection: the bus drops its names and match rules. Exported
+    /// objects and subscriptions are released too, which breaks the reference
+    /// cycles of handlers that capture this connection.
+    /// The corresponding C function is `dbus_connection_close`.
+    public func close() {
         if filterInstalled {
             dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
+            filterInstalled = false
         }
+        objects.removeAll()
+        subscriptions.removeAll()
         dbus_connection_close(raw)
-        dbus_connection_unref(raw)
     }
 
     /// The session bus address this process would use, following the same
@@ -278,7 +289,7 @@ public final class Connection {
     // MARK: - The message filter
 
     func installFilter() {
-        if filterInstalled { return }
+        if filterInstalled || !isConnected { return }
         filterInstalled = true
         dbus_connection_add_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)
     }

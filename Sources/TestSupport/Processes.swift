@@ -1,0 +1,178 @@
+import Foundation
+
+/// Errors of the test harness itself (a helper program missing or failing to start).
+public struct HarnessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Starts `path` with posix_spawn: arguments as bytes, an empty signal mask
+/// and default signal actions (threads of the test runner block signals, and a
+/// child would inherit that and ignore SIGTERM).
+func spawn(
+    _ path: String, _ arguments: [[UInt8]], environment: [String: String],
+    stdin: String = "/dev/null", stdout: Int32? = nil, stdoutPath: String? = nil, stderrPath: String
+) throws -> pid_t {
+    var fileActions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&fileActions)
+    defer { posix_spawn_file_actions_destroy(&fileActions) }
+    posix_spawn_file_actions_addopen(&fileActions, 0, stdin, O_RDONLY, 0)
+    if let stdout {
+        posix_spawn_file_actions_adddup2(&fileActions, stdout, 1)
+    } else if let stdoutPath {
+        posix_spawn_file_actions_addopen(&fileActions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    }
+    posix_spawn_file_actions_addopen(&fileActions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv: [UnsafeMutablePointer<CChar>?] = ([Array(path.utf8)] + arguments).map { bytes in
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { pointer[i] = CChar(bitPattern: b) }
+        pointer[bytes.count] = 0
+        return pointer
+    } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { $0?.deallocate() }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, path, &fileActions, &attributes, argv, envp)
+    guard result == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(result)))") }
+    return pid
+}
+
+/// A child process the tests started; stopped by its PID, never by name.
+public final class ChildProcess: @unchecked Sendable {
+    public let name: String
+    public let pid: pid_t
+    private let output: Int32
+    private let lock = NSLock()
+    private var exited = false
+
+    /// Starts `executable` with `arguments`; stdout is kept for `readLine`, stderr goes to a log file.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, logDirectory: URL) throws {
+        guard let path = ChildProcess.which(executable) else {
+            throw HarnessError("\(executable) is not installed (run `make test`, which installs it)")
+        }
+        name = executable
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw HarnessError("pipe failed") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        defer { close(fds[1]) }
+        output = fds[0]
+        pid = try spawn(
+            path, arguments.map { Array($0.utf8) }, environment: environment ?? ProcessInfo.processInfo.environment,
+            stdout: fds[1], stderrPath: logDirectory.appendingPathComponent("\(executable).log").path)
+    }
+
+    deinit { close(output) }
+
+    /// The first line the process writes to stdout (an address, a display number).
+    public func readLine(timeout: TimeInterval = 10) throws -> String {
+        var data: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var pfd = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) > 0 else { continue }
+            var byte: UInt8 = 0
+            if read(output, &byte, 1) != 1 { break }
+            if byte == 0x0A { return String(decoding: data, as: UTF8.self) }
+            data.append(byte)
+        }
+        throw HarnessError("\(name) printed no line within \(timeout) s")
+    }
+
+    /// Whether the process is still running (reaping it if it has exited).
+    public var isRunning: Bool {
+        lock.withLock {
+            if exited { return false }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { exited = true }
+            return !exited
+        }
+    }
+
+    /// Sends SIGTERM to this process (by PID) and waits for it to exit; SIGKILL after 5 s.
+    public func stop() {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while isRunning && Date() < deadline { usleep(2_000) }
+        if isRunning { kill9() }
+    }
+
+    /// Kills this process with SIGKILL (a crash, as far as its peers can tell).
+    public func kill9() {
+        guard isRunning else { return }
+        kill(pid, SIGKILL)
+        lock.withLock {
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            exited = true
+        }
+    }
+
+    static func which(_ name: String) -> String? {
+        if name.hasPrefix("/") { return name }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") + ["/usr/sbin", "/usr/bin"] {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// A fresh temporary directory, removed by `remove()`.
+public func makeTemporaryDirectory(_ prefix: String = "chime-test") throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// What a command printed and how it exited.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+}
+
+/// Runs a program to completion with `environment` and returns what it printed.
+/// `arguments` are raw bytes, so tests can pass text that is not UTF-8.
+public func runProgram(
+    _ path: String, _ arguments: [[UInt8]], environment: [String: String], timeout: TimeInterval = 30,
+    whileRunning: ((Int32) -> Void)? = nil
+) throws -> CommandResult {
+    let directory = try makeTemporaryDirectory("chime-run")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outPath = directory.appendingPathComponent("out").path
+    let errPath = directory.appendingPathComponent("err").path
+    let pid = try spawn(path, arguments, environment: environment, stdoutPath: outPath, stderrPath: errPath)
+    whileRunning?(pid)
+    var status: Int32 = 0
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        let done = waitpid(pid, &status, WNOHANG)
+        if done == pid { break }
+        if Date() > deadline {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            throw HarnessError("\(path) did not finish within \(timeout) s")
+        }
+        usleep(2_000)
+    }
+    let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    return CommandResult(status: exitStatus, stdout: out, stderr: err)
+}

@@ -1,0 +1,230 @@
+import DBus
+import Foundation
+import Notifications
+
+/// A notification server of our own, exported with our dbus layer, that
+/// records every call exactly as it arrived. Tests use it where they must see
+/// the wire contents; dunst is the real server beside it.
+///
+/// It also answers `org.chime.Test.Recorder` methods on its object so a test
+/// can make it emit `ActionInvoked` or `NotificationClosed`.
+public final class RecordingServer: @unchecked Sendable {
+    /// One `Notify` call: the eight arguments as received.
+    public struct Call: Sendable {
+        public var arguments: [Value]
+        public var appName: String { arguments[0].stringValue ?? "" }
+        public var replacesID: UInt32 { arguments[1].uint32Value ?? 0 }
+        public var icon: String { arguments[2].stringValue ?? "" }
+        public var summary: String { arguments[3].stringValue ?? "" }
+        public var body: String { arguments[4].stringValue ?? "" }
+        public var actions: [String] { arguments[5].arrayElements?.compactMap(\.stringValue) ?? [] }
+        /// Hints by name, values without their variant.
+        public var hints: [String: Value] {
+            var result: [String: Value] = [:]
+            for entry in arguments[6].dictionaryEntries ?? [] {
+                if let key = entry.key.stringValue { result[key] = entry.value.unwrappingVariants }
+            }
+            return result
+        }
+        public var expireTimeout: Int32 {
+            if case .int32(let value) = arguments[7] { return value }
+            return 0
+        }
+    }
+
+    /// What the server does after a Notify with actions.
+    public enum AutoResponse: Sendable {
+        case none
+        /// Emit `ActionInvoked` with the first action's key, then nothing.
+        case invokeFirstAction
+        /// Emit `NotificationClosed` with this reason.
+        case close(reason: UInt32)
+    }
+
+    private let lock = NSLock()
+    private var _calls: [Call] = []
+    private var _closed: [UInt32] = []
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    private let ready = DispatchSemaphore(value: 0)
+    private var startError: (any Error)?
+    public let address: String
+    public let capabilities: [String]
+    public let record: Bool
+    public let autoResponse: AutoResponse
+
+    public static let controlInterface: InterfaceName = "org.chime.Test.Recorder"
+
+    /// Starts serving `org.freedesktop.Notifications` on the bus at `address`.
+    /// With `record: false` it only replies (for benchmarks).
+    public init(
+        address: String, capabilities: [String] = ["actions", "body", "body-markup", "persistence"],
+        record: Bool = true, autoResponse: AutoResponse = .none
+    ) throws {
+        self.address = address
+        self.capabilities = capabilities
+        self.record = record
+        self.autoResponse = autoResponse
+        let thread = Thread { [unowned self] in self.serve() }
+        thread.name = "recording-server"
+        self.thread = thread
+        thread.start()
+        ready.wait()
+        if let startError { throw startError }
+    }
+
+    /// Every Notify call so far.
+    public var calls: [Call] { lock.withLock { _calls } }
+    /// Ids closed through CloseNotification.
+    public var closedIDs: [UInt32] { lock.withLock { _closed } }
+
+    /// Waits until at least `count` Notify calls have arrived.
+    public func waitForCalls(_ count: Int, timeout: TimeInterval = 10) -> [Call] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let current = calls
+            if current.count >= count { return current }
+            usleep(2_000)
+        }
+        return calls
+    }
+
+    /// Makes the server emit `ActionInvoked(id, key)`.
+    public func invokeAction(id: UInt32, key: String) throws {
+        try control("EmitActionInvoked", [.uint32(id), .string(key)])
+    }
+
+    /// Makes the server emit `NotificationClosed(id, reason)`.
+    public func emitClosed(id: UInt32, reason: UInt32) throws {
+        try control("EmitClosed", [.uint32(id), .uint32(reason)])
+    }
+
+    /// Stops serving (the name goes away) and joins the thread.
+    public func stop() {
+        try? control("Quit", [])
+        finished.wait()
+    }
+
+    private func control(_ member: MemberName, _ arguments: [Value]) throws {
+        let connection = try Connection(.address(address))
+        _ = try connection.call(
+            destination: NotificationClient.busName, path: NotificationClient.objectPath,
+            interface: Self.controlInterface, member: member, arguments: arguments)
+    }
+
+    private func serve() {
+        defer { finished.signal() }
+        let connection: Connection
+        do {
+            connection = try Connection(.address(address))
+        } catch {
+            startError = error
+            ready.signal()
+            return
+        }
+        var nextID: UInt32 = 1
+        var quit = false
+        var pendingSignals: [(MemberName, [Value])] = []
+        let path = NotificationClient.objectPath
+        let object = ExportedObject(interfaces: [
+            ExportedInterface(
+                NotificationClient.interface,
+                methods: [
+                    ExportedMethod(
+                        "Notify",
+                        inputs: [
+                            Parameter("app_name", .string), Parameter("replaces_id", .uint32),
+                            Parameter("app_icon", .string), Parameter("summary", .string),
+                            Parameter("body", .string), Parameter("actions", .array(.string)),
+                            Parameter("hints", .dictionary(key: .string, value: .variant)),
+                            Parameter("expire_timeout", .int32),
+                        ],
+                        outputs: [Parameter("id", .uint32)]
+                    ) { [unowned self] call in
+                        let replaces = call.arguments[1].uint32Value ?? 0
+                        let id: UInt32
+                        if replaces != 0 {
+                            id = replaces
+                        } else {
+                            id = nextID
+                            nextID += 1
+                        }
+                        if self.record {
+                            self.lock.withLock { self._calls.append(Call(arguments: call.arguments)) }
+                        }
+                        let actions = call.arguments[5].arrayElements?.compactMap(\.stringValue) ?? []
+                        switch self.autoResponse {
+                        case .invokeFirstAction where !actions.isEmpty:
+                            pendingSignals.append(("ActionInvoked", [.uint32(id), .string(actions[0])]))
+                        case .close(let reason):
+                            pendingSignals.append(("NotificationClosed", [.uint32(id), .uint32(reason)]))
+                        default: break
+                        }
+                        return [.uint32(id)]
+                    },
+                    ExportedMethod("CloseNotification", inputs: [Parameter("id", .uint32)]) { [unowned self] call in
+                        let id = call.arguments[0].uint32Value ?? 0
+                        self.lock.withLock { self._closed.append(id) }
+                        pendingSignals.append(("NotificationClosed", [.uint32(id), .uint32(3)]))
+                        return []
+                    },
+                    ExportedMethod("GetCapabilities", outputs: [Parameter("capabilities", .array(.string))]) {
+                        [unowned self] _ in
+                        [.strings(self.capabilities)]
+                    },
+                    ExportedMethod(
+                        "GetServerInformation",
+                        outputs: [
+                            Parameter("name", .string), Parameter("vendor", .string), Parameter("version", .string),
+                            Parameter("spec_version", .string),
+                        ]
+                    ) { _ in
+                        [.string("chime-recorder"), .string("chime tests"), .string("1.0"), .string("1.3")]
+                    },
+                ],
+                signals: [
+                    ExportedSignal("NotificationClosed", arguments: [Parameter("id", .uint32), Parameter("reason", .uint32)]),
+                    ExportedSignal("ActionInvoked", arguments: [Parameter("id", .uint32), Parameter("action_key", .string)]),
+                ]),
+            ExportedInterface(
+                Self.controlInterface,
+                methods: [
+                    ExportedMethod("EmitActionInvoked", inputs: [Parameter("id", .uint32), Parameter("key", .string)]) { call in
+                        pendingSignals.append(("ActionInvoked", call.arguments))
+                        return []
+                    },
+                    ExportedMethod("EmitClosed", inputs: [Parameter("id", .uint32), Parameter("reason", .uint32)]) { call in
+                        pendingSignals.append(("NotificationClosed", call.arguments))
+                        return []
+                    },
+                    ExportedMethod("Quit") { _ in
+                        quit = true
+                        return []
+                    },
+                ]),
+        ])
+        connection.export(object, at: path)
+        do {
+            guard try connection.requestName(NotificationClient.busName) == .primaryOwner else {
+                startError = HarnessError("org.freedesktop.Notifications is already owned on this bus")
+                ready.signal()
+                return
+            }
+        } catch {
+            startError = error
+            ready.signal()
+            return
+        }
+        ready.signal()
+        _ = connection.run {
+            // Signals go out after the reply that precedes them, as a real server's do.
+            for (member, arguments) in pendingSignals {
+                try? connection.emit(path: path, interface: NotificationClient.interface, member: member, arguments: arguments)
+            }
+            pendingSignals.removeAll()
+            return !quit
+        }
+        connection.flush()
+        connection.close()
+    }
+}

@@ -1,0 +1,308 @@
+import DBus
+import Foundation
+import PropertyBased
+import Testing
+import TestSupport
+
+/// Everything here runs against a real dbus-daemon started for the test.
+@Suite struct BusTests {
+    let bus: PrivateBus
+    let echo: EchoServer
+
+    init() throws {
+        bus = try PrivateBus()
+        do {
+            echo = try EchoServer(address: bus.address)
+        } catch {
+            bus.stop()
+            throw error
+        }
+    }
+
+    func finish() {
+        echo.stop()
+        bus.stop()
+    }
+
+    func roundTrip(_ value: Value, on connection: Connection) throws -> Value? {
+        try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                            member: "Echo", arguments: [.variant(value)]).first
+    }
+
+    @Test func everyValueShapeRoundTripsThroughTheBus() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        #expect(connection.uniqueName.hasPrefix(":"))
+        for value in sampleValues() {
+            #expect(try roundTrip(value, on: connection) == .variant(value))
+        }
+    }
+
+    @Test func fileDescriptorsArriveAsNewDescriptors() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        guard case .variant(.unixFD(let received))? = try roundTrip(.unixFD(fds[1]), on: connection) else {
+            Issue.record("no descriptor came back")
+            return
+        }
+        #expect(received != fds[1])
+        #expect(write(received, "x", 1) == 1)
+        var byte: UInt8 = 0
+        #expect(read(fds[0], &byte, 1) == 1 && byte == UInt8(ascii: "x"))
+        close(received)
+    }
+
+    @Test func randomNestedValuesRoundTrip() async throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        await propertyCheck(count: 300, input: Gen.int(in: 0...Int.max)) { seed in
+            var random = SplitMix(seed: UInt64(seed))
+            let value = randomValue(&random, depth: 0)
+            do {
+                #expect(try roundTrip(value, on: connection) == .variant(value), "seed \(seed)")
+            } catch {
+                Issue.record("seed \(seed): \(error)")
+            }
+        }
+    }
+
+    @Test func remoteErrorsKeepTheirNameMessageAndCall() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        do {
+            _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                                    member: "Fail", arguments: [.string("as requested")])
+            Issue.record("Fail did not fail")
+        } catch let error as DBusError {
+            #expect(error.name.rawValue == "org.chime.Test.Error.Requested")
+            #expect(error.message == "as requested")
+            #expect(error.call?.member == "Fail")
+            #expect(error.call?.destination == EchoServer.name.rawValue)
+        }
+        do {
+            _ = try connection.call(destination: "org.chime.Nobody", path: "/", interface: "org.chime.Nobody", member: "X")
+            Issue.record("a call to nobody succeeded")
+        } catch let error as DBusError {
+            #expect(error.name == .serviceUnknown)
+        }
+        do {
+            _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                                    member: "Echo", arguments: [.string("not a variant")])
+            Issue.record("a wrong signature was accepted")
+        } catch let error as DBusError {
+            #expect(error.name == .invalidArgs)
+        }
+        do {
+            _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                                    member: "NoSuchMethod")
+            Issue.record("an unknown method was answered")
+        } catch let error as DBusError {
+            #expect(error.name == .unknownMethod)
+        }
+    }
+
+    @Test func callsTimeOut() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        let started = ContinuousClock.now
+        do {
+            _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                                    member: "Sleep", arguments: [.uint32(1500)], timeout: .milliseconds(200))
+            Issue.record("the call did not time out")
+        } catch let error as DBusError {
+            #expect(error.name == .noReply)
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(1400))
+    }
+
+    @Test func pendingCallsCompleteWhileDispatching() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        var results: [Value] = []
+        var pendings: [PendingCall] = []
+        for i in 0..<20 {
+            let message = try Message.methodCall(destination: EchoServer.name, path: EchoServer.path,
+                                                 interface: EchoServer.interface, member: "Echo",
+                                                 arguments: [.variant(.int32(Int32(i)))])
+            let pending = try connection.send(message, timeout: .milliseconds(5000))
+            try pending.onCompletion { result in
+                if case .success(let reply) = result { results.append(contentsOf: reply.arguments()) }
+            }
+            pendings.append(pending)
+        }
+        let outcome = connection.run(until: .now + .seconds(5)) { results.count < 20 }
+        #expect(outcome == .finished)
+        #expect(results == (0..<20).map { .variant(.int32(Int32($0))) })
+        // The blocking form of a pending call.
+        let message = try Message.methodCall(destination: EchoServer.name, path: EchoServer.path,
+                                             interface: EchoServer.interface, member: "Echo", arguments: [.variant(.string("w"))])
+        #expect(try connection.send(message, timeout: .default).wait().arguments() == [.variant(.string("w"))])
+    }
+
+    @Test func signalsReachSubscribersAndStopAfterUnsubscribing() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        var pongs: [String] = []
+        let token = try connection.subscribe(MatchRule(sender: EchoServer.name, interface: EchoServer.interface, member: "Pong")) {
+            pongs.append($0.arguments().first?.stringValue ?? "?")
+        }
+        var ignored = 0
+        try connection.subscribe(MatchRule(interface: EchoServer.interface, member: "Pong", arg0: "other")) { _ in ignored += 1 }
+        _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                                member: "Ping", arguments: [.string("it's one")])
+        #expect(connection.run(until: .now + .seconds(5)) { pongs.isEmpty } == .finished)
+        #expect(pongs == ["it's one"])
+        #expect(ignored == 0)
+        try connection.unsubscribe(token)
+        _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                                member: "Ping", arguments: [.string("two")])
+        #expect(connection.run(until: .now + .milliseconds(300)) { true } == .timedOut)
+        #expect(pongs == ["it's one"])
+    }
+
+    @Test func nameOwnerChangesAreSeen() throws {
+        defer { bus.stop() }
+        let connection = try bus.connect()
+        var changes: [(String, String)] = []
+        try connection.watchNameOwner(EchoServer.name) { changes.append(($0, $1)) }
+        #expect(try connection.nameHasOwner(EchoServer.name))
+        let owner = try connection.nameOwner(EchoServer.name)
+        echo.stop()
+        #expect(connection.run(until: .now + .seconds(5)) { changes.isEmpty } == .finished)
+        #expect(changes.first?.0 == owner)
+        #expect(changes.first?.1 == "")
+        #expect(try connection.nameOwner(EchoServer.name) == nil)
+    }
+
+    @Test func exportedObjectsAreIntrospectableAndHaveProperties() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        let xml = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: .introspectable,
+                                      member: "Introspect").first?.stringValue ?? ""
+        #expect(xml.contains("<interface name=\"org.chime.Test.Echo\">"))
+        #expect(xml.contains("<method name=\"Echo\">"))
+        #expect(xml.contains("<signal name=\"Pong\">"))
+        #expect(xml.contains("<property name=\"Volume\" type=\"i\" access=\"readwrite\"/>"))
+        let parent = try connection.call(destination: EchoServer.name, path: "/org/chime", interface: .introspectable,
+                                         member: "Introspect").first?.stringValue ?? ""
+        #expect(parent.contains("<node name=\"Test\"/>"))
+
+        func property(_ member: MemberName, _ args: [Value]) throws -> [Value] {
+            try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: .properties, member: member, arguments: args)
+        }
+        #expect(try property("Get", [.string("org.chime.Test.Echo"), .string("Name")]) == [.variant(.string("echo"))])
+        _ = try property("Set", [.string("org.chime.Test.Echo"), .string("Volume"), .variant(.int32(9))])
+        #expect(try property("Get", [.string("org.chime.Test.Echo"), .string("Volume")]) == [.variant(.int32(9))])
+        #expect(try property("GetAll", [.string("org.chime.Test.Echo")]) == [.vardict([("Name", .string("echo")), ("Volume", .int32(9))])])
+        #expect(throws: DBusError.self) { try property("Set", [.string("org.chime.Test.Echo"), .string("Name"), .variant(.string("x"))]) }
+        #expect(throws: DBusError.self) { try property("Set", [.string("org.chime.Test.Echo"), .string("Volume"), .variant(.int32(11))]) }
+        #expect(throws: DBusError.self) { try property("Get", [.string("org.chime.Test.Echo"), .string("Nope")]) }
+        // libdbus answers Peer itself.
+        _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: .peer, member: "Ping")
+    }
+
+    @Test func aTakenNameIsReported() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        #expect(try connection.requestName(EchoServer.name) == .exists)
+        #expect(try connection.requestName("org.chime.Test.Mine") == .primaryOwner)
+        #expect(try connection.requestName("org.chime.Test.Mine") == .alreadyOwner)
+    }
+
+    @Test func theSessionBusIsFoundWithoutTheVariable() throws {
+        defer { finish() }
+        // The search order cron jobs and ssh sessions rely on: $XDG_RUNTIME_DIR/bus.
+        let socket = bus.address.split(separator: ",").first.map(String.init) ?? ""
+        #expect(socket.hasPrefix("unix:path="))
+        let runtime = try makeTemporaryDirectory("chime-runtime")
+        defer { try? FileManager.default.removeItem(at: runtime) }
+        try FileManager.default.createSymbolicLink(atPath: runtime.appendingPathComponent("bus").path,
+                                                   withDestinationPath: String(socket.dropFirst("unix:path=".count)))
+        let saved = (getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) }, getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
+        defer {
+            if let a = saved.0 { setenv("DBUS_SESSION_BUS_ADDRESS", a, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
+            if let r = saved.1 { setenv("XDG_RUNTIME_DIR", r, 1) } else { unsetenv("XDG_RUNTIME_DIR") }
+        }
+        unsetenv("DBUS_SESSION_BUS_ADDRESS")
+        setenv("XDG_RUNTIME_DIR", runtime.path, 1)
+        #expect(try Connection.sessionBusAddress() == "unix:path=" + runtime.path + "/bus")
+        let connection = try Connection(.session)
+        #expect(try connection.nameHasOwner(EchoServer.name))
+    }
+}
+
+// MARK: - Random values
+
+/// A small deterministic generator, so a failing seed reproduces.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+func randomString(_ r: inout SplitMix) -> String {
+    let alphabet = Array("aZ09 _-/ßé✓🔔\u{7f}\t\n'\"\\")
+    return String((0..<r.below(8)).map { _ in alphabet[r.below(alphabet.count)] })
+}
+
+func randomBasic(_ r: inout SplitMix, _ type: DBusType) -> Value {
+    switch type {
+    case .byte: .byte(UInt8(truncatingIfNeeded: r.next()))
+    case .boolean: .boolean(r.next() & 1 == 1)
+    case .int16: .int16(Int16(truncatingIfNeeded: r.next()))
+    case .uint16: .uint16(UInt16(truncatingIfNeeded: r.next()))
+    case .int32: .int32(Int32(truncatingIfNeeded: r.next()))
+    case .uint32: .uint32(UInt32(truncatingIfNeeded: r.next()))
+    case .int64: .int64(Int64(bitPattern: r.next()))
+    case .uint64: .uint64(r.next())
+    case .double:
+        // NaN never equals itself; every other double must come back bit for bit.
+        { let d = Double(bitPattern: r.next()); return .double(d.isNaN ? 0.5 : d) }()
+    case .objectPath: .objectPath(r.below(2) == 0 ? .root : ObjectPath(stringLiteral: "/org/chime/x\(r.below(100))"))
+    case .signature: .signature(Signature(stringLiteral: ["", "s", "a{sv}", "(iiibiiay)"][r.below(4)]))
+    default: .string(randomString(&r))
+    }
+}
+
+let basicTypes: [DBusType] = [.byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string, .objectPath, .signature]
+
+func randomType(_ r: inout SplitMix, depth: Int) -> DBusType {
+    if depth > 4 || r.below(3) == 0 { return basicTypes[r.below(basicTypes.count)] }
+    switch r.below(4) {
+    case 0: return .array(randomType(&r, depth: depth + 1))
+    case 1: return .dictionary(key: basicTypes[r.below(basicTypes.count)], value: randomType(&r, depth: depth + 1))
+    case 2: return .structure((0...r.below(3)).map { _ in randomType(&r, depth: depth + 1) })
+    default: return .variant
+    }
+}
+
+func randomValue(_ r: inout SplitMix, of type: DBusType, depth: Int) -> Value {
+    switch type {
+    case .array(.dictionaryEntry(let key, let value)):
+        return .dictionary(key: key, value: value, (0..<r.below(3)).map { _ in
+            .init(key: randomBasic(&r, key), value: randomValue(&r, of: value, depth: depth + 2))
+        })
+    case .array(let element):
+        return .array(element: element, (0..<r.below(4)).map { _ in randomValue(&r, of: element, depth: depth + 1) })
+    case .structure(let fields):
+        return .structure(fields.map { randomValue(&r, of: $0, depth: depth + 1) })
+    case .variant:
+        return .variant(randomValue(&r, depth: depth + 1))
+    default:
+        return randomBasic(&r, type)
+    }
+}
+
+func randomValue(_ r: inout SplitMix, depth: Int) -> Value {
+    randomValue(&r, of: randomType(&r, depth: depth), depth: depth)
+}
