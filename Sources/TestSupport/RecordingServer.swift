@@ -94,6 +94,11 @@ public final class RecordingServer: @unchecked Sendable {
         try control("EmitActionInvoked", [.uint32(id), .string(key)])
     }
 
+    /// Makes the server emit `ActivationToken(id, token)`.
+    public func emitActivationToken(id: UInt32, token: String) throws {
+        try control("EmitActivationToken", [.uint32(id), .string(token)])
+    }
+
     /// Makes the server emit `NotificationClosed(id, reason)`.
     public func emitClosed(id: UInt32, reason: UInt32) throws {
         try control("EmitClosed", [.uint32(id), .uint32(reason)])
@@ -191,6 +196,10 @@ public final class RecordingServer: @unchecked Sendable {
                 methods: [
                     ExportedMethod("EmitActionInvoked", inputs: [Parameter("id", .uint32), Parameter("key", .string)]) { call in
                         pendingSignals.append(("ActionInvoked", call.arguments))
+                        return []
+                    },
+                    ExportedMethod("EmitActivationToken", inputs: [Parameter("id", .uint32), Parameter("token", .string)]) { call in
+                        pendingSignals.append(("ActivationToken", call.arguments))
                         return []
                     },
                     ExportedMethod("EmitClosed", inputs: [Parameter("id", .uint32), Parameter("reason", .uint32)]) { call in
