@@ -82,7 +82,7 @@ public struct Notify: ParsableCommand {
     @Option(name: .customLong("sound"), help: ArgumentHelp("A sound: a theme name (sound-name hint) or a file path (sound-file hint).", valueName: "NAME|PATH"))
     var sound: String?
 
-    @Option(name: .customLong("wait-timeout"), help: ArgumentHelp("The longest time to wait, in seconds (0: no limit).", valueName: "SECONDS"))
+    @Option(name: .customLong("wait-timeout"), parsing: .unconditional, help: ArgumentHelp("The longest time to wait, in seconds (0: no limit).", valueName: "SECONDS"))
     var waitTimeout: Int?
 
     @Flag(name: .customLong("json"), help: "Print the result as JSON: the id, and after waiting the action or the close reason.")
@@ -104,6 +104,11 @@ public struct Notify: ParsableCommand {
 
     public func run() throws {
         NotifyRunner(options: options).runAndExit()
+    }
+
+    /// Parses `chime notify` arguments with ArgumentParser, as the fallback path does.
+    public static func parseOptions(_ arguments: [String]) throws -> NotifyOptions {
+        try parse(splitAttachedShortValues(arguments)).options
     }
 
     /// GOption takes short options with the value attached (`-t5000`, `-ulow`); ArgumentParser does not.

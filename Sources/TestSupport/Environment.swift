@@ -4,12 +4,11 @@ import Foundation
 /// Where the built `chime` binary is: `CHIME_BINARY`, or beside the test bundle.
 public func chimeBinaryPath() -> String {
     if let path = ProcessInfo.processInfo.environment["CHIME_BINARY"] { return path }
-    let bundle = Bundle.main.bundleURL.deletingLastPathComponent()
-    for candidate in [bundle.appendingPathComponent("chime"), bundle.deletingLastPathComponent().appendingPathComponent("chime")]
-    where FileManager.default.isExecutableFile(atPath: candidate.path) {
-        return candidate.path
-    }
-    return bundle.appendingPathComponent("chime").path
+    // The test binary sits beside the products it was built with.
+    let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    var directory = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
+    if directory.lastPathComponent.hasSuffix(".xctest") { directory = directory.deletingLastPathComponent() }
+    return directory.appendingPathComponent("chime").path
 }
 
 /// Runs the built `chime` with `arguments` on the bus of `environment`.
