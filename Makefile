@@ -1,0 +1,60 @@
+# chime: build, test, demo and benchmark.
+#
+#   make demo    build chime and show a real notification (starts a private bus and
+#                dunst under Xvfb when there is no desktop session)
+#   make test    the whole test suite, on a private dbus-daemon with dunst under Xvfb
+#   make bench   start-up and round-trip benchmarks against notify-send, gdbus,
+#                dbus-send and raw libdbus (see docs/BENCHMARKS.md)
+#
+# Each target installs the Debian packages it needs when they are missing.
+
+SWIFT ?= swift
+# Release builds link the Swift runtime and libstdc++ statically: chime starts
+# in about half the time (docs/BENCHMARKS.md).
+STATIC_LIBS := .build-static-libs
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS)
+RELEASE_BIN := .build/release/chime
+
+BUILD_PACKAGES := libdbus-1-dev zlib1g-dev pkg-config dbus-daemon g++
+RUNTIME_PACKAGES := dbus-daemon dunst xvfb
+TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png
+BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc
+
+.PHONY: all build release demo test bench deps-build deps-test deps-bench clean
+
+all: build
+
+build: deps-build
+	$(SWIFT) build
+
+release: deps-build $(STATIC_LIBS)/libstdc++.a
+	$(SWIFT) build $(RELEASE_FLAGS) --product chime
+
+# A folder holding only libstdc++.a, searched first, so -lstdc++ links statically.
+$(STATIC_LIBS)/libstdc++.a:
+	@mkdir -p $(STATIC_LIBS)
+	@lib=$$(g++ -print-file-name=libstdc++.a); \
+	if [ -f "$$lib" ]; then ln -sf "$$lib" $@; else echo "libstdc++.a not found; linking it dynamically"; touch $@; fi
+
+demo: release deps-demo
+	@scripts/demo.sh $(RELEASE_BIN)
+
+test: deps-test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+bench: release deps-bench
+	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
+	@scripts/bench.sh
+
+deps-build:
+	@scripts/install-packages.sh $(BUILD_PACKAGES)
+deps-demo:
+	@scripts/install-packages.sh $(RUNTIME_PACKAGES)
+deps-test:
+	@scripts/install-packages.sh $(TEST_PACKAGES)
+deps-bench:
+	@scripts/install-packages.sh $(BENCH_PACKAGES)
+
+clean:
+	rm -rf .build $(STATIC_LIBS) bench/out
