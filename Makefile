@@ -9,10 +9,15 @@
 # Each target installs the Debian packages it needs when they are missing.
 
 SWIFT ?= swift
-# Release builds link the Swift runtime and libstdc++ statically: chime starts
-# in about half the time (docs/BENCHMARKS.md).
+# Release builds link the Swift runtime and libstdc++ statically and, unless
+# PIE=1, as a position-dependent executable: each cuts start-up time (measured
+# in docs/BENCHMARKS.md; PIE=1 keeps address randomisation of the executable).
 STATIC_LIBS := .build-static-libs
+PIE ?= 0
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS)
+ifeq ($(PIE),0)
+RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
+endif
 RELEASE_BIN := .build/release/chime
 
 BUILD_PACKAGES := libdbus-1-dev zlib1g-dev pkg-config dbus-daemon g++

@@ -192,7 +192,8 @@ public struct NotifyOptions: Equatable, Sendable {
     }
 
     /// Short options that take a value.
-    static let shortWithValue: Set<Character> = ["u", "t", "a", "i", "c", "h", "r", "A"]
+    /// (An array, not a Set: see `Connection.subscriptions` on start-up cost.)
+    static let shortWithValue: [Character] = ["u", "t", "a", "i", "c", "h", "r", "A"]
 
     /// Parses the common shapes of notify-send's command line without
     /// ArgumentParser (whose reflection costs milliseconds of start-up). Returns
@@ -240,7 +241,7 @@ public struct NotifyOptions: Equatable, Sendable {
             }
             return true
         }
-        let longWithValue: Set<String> = [
+        let longWithValue: [String] = [
             "urgency", "expire-time", "app-name", "icon", "category", "hint", "replace-id", "action", "sound",
             "wait-timeout",
         ]

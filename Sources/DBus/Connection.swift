@@ -51,9 +51,11 @@ public final class Connection {
     /// The unique name the bus gave this connection, e.g. `:1.42`.
     public let uniqueName: String
 
-    var subscriptions: [Int: Subscription] = [:]
+    // Plain arrays, not dictionaries: a dictionary's metadata costs a scan of every
+    // protocol conformance in the binary at start-up, and there are only a few of each.
+    var subscriptions: [(id: Int, subscription: Subscription)] = []
     var nextSubscriptionID = 0
-    var objects: [ObjectPath: ExportedObject] = [:]
+    var objects: [(path: ObjectPath, object: ExportedObject)] = []
     private var filterInstalled = false
 
     // MARK: - Connecting

@@ -5,14 +5,14 @@
 /// A signature is this type written out (`a{sv}` is
 /// `.array(.dictionaryEntry(key: .string, value: .variant))`); it is always
 /// computed from the tree, never stored beside a value.
-public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
+public enum DBusType: Hashable, Sendable, CustomStringConvertible {
     case byte, boolean, int16, uint16, int32, uint32, int64, uint64, double
     case string, objectPath, signature, unixFD
     case variant
     /// An array of `element`; `array(.dictionaryEntry(...))` is a dictionary.
-    case array(DBusType)
+    indirect case array(DBusType)
     /// A dictionary entry; only valid as the element of an array.
-    case dictionaryEntry(key: DBusType, value: DBusType)
+    indirect case dictionaryEntry(key: DBusType, value: DBusType)
     /// A struct with one or more fields.
     case structure([DBusType])
 
@@ -74,12 +74,40 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
 
     /// The signature text of this single complete type, e.g. `a{sv}`.
     public var signatureText: String {
+        // Basic types and variants are one character: no buffer needed.
+        switch self {
+        case .byte: return "y"
+        case .boolean: return "b"
+        case .int16: return "n"
+        case .uint16: return "q"
+        case .int32: return "i"
+        case .uint32: return "u"
+        case .int64: return "x"
+        case .uint64: return "t"
+        case .double: return "d"
+        case .string: return "s"
+        case .objectPath: return "o"
+        case .signature: return "g"
+        case .unixFD: return "h"
+        case .variant: return "v"
+        default: break
+        }
         var out: [UInt8] = []
         write(into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     public var description: String { signatureText }
+
+    /// The length of this type's signature text, without building it.
+    var signatureLength: Int {
+        switch self {
+        case .array(let element): 1 + element.signatureLength
+        case .dictionaryEntry(let key, let value): 2 + key.signatureLength + value.signatureLength
+        case .structure(let fields): 2 + fields.reduce(0) { $0 + $1.signatureLength }
+        default: 1
+        }
+    }
 }
 
 // MARK: - Signature

@@ -111,12 +111,17 @@ extension Connection {
     /// Serves `object` at `path` (replacing any object there).
     public func export(_ object: ExportedObject, at path: ObjectPath) {
         installFilter()
-        objects[path] = object
+        objects.removeAll { $0.path == path }
+        objects.append((path, object))
     }
 
     /// Stops serving the object at `path`.
     public func unexport(_ path: ObjectPath) {
-        objects[path] = nil
+        objects.removeAll { $0.path == path }
+    }
+
+    func object(at path: ObjectPath) -> ExportedObject? {
+        objects.first { $0.path == path }?.object
     }
 
     /// Emits `PropertiesChanged` for properties of `interface` at `path`.
@@ -142,21 +147,21 @@ extension Connection {
         } catch {
             reply = try? message.makeError(name: .failed, message: "\(error)")
         }
-        guard let reply else { return objects[path] != nil || hasChildren(path) }
+        guard let reply else { return object(at: path) != nil || hasChildren(path) }
         if !message.noReplyExpected { _ = try? send(reply) }
         return true
     }
 
     private func hasChildren(_ path: ObjectPath) -> Bool {
         let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
-        return objects.keys.contains { $0.rawValue.hasPrefix(prefix) }
+        return objects.contains { $0.path.rawValue.hasPrefix(prefix) }
     }
 
     /// The reply for `message`, or nil when nothing here serves `path`.
     private func answer(_ message: Message, path: ObjectPath) throws -> Message? {
         let interface = message.interface
         guard let member = message.member else { return nil }
-        let object = objects[path]
+        let object = object(at: path)
 
         if interface == .introspectable || (interface == nil && member == "Introspect" && object == nil) {
             guard member == "Introspect" else { throw unknownMethod(message) }
@@ -284,10 +289,12 @@ extension Connection {
         }
         // Direct children, so tools can walk the tree.
         let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
-        var children = Set<String>()
-        for key in objects.keys where key.rawValue.hasPrefix(prefix) {
+        var children: [String] = []
+        for (key, _) in objects where key.rawValue.hasPrefix(prefix) {
             let rest = key.rawValue.dropFirst(prefix.count)
-            if let first = rest.split(separator: "/").first { children.insert(String(first)) }
+            if let first = rest.split(separator: "/").first, !children.contains(String(first)) {
+                children.append(String(first))
+            }
         }
         for child in children.sorted() { xml += "  <node name=\"\(child)\"/>\n" }
         xml += "</node>\n"

@@ -125,10 +125,21 @@ public final class Message {
     /// Appends `values` to the body after validating every one of them.
     public func append(_ values: [Value]) throws {
         if values.isEmpty { return }
-        for (index, value) in values.enumerated() { try value.validate(at: "argument \(index + 1)") }
-        let existing = (try? Signature(validating: signature))?.types ?? []
+        var types: [DBusType] = []
+        types.reserveCapacity(values.count)
+        var length = 0
+        for (index, value) in values.enumerated() {
+            try value.validate(at: "argument \(index + 1)")
+            let type = value.type
+            types.append(type)
+            length += type.signatureLength
+        }
+        let existing = signature
+        if length + existing.utf8.count > Signature.maximumLength {
+            throw InvalidValueError(location: "message body", reason: "its signature would be longer than 255 bytes")
+        }
         do {
-            _ = try Signature(existing + values.map(\.type))
+            for type in types { try Signature.checkNesting(type, text: existing) }
         } catch {
             throw InvalidValueError(location: "message body", reason: error.reason)
         }

@@ -88,20 +88,20 @@ extension Connection {
         }
         let id = nextSubscriptionID
         nextSubscriptionID += 1
-        subscriptions[id] = Subscription(rule: rule, handler: handler)
+        subscriptions.append((id, Subscription(rule: rule, handler: handler)))
         return SubscriptionToken(id: id)
     }
 
     /// Stops a subscription and removes its rule from the bus.
     public func unsubscribe(_ token: SubscriptionToken) throws {
-        guard let subscription = subscriptions.removeValue(forKey: token.id) else { return }
+        guard let index = subscriptions.firstIndex(where: { $0.id == token.id }) else { return }
+        let subscription = subscriptions.remove(at: index).subscription
         try DBusError.check { dbus_bus_remove_match(raw, subscription.rule.text, $0) }
     }
 
     func deliverSignal(_ message: Message) {
-        // Handlers may subscribe or unsubscribe; iterate over a snapshot.
-        for (_, subscription) in subscriptions.sorted(by: { $0.key < $1.key })
-        where subscription.rule.matches(message) {
+        // Handlers may subscribe or unsubscribe; iterate over a snapshot, in subscription order.
+        for (_, subscription) in subscriptions where subscription.rule.matches(message) {
             subscription.handler(message)
         }
     }

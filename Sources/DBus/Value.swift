@@ -12,7 +12,7 @@
 /// ])
 /// hints.type.signatureText  // "a{sv}"
 /// ```
-public indirect enum Value: Hashable, Sendable {
+public enum Value: Hashable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -28,7 +28,7 @@ public indirect enum Value: Hashable, Sendable {
     /// A file descriptor. Received descriptors are new ones the receiver owns and must close.
     case unixFD(Int32)
     /// A value of any type, carrying its type on the wire.
-    case variant(Value)
+    indirect case variant(Value)
     /// An array whose elements all have type `element`.
     case array(element: DBusType, [Value])
     /// A dictionary (`a{kv}`) in wire order; `key` must be a basic type.

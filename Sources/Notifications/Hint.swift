@@ -98,14 +98,13 @@ public enum Hint: Sendable, Hashable {
     public static func dictionary(_ hints: [Hint]) -> Value {
         var entries: [Value.DictionaryEntry] = []
         entries.reserveCapacity(hints.count)
-        var position: [String: Int] = [:]
         for hint in hints {
-            let name = hint.name
-            let entry = Value.DictionaryEntry(key: .string(name), value: .variant(hint.value))
-            if let index = position[name] {
+            // A handful of hints: a linear search beats hashing.
+            let key = Value.string(hint.name)
+            let entry = Value.DictionaryEntry(key: key, value: .variant(hint.value))
+            if let index = entries.firstIndex(where: { $0.key == key }) {
                 entries[index] = entry
             } else {
-                position[name] = entries.count
                 entries.append(entry)
             }
         }

@@ -1,0 +1,57 @@
+/* A notification server that only replies, on raw libdbus: the peer for
+ * benchmarks, so what is measured is the client's cost. */
+#include <dbus/dbus.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *INTERFACE = "org.freedesktop.Notifications";
+
+static void reply(DBusConnection *connection, DBusMessage *call) {
+    static dbus_uint32_t next_id = 1;
+    DBusMessage *answer = dbus_message_new_method_return(call);
+    DBusMessageIter iter;
+    dbus_message_iter_init_append(answer, &iter);
+    const char *member = dbus_message_get_member(call);
+    if (strcmp(member, "Notify") == 0) {
+        dbus_uint32_t id = next_id++;
+        dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT32, &id);
+    } else if (strcmp(member, "GetCapabilities") == 0) {
+        DBusMessageIter array;
+        const char *caps[] = {"actions", "body", "body-markup", "persistence"};
+        dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "s", &array);
+        for (int i = 0; i < 4; i++) dbus_message_iter_append_basic(&array, DBUS_TYPE_STRING, &caps[i]);
+        dbus_message_iter_close_container(&iter, &array);
+    } else if (strcmp(member, "GetServerInformation") == 0) {
+        const char *info[] = {"trivial", "chime bench", "1", "1.3"};
+        for (int i = 0; i < 4; i++) dbus_message_iter_append_basic(&iter, DBUS_TYPE_STRING, &info[i]);
+    }
+    if (!dbus_message_get_no_reply(call)) dbus_connection_send(connection, answer, NULL);
+    dbus_message_unref(answer);
+}
+
+static DBusHandlerResult filter(DBusConnection *connection, DBusMessage *message, void *data) {
+    (void)data;
+    if (dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_METHOD_CALL &&
+        dbus_message_has_interface(message, INTERFACE)) {
+        reply(connection, message);
+        return DBUS_HANDLER_RESULT_HANDLED;
+    }
+    return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+}
+
+int main(void) {
+    DBusError error;
+    dbus_error_init(&error);
+    DBusConnection *connection = dbus_bus_get_private(DBUS_BUS_SESSION, &error);
+    if (!connection) { fprintf(stderr, "%s\n", error.message); return 1; }
+    if (dbus_bus_request_name(connection, INTERFACE, DBUS_NAME_FLAG_DO_NOT_QUEUE, &error) !=
+        DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
+        fprintf(stderr, "cannot own %s\n", INTERFACE);
+        return 1;
+    }
+    dbus_connection_add_filter(connection, filter, NULL, NULL);
+    printf("ready\n");
+    fflush(stdout);
+    while (dbus_connection_read_write_dispatch(connection, -1)) {}
+    return 0;
+}

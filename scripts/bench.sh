@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `make bench`: chime against its peers, measured in the same run on a private bus.
+#
+#  1. in-process: Notify round trips (median, p99) and pipelined throughput through
+#     chime's dbus layer vs the same calls from C on raw libdbus (bench/c/raw_notify.c),
+#     against a server that only replies (bench/c/trivial_server.c), runs alternated;
+#  2. whole process: `chime notify` vs notify-send, gdbus call and dbus-send with the
+#     same message, alternated run by run (bench/c/spawn_timer.c), wall time and peak RSS,
+#     against the trivial server and against dunst under Xvfb.
+# Results go to bench/out/ and are summarised as ratios with the issue's targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench/out
+mkdir -p "$out"
+chime=$PWD/.build/release/chime
+bench=$PWD/.build/release/chime-bench
+ROUNDS=${ROUNDS:-300}
+DUNST_ROUNDS=${DUNST_ROUNDS:-100}
+INPROC_RUNS=${INPROC_RUNS:-7}
+
+for tool in trivial_server raw_notify spawn_timer; do
+    gcc -O2 -o "$out/$tool" "bench/c/$tool.c" $(pkg-config --cflags --libs dbus-1)
+done
+
+pids=()
+workdir=$(mktemp -d)
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$workdir"
+}
+trap cleanup EXIT
+
+cat >"$workdir/bus.conf" <<CONF
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=$workdir</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
+</busconfig>
+CONF
+exec 3< <(dbus-daemon --config-file="$workdir/bus.conf" --nofork --print-address=1 --print-pid=1 2>"$workdir/bus.log")
+read -r DBUS_SESSION_BUS_ADDRESS <&3
+read -r bus_pid <&3
+pids+=("$bus_pid")
+export DBUS_SESSION_BUS_ADDRESS
+
+"$out/trivial_server" >"$workdir/server.out" &
+server_pid=$!
+pids+=("$server_pid")
+for _ in $(seq 100); do [ -s "$workdir/server.out" ] && break; sleep 0.02; done
+
+echo "== in-process Notify: chime's dbus layer vs raw libdbus (trivial server, $INPROC_RUNS alternated runs)"
+: >"$out/inprocess.txt"
+for _ in $(seq "$INPROC_RUNS"); do
+    echo "raw $("$out/raw_notify" 2000 20000)" >>"$out/inprocess.txt"
+    echo "chime $("$bench" 2000 20000)" >>"$out/inprocess.txt"
+done
+
+whole_process() {  # $1: label, $2: rounds, then NAME CMD... groups separated by --
+    local label=$1 rounds=$2
+    shift 2
+    echo "== whole process, $label ($rounds alternated rounds)"
+    "$out/spawn_timer" "$rounds" "$@" >"$out/whole-$label.txt"
+}
+
+gdbus_args=(gdbus call --session --dest org.freedesktop.Notifications --object-path /org/freedesktop/Notifications
+            --method org.freedesktop.Notifications.Notify bench 0 "" Summary Body "[]"
+            "{'urgency': <byte 1>, 'sender-pid': <int64 1>}" 5000)
+whole_process trivial "$ROUNDS" \
+    -- chime "$chime" notify -a bench -t 5000 Summary Body \
+    -- notify-send notify-send -a bench -t 5000 Summary Body \
+    -- gdbus "${gdbus_args[@]}" \
+    -- dbus-send dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications \
+       org.freedesktop.Notifications.Notify string:bench uint32:0 string: string:Summary string:Body array:string: \
+       dict:string:string: int32:5000
+
+# The same against dunst (dbus-send cannot write a{sv}, which dunst insists on).
+kill "$server_pid"
+wait "$server_pid" 2>/dev/null || true
+Xvfb -displayfd 5 -nolisten tcp -screen 0 1280x800x24 5>"$workdir/display" 2>"$workdir/xvfb.log" &
+pids+=("$!")
+for _ in $(seq 100); do [ -s "$workdir/display" ] && break; sleep 0.05; done
+export DISPLAY=":$(cat "$workdir/display")"
+printf '[global]\n    notification_limit = 5\n' >"$workdir/dunstrc"
+dunst -config "$workdir/dunstrc" 2>"$workdir/dunst.log" &
+pids+=("$!")
+for _ in $(seq 100); do "$chime" server-info >/dev/null 2>&1 && break; sleep 0.05; done
+gdbus_args[${#gdbus_args[@]}-1]=100
+whole_process dunst "$DUNST_ROUNDS" \
+    -- chime "$chime" notify -a bench -t 100 Summary Body \
+    -- notify-send notify-send -a bench -t 100 Summary Body \
+    -- gdbus "${gdbus_args[@]}"
+
+python3 scripts/bench_report.py "$out"

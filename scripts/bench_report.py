@@ -1,0 +1,58 @@
+"""Summarises bench/out/ as ratios against the peers and the targets of the issue."""
+import statistics
+import sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+
+
+def read_whole(name):
+    rows = {}
+    for line in (out / name).read_text().splitlines():
+        label, median, p90, rss = line.split()
+        rows[label] = (float(median), float(p90), int(rss))
+    return rows
+
+
+def verdict(ok):
+    return "meets target" if ok else "MISSES target"
+
+
+lines = []
+runs = {"raw": [], "chime": []}
+for line in (out / "inprocess.txt").read_text().splitlines():
+    label, median, p99, throughput, _ = line.split()
+    runs[label].append((float(median), float(p99), float(throughput)))
+raw = [statistics.median(column) for column in zip(*runs["raw"])]
+ours = [statistics.median(column) for column in zip(*runs["chime"])]
+lines.append("In-process Notify against a server that only replies (median of %d alternated runs):" % len(runs["raw"]))
+lines.append("  %-28s %12s %12s %14s" % ("", "median µs", "p99 µs", "calls/s"))
+lines.append("  %-28s %12.1f %12.1f %14.0f" % ("raw libdbus (C)", *raw))
+lines.append("  %-28s %12.1f %12.1f %14.0f" % ("chime dbus layer (Swift)", *ours))
+latency = ours[0] / raw[0]
+throughput = ours[2] / raw[2]
+lines.append("  latency ratio    %.2f× raw libdbus (target ≤ 1.10×): %s" % (latency, verdict(latency <= 1.10)))
+lines.append("  throughput ratio %.2f× raw libdbus (target ≥ 0.90×): %s" % (throughput, verdict(throughput >= 0.90)))
+
+for name, title in (("whole-trivial.txt", "a server that only replies"), ("whole-dunst.txt", "dunst under Xvfb")):
+    rows = read_whole(name)
+    lines.append("")
+    lines.append("Whole process against %s (alternated runs):" % title)
+    lines.append("  %-12s %12s %12s %14s" % ("", "median ms", "p90 ms", "peak RSS KiB"))
+    for label, (median, p90, rss) in rows.items():
+        lines.append("  %-12s %12.2f %12.2f %14d" % (label, median, p90, rss))
+    chime = rows["chime"]
+    send = rows["notify-send"]
+    ratio = chime[0] / send[0]
+    lines.append("  chime / notify-send wall %.2f× (target ≤ 0.50×): %s" % (ratio, verdict(ratio <= 0.50)))
+    rss = chime[2] / send[2]
+    lines.append("  chime / notify-send peak RSS %.2f× (target ≤ 1.50×): %s" % (rss, verdict(rss <= 1.50)))
+    if "gdbus" in rows:
+        lines.append("  chime / gdbus wall %.2f×" % (chime[0] / rows["gdbus"][0]))
+    if "dbus-send" in rows:
+        ratio = chime[0] / rows["dbus-send"][0]
+        lines.append("  chime / dbus-send wall %.2f× (target ≤ 1.30×): %s" % (ratio, verdict(ratio <= 1.30)))
+
+report = "\n".join(lines)
+print(report)
+(out / "report.txt").write_text(report + "\n")
