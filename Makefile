@@ -45,6 +45,7 @@ demo: release deps-demo
 	@scripts/demo.sh $(RELEASE_BIN)
 
 test: deps-test
+	$(SWIFT) build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 

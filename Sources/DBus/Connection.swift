@@ -215,7 +215,7 @@ public final class Connection {
         guard let pending else {
             throw DBusError(name: .disconnected, message: "the connection is closed", call: message.callDescription)
         }
-        return PendingCall(owning: pending, call: message.callDescription)
+        return PendingCall(owning: pending, request: message)
     }
 
     // MARK: - Receiving
@@ -331,13 +331,16 @@ extension ErrorName {
 /// The corresponding C type is `DBusPendingCall`.
 public final class PendingCall {
     let raw: OpaquePointer
-    /// The call this is waiting on.
-    public let call: CallDescription
+    /// The request, kept to describe the call if it fails.
+    private let request: Message
 
-    init(owning raw: OpaquePointer, call: CallDescription) {
+    init(owning raw: OpaquePointer, request: Message) {
         self.raw = raw
-        self.call = call
+        self.request = request
     }
+
+    /// The call this is waiting on.
+    public var call: CallDescription { request.callDescription }
 
     deinit { dbus_pending_call_unref(raw) }
 
@@ -355,19 +358,19 @@ public final class PendingCall {
 
     /// The reply of a completed call; error replies are thrown as `DBusError`.
     public func takeReply() throws -> Message {
-        try PendingCall.reply(of: raw, call: call)
+        try PendingCall.reply(of: raw, request: request)
     }
 
     /// Runs `handler` when the call completes, from inside the connection's dispatch.
     /// The corresponding C function is `dbus_pending_call_set_notify`.
     public func onCompletion(_ handler: @escaping (Result<Message, any Error>) -> Void) throws {
-        let box = Unmanaged.passRetained(CompletionBox(call: call, body: handler))
+        let box = Unmanaged.passRetained(CompletionBox(request: request, body: handler))
         let ok = dbus_pending_call_set_notify(
             raw,
             { pending, context in
                 guard let pending, let context else { return }
                 let box = Unmanaged<CompletionBox>.fromOpaque(context).takeUnretainedValue()
-                box.body(Result { try PendingCall.reply(of: pending, call: box.call) })
+                box.body(Result { try PendingCall.reply(of: pending, request: box.request) })
             },
             box.toOpaque(),
             { context in
@@ -380,24 +383,24 @@ public final class PendingCall {
         }
     }
 
-    static func reply(of pending: OpaquePointer, call: CallDescription) throws -> Message {
+    static func reply(of pending: OpaquePointer, request: Message) throws -> Message {
         guard let reply = dbus_pending_call_steal_reply(pending) else {
-            throw DBusError(name: .noReply, message: "the call has no reply yet", call: call)
+            throw DBusError(name: .noReply, message: "the call has no reply yet", call: request.callDescription)
         }
         let message = Message(owning: reply)
         if message.kind == .error {
             let text = message.arguments().first?.stringValue ?? ""
-            throw DBusError(name: message.errorName ?? .failed, message: text, call: call)
+            throw DBusError(name: message.errorName ?? .failed, message: text, call: request.callDescription)
         }
         return message
     }
 }
 
 final class CompletionBox {
-    let call: CallDescription
+    let request: Message
     let body: (Result<Message, any Error>) -> Void
-    init(call: CallDescription, body: @escaping (Result<Message, any Error>) -> Void) {
-        self.call = call
+    init(request: Message, body: @escaping (Result<Message, any Error>) -> Void) {
+        self.request = request
         self.body = body
     }
 }

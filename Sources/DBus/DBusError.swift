@@ -57,12 +57,12 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Runs `body` with an initialised libdbus error; throws it if `body` set it.
     static func check<T>(
-        call: CallDescription? = nil, _ body: (UnsafeMutablePointer<CDBus.DBusError>) -> T
+        call: @autoclosure () -> CallDescription? = nil, _ body: (UnsafeMutablePointer<CDBus.DBusError>) -> T
     ) throws(DBusError) -> T {
         var error = CDBus.DBusError()
         dbus_error_init(&error)
         let result = body(&error)
-        if dbus_error_is_set(&error) != 0 { throw take(&error, call: call) }
+        if dbus_error_is_set(&error) != 0 { throw take(&error, call: call()) }
         return result
     }
 

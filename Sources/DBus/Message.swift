@@ -113,7 +113,7 @@ public final class Message {
         set { dbus_message_set_auto_start(raw, newValue ? 1 : 0) }
     }
 
-    /// A description of this message as a call, for error reports.
+    /// A description of this message as a call, for error reports (built only when one is needed).
     public var callDescription: CallDescription {
         CallDescription(
             destination: destination, path: path?.rawValue ?? "/", interface: interface?.rawValue,
@@ -129,7 +129,7 @@ public final class Message {
         types.reserveCapacity(values.count)
         var length = 0
         for (index, value) in values.enumerated() {
-            try value.validate(at: "argument \(index + 1)")
+            try value.validateArgument(index)
             let type = value.type
             types.append(type)
             length += type.signatureLength

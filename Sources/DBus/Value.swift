@@ -92,22 +92,53 @@ extension Value {
     /// strings with NUL, elements that do not match their array's type,
     /// non-basic dictionary keys, empty structs and nesting beyond the limits.
     public func validate(at location: String = "value") throws(InvalidValueError) {
-        try validate(location: location, depth: 0)
+        do {
+            try validate(depth: 0)
+        } catch {
+            throw InvalidValueError(location: location + error.location, reason: error.reason)
+        }
     }
 
-    private func validate(location: String, depth: Int) throws(InvalidValueError) {
-        func fail(_ reason: String) -> InvalidValueError { InvalidValueError(location: location, reason: reason) }
+    /// Validates argument `index` (from 0) of a message; the location is only spelled out on failure.
+    func validateArgument(_ index: Int) throws(InvalidValueError) {
+        do {
+            try validate(depth: 0)
+        } catch {
+            throw InvalidValueError(location: "argument \(index + 1)" + error.location, reason: error.reason)
+        }
+    }
+
+    /// The recursive check. Errors carry the path below this value (`[2]`, `.0`,
+    /// `[urgency]`); each level adds its part while the error unwinds, so the
+    /// success path builds no strings.
+    private func validate(depth: Int) throws(InvalidValueError) {
+        func fail(_ reason: String) -> InvalidValueError { InvalidValueError(location: "", reason: reason) }
+        func within(_ segment: @autoclosure () -> String, _ body: () throws(InvalidValueError) -> Void) throws(InvalidValueError) {
+            do {
+                try body()
+            } catch {
+                throw InvalidValueError(location: segment() + error.location, reason: error.reason)
+            }
+        }
         switch self {
         case .string(let text):
             if text.utf8.contains(0) { throw fail("string contains a NUL byte") }
         case .variant(let inner):
             if depth + 1 > Value.maximumNesting { throw fail("nested deeper than \(Value.maximumNesting) containers") }
-            do {
-                _ = try Signature([inner.type])
-            } catch {
-                throw fail("variant holds a value of invalid type: \(error.reason)")
+            switch inner {
+            case .array, .dictionary, .structure:
+                do throws(InvalidNameError) {
+                    let type = inner.type
+                    if type.signatureLength > Signature.maximumLength {
+                        throw InvalidNameError(kind: "signature", text: "", reason: "it is longer than 255 bytes")
+                    }
+                    try Signature.checkNesting(type, text: "")
+                } catch {
+                    throw fail("variant holds a value of invalid type: \(error.reason)")
+                }
+            default: break
             }
-            try inner.validate(location: location, depth: depth + 1)
+            try inner.validate(depth: depth + 1)
         case .array(let element, let elements):
             if depth + 1 > Value.maximumNesting { throw fail("nested deeper than \(Value.maximumNesting) containers") }
             if case .dictionaryEntry = element { throw fail("use .dictionary for an array of dictionary entries") }
@@ -115,27 +146,28 @@ extension Value {
                 if item.type != element {
                     throw fail("element \(index) has type \(item.type) but the array holds \(element)")
                 }
-                try item.validate(location: "\(location)[\(index)]", depth: depth + 1)
+                try within("[\(index)]") { () throws(InvalidValueError) in try item.validate(depth: depth + 1) }
             }
         case .dictionary(let keyType, let valueType, let entries):
             if depth + 2 > Value.maximumNesting { throw fail("nested deeper than \(Value.maximumNesting) containers") }
             if !keyType.isBasic { throw fail("dictionary key type \(keyType) is not a basic type") }
             for entry in entries {
-                let here = "\(location)[\(entry.key.shortDescription)]"
-                if entry.key.type != keyType {
-                    throw InvalidValueError(location: here, reason: "key has type \(entry.key.type) but the dictionary's keys are \(keyType)")
+                try within("[\(entry.key.shortDescription)]") { () throws(InvalidValueError) in
+                    if entry.key.type != keyType {
+                        throw fail("key has type \(entry.key.type) but the dictionary's keys are \(keyType)")
+                    }
+                    if entry.value.type != valueType {
+                        throw fail("value has type \(entry.value.type) but the dictionary's values are \(valueType)")
+                    }
+                    try entry.key.validate(depth: depth + 2)
+                    try entry.value.validate(depth: depth + 2)
                 }
-                if entry.value.type != valueType {
-                    throw InvalidValueError(location: here, reason: "value has type \(entry.value.type) but the dictionary's values are \(valueType)")
-                }
-                try entry.key.validate(location: here, depth: depth + 2)
-                try entry.value.validate(location: here, depth: depth + 2)
             }
         case .structure(let fields):
             if depth + 1 > Value.maximumNesting { throw fail("nested deeper than \(Value.maximumNesting) containers") }
             if fields.isEmpty { throw fail("a struct needs at least one field") }
             for (index, field) in fields.enumerated() {
-                try field.validate(location: "\(location).\(index)", depth: depth + 1)
+                try within(".\(index)") { () throws(InvalidValueError) in try field.validate(depth: depth + 1) }
             }
         case .unixFD(let fd):
             if fd < 0 { throw fail("file descriptor \(fd) is negative") }
