@@ -21,6 +21,8 @@ INPROC_RUNS=${INPROC_RUNS:-7}
 for tool in trivial_server raw_notify spawn_timer; do
     gcc -O2 -o "$out/$tool" "bench/c/$tool.c" $(pkg-config --cflags --libs dbus-1)
 done
+# The floor: a Swift hello world linked the way chime is (static runtime and libstdc++, no PIE).
+swiftc -O -static-stdlib -L.build-static-libs -Xclang-linker -no-pie bench/hello/hello.swift -o "$out/swift-hello" 2>/dev/null
 
 pids=()
 workdir=$(mktemp -d)
@@ -73,7 +75,8 @@ whole_process trivial "$ROUNDS" \
     -- gdbus "${gdbus_args[@]}" \
     -- dbus-send dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications \
        org.freedesktop.Notifications.Notify string:bench uint32:0 string: string:Summary string:Body array:string: \
-       dict:string:string: int32:5000
+       dict:string:string: int32:5000 \
+    -- swift-hello "$out/swift-hello"
 
 # The same against dunst (dbus-send cannot write a{sv}, which dunst insists on).
 kill "$server_pid"

@@ -49,6 +49,8 @@ for name, title in (("whole-trivial.txt", "a server that only replies"), ("whole
     lines.append("  chime / notify-send peak RSS %.2f× (target ≤ 1.50×): %s" % (rss, verdict(rss <= 1.50)))
     if "gdbus" in rows:
         lines.append("  chime / gdbus wall %.2f×" % (chime[0] / rows["gdbus"][0]))
+    if "swift-hello" in rows:
+        lines.append("  (a static Swift hello world, linked like chime, takes %.2f ms: the floor for any Swift CLI)" % rows["swift-hello"][0])
     if "dbus-send" in rows:
         ratio = chime[0] / rows["dbus-send"][0]
         lines.append("  chime / dbus-send wall %.2f× (target ≤ 1.30×): %s" % (ratio, verdict(ratio <= 1.30)))

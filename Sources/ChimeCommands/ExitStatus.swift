@@ -21,17 +21,17 @@ enum ExitStatus: Int32, CaseIterable {
 
     var meaning: String {
         switch self {
-        case .success: "success; with --wait or --action: the notification was closed or an action invoked"
+        case .success: "success (after waiting: closed, or an action was invoked)"
         case .serverError: "the notification server or the bus answered with an error"
-        case .waitTimedOut: "waiting ended because the time limit passed (expire time plus grace, or --wait-timeout)"
+        case .waitTimedOut: "waiting ended: the time limit passed (see notify --help)"
         case .serverVanished: "waiting ended because the notification server left the bus"
         case .actionsUnsupported: "shown, but without actions: the server has no 'actions' capability"
         case .usage: "bad usage: unknown option, bad value, bad hint syntax"
-        case .invalidInput: "bad input: text that is not UTF-8 or holds NUL, an unreadable image or sound file"
+        case .invalidInput: "bad input: text that is not UTF-8, a missing sound file"
         case .noSessionBus: "no session bus to connect to"
         case .noNotificationServer: "no notification server is running on the session bus"
         case .callTimedOut: "the notification server did not answer in time"
-        case .interrupted: "interrupted (SIGINT/SIGTERM) while waiting; the notification was closed"
+        case .interrupted: "interrupted while waiting; the notification was closed"
         }
     }
 
