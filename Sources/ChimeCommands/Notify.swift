@@ -463,7 +463,11 @@ final class SignalFD {
         for signal in signals { sigaddset(&set, signal) }
         guard sigprocmask(SIG_BLOCK, &set, nil) == 0 else { return nil }
         let fd = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            // Without the descriptor, let the signals end the process as usual.
+            sigprocmask(SIG_UNBLOCK, &set, nil)
+            return nil
+        }
         self.fd = fd
     }
     deinit { close(fd) }

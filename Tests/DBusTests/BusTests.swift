@@ -69,6 +69,28 @@ import TestSupport
         }
     }
 
+    @Test func randomCallsFromThePeerNeverCrashTheServer() async throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        let members: [MemberName] = ["Echo", "Fail", "Ping", "Get", "GetAll", "Set", "Introspect", "Nope"]
+        let interfaces: [InterfaceName?] = [EchoServer.interface, .properties, .introspectable, nil, "org.chime.Other"]
+        await propertyCheck(count: 300, input: Gen.int(in: 0...Int.max)) { seed in
+            var random = SplitMix(seed: UInt64(seed))
+            let arguments = (0..<random.below(4)).map { _ in randomValue(&random, depth: 0) }
+            do {
+                _ = try connection.call(
+                    destination: EchoServer.name, path: EchoServer.path, interface: interfaces[random.below(interfaces.count)],
+                    member: members[random.below(members.count)], arguments: arguments, timeout: .milliseconds(5000))
+            } catch is DBusError {
+                // An error reply is the expected answer to most of these.
+            } catch {
+                Issue.record("seed \(seed): \(error)")
+            }
+        }
+        // The server is still there and still right.
+        #expect(try roundTrip(.string("alive"), on: connection) == .variant(.string("alive")))
+    }
+
     @Test func remoteErrorsKeepTheirNameMessageAndCall() throws {
         defer { finish() }
         let connection = try bus.connect()
