@@ -24,33 +24,13 @@ done
 # The floor: a Swift hello world linked the way chime is (static runtime and libstdc++, no PIE).
 swiftc -O -static-stdlib -L.build-static-libs -Xclang-linker -no-pie bench/hello/hello.swift -o "$out/swift-hello" 2>/dev/null
 
-pids=()
-workdir=$(mktemp -d)
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$workdir"
-}
-trap cleanup EXIT
+source scripts/private-session.sh
+start_private_bus
 
-cat >"$workdir/bus.conf" <<CONF
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=$workdir</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
-</busconfig>
-CONF
-exec 3< <(dbus-daemon --config-file="$workdir/bus.conf" --nofork --print-address=1 --print-pid=1 2>"$workdir/bus.log")
-read -r DBUS_SESSION_BUS_ADDRESS <&3
-read -r bus_pid <&3
-pids+=("$bus_pid")
-export DBUS_SESSION_BUS_ADDRESS
-
-"$out/trivial_server" >"$workdir/server.out" &
+"$out/trivial_server" >"$session_dir/server.out" &
 server_pid=$!
-pids+=("$server_pid")
-for _ in $(seq 100); do [ -s "$workdir/server.out" ] && break; sleep 0.02; done
+session_pids+=("$server_pid")
+for _ in $(seq 100); do [ -s "$session_dir/server.out" ] && break; sleep 0.02; done
 
 echo "== in-process Notify: chime's dbus layer vs raw libdbus (trivial server, $INPROC_RUNS alternated runs)"
 : >"$out/inprocess.txt"
@@ -81,14 +61,7 @@ whole_process trivial "$ROUNDS" \
 # The same against dunst (dbus-send cannot write a{sv}, which dunst insists on).
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
-Xvfb -displayfd 5 -nolisten tcp -screen 0 1280x800x24 5>"$workdir/display" 2>"$workdir/xvfb.log" &
-pids+=("$!")
-for _ in $(seq 100); do [ -s "$workdir/display" ] && break; sleep 0.05; done
-export DISPLAY=":$(cat "$workdir/display")"
-printf '[global]\n    notification_limit = 5\n' >"$workdir/dunstrc"
-dunst -config "$workdir/dunstrc" 2>"$workdir/dunst.log" &
-pids+=("$!")
-for _ in $(seq 100); do "$chime" server-info >/dev/null 2>&1 && break; sleep 0.05; done
+start_dunst "$chime"
 gdbus_args[${#gdbus_args[@]}-1]=100
 whole_process dunst "$DUNST_ROUNDS" \
     -- chime "$chime" notify -a bench -t 100 Summary Body \

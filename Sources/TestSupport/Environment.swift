@@ -19,3 +19,49 @@ public func runChime(
     try runProgram(chimeBinaryPath(), arguments.map { Array($0.utf8) }, environment: environment, timeout: timeout,
                    whileRunning: whileRunning)
 }
+
+/// A private bus with dunst on it: the real notification server of a test.
+public final class DunstSession: @unchecked Sendable {
+    public let bus: PrivateBus
+    public let dunst: Dunst
+
+    public init() throws {
+        bus = try PrivateBus()
+        do {
+            dunst = try Dunst(bus: bus)
+        } catch {
+            bus.stop()
+            throw error
+        }
+    }
+
+    /// Stops dunst, Xvfb and the bus, by PID.
+    public func stop() {
+        dunst.stop()
+        bus.stop()
+    }
+}
+
+/// A private bus with our recording notification server on it.
+public final class RecorderSession: @unchecked Sendable {
+    public let bus: PrivateBus
+    public let recorder: RecordingServer
+
+    public init(capabilities: [String] = ["actions", "body", "body-markup", "persistence"],
+                autoResponse: RecordingServer.AutoResponse = .none) throws {
+        bus = try PrivateBus()
+        do {
+            recorder = try RecordingServer(address: bus.address, capabilities: capabilities, autoResponse: autoResponse)
+        } catch {
+            bus.stop()
+            throw error
+        }
+    }
+
+    public var environment: [String: String] { bus.environment() }
+
+    public func stop() {
+        recorder.stop()
+        bus.stop()
+    }
+}

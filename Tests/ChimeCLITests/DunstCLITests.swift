@@ -5,23 +5,13 @@ import TestSupport
 
 /// `chime` against dunst, a real notification server, under Xvfb.
 @Suite struct DunstCLITests {
-    let bus: PrivateBus
-    let dunst: Dunst
+    let session: DunstSession
+    var bus: PrivateBus { session.bus }
+    var dunst: Dunst { session.dunst }
 
-    init() throws {
-        bus = try PrivateBus()
-        do {
-            dunst = try Dunst(bus: bus)
-        } catch {
-            bus.stop()
-            throw error
-        }
-    }
+    init() throws { session = try DunstSession() }
 
-    func finish() {
-        dunst.stop()
-        bus.stop()
-    }
+    func finish() { session.stop() }
 
     @Test func serverInfoAndCapabilities() throws {
         defer { finish() }
@@ -73,8 +63,7 @@ import TestSupport
             usleep(300_000)
             dunst.kill()
         }
-        dunst.stop()
-        bus.stop()
+        finish()
         #expect(result.status == 4)
         #expect(result.stderr == "chime: the notification server left the bus while waiting\n")
         #expect(result.stdout.contains("\"serverGone\":true"))

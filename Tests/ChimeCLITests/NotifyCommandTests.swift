@@ -6,10 +6,9 @@ import TestSupport
 /// The built `chime` binary: outputs, waiting, and every error path with its message and exit status.
 @Suite struct NotifyCommandTests {
     @Test func printsTheIdAndJSON() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
+        let session = try RecorderSession()
+        defer { session.stop() }
+        let bus = session.bus
         let printed = try runChime(["notify", "-p", "One"], environment: bus.environment())
         #expect(printed.status == 0)
         #expect(printed.stdout == "1\n")
@@ -21,10 +20,9 @@ import TestSupport
     }
 
     @Test func soundNamesAndFilesBecomeTheirHints() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
+        let session = try RecorderSession()
+        defer { session.stop() }
+        let (bus, recorder) = (session.bus, session.recorder)
         #expect(try runChime(["notify", "--sound", "bell", "Named"], environment: bus.environment()).status == 0)
         let file = bus.directory.appendingPathComponent("ding.oga")
         try Data([1, 2, 3]).write(to: file)
@@ -49,10 +47,9 @@ import TestSupport
     }
 
     @Test func anInvokedActionIsPrintedAndTheNotificationClosed() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address, autoResponse: .invokeFirstAction)
-        defer { recorder.stop() }
+        let session = try RecorderSession(autoResponse: .invokeFirstAction)
+        defer { session.stop() }
+        let (bus, recorder) = (session.bus, session.recorder)
         let result = try runChime(["notify", "-A", "snooze=Snooze", "-A", "Dismiss", "Alarm"], environment: bus.environment())
         #expect(result.status == 0)
         #expect(result.stdout == "snooze\n")
@@ -62,10 +59,9 @@ import TestSupport
     }
 
     @Test func waitingHasATimeLimit() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
+        let session = try RecorderSession()
+        defer { session.stop() }
+        let bus = session.bus
         let started = Date()
         let result = try runChime(["notify", "-w", "--wait-timeout", "1", "--json", "Nobody closes me"], environment: bus.environment())
         #expect(result.status == 3)
@@ -75,10 +71,9 @@ import TestSupport
     }
 
     @Test func interruptingTheWaitClosesTheNotification() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
+        let session = try RecorderSession()
+        defer { session.stop() }
+        let (bus, recorder) = (session.bus, session.recorder)
         let result = try runChime(["notify", "-w", "Interrupt me"], environment: bus.environment()) { pid in
             _ = recorder.waitForCalls(1)
             usleep(100_000)
@@ -90,10 +85,9 @@ import TestSupport
     }
 
     @Test func actionsAreDroppedWhereTheServerHasNone() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address, capabilities: ["body"])
-        defer { recorder.stop() }
+        let session = try RecorderSession(capabilities: ["body"])
+        defer { session.stop() }
+        let (bus, recorder) = (session.bus, session.recorder)
         let result = try runChime(["notify", "-A", "yes=Yes", "No buttons"], environment: bus.environment())
         #expect(result.status == 5)
         #expect(result.stderr == "chime: the notification server does not support actions; showing the notification without them\n")
@@ -128,10 +122,9 @@ import TestSupport
     }
 
     @Test func invalidInputIsRefusedBeforeLibdbusSeesIt() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
+        let session = try RecorderSession()
+        defer { session.stop() }
+        let (bus, recorder) = (session.bus, session.recorder)
         let bad = try runProgram(chimeBinaryPath(), [Array("notify".utf8), [0x53, 0xFF, 0xFE]], environment: bus.environment())
         #expect(bad.status == 65)
         #expect(bad.stderr == "chime: argument 2 is not valid UTF-8 (S\\xff\\xfe); D-Bus can only carry UTF-8 text\n")

@@ -6,23 +6,13 @@ import TestSupport
 
 /// Exact wire contents, seen by our recording server on a private bus.
 @Suite struct ClientWireTests {
-    let bus: PrivateBus
-    let recorder: RecordingServer
+    let session: RecorderSession
+    var bus: PrivateBus { session.bus }
+    var recorder: RecordingServer { session.recorder }
 
-    init() throws {
-        bus = try PrivateBus()
-        do {
-            recorder = try RecordingServer(address: bus.address)
-        } catch {
-            bus.stop()
-            throw error
-        }
-    }
+    init() throws { session = try RecorderSession() }
 
-    func finish() {
-        recorder.stop()
-        bus.stop()
-    }
+    func finish() { session.stop() }
 
     @Test func everyArgumentAndHintHasItsWireType() throws {
         defer { finish() }

@@ -6,23 +6,13 @@ import TestSupport
 
 /// The notification client against dunst, a real third-party server, under Xvfb on a private bus.
 @Suite struct DunstTests {
-    let bus: PrivateBus
-    let dunst: Dunst
+    let session: DunstSession
+    var bus: PrivateBus { session.bus }
+    var dunst: Dunst { session.dunst }
 
-    init() throws {
-        bus = try PrivateBus()
-        do {
-            dunst = try Dunst(bus: bus)
-        } catch {
-            bus.stop()
-            throw error
-        }
-    }
+    init() throws { session = try DunstSession() }
 
-    func finish() {
-        dunst.stop()
-        bus.stop()
-    }
+    func finish() { session.stop() }
 
     @Test func serverInformationNamesDunst() throws {
         defer { finish() }
