@@ -57,9 +57,9 @@ enum ExitStatus: Int32, CaseIterable {
                 "cannot connect to the session bus: \(error.underlying.message); run chime inside your desktop session "
                     + "or set DBUS_SESSION_BUS_ADDRESS")
         case let error as DBusError where error.name == .noReply || error.name == .timeout:
-            callTimedOut.exit("the notification server did not answer in time (\(error.message))")
+            callTimedOut.exit("the notification server did not answer in time (\(error.message)); it may be hung: restart it")
         case let error as DBusError where error.name == .disconnected:
-            serverError.exit("the session bus closed the connection (\(error.message))")
+            serverError.exit("the session bus closed the connection (\(error.message)); try again")
         case let error as DBusError:
             serverError.exit("\(error.call.map { "\($0.member) failed" } ?? "D-Bus call failed"): \(error.name): \(error.message)")
         case let error as InvalidValueError:

@@ -13,7 +13,7 @@ public struct Notify: ParsableCommand {
     public static let configuration = CommandConfiguration(
         abstract: "Show a notification (a drop-in for notify-send).",
         discussion: """
-            Takes every option of notify-send with the same short and long names and the same meaning, and puts the same Notify call on the wire.
+            Takes every option of notify-send with the same short and long names and the same meaning, and puts the same Notify call on the wire (the default app name is "chime"). Exit statuses are listed in `chime --help`.
 
             Hints (-h TYPE:NAME:VALUE) take the types boolean, int, double, string, byte and variant (GVariant text, e.g. -h "variant:x-pos:<int32 5>"). The body's C escapes (\\n, \\t, \\\\) are expanded as notify-send does.
 
@@ -46,7 +46,7 @@ public struct Notify: ParsableCommand {
     var expireTime: Int32 = -1
 
     @Option(name: [.customShort("a"), .customLong("app-name")], help: ArgumentHelp("The application name.", valueName: "APP_NAME"))
-    var appName: String = "notify-send"
+    var appName: String = "chime"
 
     @Option(name: [.customShort("i"), .customLong("icon")], help: ArgumentHelp("An icon file name or theme icon name.", valueName: "ICON"))
     var icon: String = ""
@@ -151,7 +151,7 @@ public struct NotifyOptions: Equatable, Sendable {
     public var body: String?
     public var urgency: Urgency = .normal
     public var expireTime: Int32 = -1
-    public var appName = "notify-send"
+    public var appName = "chime"
     public var icon = ""
     public var category: String?
     public var transient = false
@@ -167,7 +167,7 @@ public struct NotifyOptions: Equatable, Sendable {
 
     public init(
         summary: String? = nil, body: String? = nil, urgency: Urgency = .normal, expireTime: Int32 = -1,
-        appName: String = "notify-send", icon: String = "", category: String? = nil, transient: Bool = false,
+        appName: String = "chime", icon: String = "", category: String? = nil, transient: Bool = false,
         hints: [String] = [], printID: Bool = false, replaceID: Int32 = 0, wait: Bool = false,
         actions: [String] = [], version: Bool = false, sound: String? = nil, waitTimeout: Int? = nil,
         json: Bool = false

@@ -32,6 +32,7 @@ import TestSupport
         #expect(missing.stderr == "chime: --sound /nonexistent/ding.oga: no readable sound file there\n")
         let calls = recorder.waitForCalls(2)
         #expect(calls.count == 2)
+        #expect(calls.first?.appName == "chime")
         #expect(calls.first?.hints["sound-name"] == .string("bell"))
         #expect(calls.last?.hints["sound-file"] == .string(file.path))
     }
