@@ -30,6 +30,7 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
+        .target(name: "Timekeeping"),
 
         // MARK: - The command-line tool
         .target(
@@ -50,6 +51,13 @@ let package = Package(
             name: "DBusTests",
             dependencies: [
                 "DBus", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "TimekeepingTests",
+            dependencies: [
+                "Timekeeping", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,0 +1,429 @@
+// Time zones read from the system's tz database (TZif files), without Foundation.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a time zone could not be loaded.
+public struct ZoneError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What a wall-clock time is in a zone: one instant, two (a fall-back
+/// overlap), or none (a spring-forward gap, with the instant the gap ends).
+public enum Resolution: Hashable, Sendable {
+    case unique(UnixTime)
+    case ambiguous(earlier: UnixTime, later: UnixTime)
+    case gap(endsAt: UnixTime)
+}
+
+/// A time zone of the tz database: its recorded transitions and the POSIX
+/// rule (the TZif footer) that continues them into the future.
+public struct Zone: Hashable, Sendable, CustomStringConvertible {
+    /// The tz name, such as `Europe/Berlin`, or `UTC`.
+    public let identifier: String
+    let transitions: [UnixTime]
+    let transitionTypes: [Int]
+    let types: [LocalType]
+    let rule: PosixRule?
+
+    struct LocalType: Hashable, Sendable {
+        var offset: Int
+        var isDST: Bool
+        var abbreviation: String
+    }
+
+    public var description: String { identifier }
+
+    /// Coordinated Universal Time.
+    public static let utc = Zone(
+        identifier: "UTC", transitions: [], transitionTypes: [], types: [LocalType(offset: 0, isDST: false, abbreviation: "UTC")],
+        rule: nil)
+
+    init(identifier: String, transitions: [UnixTime], transitionTypes: [Int], types: [LocalType], rule: PosixRule?) {
+        self.identifier = identifier
+        self.transitions = transitions
+        self.transitionTypes = transitionTypes
+        self.types = types
+        self.rule = rule
+    }
+
+    /// The directory of the tz database.
+    public static let databasePath = "/usr/share/zoneinfo"
+
+    /// Loads a zone by its tz name (`America/New_York`, `UTC`, `Etc/GMT+5`).
+    public static func named(_ identifier: String) throws(ZoneError) -> Zone {
+        if identifier == "UTC" || identifier == "Etc/UTC" || identifier == "Z" { return .utc }
+        let valid = !identifier.isEmpty && !identifier.hasPrefix("/") && !identifier.contains("..")
+            && identifier.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        guard valid else { throw ZoneError("\"\(identifier)\" is not a time zone name") }
+        let bytes: [UInt8]
+        do {
+            bytes = try readWholeFile(databasePath + "/" + identifier)
+        } catch {
+            throw ZoneError("unknown time zone \"\(identifier)\" (no such zone in \(databasePath))")
+        }
+        return try parseTZif(bytes, identifier: identifier)
+    }
+
+    /// The system's zone: `$TZ` when set to a zone name, else the zone `/etc/localtime` names, else UTC.
+    public static func system() -> Zone {
+        if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
+            let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            if let zone = try? named(name) { return zone }
+            if let rule = PosixRule(name) {
+                return Zone(identifier: name, transitions: [], transitionTypes: [],
+                            types: [LocalType(offset: rule.standardOffset, isDST: false, abbreviation: rule.standardName)], rule: rule)
+            }
+        }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/etc/localtime", &buffer, buffer.count - 1)
+        if length > 0 {
+            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let marker = Array("zoneinfo/".utf8)
+            let bytes = Array(target.utf8)
+            if bytes.count > marker.count,
+                let start = (0...(bytes.count - marker.count)).first(where: { Array(bytes[$0..<($0 + marker.count)]) == marker })
+            {
+                let name = String(decoding: bytes[(start + marker.count)...], as: UTF8.self)
+                if let zone = try? named(name) { return zone }
+            }
+        }
+        if let bytes = try? readWholeFile("/etc/localtime"), let zone = try? parseTZif(bytes, identifier: "localtime") {
+            return zone
+        }
+        return .utc
+    }
+
+    // MARK: - Offsets
+
+    /// The local type in effect at `time`.
+    func localType(at time: UnixTime) -> LocalType {
+        if let last = transitions.last, time >= last, let rule {
+            return rule.localType(at: time)
+        }
+        guard let first = transitions.first, time >= first else {
+            return types.first ?? Zone.utc.types[0]
+        }
+        // The last transition at or before `time`.
+        var low = 0
+        var high = transitions.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if transitions[mid] <= time { low = mid } else { high = mid - 1 }
+        }
+        return types[transitionTypes[low]]
+    }
+
+    /// The offset from UTC, in seconds, at `time`.
+    public func offset(at time: UnixTime) -> Int { localType(at: time).offset }
+
+    /// Whether daylight saving time is in effect at `time`.
+    public func isDaylightSavingTime(at time: UnixTime) -> Bool { localType(at: time).isDST }
+
+    /// The abbreviation in use at `time` (`CEST`, `EST`, `+0545`).
+    public func abbreviation(at time: UnixTime) -> String { localType(at: time).abbreviation }
+
+    /// The wall-clock time at `time`.
+    public func civil(at time: UnixTime) -> CivilTime {
+        CivilTime(localSeconds: time + Int64(offset(at: time)))
+    }
+
+    /// The transitions (instants where the offset changes) in `range`, in order.
+    func transitions(in range: ClosedRange<UnixTime>) -> [UnixTime] {
+        var result: [UnixTime] = []
+        var previousOffset = offset(at: range.lowerBound - 1)
+        for (index, t) in transitions.enumerated() where range.contains(t) {
+            let offset = types[transitionTypes[index]].offset
+            if offset != previousOffset { result.append(t) }
+            previousOffset = offset
+        }
+        if let rule, rule.hasDST {
+            let last = transitions.last ?? Int64.min
+            let firstYear = CivilTime(localSeconds: range.lowerBound).year - 1
+            let lastYear = CivilTime(localSeconds: range.upperBound).year + 1
+            for year in firstYear...lastYear {
+                for t in rule.transitions(inYear: year) where t > last && range.contains(t) { result.append(t) }
+            }
+            result.sort()
+        }
+        return result
+    }
+
+    /// The instants that show `civil` on the wall clock.
+    public func resolve(_ civil: CivilTime) -> Resolution {
+        let local = civil.localSeconds
+        // Every instant with this wall-clock time lies within 26 hours of `local`.
+        let window = (local - 26 * 3600)...(local + 26 * 3600)
+        var offsets = [offset(at: window.lowerBound)]
+        for t in transitions(in: window) {
+            let o = offset(at: t)
+            if !offsets.contains(o) { offsets.append(o) }
+        }
+        var instants: [UnixTime] = []
+        for o in offsets {
+            let candidate = local - Int64(o)
+            if offset(at: candidate) == o, !instants.contains(candidate) { instants.append(candidate) }
+        }
+        instants.sort()
+        switch instants.count {
+        case 1: return .unique(instants[0])
+        case 0:
+            // A gap: the clock jumped over `civil`; the gap ends at the transition
+            // whose wall clock went from before `civil` to after it.
+            for t in transitions(in: window) {
+                let before = t - 1 + Int64(offset(at: t - 1))
+                let after = t + Int64(offset(at: t))
+                if before < local && local < after { return .gap(endsAt: t) }
+            }
+            return .gap(endsAt: local - Int64(offset(at: local)))
+        default: return .ambiguous(earlier: instants[0], later: instants[instants.count - 1])
+        }
+    }
+}
+
+// MARK: - TZif
+
+func readWholeFile(_ path: String, limit: Int = 1 << 20) throws(ZoneError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw ZoneError("cannot open \(path)") }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16384)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw ZoneError("cannot read \(path)")
+        }
+        if n == 0 { break }
+        out.append(contentsOf: chunk[0..<n])
+        if out.count > limit { throw ZoneError("\(path) is too large to be a time zone") }
+    }
+    return out
+}
+
+/// Reads a TZif file (RFC 8536), using the 64-bit data of version 2 and later.
+func parseTZif(_ bytes: [UInt8], identifier: String) throws(ZoneError) -> Zone {
+    func fail() -> ZoneError { ZoneError("\(identifier) is not a valid TZif file") }
+    var at = 0
+    func u32(_ i: Int) -> Int { Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]) }
+    func i32(_ i: Int) -> Int64 { Int64(Int32(bitPattern: UInt32(u32(i)))) }
+    func i64(_ i: Int) -> Int64 {
+        var v: UInt64 = 0
+        for k in 0..<8 { v = v << 8 | UInt64(bytes[i + k]) }
+        return Int64(bitPattern: v)
+    }
+    struct Header { var isut, isstd, leap, time, type, char: Int }
+    func header(_ i: Int) throws(ZoneError) -> Header {
+        guard bytes.count >= i + 44, bytes[i] == 0x54, bytes[i + 1] == 0x5A, bytes[i + 2] == 0x69, bytes[i + 3] == 0x66 else {
+            throw fail()
+        }
+        return Header(isut: u32(i + 20), isstd: u32(i + 24), leap: u32(i + 28), time: u32(i + 32), type: u32(i + 36), char: u32(i + 40))
+    }
+    let first = try header(0)
+    let version = bytes[4]
+    var timeSize = 4
+    var h = first
+    at = 44
+    if version >= 0x32 {  // '2' or later: skip the v1 block
+        at += first.time * 5 + first.type * 6 + first.char + first.leap * 8 + first.isstd + first.isut
+        h = try header(at)
+        at += 44
+        timeSize = 8
+    }
+    let needed = h.time * (timeSize + 1) + h.type * 6 + h.char + h.leap * (timeSize + 4) + h.isstd + h.isut
+    guard h.type > 0, bytes.count >= at + needed else { throw fail() }
+    var transitions: [UnixTime] = []
+    for k in 0..<h.time { transitions.append(timeSize == 8 ? i64(at + k * 8) : i32(at + k * 4)) }
+    at += h.time * timeSize
+    var indices: [Int] = []
+    for k in 0..<h.time {
+        let index = Int(bytes[at + k])
+        guard index < h.type else { throw fail() }
+        indices.append(index)
+    }
+    at += h.time
+    let typeStart = at
+    let charStart = typeStart + h.type * 6
+    var types: [Zone.LocalType] = []
+    for k in 0..<h.type {
+        let base = typeStart + k * 6
+        let offset = Int(i32(base))
+        let abbreviationIndex = Int(bytes[base + 5])
+        var end = charStart + abbreviationIndex
+        while end < charStart + h.char, bytes[end] != 0 { end += 1 }
+        let abbreviation = abbreviationIndex < h.char ? String(decoding: bytes[(charStart + abbreviationIndex)..<end], as: UTF8.self) : ""
+        types.append(Zone.LocalType(offset: offset, isDST: bytes[base + 4] != 0, abbreviation: abbreviation))
+    }
+    at = charStart + h.char + h.leap * (timeSize + 4) + h.isstd + h.isut
+    var rule: PosixRule? = nil
+    if timeSize == 8, at < bytes.count, bytes[at] == 0x0A {
+        var end = at + 1
+        while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+        let text = String(decoding: bytes[(at + 1)..<end], as: UTF8.self)
+        if !text.isEmpty { rule = PosixRule(text) }
+    }
+    return Zone(identifier: identifier, transitions: transitions, transitionTypes: indices, types: types, rule: rule)
+}
+
+// MARK: - POSIX TZ rules
+
+/// A POSIX TZ string such as `CET-1CEST,M3.5.0,M10.5.0/3`: how a zone keeps
+/// changing after the last transition its file records.
+struct PosixRule: Hashable, Sendable {
+    var standardName: String
+    var standardOffset: Int  // seconds east of UTC
+    var dstName: String
+    var dstOffset: Int
+    var start: DateRule
+    var startTime: Int  // seconds after local midnight (standard time)
+    var end: DateRule
+    var endTime: Int  // seconds after local midnight (daylight time)
+    var hasDST: Bool
+
+    enum DateRule: Hashable, Sendable {
+        case julianNoLeap(Int)  // Jn, 1...365, February 29 never counted
+        case zeroBased(Int)  // n, 0...365
+        case monthWeekDay(month: Int, week: Int, weekday: Int)  // Mm.w.d, weekday 0 = Sunday
+
+        func day(inYear year: Int) -> Int64 {
+            switch self {
+            case .julianNoLeap(let n):
+                var day = daysFromCivil(year, 1, 1) + Int64(n - 1)
+                if isLeapYear(year) && n >= 60 { day += 1 }
+                return day
+            case .zeroBased(let n):
+                return daysFromCivil(year, 1, 1) + Int64(n)
+            case .monthWeekDay(let month, let week, let weekday):
+                let first = daysFromCivil(year, month, 1)
+                let firstWeekday = isoWeekday(first) % 7  // 0 = Sunday
+                var day = first + Int64((weekday - firstWeekday + 7) % 7) + Int64((week - 1) * 7)
+                let last = first + Int64(daysInMonth(year, month) - 1)
+                while day > last { day -= 7 }
+                return day
+            }
+        }
+    }
+
+    init?(_ text: String) {
+        var s = Substring(text)
+        func name() -> String? {
+            if s.first == "<" {
+                guard let close = s.firstIndex(of: ">") else { return nil }
+                let n = String(s[s.index(after: s.startIndex)..<close])
+                s = s[s.index(after: close)...]
+                return n
+            }
+            let n = s.prefix { $0.isLetter }
+            guard n.count >= 3 else { return nil }
+            s = s.dropFirst(n.count)
+            return String(n)
+        }
+        func clock() -> Int? {  // [+-]hh[:mm[:ss]]
+            var sign = 1
+            if s.first == "+" { s = s.dropFirst() } else if s.first == "-" { sign = -1; s = s.dropFirst() }
+            var parts: [Int] = []
+            while parts.count < 3 {
+                let digits = s.prefix { $0.isNumber }
+                guard !digits.isEmpty, let v = Int(digits) else { break }
+                parts.append(v)
+                s = s.dropFirst(digits.count)
+                if s.first == ":" { s = s.dropFirst() } else { break }
+            }
+            guard let h = parts.first else { return nil }
+            return sign * (h * 3600 + (parts.count > 1 ? parts[1] * 60 : 0) + (parts.count > 2 ? parts[2] : 0))
+        }
+        func dateRule() -> DateRule? {
+            if s.first == "J" {
+                s = s.dropFirst()
+                let digits = s.prefix { $0.isNumber }
+                s = s.dropFirst(digits.count)
+                return Int(digits).map(DateRule.julianNoLeap)
+            }
+            if s.first == "M" {
+                s = s.dropFirst()
+                let fields = s.prefix { $0.isNumber || $0 == "." }
+                s = s.dropFirst(fields.count)
+                let numbers = fields.split(separator: ".").compactMap { Int($0) }
+                guard numbers.count == 3 else { return nil }
+                return .monthWeekDay(month: numbers[0], week: numbers[1], weekday: numbers[2])
+            }
+            let digits = s.prefix { $0.isNumber }
+            s = s.dropFirst(digits.count)
+            return Int(digits).map(DateRule.zeroBased)
+        }
+        guard let std = name(), let stdClock = clock() else { return nil }
+        standardName = std
+        standardOffset = -stdClock
+        guard !s.isEmpty else {
+            dstName = std
+            dstOffset = standardOffset
+            start = .zeroBased(0)
+            end = .zeroBased(0)
+            startTime = 0
+            endTime = 0
+            hasDST = false
+            return
+        }
+        guard let dst = name() else { return nil }
+        dstName = dst
+        if s.first != "," && !s.isEmpty {
+            guard let c = clock() else { return nil }
+            dstOffset = -c
+        } else {
+            dstOffset = standardOffset + 3600
+        }
+        // The default rule of POSIX (US rules) when none is given.
+        if s.isEmpty { s = ",M3.2.0,M11.1.0" }
+        guard s.first == "," else { return nil }
+        s = s.dropFirst()
+        guard let startRule = dateRule() else { return nil }
+        start = startRule
+        startTime = 7200
+        if s.first == "/" {
+            s = s.dropFirst()
+            guard let t = clock() else { return nil }
+            startTime = t
+        }
+        guard s.first == "," else { return nil }
+        s = s.dropFirst()
+        guard let endRule = dateRule() else { return nil }
+        end = endRule
+        endTime = 7200
+        if s.first == "/" {
+            s = s.dropFirst()
+            guard let t = clock() else { return nil }
+            endTime = t
+        }
+        guard s.isEmpty else { return nil }
+        hasDST = true
+    }
+
+    /// The instants DST starts and ends in `year`.
+    func transitions(inYear year: Int) -> [UnixTime] {
+        guard hasDST else { return [] }
+        let dstStart = start.day(inYear: year) * 86_400 + Int64(startTime) - Int64(standardOffset)
+        let dstEnd = end.day(inYear: year) * 86_400 + Int64(endTime) - Int64(dstOffset)
+        return [dstStart, dstEnd].sorted()
+    }
+
+    func localType(at time: UnixTime) -> Zone.LocalType {
+        let standard = Zone.LocalType(offset: standardOffset, isDST: false, abbreviation: standardName)
+        guard hasDST else { return standard }
+        let daylight = Zone.LocalType(offset: dstOffset, isDST: true, abbreviation: dstName)
+        let year = CivilTime(localSeconds: time + Int64(standardOffset)).year
+        // Look at this year and its neighbours: a rule's instants can cross the new year.
+        var state = false
+        var latest = Int64.min
+        for y in (year - 1)...(year + 1) {
+            let dstStart = start.day(inYear: y) * 86_400 + Int64(startTime) - Int64(standardOffset)
+            let dstEnd = end.day(inYear: y) * 86_400 + Int64(endTime) - Int64(dstOffset)
+            for (t, isDST) in [(dstStart, true), (dstEnd, false)] where t <= time && t > latest {
+                latest = t
+                state = isDST
+            }
+        }
+        return state ? daylight : standard
+    }
+}
