@@ -36,7 +36,7 @@ let package = Package(
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "CLinux",
+                "DBus", "Notifications", "Timekeeping", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

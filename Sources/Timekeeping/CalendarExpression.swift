@@ -63,6 +63,14 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
     /// The time zone the expression names, if any (`UTC`, `Europe/Berlin`).
     public var timeZone: String?
 
+    /// Whether the expression names one single moment (every field one plain value).
+    public var matchesOnce: Bool {
+        weekdays == nil && [years, months, days, hours, minutes, seconds].allSatisfy { chain in
+            guard let chain, chain.count == 1 else { return false }
+            return chain[0].stop == nil && chain[0].repeatEvery == 0
+        } && !daysFromEnd
+    }
+
     /// The years systemd's calendar covers.
     public static let years = 1970...2199
 

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `chime next RULE`: when a rule fires next.
+public struct Next: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        abstract: "Print the next times a rule fires.",
+        discussion: """
+            RULE is any form chime accepts:
+
+              16:35                   every day at 16:35
+              16:35 mon-fri           weekdays at 16:35 (also: mon,wed,fri  sat-sun  fri-mon)
+              weekdays 08:00          the same with the days first (also: weekends, daily)
+              2026-12-24 18:00        once
+              in 5m, in 1h30m         once, that long from now (s, m, h, d, w)
+              every 25m               repeatedly, from now
+              Mon..Fri *-*-* 16:35    any systemd calendar expression (systemd.time(7)):
+              *:0/15                    every quarter hour
+              *-*~01 18:00              the last day of every month
+              weekly, monthly, ...      and the other shorthands
+
+            A trailing zone name (Europe/Berlin, UTC) evaluates the rule in that zone; otherwise \
+            --tz or the system's zone. In a DST gap (02:30 on a spring-forward night) the rule fires \
+            once at the end of the gap; in an overlap (01:30 twice) it fires once, the first time.
+
+            Examples:
+              chime next "16:35 mon-fri" --count 5
+              chime next "*-*~01 18:00" --after "2026-12-01 00:00" --tz Europe/Berlin --json
+            """)
+
+    @Argument(help: "The rule.")
+    var rule: String
+
+    @Option(name: .customLong("count"), help: "How many fire times to print.")
+    var count: Int = 3
+
+    @Option(name: .customLong("after"), help: ArgumentHelp(
+        "Start after this time instead of now: YYYY-MM-DD[ HH:MM[:SS]] in the rule's zone, or @UNIXTIME.", valueName: "TIME"))
+    var after: String?
+
+    @Option(name: .customLong("tz"), help: ArgumentHelp("Evaluate in this time zone (a tz name such as Europe/Berlin).", valueName: "ZONE"))
+    var tz: String?
+
+    @Flag(name: .customLong("json"), help: "Print a JSON array of ISO 8601 times with their UTC offsets.")
+    var json = false
+
+    public func validate() throws {
+        if count < 1 || count > 10_000 { throw ValidationError("--count must be between 1 and 10000") }
+    }
+
+    public func run() throws {
+        let zone: Zone
+        if let tz {
+            do { zone = try Zone.named(tz) } catch { ExitStatus.usage.exit("--tz \(tz): \(error)") }
+        } else {
+            zone = Zone.system()
+        }
+        let parsed: Rule
+        do {
+            parsed = try Rule(parsing: rule)
+        } catch {
+            let characters = Array(rule)
+            let end = min(characters.count, error.offset + max(error.length, 1))
+            let part = error.offset < characters.count ? String(characters[error.offset..<end]) : ""
+            ExitStatus.usage.exit("\(rule): \(error.message)" + (part.isEmpty || part == rule ? "" : " (at \"\(part)\")"))
+        }
+        var displayZone = zone
+        if case .calendar(let expression) = parsed, let own = expression.timeZone, let named = try? Zone.named(own) {
+            displayZone = named
+        }
+        let now = Int64(time(nil))
+        let start: Int64
+        if let after {
+            guard let t = Self.parseTime(after, in: displayZone) else {
+                ExitStatus.usage.exit("--after \(after): use YYYY-MM-DD[ HH:MM[:SS]] or @UNIXTIME")
+            }
+            start = t
+        } else {
+            start = now
+        }
+        var times: [Int64] = []
+        var t = start
+        while times.count < count, let next = parsed.nextFire(after: t, anchor: start, in: zone) {
+            times.append(next)
+            t = next
+        }
+        if json {
+            printLine(JSON.array(times.map { .string(Self.iso8601($0, in: displayZone)) }).text)
+            return
+        }
+        if times.isEmpty {
+            printLine("never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))")
+            return
+        }
+        for time in times {
+            let civil = displayZone.civil(at: time)
+            let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][civil.weekday - 1]
+            printLine("\(weekday) \(civil) \(displayZone.abbreviation(at: time)) (\(Self.offsetText(displayZone.offset(at: time))))")
+        }
+    }
+
+    static func offsetText(_ offset: Int) -> String {
+        let sign = offset < 0 ? "-" : "+"
+        let minutes = abs(offset) / 60
+        let h = String(minutes / 60)
+        let m = String(minutes % 60)
+        return sign + (h.count < 2 ? "0" + h : h) + ":" + (m.count < 2 ? "0" + m : m)
+    }
+
+    static func iso8601(_ time: Int64, in zone: Zone) -> String {
+        let civil = zone.civil(at: time)
+        let text = civil.description
+        return String(text.prefix(10)) + "T" + String(text.suffix(8)) + offsetText(zone.offset(at: time))
+    }
+
+    /// `@UNIXTIME`, or `YYYY-MM-DD[ HH:MM[:SS]]` (a `T` may separate date and time) in `zone`.
+    static func parseTime(_ text: String, in zone: Zone) -> Int64? {
+        if text.hasPrefix("@") { return Int64(text.dropFirst()) }
+        let parts = text.split(whereSeparator: { $0 == " " || $0 == "T" })
+        guard let datePart = parts.first, parts.count <= 2 else { return nil }
+        let date = datePart.split(separator: "-").compactMap { Int($0) }
+        guard date.count == 3, (1...12).contains(date[1]), (1...daysInMonth(date[0], date[1])).contains(date[2]) else { return nil }
+        var clock = [0, 0, 0]
+        if parts.count == 2 {
+            let fields = parts[1].split(separator: ":").compactMap { Int($0) }
+            guard (2...3).contains(fields.count), (0...23).contains(fields[0]), (0...59).contains(fields[1]),
+                fields.count == 2 || (0...59).contains(fields[2])
+            else { return nil }
+            for (i, f) in fields.enumerated() { clock[i] = f }
+        }
+        let civil = CivilTime(year: date[0], month: date[1], day: date[2], hour: clock[0], minute: clock[1], second: clock[2])
+        switch zone.resolve(civil) {
+        case .unique(let t): return t
+        case .ambiguous(let earlier, _): return earlier
+        case .gap(let end): return end
+        }
+    }
+}

@@ -1,0 +1,298 @@
+// Every form of rule chime accepts, parsed from text: the short human forms,
+// systemd calendar expressions, intervals, date components and one instant.
+
+/// When an alarm fires: the rule, in the zone it names or the system's.
+///
+/// Forms (`chime next --help` and the README list them with examples):
+/// - human: `16:35`, `16:35 mon-fri`, `07:00 mon,wed,fri`, `weekdays 08:00`,
+///   `2026-12-24 18:00`, `in 5m`, `in 1h30m`, `every 25m`;
+/// - any systemd calendar expression: `Mon..Fri *-*-* 16:35:00`, `*:0/15`, `*-*~01`, `weekly`;
+/// - from code: date components (`UNCalendarNotificationTrigger` style) and one absolute instant.
+public enum Rule: Hashable, Sendable {
+    /// A wall-clock rule (the human forms compile to one of these).
+    case calendar(CalendarExpression)
+    /// `seconds` after the moment the rule was set; with `repeats`, every `seconds` from then on.
+    case interval(seconds: Int64, repeats: Bool)
+    /// One absolute instant.
+    case instant(UnixTime)
+
+    /// Parses any text form; errors point at the offending part of `text`.
+    public init(parsing text: String) throws(RuleError) {
+        if let rule = try HumanRule.parse(text) {
+            self = rule
+        } else {
+            self = .calendar(try CalendarExpression(parsing: text))
+        }
+    }
+
+    /// The next time the rule fires strictly after `time`. `anchor` is when an interval
+    /// rule was set; a non-repeating rule fires only at its first time after the anchor.
+    public func nextFire(after time: UnixTime, anchor: UnixTime, repeats: Bool = true, in zone: Zone) -> UnixTime? {
+        switch self {
+        case .instant(let t):
+            return t > time ? t : nil
+        case .interval(let seconds, let again):
+            guard seconds > 0 else { return nil }
+            let first = anchor + seconds
+            if first > time { return first }
+            guard again && repeats else { return nil }
+            let steps = (time - first) / seconds + 1
+            return first + steps * seconds
+        case .calendar(let expression):
+            if repeats { return expression.nextElapse(after: time, in: zone) }
+            guard let only = expression.nextElapse(after: anchor, in: zone) else { return nil }
+            return only > time ? only : nil
+        }
+    }
+
+    /// Whether the rule fires more than once.
+    public var repeats: Bool {
+        switch self {
+        case .instant: false
+        case .interval(_, let repeats): repeats
+        case .calendar(let expression): !expression.matchesOnce
+        }
+    }
+}
+
+/// Date components to match, as `UNCalendarNotificationTrigger` takes them:
+/// fields left out above the most significant given one match anything; those
+/// below the least significant given one are their first value (so
+/// `hour: 8` means 08:00:00 every day). `weekday` is ISO: 1 Monday ... 7 Sunday.
+public struct DateComponents: Hashable, Sendable, Codable {
+    public var year: Int?
+    public var month: Int?
+    public var day: Int?
+    public var weekday: Int?
+    public var hour: Int?
+    public var minute: Int?
+    public var second: Int?
+
+    public init(year: Int? = nil, month: Int? = nil, day: Int? = nil, weekday: Int? = nil, hour: Int? = nil,
+                minute: Int? = nil, second: Int? = nil) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.weekday = weekday
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    /// The equivalent calendar expression.
+    public func expression() throws(RuleError) -> CalendarExpression {
+        let fields = [year, month, day, hour, minute, second]
+        guard fields.contains(where: { $0 != nil }) || weekday != nil else {
+            throw RuleError("give at least one date component")
+        }
+        // Below the least significant given field, fields take their first value.
+        let lowest = fields.lastIndex { $0 != nil } ?? 2  // a weekday alone is a day-level field
+        func part(_ index: Int, _ first: Int, _ width: Int) -> String {
+            if let value = fields[index] { return pad(value, width) }
+            return index > lowest ? pad(first, width) : "*"
+        }
+        var text = ""
+        if let weekday {
+            guard (1...7).contains(weekday) else { throw RuleError("weekday \(weekday) is out of range 1-7 (1 is Monday)") }
+            text = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][weekday - 1] + " "
+        }
+        text += "\(part(0, 0, 4))-\(part(1, 1, 2))-\(part(2, 1, 2)) \(part(3, 0, 2)):\(part(4, 0, 2)):\(part(5, 0, 2))"
+        return try CalendarExpression(parsing: text)
+    }
+}
+
+// MARK: - The short human forms
+
+enum HumanRule {
+    static let dayNames: [(String, Int)] = [
+        ("monday", 0), ("mon", 0), ("tuesday", 1), ("tue", 1), ("tues", 1), ("wednesday", 2), ("wed", 2),
+        ("thursday", 3), ("thu", 3), ("thur", 3), ("thurs", 3), ("friday", 4), ("fri", 4), ("saturday", 5),
+        ("sat", 5), ("sunday", 6), ("sun", 6),
+    ]
+
+    /// A human form, or nil when `text` is not one (then it is read as a systemd expression).
+    static func parse(_ text: String) throws(RuleError) -> Rule? {
+        let lower = text.lowercased()
+        let words = tokens(lower)
+        guard let first = words.first else { return nil }
+        if first.text == "in" || first.text == "every" {
+            guard words.count >= 2 else {
+                throw RuleError("'\(first.text)' needs a duration, e.g. '\(first.text) 5m'", at: first.offset, length: first.text.count)
+            }
+            let rest = words.dropFirst()
+            let start = rest.first!.offset
+            let durationText = String(Array(lower)[start...])
+            let seconds = try duration(durationText, offset: start)
+            return .interval(seconds: seconds, repeats: first.text == "every")
+        }
+        // [days] TIME [days] [zone], or DATE TIME [zone]
+        var days: UInt8 = 0
+        var time: (Int, Int, Int)? = nil
+        var date: (Int, Int, Int)? = nil
+        var zone: String? = nil
+        for (index, word) in words.enumerated() {
+            if let t = try clock(word) {
+                guard time == nil else { throw RuleError("the rule has two times", at: word.offset, length: word.text.count) }
+                time = t
+            } else if let d = try calendarDate(word) {
+                guard date == nil else { throw RuleError("the rule has two dates", at: word.offset, length: word.text.count) }
+                date = d
+            } else if let bits = dayList(word.text) {
+                days |= bits
+            } else if index == words.count - 1, index > 0, let name = zoneName(text, word) {
+                zone = name
+            } else {
+                // Not a human form: let the systemd parser read (and report on) it.
+                return nil
+            }
+        }
+        guard let (hour, minute, second) = time else {
+            if date != nil || days != 0 { return nil }
+            return nil
+        }
+        if date != nil && days != 0 { return nil }
+        var expression = ""
+        if days != 0 && days != 0x7F {
+            let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+            expression = (0..<7).filter { days & (1 << $0) != 0 }.map { names[$0] }.joined(separator: ",") + " "
+        }
+        if let (y, m, d) = date {
+            expression += "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2)) "
+        }
+        expression += "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+        if let zone { expression += " " + zone }
+        return .calendar(try CalendarExpression(parsing: expression))
+    }
+
+    struct Token {
+        var text: String
+        var offset: Int
+    }
+
+    static func tokens(_ text: String) -> [Token] {
+        var result: [Token] = []
+        var current = ""
+        var start = 0
+        for (i, c) in text.enumerated() {
+            if c == " " {
+                if !current.isEmpty { result.append(Token(text: current, offset: start)) }
+                current = ""
+            } else {
+                if current.isEmpty { start = i }
+                current.append(c)
+            }
+        }
+        if !current.isEmpty { result.append(Token(text: current, offset: start)) }
+        return result
+    }
+
+    /// `HH:MM` or `HH:MM:SS` with plain numbers; out-of-range parts are errors pointing at them.
+    static func clock(_ word: Token) throws(RuleError) -> (Int, Int, Int)? {
+        let parts = word.text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } })
+        else { return nil }
+        let values = parts.map { Int($0)! }
+        var offset = word.offset
+        for (value, (name, range)) in zip(values, [("hour", 0...23), ("minute", 0...59), ("second", 0...59)]) {
+            if !range.contains(value) {
+                throw RuleError("\(name) \(value) is out of range \(range.lowerBound)-\(range.upperBound)",
+                                at: offset, length: String(value).count)
+            }
+            offset += 3
+        }
+        return (values[0], values[1], values.count > 2 ? values[2] : 0)
+    }
+
+    /// `YYYY-MM-DD`, checked against the calendar.
+    static func calendarDate(_ word: Token) throws(RuleError) -> (Int, Int, Int)? {
+        let parts = word.text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count <= 2, parts[2].count <= 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } })
+        else { return nil }
+        let (y, m, d) = (Int(parts[0])!, Int(parts[1])!, Int(parts[2])!)
+        guard CalendarExpression.years.contains(y) else {
+            throw RuleError("year \(y) is out of range \(CalendarExpression.years.lowerBound)-\(CalendarExpression.years.upperBound)",
+                            at: word.offset, length: 4)
+        }
+        guard (1...12).contains(m) else { throw RuleError("month \(m) is out of range 1-12", at: word.offset + 5, length: parts[1].count) }
+        guard (1...daysInMonth(y, m)).contains(d) else {
+            throw RuleError("day \(d) is out of range 1-\(daysInMonth(y, m)) for \(pad(y, 4))-\(pad(m, 2))",
+                            at: word.offset + 6 + parts[1].count, length: parts[2].count)
+        }
+        return (y, m, d)
+    }
+
+    /// `mon-fri`, `mon,wed,fri`, `weekdays`, `weekends`, `daily`, `sat..sun`: a weekday bit set.
+    static func dayList(_ text: String) -> UInt8? {
+        switch text {
+        case "weekdays", "workdays": return 0x1F
+        case "weekends", "weekend": return 0x60
+        case "daily", "everyday", "every-day": return 0x7F
+        default: break
+        }
+        var bits: UInt8 = 0
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let range = String(item).replacing("..", with: "-").split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard range.count == 1 || range.count == 2 else { return nil }
+            guard let from = day(range[0]) else { return nil }
+            let to = range.count == 2 ? day(range[1]) : from
+            guard let to else { return nil }
+            // A range may wrap past Sunday: fri-mon.
+            var d = from
+            while true {
+                bits |= 1 << d
+                if d == to { break }
+                d = (d + 1) % 7
+            }
+        }
+        return bits
+    }
+
+    static func day(_ text: String) -> Int? {
+        dayNames.first { $0.0 == text }?.1
+    }
+
+    static func zoneName(_ original: String, _ word: Token) -> String? {
+        let name = String(Array(original)[word.offset..<(word.offset + word.text.count)])
+        if name.uppercased() == "UTC" { return "UTC" }
+        return (try? Zone.named(name)) != nil ? name : nil
+    }
+
+    /// `5m`, `1h30m`, `90s`, `2 hours`, `1d12h`, `25min`.
+    static func duration(_ text: String, offset: Int) throws(RuleError) -> Int64 {
+        let characters = Array(text)
+        var i = 0
+        var total: Int64 = 0
+        var sawAny = false
+        while i < characters.count {
+            while i < characters.count, characters[i] == " " { i += 1 }
+            if i == characters.count { break }
+            let numberStart = i
+            while i < characters.count, characters[i].isASCII, characters[i].isNumber { i += 1 }
+            guard i > numberStart, let value = Int64(String(characters[numberStart..<i])), value <= 10_000_000 else {
+                throw RuleError("expected a number in the duration", at: offset + numberStart, length: 1)
+            }
+            while i < characters.count, characters[i] == " " { i += 1 }
+            let unitStart = i
+            while i < characters.count, characters[i].isLetter { i += 1 }
+            let unit = String(characters[unitStart..<i])
+            let scale: Int64
+            switch unit {
+            case "s", "sec", "secs", "second", "seconds": scale = 1
+            case "m", "min", "mins", "minute", "minutes": scale = 60
+            case "h", "hr", "hrs", "hour", "hours": scale = 3600
+            case "d", "day", "days": scale = 86_400
+            case "w", "week", "weeks": scale = 604_800
+            case "":
+                throw RuleError("the duration \(value) needs a unit (s, m, h, d or w)", at: offset + numberStart, length: i - numberStart)
+            default:
+                throw RuleError("unknown duration unit '\(unit)' (use s, m, h, d or w)", at: offset + unitStart, length: unit.count)
+            }
+            total += value * scale
+            sawAny = true
+        }
+        guard sawAny, total > 0 else { throw RuleError("the duration must be longer than 0 s", at: offset, length: characters.count) }
+        return total
+    }
+}

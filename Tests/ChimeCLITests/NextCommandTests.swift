@@ -1,0 +1,29 @@
+import Testing
+import TestSupport
+
+/// `chime next`, run as a person would.
+@Suite struct NextCommandTests {
+    let environment = ["PATH": "/usr/bin:/bin", "TZ": ":Europe/Berlin"]
+
+    @Test func printsTheNextFireTimes() throws {
+        let result = try runChime(["next", "16:35 mon-fri", "--after", "2026-11-20 17:00", "--count", "2"], environment: environment)
+        #expect(result.status == 0)
+        #expect(result.stdout == "Mon 2026-11-23 16:35:00 CET (+01:00)\nTue 2026-11-24 16:35:00 CET (+01:00)\n")
+    }
+
+    @Test func jsonHasUTCOffsets() throws {
+        let result = try runChime(["next", "02:30", "--after", "2026-03-28 12:00", "--json"], environment: environment)
+        #expect(result.stdout == "[\"2026-03-29T03:00:00+02:00\",\"2026-03-30T02:30:00+02:00\",\"2026-03-31T02:30:00+02:00\"]\n")
+        let zoned = try runChime(["next", "09:00", "--tz", "Asia/Kathmandu", "--after", "@0", "--count", "1", "--json"], environment: environment)
+        #expect(zoned.stdout == "[\"1970-01-01T09:00:00+05:30\"]\n")
+    }
+
+    @Test func badRulesAreOneLineErrors() throws {
+        let result = try runChime(["next", "16:65 mon-fri"], environment: environment)
+        #expect(result.status == 64)
+        #expect(result.stderr == "chime: 16:65 mon-fri: minute 65 is out of range 0-59 (at \"65\")\n")
+        let zone = try runChime(["next", "10:00", "--tz", "Nowhere/Town"], environment: environment)
+        #expect(zone.status == 64)
+        #expect(zone.stderr.hasPrefix("chime: --tz Nowhere/Town: unknown time zone"))
+    }
+}

@@ -1,0 +1,79 @@
+import Testing
+@testable import Timekeeping
+
+/// The short human forms, and how each rule kind fires.
+@Suite struct RuleTests {
+    @Test(arguments: [
+        ("16:35", "*-*-* 16:35:00"),
+        ("16:35 mon-fri", "Mon..Fri *-*-* 16:35:00"),
+        ("07:00 mon,wed,fri", "Mon,Wed,Fri *-*-* 07:00:00"),
+        ("weekdays 08:00", "Mon..Fri *-*-* 08:00:00"),
+        ("weekends 09:30", "Sat,Sun *-*-* 09:30:00"),
+        ("fri-mon 22:00", "Mon,Fri..Sun *-*-* 22:00:00"),
+        ("2026-12-24 18:00", "2026-12-24 18:00:00"),
+        ("16:35 Europe/Berlin", "*-*-* 16:35:00 Europe/Berlin"),
+        ("Mon..Fri *-*-* 16:35:00", "Mon..Fri *-*-* 16:35:00"),
+        ("Mon 07:00", "Mon *-*-* 07:00:00"),
+    ])
+    func humanFormsBecomeCalendarExpressions(_ text: String, _ normalized: String) throws {
+        guard case .calendar(let expression) = try Rule(parsing: text) else {
+            Issue.record("\(text) is not a calendar rule")
+            return
+        }
+        #expect(expression.description == normalized)
+    }
+
+    @Test func intervals() throws {
+        #expect(try Rule(parsing: "in 5m") == .interval(seconds: 300, repeats: false))
+        #expect(try Rule(parsing: "in 1h30m") == .interval(seconds: 5400, repeats: false))
+        #expect(try Rule(parsing: "in 2 hours 5 min") == .interval(seconds: 7500, repeats: false))
+        #expect(try Rule(parsing: "every 25m") == .interval(seconds: 1500, repeats: true))
+        let egg = Rule.interval(seconds: 300, repeats: false)
+        #expect(egg.nextFire(after: 1000, anchor: 1000, in: .utc) == 1300)
+        #expect(egg.nextFire(after: 1300, anchor: 1000, in: .utc) == nil)
+        let pomodoro = Rule.interval(seconds: 1500, repeats: true)
+        let next: Int64? = pomodoro.nextFire(after: 1000 + 1500 * 3 + 7, anchor: 1000, in: .utc)
+        #expect(next == Int64(1000 + 1500 * 4))
+        #expect(Rule.instant(50).nextFire(after: 10, anchor: 0, in: .utc) == 50)
+        #expect(Rule.instant(50).nextFire(after: 50, anchor: 0, in: .utc) == nil)
+    }
+
+    @Test func aNonRepeatingCalendarRuleFiresOnce() throws {
+        let rule = try Rule(parsing: "16:35")
+        let anchor = CivilTime(year: 2026, month: 11, day: 22, hour: 12).localSeconds
+        let first = try #require(rule.nextFire(after: anchor, anchor: anchor, repeats: false, in: .utc))
+        #expect(Zone.utc.civil(at: first) == CivilTime(year: 2026, month: 11, day: 22, hour: 16, minute: 35))
+        #expect(rule.nextFire(after: first, anchor: anchor, repeats: false, in: .utc) == nil)
+        #expect(rule.repeats)
+        #expect(!(try Rule(parsing: "2026-12-24 18:00")).repeats)
+    }
+
+    @Test(arguments: [
+        ("16:65 mon-fri", "minute 65 is out of range 0-59", 3, 2),
+        ("25:00", "hour 25 is out of range 0-23", 0, 2),
+        ("2026-02-30 10:00", "day 30 is out of range 1-28 for 2026-02", 8, 2),
+        ("in 5", "the duration 5 needs a unit (s, m, h, d or w)", 3, 1),
+        ("in 5 parsecs", "unknown duration unit 'parsecs' (use s, m, h, d or w)", 5, 7),
+        ("every", "'every' needs a duration, e.g. 'every 5m'", 0, 5),
+        ("in 0s", "the duration must be longer than 0 s", 3, 2),
+    ])
+    func errorsPointAtTheOffendingPart(_ text: String, _ message: String, _ offset: Int, _ length: Int) {
+        #expect {
+            try Rule(parsing: text)
+        } throws: { error in
+            guard let error = error as? RuleError else { return false }
+            return error.message == message && error.offset == offset && error.length == length
+        }
+    }
+
+    @Test func dateComponentsMatchLikeUserNotifications() throws {
+        // hour 8 alone: 08:00:00 every day; weekday 1 with hour 7: Mondays at 07:00.
+        #expect(try DateComponents(hour: 8).expression().description == "*-*-* 08:00:00")
+        #expect(try DateComponents(weekday: 1, hour: 7).expression().description == "Mon *-*-* 07:00:00")
+        #expect(try DateComponents(day: 1).expression().description == "*-*-01 00:00:00")
+        #expect(try DateComponents(minute: 0).expression().description == "*-*-* *:00:00")
+        #expect(try DateComponents(year: 2026, month: 12, day: 24, hour: 18).expression().description == "2026-12-24 18:00:00")
+        #expect(throws: RuleError.self) { try DateComponents().expression() }
+        #expect(throws: RuleError.self) { try DateComponents(weekday: 8).expression() }
+    }
+}
