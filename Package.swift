@@ -31,12 +31,13 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
         .target(name: "Timekeeping"),
+        .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Timekeeping"]),
 
         // MARK: - The command-line tool
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "Timekeeping", "CLinux",
+                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,6 +62,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "ChimeCenterTests", dependencies: ["ChimeCenter", "Notifications", "Timekeeping", "DBus", "TestSupport"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "DBus", "TestSupport"]),
         .testTarget(
             name: "ChimeCLITests",

@@ -27,3 +27,27 @@ import TestSupport
         #expect(zone.stderr.hasPrefix("chime: --tz Nowhere/Town: unknown time zone"))
     }
 }
+
+/// `chime status`, against a server and without one.
+@Suite struct StatusCommandTests {
+    @Test func reportsTheServersSettings() throws {
+        let session = try RecorderSession(capabilities: ["actions", "body", "sound"])
+        defer { session.stop() }
+        let table = try runChime(["status"], environment: session.environment)
+        #expect(table.status == 0)
+        #expect(table.stdoutLines.first == "Authorization:  authorized")
+        #expect(table.stdoutLines.contains("Sound:          yes (played by the server)"))
+        #expect(table.stdoutLines.contains("Badges:         no (not on this desktop)"))
+        let json = try runChime(["status", "--json"], environment: session.environment)
+        #expect(json.stdout.hasPrefix("{\"authorization\":\"authorized\",\"server\":{\"name\":\"chime-recorder\""))
+        #expect(json.stdout.contains("\"actions\":true,\"bodyMarkup\":false"))
+    }
+
+    @Test func withoutAServerItIsDenied() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let result = try runChime(["status", "--json"], environment: bus.environment())
+        #expect(result.status == 69)
+        #expect(result.stdout.hasPrefix("{\"authorization\":\"denied\",\"reason\":\"no notification server is running"))
+    }
+}

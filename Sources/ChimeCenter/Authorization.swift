@@ -1,0 +1,109 @@
+import DBus
+import Notifications
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an application asks to be allowed to do, as `UNAuthorizationOptions`.
+public struct AuthorizationOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let alert = AuthorizationOptions(rawValue: 1)
+    public static let sound = AuthorizationOptions(rawValue: 2)
+    public static let badge = AuthorizationOptions(rawValue: 4)
+    public static let actions = AuthorizationOptions(rawValue: 8)
+}
+
+/// Whether a feature is available here.
+public enum Setting: Hashable, Sendable {
+    case enabled
+    case notSupported
+}
+
+/// How sounds will be played, if at all.
+public enum SoundSetting: Hashable, Sendable {
+    /// The notification server plays them (it has the `sound` capability).
+    case byServer
+    /// chime plays them itself with this local player.
+    case localPlayer(name: String, path: String)
+    /// Neither can.
+    case notSupported
+}
+
+/// `UNNotificationSettings` for the freedesktop desktop, read from the live server.
+public struct NotificationSettings: Hashable, Sendable {
+    public enum Status: Hashable, Sendable {
+        case authorized
+        /// No notification server could be reached; the reason says why.
+        case denied(reason: String)
+    }
+
+    public var authorizationStatus: Status
+    public var alert: Setting
+    public var sound: SoundSetting
+    public var actions: Setting
+    public var bodyMarkup: Setting
+    public var hyperlinks: Setting
+    public var images: Setting
+    public var persistence: Setting
+    /// App badges do not exist on the freedesktop desktop.
+    public var badge: Setting { .notSupported }
+    /// The server's name, vendor, version and spec version; nil when none runs.
+    public var server: ServerInformation?
+    /// Every capability the server advertises, in its order.
+    public var capabilities: [Capability]
+
+    public var isAuthorized: Bool { authorizationStatus == .authorized }
+}
+
+/// The local sound players chime looks for, in order of preference.
+public let soundPlayers = ["canberra-gtk-play", "pw-play", "paplay", "aplay"]
+
+/// The first sound player on `PATH` (or the standard directories), with its path.
+public func findSoundPlayer(path: String? = nil) -> (name: String, path: String)? {
+    let search = path ?? getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+    for name in soundPlayers {
+        for directory in search.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(name)"
+            if access(candidate, X_OK) == 0 { return (name, candidate) }
+        }
+    }
+    return nil
+}
+
+/// Reads the settings from the notification server on `connection`: the
+/// capabilities are the authorization.
+public func notificationSettings(connection: Connection, playerSearchPath: String? = nil) throws -> NotificationSettings {
+    let client = NotificationClient(connection: connection, timeout: .milliseconds(5000))
+    let player = findSoundPlayer(path: playerSearchPath)
+    func localSound() -> SoundSetting { player.map { .localPlayer(name: $0.name, path: $0.path) } ?? .notSupported }
+    let capabilities: [Capability]
+    let server: ServerInformation
+    do {
+        capabilities = try client.capabilities()
+        server = try client.serverInformation()
+    } catch let error as NoNotificationServerError {
+        return NotificationSettings(
+            authorizationStatus: .denied(reason: "\(error)"), alert: .notSupported, sound: .notSupported,
+            actions: .notSupported, bodyMarkup: .notSupported, hyperlinks: .notSupported, images: .notSupported,
+            persistence: .notSupported, server: nil, capabilities: [])
+    }
+    func has(_ c: Capability) -> Setting { capabilities.contains(c) ? .enabled : .notSupported }
+    return NotificationSettings(
+        authorizationStatus: .authorized, alert: .enabled,
+        sound: capabilities.contains(.sound) ? .byServer : localSound(),
+        actions: has(.actions), bodyMarkup: has(.bodyMarkup), hyperlinks: has(.bodyHyperlinks), images: has(.bodyImages),
+        persistence: has(.persistence), server: server, capabilities: capabilities)
+}
+
+/// `requestAuthorization(options:)`: granted when every asked-for option is
+/// available from the live server (badges never are on this desktop).
+public func requestAuthorization(options: AuthorizationOptions, connection: Connection) throws -> (granted: Bool, settings: NotificationSettings) {
+    let settings = try notificationSettings(connection: connection)
+    guard settings.isAuthorized else { return (false, settings) }
+    var granted = true
+    if options.contains(.sound), settings.sound == .notSupported { granted = false }
+    if options.contains(.actions), settings.actions != .enabled { granted = false }
+    if options.contains(.badge) { granted = false }
+    return (granted, settings)
+}

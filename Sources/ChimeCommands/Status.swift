@@ -1,0 +1,80 @@
+import ArgumentParser
+import ChimeCenter
+import DBus
+import Notifications
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `chime status`: what notifications can do here, like `getNotificationSettings`.
+public struct Status: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        abstract: "Show whether notifications are authorized here and what they can do.",
+        discussion: """
+            Asks the running notification server for its capabilities: they are the authorization. \
+            Sound is available when the server plays sounds or chime finds a local player \
+            (\(soundPlayers.joined(separator: ", "))). Exits 0 when authorized, 69 when no server runs.
+
+            Examples:
+              chime status
+              chime status --json
+            """)
+
+    @Flag(help: "Print the settings as JSON.")
+    var json = false
+
+    public func run() throws {
+        let settings = reportingErrors { try notificationSettings(connection: try openSessionBus()) }
+        func word(_ s: Setting) -> String { s == .enabled ? "yes" : "no" }
+        let sound: (text: String, json: JSON) = {
+            switch settings.sound {
+            case .byServer: ("yes (played by the server)", .object([("by", .string("server"))]))
+            case .localPlayer(let name, let path):
+                ("yes (played by chime with \(name))", .object([("by", .string("chime")), ("player", .string(name)), ("path", .string(path))]))
+            case .notSupported: ("no (the server plays no sounds and no player was found)", .bool(false))
+            }
+        }()
+        let status: String
+        var reason: String? = nil
+        switch settings.authorizationStatus {
+        case .authorized: status = "authorized"
+        case .denied(let why):
+            status = "denied"
+            reason = why
+        }
+        if json {
+            var fields: [(String, JSON)] = [("authorization", .string(status))]
+            if let reason { fields.append(("reason", .string(reason))) }
+            if let server = settings.server {
+                fields.append(("server", .object([
+                    ("name", .string(server.name)), ("vendor", .string(server.vendor)),
+                    ("version", .string(server.version)), ("specVersion", .string(server.specVersion)),
+                ])))
+            }
+            fields += [
+                ("alert", .bool(settings.alert == .enabled)), ("sound", sound.json),
+                ("actions", .bool(settings.actions == .enabled)), ("bodyMarkup", .bool(settings.bodyMarkup == .enabled)),
+                ("hyperlinks", .bool(settings.hyperlinks == .enabled)), ("images", .bool(settings.images == .enabled)),
+                ("persistence", .bool(settings.persistence == .enabled)), ("badge", .bool(false)),
+                ("capabilities", .array(settings.capabilities.map { .string($0.rawValue) })),
+            ]
+            printLine(JSON.object(fields).text)
+        } else {
+            print("Authorization:  \(status)" + (reason.map { " (\($0))" } ?? ""))
+            if let server = settings.server {
+                print("Server:         \(server.name) \(server.version) by \(server.vendor), spec \(server.specVersion)")
+            }
+            print("Alerts:         \(word(settings.alert))")
+            print("Sound:          \(sound.text)")
+            print("Actions:        \(word(settings.actions))")
+            print("Body markup:    \(word(settings.bodyMarkup))")
+            print("Hyperlinks:     \(word(settings.hyperlinks))")
+            print("Images:         \(word(settings.images))")
+            print("Persistence:    \(word(settings.persistence))")
+            print("Badges:         no (not on this desktop)")
+        }
+        if !settings.isAuthorized { Glibc.exit(ExitStatus.noNotificationServer.rawValue) }
+    }
+}

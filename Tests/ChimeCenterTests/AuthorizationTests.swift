@@ -1,0 +1,72 @@
+import ChimeCenter
+import DBus
+import Foundation
+import Notifications
+import Testing
+import TestSupport
+
+/// Authorization read from live servers: dunst, and our recorder advertising other capability sets.
+@Suite struct AuthorizationTests {
+    @Test func dunstIsAuthorizedWithItsCapabilities() throws {
+        let session = try DunstSession()
+        defer { session.stop() }
+        let settings = try notificationSettings(connection: try session.bus.connect(), playerSearchPath: "/nonexistent")
+        #expect(settings.isAuthorized)
+        #expect(settings.server?.name == "dunst")
+        #expect(settings.actions == .enabled)
+        #expect(settings.bodyMarkup == .notSupported)
+        #expect(settings.sound == .notSupported)  // dunst plays no sounds, and no player on this PATH
+        #expect(settings.badge == .notSupported)
+        let (granted, _) = try requestAuthorization(options: [.alert, .actions], connection: try session.bus.connect())
+        #expect(granted)
+    }
+
+    @Test func aLocalPlayerGrantsSound() throws {
+        let session = try RecorderSession(capabilities: ["body"])
+        defer { session.stop() }
+        let bin = session.bus.directory.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let player = bin.appendingPathComponent("paplay")
+        try "#!/bin/sh\nexit 0\n".write(to: player, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: player.path)
+        let settings = try notificationSettings(connection: try session.bus.connect(), playerSearchPath: bin.path)
+        #expect(settings.sound == .localPlayer(name: "paplay", path: player.path))
+        #expect(settings.actions == .notSupported)
+    }
+
+    @Test func aServerThatPlaysSoundsDoesSoItself() throws {
+        let session = try RecorderSession(capabilities: ["actions", "body", "body-markup", "sound", "persistence"])
+        defer { session.stop() }
+        let settings = try notificationSettings(connection: try session.bus.connect())
+        #expect(settings.sound == .byServer)
+        #expect(settings.persistence == .enabled && settings.bodyMarkup == .enabled)
+    }
+
+    @Test func noServerIsDeniedWithTheReason() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let settings = try notificationSettings(connection: try bus.connect())
+        #expect(!settings.isAuthorized)
+        guard case .denied(let reason) = settings.authorizationStatus else {
+            Issue.record("not denied")
+            return
+        }
+        #expect(reason.contains("no notification server"))
+        let (granted, _) = try requestAuthorization(options: [.alert], connection: try bus.connect())
+        #expect(!granted)
+    }
+
+    @Test func renderedContentReachesTheServerAsRendered() throws {
+        let session = try RecorderSession(capabilities: ["body", "body-markup"])
+        defer { session.stop() }
+        let connection = try session.bus.connect()
+        let settings = try notificationSettings(connection: connection)
+        let rendered = render(ContentTests.full, for: settings.capabilities)
+        _ = try NotificationClient(connection: connection).notify(rendered.notification)
+        let call = try #require(session.recorder.waitForCalls(1).first)
+        #expect(call.body == "<b>16:35</b>\nCheck the &lt;guidance&gt; list &amp; more")
+        #expect(call.actions.isEmpty)
+        #expect(call.hints["x-chime-label"] == .string("homeroom"))
+        #expect(rendered.playLocally == .named("bell"))
+    }
+}
