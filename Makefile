@@ -51,6 +51,7 @@ test: deps-test
 
 bench: release deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
+	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
 	@scripts/bench.sh
 
 deps-build:

@@ -45,6 +45,7 @@ let package = Package(
 
         // MARK: - Benchmarks (run by `make bench`)
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
+        .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping"], path: "bench/nextfire"),
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["DBus", "Notifications"]),

@@ -32,6 +32,10 @@ server_pid=$!
 session_pids+=("$server_pid")
 for _ in $(seq 100); do [ -s "$session_dir/server.out" ] && break; sleep 0.02; done
 
+echo "== nextFireDate for 100,000 random calendar rules (3 runs)"
+: >"$out/nextfire.txt"
+for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 100000 >>"$out/nextfire.txt"; done
+
 echo "== in-process Notify: chime's dbus layer vs raw libdbus (trivial server, $INPROC_RUNS alternated runs)"
 : >"$out/inprocess.txt"
 for _ in $(seq "$INPROC_RUNS"); do

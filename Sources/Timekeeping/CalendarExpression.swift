@@ -101,7 +101,9 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
             if last.uppercased() == "UTC" {
                 timeZone = "UTC"
                 end = space
-            } else if last.contains("/") || Self.isZoneName(last) {
+            } else if let first = last.first, first.isLetter, !last.contains(":"),
+                last.contains("/") || Self.isZoneName(last)
+            {
                 do {
                     _ = try Zone.named(last)
                 } catch {
