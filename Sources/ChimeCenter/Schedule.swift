@@ -1,0 +1,118 @@
+import DBus
+import Notifications
+import Timekeeping
+
+/// A notification the server showed: our identifier, the server's id, when, and what.
+public struct DeliveredNotification: Hashable, Sendable, Codable {
+    public var identifier: String
+    public var serverID: UInt32
+    public var date: UnixTime
+    public var content: NotificationContent
+
+    public init(identifier: String, serverID: UInt32, date: UnixTime, content: NotificationContent) {
+        self.identifier = identifier
+        self.serverID = serverID
+        self.date = date
+        self.content = content
+    }
+}
+
+/// Pending requests and delivered notifications, with UserNotifications' rules:
+/// adding a request with an identifier already pending replaces it; pending
+/// requests list in order of their next fire; delivered notifications map our
+/// identifiers to the server's ids so they can be closed.
+public struct Schedule: Hashable, Sendable, Codable {
+    public private(set) var pending: [NotificationRequest] = []
+    public private(set) var delivered: [DeliveredNotification] = []
+
+    public init() {}
+
+    /// Adds `request`, replacing a pending one with the same identifier; true when it replaced one.
+    @discardableResult
+    public mutating func add(_ request: NotificationRequest) -> Bool {
+        if let index = pending.firstIndex(where: { $0.identifier == request.identifier }) {
+            pending[index] = request
+            return true
+        }
+        pending.append(request)
+        return false
+    }
+
+    /// Pending requests with their next fire after `now`, soonest first; requests
+    /// that will not fire again come last, then ties by identifier.
+    public func pendingRequests(after now: UnixTime) -> [(request: NotificationRequest, nextFire: UnixTime?)] {
+        pending.map { ($0, $0.trigger.nextFireDate(after: now)) }.sorted { a, b in
+            switch (a.1, b.1) {
+            case let (x?, y?) where x != y: x < y
+            case (_?, nil): true
+            case (nil, _?): false
+            default: a.0.identifier < b.0.identifier
+            }
+        }
+    }
+
+    /// Removes the pending requests with these identifiers; returns those it found.
+    @discardableResult
+    public mutating func removePending(withIdentifiers identifiers: [String]) -> [String] {
+        let found = pending.filter { identifiers.contains($0.identifier) }.map(\.identifier)
+        pending.removeAll { identifiers.contains($0.identifier) }
+        return found
+    }
+
+    public mutating func removeAllPending() { pending.removeAll() }
+
+    /// Records that the server showed `identifier` as `serverID`.
+    public mutating func recordDelivery(_ notification: DeliveredNotification) {
+        delivered.removeAll { $0.identifier == notification.identifier }
+        delivered.append(notification)
+    }
+
+    /// Delivered notifications, most recent last.
+    public func deliveredNotifications() -> [DeliveredNotification] {
+        delivered.sorted { ($0.date, $0.identifier) < ($1.date, $1.identifier) }
+    }
+
+    /// Forgets the delivered notifications with these identifiers and returns their server ids (to close).
+    public mutating func removeDelivered(withIdentifiers identifiers: [String]) -> [UInt32] {
+        let ids = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)
+        delivered.removeAll { identifiers.contains($0.identifier) }
+        return ids
+    }
+
+    /// Forgets a notification the server closed (`NotificationClosed`).
+    public mutating func serverClosed(_ serverID: UInt32) {
+        delivered.removeAll { $0.serverID == serverID }
+    }
+}
+
+/// Shows requests on the live notification server and closes them again: the
+/// part of a notification center that talks to the server. The scheduler
+/// daemon decides when; this does the showing, fitted to the server.
+public final class Deliverer {
+    public let client: NotificationClient
+    private var capabilities: [Capability]?
+
+    public init(connection: Connection) {
+        client = NotificationClient(connection: connection, timeout: .milliseconds(10_000))
+    }
+
+    /// Renders `request` for the server's capabilities (asked once, then remembered), shows it
+    /// (replacing an earlier delivery of the same identifier), and records the delivery.
+    public func deliver(_ request: NotificationRequest, at now: UnixTime, into schedule: inout Schedule) throws -> Rendered {
+        let capabilities = try self.capabilities ?? client.capabilities()
+        self.capabilities = capabilities
+        let previous = schedule.delivered.first { $0.identifier == request.identifier }?.serverID ?? 0
+        let rendered = render(request.content, for: capabilities, replacesID: previous)
+        let id = try client.notify(rendered.notification)
+        schedule.recordDelivery(DeliveredNotification(identifier: request.identifier, serverID: id, date: now, content: request.content))
+        return rendered
+    }
+
+    /// Closes the delivered notifications with these identifiers.
+    public func removeDelivered(withIdentifiers identifiers: [String], from schedule: inout Schedule) throws {
+        for id in schedule.removeDelivered(withIdentifiers: identifiers) { try client.close(id) }
+    }
+
+    /// Forgets the remembered capabilities (the server changed).
+    public func serverChanged() { capabilities = nil }
+}
