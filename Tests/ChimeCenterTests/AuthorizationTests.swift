@@ -70,3 +70,28 @@ import TestSupport
         #expect(rendered.playLocally == .named("bell"))
     }
 }
+
+/// Rendering on the wire, for servers advertising nothing, a body only, and everything.
+@Suite struct RenderingOnTheWireTests {
+    @Test(arguments: [
+        ([String](), "Homeroom — 16:35", "", [String](), true),
+        (["body"], "Homeroom", "16:35\nCheck the <guidance> list & more", [], true),
+        (["actions", "body", "body-markup", "body-hyperlinks", "sound", "persistence"], "Homeroom",
+         "<b>16:35</b>\nCheck the &lt;guidance&gt; list &amp; more", ["snooze", "Snooze", "dismiss", "Dismiss"], false),
+    ])
+    func theServerGetsWhatItCanShow(_ capabilities: [String], _ summary: String, _ body: String, _ actions: [String], _ playsLocally: Bool) throws {
+        let session = try RecorderSession(capabilities: capabilities)
+        defer { session.stop() }
+        let connection = try session.bus.connect()
+        let settings = try notificationSettings(connection: connection)
+        let rendered = render(ContentTests.full, for: settings.capabilities)
+        _ = try NotificationClient(connection: connection).notify(rendered.notification)
+        let call = try #require(session.recorder.waitForCalls(1).first)
+        #expect(call.summary == summary)
+        #expect(call.body == body)
+        #expect(call.actions == actions)
+        #expect((call.hints["sound-name"] == nil) == playsLocally)
+        #expect((rendered.playLocally != nil) == playsLocally)
+        #expect(rendered.droppedActions.isEmpty == !actions.isEmpty)
+    }
+}
