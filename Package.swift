@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
         .target(name: "Timekeeping"),
         .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Timekeeping"]),
+        .target(name: "ChimeDaemon", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping", "CLinux"]),
 
         // MARK: - The command-line tool
         .target(
@@ -63,6 +64,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport"]),
         .testTarget(name: "ChimeCenterTests", dependencies: ["ChimeCenter", "Notifications", "Timekeeping", "DBus", "TestSupport"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "DBus", "TestSupport"]),
         .testTarget(
