@@ -1,0 +1,114 @@
+import Timekeeping
+
+/// The pending occurrences, earliest first: a binary min-heap keyed by fire time,
+/// so scheduling, cancelling and firing stay O(log n) with 100,000 alarms.
+///
+/// Cancelling and rescheduling leave the old entry in the heap and bump the
+/// identifier's generation; stale entries are skipped when they reach the top.
+public struct OccurrenceQueue: Sendable {
+    struct Entry: Sendable {
+        var time: UnixTime
+        var identifier: String
+        var generation: Int
+    }
+
+    private var heap: [Entry] = []
+    private var generations: [String: Int] = [:]
+    private var live: [String: UnixTime] = [:]
+
+    public init() {}
+
+    /// How many identifiers have a pending occurrence.
+    public var count: Int { live.count }
+
+    /// The time `identifier` fires next, if it is scheduled.
+    public func time(of identifier: String) -> UnixTime? { live[identifier] }
+
+    /// Schedules (or reschedules) `identifier` at `time`.
+    public mutating func schedule(_ identifier: String, at time: UnixTime) {
+        let generation = (generations[identifier] ?? 0) + 1
+        generations[identifier] = generation
+        live[identifier] = time
+        heap.append(Entry(time: time, identifier: identifier, generation: generation))
+        siftUp(heap.count - 1)
+        compactIfBloated()
+    }
+
+    /// Removes `identifier`'s occurrence, if any.
+    public mutating func cancel(_ identifier: String) {
+        guard live.removeValue(forKey: identifier) != nil else { return }
+        generations[identifier, default: 0] += 1
+        compactIfBloated()
+    }
+
+    /// The earliest pending occurrence.
+    public mutating func earliest() -> (identifier: String, time: UnixTime)? {
+        dropStale()
+        return heap.first.map { ($0.identifier, $0.time) }
+    }
+
+    /// Removes and returns every occurrence due at or before `now`, earliest first.
+    public mutating func popDue(_ now: UnixTime) -> [(identifier: String, time: UnixTime)] {
+        var due: [(String, UnixTime)] = []
+        while true {
+            dropStale()
+            guard let top = heap.first, top.time <= now else { break }
+            popTop()
+            live[top.identifier] = nil
+            generations[top.identifier, default: 0] += 1
+            due.append((top.identifier, top.time))
+        }
+        return due
+    }
+
+    // MARK: - The heap
+
+    private func isStale(_ entry: Entry) -> Bool { generations[entry.identifier] != entry.generation || live[entry.identifier] == nil }
+
+    private mutating func dropStale() {
+        while let top = heap.first, isStale(top) { popTop() }
+    }
+
+    private mutating func popTop() {
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            siftDown(0)
+        }
+    }
+
+    /// Rebuilds the heap when stale entries outnumber live ones, so memory stays O(live).
+    private mutating func compactIfBloated() {
+        guard heap.count > 64, heap.count > 2 * live.count else { return }
+        let kept = heap.filter { !isStale($0) }
+        heap = kept
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+    }
+
+    private static func before(_ a: Entry, _ b: Entry) -> Bool {
+        (a.time, a.identifier) < (b.time, b.identifier)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(heap[child], heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var smallest = left
+            if left + 1 < heap.count, Self.before(heap[left + 1], heap[left]) { smallest = left + 1 }
+            guard Self.before(heap[smallest], heap[parent]) else { return }
+            heap.swapAt(smallest, parent)
+            parent = smallest
+        }
+    }
+}
