@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // MARK: - C modules (only DBus and Notifications see them)
@@ -32,13 +33,20 @@ let package = Package(
         .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
         .target(name: "Timekeeping"),
         .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Timekeeping"]),
-        .target(name: "ChimeDaemon", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping", "CLinux"]),
+        .target(
+            name: "ChimeDaemon",
+            dependencies: [
+                "ChimeCenter", "DBus", "Notifications", "Timekeeping", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // MARK: - The command-line tool
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "CLinux",
+                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "ChimeDaemon", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -2,6 +2,19 @@ import DBus
 import Notifications
 import Timekeeping
 
+/// An alarm occurrence that passed while it could not be shown (daemon down, machine asleep).
+public struct MissedOccurrence: Hashable, Sendable, Codable {
+    public var identifier: String
+    public var due: UnixTime
+    public var recorded: UnixTime
+
+    public init(identifier: String, due: UnixTime, recorded: UnixTime) {
+        self.identifier = identifier
+        self.due = due
+        self.recorded = recorded
+    }
+}
+
 /// A notification the server showed: our identifier, the server's id, when, and what.
 public struct DeliveredNotification: Hashable, Sendable, Codable {
     public var identifier: String

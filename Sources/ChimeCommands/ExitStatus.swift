@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Notifications
+import ChimeCenter
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,10 +13,13 @@ enum ExitStatus: Int32, CaseIterable {
     case waitTimedOut = 3
     case serverVanished = 4
     case actionsUnsupported = 5
+    case unknownIdentifier = 6
     case usage = 64
     case invalidInput = 65
+    case noDaemon = 67
     case noSessionBus = 68
     case noNotificationServer = 69
+    case daemonFailed = 71
     case callTimedOut = 75
     case interrupted = 130
 
@@ -26,7 +30,10 @@ enum ExitStatus: Int32, CaseIterable {
         case .waitTimedOut: "waiting ended: the time limit passed (see notify --help)"
         case .serverVanished: "waiting ended because the notification server left the bus"
         case .actionsUnsupported: "shown, but without actions: the server has no 'actions' capability"
-        case .usage: "bad usage: unknown option, bad value, bad hint syntax"
+        case .unknownIdentifier: "no pending alarm has that identifier"
+        case .usage: "bad usage: unknown option, bad value, bad hint syntax, bad rule"
+        case .noDaemon: "no chime daemon is running (chime daemon &)"
+        case .daemonFailed: "the daemon could not start (another one runs, unusable state)"
         case .invalidInput: "bad input: text that is not UTF-8, a missing sound file"
         case .noSessionBus: "no session bus to connect to"
         case .noNotificationServer: "no notification server is running on the session bus"
@@ -52,6 +59,8 @@ enum ExitStatus: Int32, CaseIterable {
             noNotificationServer.exit(
                 "no notification server is running on the session bus (org.freedesktop.Notifications has no owner); "
                     + "start one, e.g. dunst" + (error.underlying.name == .timedOut ? " (starting one by D-Bus activation timed out)" : ""))
+        case let error as NoSchedulerError:
+            noDaemon.exit(error.description)
         case let error as SessionBusError:
             noSessionBus.exit(
                 "cannot connect to the session bus: \(error.underlying.message); run chime inside your desktop session "

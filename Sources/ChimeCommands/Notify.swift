@@ -355,6 +355,11 @@ struct NotifyRunner {
     /// `--sound`: a path (anything with a `/`, which must exist) is a sound-file hint; anything else a sound-name.
     static func soundHint(_ sound: String) throws -> Hint {
         guard sound.contains("/") else { return .soundName(sound) }
+        return .soundFile(try soundFilePath(sound))
+    }
+
+    /// The absolute path of a sound file given on the command line, which must be readable.
+    static func soundFilePath(_ sound: String) throws -> String {
         var path = sound
         if !path.hasPrefix("/") {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -365,7 +370,7 @@ struct NotifyRunner {
         guard access(path, R_OK) == 0 else {
             throw InputError(message: "--sound \(sound): no readable sound file there")
         }
-        return .soundFile(path)
+        return path
     }
 
     /// How long to wait for the notification to close, or nil for no limit.

@@ -7,19 +7,6 @@ import Timekeeping
 import Glibc
 #endif
 
-/// An alarm occurrence that passed while it could not be shown (daemon down, machine asleep).
-public struct MissedOccurrence: Hashable, Sendable, Codable {
-    public var identifier: String
-    public var due: UnixTime
-    public var recorded: UnixTime
-
-    public init(identifier: String, due: UnixTime, recorded: UnixTime) {
-        self.identifier = identifier
-        self.due = due
-        self.recorded = recorded
-    }
-}
-
 /// Everything the daemon keeps: pending requests, deliveries, when each request last fired, and missed occurrences.
 public struct StoreState: Hashable, Sendable, Codable {
     public var schedule = Schedule()

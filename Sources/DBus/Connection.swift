@@ -239,7 +239,17 @@ public final class Connection {
     func readWriteNonBlocking() -> Bool { dbus_connection_read_write(raw, 0) != 0 }
 
     /// Whether messages are queued to be written.
-    var hasMessagesToSend: Bool { dbus_connection_has_messages_to_send(raw) != 0 }
+    public var hasMessagesToSend: Bool { dbus_connection_has_messages_to_send(raw) != 0 }
+
+    /// For a caller's own poll loop: reads and writes what the socket allows
+    /// without blocking, then dispatches every complete message. False once disconnected.
+    @discardableResult
+    public func processAvailable() -> Bool {
+        installFilter()
+        let connected = readWriteNonBlocking()
+        dispatchPending()
+        return connected && isConnected
+    }
 
     /// Why `run(until:wakeOn:while:)` returned.
     public enum RunResult: Sendable, Equatable {

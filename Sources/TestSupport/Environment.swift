@@ -65,3 +65,32 @@ public final class RecorderSession: @unchecked Sendable {
         bus.stop()
     }
 }
+
+/// A `chime daemon` process on a private bus, stopped by its PID.
+public final class DaemonProcess: @unchecked Sendable {
+    public let stateDirectory: String
+    private let child: ChildProcess
+    public var pid: Int32 { child.pid }
+
+    /// Starts `chime daemon` and waits until it owns its bus name.
+    public init(bus: PrivateBus, stateDirectory: String, waitForName: Bool = true) throws {
+        self.stateDirectory = stateDirectory
+        child = try ChildProcess(chimeBinaryPath(), ["daemon", "--state-dir", stateDirectory],
+                                 environment: bus.environment(), logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
+        if waitForName { try bus.waitForName("org.chime.Scheduler") }
+    }
+
+    /// The daemon's log so far (stderr of every daemon started with this state directory's parent).
+    public var log: String {
+        (try? String(contentsOfFile: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent().appendingPathComponent("chime.log").path,
+                     encoding: .utf8)) ?? ""
+    }
+
+    public var isRunning: Bool { child.isRunning }
+
+    /// SIGTERM, and wait.
+    public func stop() { child.stop() }
+
+    /// SIGKILL: a crash.
+    public func kill() { child.kill9() }
+}

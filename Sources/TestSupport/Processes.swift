@@ -71,7 +71,7 @@ public final class ChildProcess: @unchecked Sendable {
         output = fds[0]
         pid = try spawn(
             path, arguments.map { Array($0.utf8) }, environment: environment ?? ProcessInfo.processInfo.environment,
-            stdout: fds[1], stderrPath: logDirectory.appendingPathComponent("\(executable).log").path)
+            stdout: fds[1], stderrPath: logDirectory.appendingPathComponent("\(URL(fileURLWithPath: executable).lastPathComponent).log").path)
     }
 
     deinit { close(output) }

@@ -1,0 +1,179 @@
+import ArgumentParser
+import ChimeCenter
+import DBus
+import Notifications
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What every alarm command takes besides its rule.
+struct AlarmOptions: ParsableArguments {
+    @Argument(help: "The title.")
+    var title: String
+
+    @Argument(help: "The body.")
+    var body: String = ""
+
+    @Option(name: .customLong("id"), help: "The identifier (replaces a pending alarm with the same one).")
+    var identifier: String?
+
+    @Option(help: "A label to list the alarm by.")
+    var label: String = ""
+
+    @Option(help: ArgumentHelp("A sound: a theme name (e.g. bell) or a file path.", valueName: "NAME|PATH"))
+    var sound: String?
+
+    @Option(help: ArgumentHelp("low, normal or critical.", valueName: "LEVEL"))
+    var urgency: UrgencyArgument = UrgencyArgument(urgency: .critical)
+
+    @Option(help: ArgumentHelp("A theme icon name or an image path.", valueName: "ICON"))
+    var icon: String = "alarm-clock"
+
+    @Option(help: ArgumentHelp("Time zone to evaluate the rule in (default: the system's).", valueName: "ZONE"))
+    var tz: String?
+
+    @Flag(name: .customLong("json"), help: "Print the identifier and next fire time as JSON.")
+    var json = false
+
+    func request(rule text: String, defaultIdentifier: String) throws -> NotificationRequest {
+        let now = Int64(time(nil))
+        if let tz { do { _ = try Zone.named(tz) } catch { ExitStatus.usage.exit("--tz \(tz): \(error)") } }
+        let trigger: Trigger
+        do {
+            trigger = try Trigger(parsing: text, timeZone: tz, anchor: now)
+        } catch {
+            ExitStatus.usage.exit("\(text): \(error.message)")
+        }
+        var content = NotificationContent(title: title, body: body, label: label, urgency: urgency.urgency, icon: icon,
+                                          category: "x-chime.alarm", actions: [.snooze, .dismiss])
+        if let sound {
+            content.sound = sound.contains("/") ? .file(try NotifyRunner.soundFilePath(sound)) : .named(sound)
+        }
+        return NotificationRequest(identifier: identifier ?? defaultIdentifier, content: content, trigger: trigger)
+    }
+
+    func schedule(_ request: NotificationRequest) {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        let next = reportingErrors { try center.add(request) }
+        if json {
+            printLine(JSON.object([("id", .string(request.identifier)), ("nextFire", next.map { .number($0) } ?? .bool(false))]).text)
+        } else if let next {
+            printLine("\(request.identifier): \(Next.iso8601(next, in: request.trigger.zone))")
+        } else {
+            printLine("\(request.identifier): never fires")
+        }
+    }
+}
+
+/// `chime in 5m TITLE [BODY]`: an egg timer.
+public struct In: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
+        commandName: "in",
+        abstract: "Set a timer: chime in 5m \"Wait!\" \"Your eggs are almost done!\"",
+        discussion: "DURATION is a number with a unit: 90s, 5m, 1h30m, 2d (s, m, h, d, w). Needs `chime daemon` running.")
+
+    @Argument(help: "How long from now.")
+    var duration: String
+
+    @OptionGroup var options: AlarmOptions
+
+    public func run() throws {
+        let request = try options.request(rule: "in " + duration, defaultIdentifier: "timer-\(time(nil))")
+        options.schedule(request)
+    }
+}
+
+/// `chime at RULE TITLE [BODY]`: an alarm at a time, once or repeating.
+public struct At: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
+        commandName: "at",
+        abstract: "Set an alarm: chime at 16:35 --days mon-fri \"Homeroom\" \"Check the guidance list\"",
+        discussion: "RULE is any rule `chime next` accepts (see `chime next --help`). Needs `chime daemon` running.")
+
+    @Argument(help: "When: 16:35, \"2026-12-24 18:00\", \"Mon..Fri *-*-* 16:35\", ...")
+    var rule: String
+
+    @Option(help: ArgumentHelp("Days for a time rule: mon-fri, mon,wed,fri, weekdays, weekends.", valueName: "DAYS"))
+    var days: String?
+
+    @OptionGroup var options: AlarmOptions
+
+    public func run() throws {
+        let text = days.map { rule + " " + $0 } ?? rule
+        let base = options.label.isEmpty ? "alarm" : options.label
+        let request = try options.request(rule: text, defaultIdentifier: "\(base)-\(time(nil))")
+        options.schedule(request)
+    }
+}
+
+/// `chime list`: pending alarms, soonest first.
+public struct List: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(abstract: "List pending alarms (or missed ones).")
+
+    @Flag(name: .customLong("json"), help: "Print JSON.")
+    var json = false
+
+    @Flag(name: .customLong("missed"), help: "List occurrences that were missed instead.")
+    var missed = false
+
+    public func run() throws {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        if missed {
+            let list = reportingErrors { try center.missedOccurrences() }
+            if json {
+                printLine(JSON.array(list.map { .object([("id", .string($0.identifier)), ("due", .number($0.due))]) }).text)
+            } else {
+                for item in list { printLine("\(item.identifier)  missed \(Next.iso8601(item.due, in: Zone.system()))") }
+            }
+            return
+        }
+        let pending = reportingErrors { try center.pendingNotificationRequests() }
+        if json {
+            printLine(JSON.array(pending.map { item in
+                .object([
+                    ("id", .string(item.request.identifier)), ("title", .string(item.request.content.title)),
+                    ("label", .string(item.request.content.label)),
+                    ("nextFire", item.nextFire.map { .string(Next.iso8601($0, in: item.request.trigger.zone)) } ?? .bool(false)),
+                ])
+            }).text)
+            return
+        }
+        if pending.isEmpty { printLine("no pending alarms"); return }
+        for item in pending {
+            let when = item.nextFire.map { Next.iso8601($0, in: item.request.trigger.zone) } ?? "never"
+            let label = item.request.content.label.isEmpty ? "" : " [\(item.request.content.label)]"
+            printLine("\(item.request.identifier)  \(when)  \(item.request.content.title)\(label)")
+        }
+    }
+}
+
+/// `chime cancel ID... | --all`.
+public struct Cancel: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(abstract: "Cancel pending alarms by identifier, or all of them.")
+
+    @Argument(help: "Identifiers, as `chime list` shows them.")
+    var identifiers: [String] = []
+
+    @Flag(help: "Cancel every pending alarm.")
+    var all = false
+
+    public func validate() throws {
+        if all == !identifiers.isEmpty { throw ValidationError("give identifiers or --all, not both and not neither") }
+    }
+
+    public func run() throws {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        if all {
+            reportingErrors { try center.removeAllPendingNotificationRequests() }
+            return
+        }
+        let removed = reportingErrors { try center.removePendingNotificationRequests(withIdentifiers: identifiers) }
+        let unknown = identifiers.filter { !removed.contains($0) }
+        if !unknown.isEmpty { ExitStatus.unknownIdentifier.exit("no pending alarm \(unknown.joined(separator: ", ")); see chime list") }
+    }
+}

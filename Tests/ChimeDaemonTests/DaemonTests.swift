@@ -1,0 +1,171 @@
+import ChimeCenter
+import DBus
+import Foundation
+import Testing
+import TestSupport
+import Timekeeping
+
+/// The real daemon process on a private bus, with our recording server (exact contents) as the notification server.
+@Suite struct DaemonTests {
+    let bus: PrivateBus
+    let state: String
+
+    init() throws {
+        bus = try PrivateBus()
+        state = bus.directory.appendingPathComponent("state").path
+    }
+
+    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
+
+    func request(_ id: String, _ rule: String, title: String = "Alarm") throws -> NotificationRequest {
+        NotificationRequest(identifier: id, content: NotificationContent(title: title, body: "body"),
+                            trigger: try Trigger(parsing: rule, timeZone: "UTC", anchor: Int64(time(nil))))
+    }
+
+    @Test func anEggTimerReachesTheServerOnTime() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let result = try runChime(["in", "2s", "Wait!", "Your eggs are almost done!", "--json"], environment: bus.environment())
+        #expect(result.status == 0, "\(result.stderr)")
+        let due = Date().addingTimeInterval(2)
+        let calls = recorder.waitForCalls(1, timeout: 10)
+        let arrived = Date()
+        try #require(calls.count == 1)
+        #expect(calls[0].summary == "Wait!")
+        #expect(calls[0].body == "Your eggs are almost done!")
+        #expect(calls[0].actions == ["snooze", "Snooze", "dismiss", "Dismiss"])
+        #expect(calls[0].hints["urgency"] == .byte(2))
+        // Whole-second timers: due within the second it was set for, give or take scheduling.
+        #expect(arrived.timeIntervalSince(due) < 1.5)
+        // A one-off leaves the pending list once it fired.
+        #expect(try center().pendingNotificationRequests().isEmpty)
+        #expect(try center().deliveredNotifications().map(\.content.title) == ["Wait!"])
+    }
+
+    @Test func alarmsSurviveARestartAndACrash() throws {
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        try center().add(try request("homeroom", "16:35 mon-fri"))
+        try center().add(try request("xmas", "2099-12-24 18:00"))
+        daemon.kill()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        #expect(try center().pendingNotificationRequests().map(\.request.identifier).sorted() == ["homeroom", "xmas"])
+        try center().removePendingNotificationRequests(withIdentifiers: ["xmas"])
+        daemon.stop()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        #expect(try center().pendingNotificationRequests().map(\.request.identifier) == ["homeroom"])
+    }
+
+    @Test func killedAtRandomMomentsNothingAcknowledgedIsLost() throws {
+        var r = SplitMix(seed: 7)
+        var added: Set<String> = []
+        var cancelled: Set<String> = []
+        for round in 0..<6 {
+            let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+            let victim = daemon.pid
+            let delay = 20_000 + r.below(200_000)
+            let killer = Thread {
+                usleep(UInt32(delay))
+                kill(victim, SIGKILL)
+            }
+            killer.start()
+            let center = try center()
+            var k = 0
+            while true {
+                let id = "r\(round)-\(k)"
+                do {
+                    if k % 3 == 2, let some = added.subtracting(cancelled).randomElement(using: &r) {
+                        _ = try center.removePendingNotificationRequests(withIdentifiers: [some])
+                        cancelled.insert(some)
+                    } else {
+                        try center.add(try request(id, "2099-01-01 00:00"))
+                        added.insert(id)
+                    }
+                } catch {
+                    break  // the daemon died: this call was not acknowledged
+                }
+                k += 1
+            }
+            daemon.kill()
+        }
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let pending = Set(try center().pendingNotificationRequests().map(\.request.identifier))
+        #expect(added.subtracting(cancelled).isSubset(of: pending), "acknowledged adds lost")
+        #expect(pending.isDisjoint(with: cancelled), "acknowledged cancels came back")
+        #expect(added.count > 10)
+    }
+
+    @Test func anAlarmDueWithoutAServerArrivesLateWhenOneAppears() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        try center().add(try request("late", "in 1s", title: "Late one"))
+        usleep(2_000_000)
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop() }
+        let calls = recorder.waitForCalls(1, timeout: 5)
+        try #require(calls.count == 1)
+        #expect(calls[0].summary == "Late one")
+        #expect(calls[0].body.hasPrefix("Late: due at "))
+    }
+
+    @Test func anAlarmMissedWhileDownFiresOnceOnStart() throws {
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        try center().add(try request("missed", "in 1s", title: "Missed one"))
+        daemon.stop()
+        usleep(1_500_000)
+        let recorder = try RecordingServer(address: bus.address)
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let calls = recorder.waitForCalls(1, timeout: 5)
+        try #require(calls.count == 1)
+        #expect(calls[0].body.hasPrefix("Missed at "))
+        usleep(300_000)
+        #expect(recorder.calls.count == 1)  // never twice
+    }
+
+    @Test func errorsAreClear() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let second = try runChime(["daemon", "--state-dir", state + "2"], environment: bus.environment())
+        #expect(second.status == 71)
+        #expect(second.stderr == "chime: another chime daemon is already running for this user (org.chime.Scheduler is taken)\n")
+        let badRule = try runChime(["at", "16:65", "Nope"], environment: bus.environment())
+        #expect(badRule.status == 64)
+        #expect(badRule.stderr == "chime: 16:65: minute 65 is out of range 0-59\n")
+        let unknown = try runChime(["cancel", "ghost"], environment: bus.environment())
+        #expect(unknown.status == 6)
+        let unusable = try runChime(["daemon", "--state-dir", "/dev/null/chime"], environment: bus.environment())
+        #expect(unusable.status == 71)
+        #expect(unusable.stderr.hasPrefix("chime: cannot open the state: cannot create /dev/null/chime"))
+    }
+
+    @Test func withoutADaemonTheCLISaysHowToStartOne() throws {
+        defer { bus.stop() }
+        let result = try runChime(["list"], environment: bus.environment())
+        #expect(result.status == 67)
+        #expect(result.stderr == "chime: the chime daemon is not running; start it with `chime daemon &` or `systemctl --user start chime`\n")
+    }
+
+    @Test func theInterfaceIsIntrospectableForBusctlAndGdbus() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let connection = try bus.connect()
+        let xml = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: .introspectable,
+                                      member: "Introspect").first?.stringValue ?? ""
+        #expect(xml.contains("<interface name=\"org.chime.Scheduler1\">"))
+        #expect(xml.contains("<method name=\"Schedule\">"))
+        // What `gdbus call ... org.chime.Scheduler1.Schedule '' 'in 1h' 'Tea' ''` does:
+        let reply = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
+                                        member: "Schedule", arguments: [.string(""), .string("in 1h"), .string("Tea"), .string("")])
+        #expect(reply.count == 2)
+        do {
+            _ = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
+                                    member: "Add", arguments: [.string("{not json")])
+            Issue.record("bad JSON accepted")
+        } catch let error as DBusError {
+            #expect(error.name.rawValue == "org.chime.Scheduler.Error.InvalidRequest")
+        }
+    }
+}
