@@ -75,6 +75,10 @@ public final class SchedulerDaemon {
         catchUp(now: now)
         logger.info("chime daemon ready", metadata: ["pending": "\(queue.count)"])
         while !stopping {
+            // Blocking calls (ours, and libdbus's during them) may have read messages into
+            // libdbus's queue: dispatch those first, or poll would sleep on a quiet socket.
+            connection.dispatchPending()
+            if stopping { break }
             armTimer()
             guard let busFD = connection.fileDescriptor else { throw DaemonError("lost the session bus") }
             var fds = [

@@ -130,16 +130,25 @@ public final class Store {
             }
         }
         if let bytes = try readIfPresent(journalPath) {
+            // A crash mid-append leaves a line without its newline: cut it off, or the
+            // next append would glue an acknowledged entry onto the torn one.
+            if let last = bytes.last, last != UInt8(ascii: "\n") {
+                let keep = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
+                guard truncate(journalPath, off_t(keep)) == 0 else {
+                    throw StoreError("cannot repair \(journalPath): \(Self.reason())")
+                }
+                warnings.append("dropped a half-written last line of \(journalPath)")
+            }
             let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             for (index, line) in lines.enumerated() where !line.isEmpty {
                 do {
                     state.apply(try JSONDecoder().decode(Change.self, from: Data(line)))
                     journalEntries += 1
                 } catch {
-                    // Only the last line can be torn by a crash; anything else is damage worth saying.
-                    let torn = index >= lines.count - 2
-                    warnings.append(torn ? "dropped a half-written last line of \(journalPath)"
-                                         : "skipped an unreadable line \(index + 1) of \(journalPath)")
+                    // The torn tail was reported above; anything else is damage worth saying.
+                    if index < lines.count - 1 || bytes.last == UInt8(ascii: "\n") {
+                        warnings.append("skipped an unreadable line \(index + 1) of \(journalPath)")
+                    }
                 }
             }
         }

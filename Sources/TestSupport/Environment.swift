@@ -77,7 +77,25 @@ public final class DaemonProcess: @unchecked Sendable {
         self.stateDirectory = stateDirectory
         child = try ChildProcess(chimeBinaryPath(), ["daemon", "--state-dir", stateDirectory],
                                  environment: bus.environment(), logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
-        if waitForName { try bus.waitForName("org.chime.Scheduler") }
+        if waitForName { try waitUntilOwner(bus: bus) }
+    }
+
+    /// Waits until this process (not an earlier, dying daemon) owns the scheduler's name.
+    func waitUntilOwner(bus: PrivateBus, timeout: TimeInterval = 10) throws {
+        let connection = try bus.connect()
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let owner = try connection.nameOwner("org.chime.Scheduler"),
+                let reply = try? connection.call(destination: .bus, path: "/org/freedesktop/DBus", interface: .dbus,
+                                                 member: "GetConnectionUnixProcessID", arguments: [.string(owner)]),
+                reply.first?.uint32Value == UInt32(pid)
+            {
+                return
+            }
+            if !child.isRunning { throw HarnessError("chime daemon exited: \(log)") }
+            usleep(5_000)
+        }
+        throw HarnessError("chime daemon did not take its name within \(timeout) s")
     }
 
     /// The daemon's log so far (stderr of every daemon started with this state directory's parent).

@@ -64,6 +64,11 @@ import Timekeeping
         let reopened = try Store(directory: directory.path, now: 2)
         #expect(reopened.state.schedule.pending.map(\.identifier) == ["kept"])
         #expect(reopened.warnings == ["dropped a half-written last line of \(directory.path)/journal.jsonl"])
+        // What is appended after the repair is read back: the torn line does not swallow it.
+        try reopened.append(.add(try request("after")))
+        let again = try Store(directory: directory.path, now: 3)
+        #expect(again.state.schedule.pending.map(\.identifier) == ["kept", "after"])
+        #expect(again.warnings.isEmpty)
     }
 
     @Test func anUnusableDirectoryIsAClearError() {
