@@ -33,6 +33,9 @@ struct AlarmOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Time zone to evaluate the rule in (default: the system's).", valueName: "ZONE"))
     var tz: String?
 
+    @Option(help: ArgumentHelp("How long Snooze waits (default 10m): 90s, 5m, 1h.", valueName: "DURATION"))
+    var snooze: String?
+
     @Flag(name: .customLong("json"), help: "Print the identifier and next fire time as JSON.")
     var json = false
 
@@ -49,6 +52,12 @@ struct AlarmOptions: ParsableArguments {
                                           category: "x-chime.alarm", actions: [.snooze, .dismiss])
         if let sound {
             content.sound = sound.contains("/") ? .file(try NotifyRunner.soundFilePath(sound)) : .named(sound)
+        }
+        if let snooze {
+            guard case .interval(let seconds, _)? = try? Rule(parsing: "in " + snooze) else {
+                ExitStatus.usage.exit("--snooze \(snooze): use a duration such as 5m or 90s")
+            }
+            content.userInfo["snooze"] = String(seconds)
         }
         return NotificationRequest(identifier: identifier ?? defaultIdentifier, content: content, trigger: trigger)
     }
@@ -175,5 +184,54 @@ public struct Cancel: ParsableCommand {
         let removed = reportingErrors { try center.removePendingNotificationRequests(withIdentifiers: identifiers) }
         let unknown = identifiers.filter { !removed.contains($0) }
         if !unknown.isEmpty { ExitStatus.unknownIdentifier.exit("no pending alarm \(unknown.joined(separator: ", ")); see chime list") }
+    }
+}
+
+/// `chime delivered`: alarms on screen (or shown and not yet closed).
+public struct Delivered: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(abstract: "List delivered alarms.")
+
+    @Flag(name: .customLong("json"), help: "Print JSON.")
+    var json = false
+
+    public func run() throws {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        let delivered = reportingErrors { try center.deliveredNotifications() }
+        if json {
+            printLine(JSON.array(delivered.map {
+                .object([("id", .string($0.identifier)), ("notificationID", .number(Int64($0.serverID))),
+                         ("shown", .string(Next.iso8601($0.date, in: Zone.system()))), ("title", .string($0.content.title))])
+            }).text)
+            return
+        }
+        if delivered.isEmpty { printLine("no delivered alarms"); return }
+        for item in delivered {
+            printLine("\(item.identifier)  shown \(Next.iso8601(item.date, in: Zone.system()))  \(item.content.title)")
+        }
+    }
+}
+
+/// `chime close ID...`: take delivered alarms off the screen.
+public struct Close: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(abstract: "Close delivered alarms by identifier.")
+
+    @Argument(help: "Identifiers, as `chime delivered` shows them.")
+    var identifiers: [String]
+
+    public func validate() throws {
+        if identifiers.isEmpty { throw ValidationError("give the identifiers to close") }
+    }
+
+    public func run() throws {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        do {
+            try center.removeDeliveredNotifications(withIdentifiers: identifiers)
+        } catch let error as DBusError where error.name == SchedulerInterface.unknownIdentifier {
+            ExitStatus.unknownIdentifier.exit("\(error.message); see chime delivered")
+        } catch {
+            ExitStatus.fail(error)
+        }
     }
 }

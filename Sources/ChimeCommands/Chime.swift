@@ -12,7 +12,7 @@ public struct Chime: ParsableCommand {
 
             \(ExitStatus.helpText)
             """,
-        subcommands: [Notify.self, In.self, At.self, List.self, Cancel.self, Next.self, Status.self, Capabilities.self, ServerInfo.self, DaemonCommand.self]
+        subcommands: [Notify.self, In.self, At.self, List.self, Cancel.self, Delivered.self, Close.self, Next.self, Status.self, Capabilities.self, ServerInfo.self, DaemonCommand.self]
     )
 
     public func run() throws {
@@ -49,7 +49,7 @@ public struct Chime: ParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }
             let message = Chime.message(for: error)
-            let command = arguments.first.flatMap { ["notify", "in", "at", "list", "cancel", "next", "status", "capabilities", "server-info", "daemon"].contains($0) ? " " + $0 : nil } ?? ""
+            let command = arguments.first.flatMap { ["notify", "in", "at", "list", "cancel", "delivered", "close", "next", "status", "capabilities", "server-info", "daemon"].contains($0) ? " " + $0 : nil } ?? ""
             ExitStatus(rawValue: code.rawValue) .map { $0.exit("\(message) (see 'chime\(command) --help')") }
             exit(withError: error)
         }

@@ -30,7 +30,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .waitTimedOut: "waiting ended: the time limit passed (see notify --help)"
         case .serverVanished: "waiting ended because the notification server left the bus"
         case .actionsUnsupported: "shown, but without actions: the server has no 'actions' capability"
-        case .unknownIdentifier: "no pending alarm has that identifier"
+        case .unknownIdentifier: "no alarm has that identifier"
         case .usage: "bad usage: unknown option, bad value, bad hint syntax, bad rule"
         case .noDaemon: "no chime daemon is running (chime daemon &)"
         case .daemonFailed: "the daemon could not start (another one runs, unusable state)"

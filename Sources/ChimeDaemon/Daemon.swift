@@ -30,6 +30,8 @@ public enum Timeliness: String, Sendable {
 public final class SchedulerDaemon {
     /// How long after its due time a missed occurrence is still shown.
     public static let defaultGrace: Int64 = 3600
+    /// How long Snooze waits unless the alarm says otherwise (`--snooze`).
+    public static let defaultSnooze: Int64 = 600
 
     let connection: Connection
     let store: Store
@@ -253,10 +255,18 @@ public final class SchedulerDaemon {
         case .actionInvoked(let id, let key):
             guard let delivered = store.state.schedule.delivered.first(where: { $0.serverID == id }) else { return }
             if key == NotificationAction.snooze.identifier {
-                let at = wallClockNow().seconds + 600
+                let snooze = delivered.content.userInfo["snooze"].flatMap { Int64($0) } ?? Self.defaultSnooze
+                let at = wallClockNow().seconds + snooze
+                // A snoozed one-off stays pending until its snooze rings.
+                if !store.state.schedule.pending.contains(where: { $0.identifier == delivered.identifier }) {
+                    let again = NotificationRequest(identifier: delivered.identifier, content: delivered.content,
+                                                    trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: at))
+                    record(.add(again))
+                }
                 queue.schedule(delivered.identifier, at: at)
-                logger.info("snoozed", metadata: ["alarm.id": "\(delivered.identifier)"])
+                logger.info("snoozed for \(snooze) s", metadata: ["alarm.id": "\(delivered.identifier)"])
             }
+            // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
             try? client.close(id)
         case .activationToken:
             break

@@ -171,3 +171,97 @@ import Timekeeping
         }
     }
 }
+
+/// Rings, snoozes and dismissals driven by the server's signals, with real time a few seconds ahead.
+@Suite struct RingingTests {
+    let bus: PrivateBus
+    let state: String
+
+    init() throws {
+        bus = try PrivateBus()
+        state = bus.directory.appendingPathComponent("state").path
+    }
+
+    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
+
+    @Test func aWeekdayRuleFiresOnItsDayAndNotOnOthers() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let soon = Int64(time(nil)) + 3
+        let civil = Zone.utc.civil(at: soon)
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let today = names[civil.weekday - 1]
+        let otherDays = names.filter { $0 != today }.joined(separator: ",")
+        let clock = "\(civil.hour):\(civil.minute):\(civil.second)"
+        let on = try center().add(NotificationRequest(identifier: "on", content: NotificationContent(title: "Today"),
+                                                      trigger: try Trigger(parsing: "\(today) *-*-* \(clock) UTC", anchor: 0)))
+        let off = try center().add(NotificationRequest(identifier: "off", content: NotificationContent(title: "Not today"),
+                                                       trigger: try Trigger(parsing: "\(otherDays) *-*-* \(clock) UTC", anchor: 0)))
+        #expect(on == soon)
+        #expect((off ?? 0) >= soon + 86_400)
+        let calls = recorder.waitForCalls(1, timeout: 8)
+        usleep(500_000)
+        #expect(recorder.calls.map(\.summary) == ["Today"])
+        #expect(calls.count == 1)
+    }
+
+    @Test func snoozeReArmsTheAlarm() throws {
+        let recorder = try RecordingServer(address: bus.address, autoResponse: .invokeFirstAction)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        var content = NotificationContent(title: "Wake up", actions: [.snooze, .dismiss])
+        content.userInfo["snooze"] = "1"
+        try center().add(NotificationRequest(identifier: "wake", content: content,
+                                             trigger: Trigger.timeInterval(1, anchor: Int64(time(nil)))))
+        let calls = recorder.waitForCalls(2, timeout: 8)
+        try #require(calls.count >= 2)
+        #expect(calls[0].summary == "Wake up" && calls[1].summary == "Wake up")
+        #expect(!recorder.closedIDs.isEmpty)  // each snoozed ring was taken down
+        try center().removeAllPendingNotificationRequests()
+    }
+
+    @Test func dismissStopsOnlyTheCurrentRing() throws {
+        let recorder = try RecordingServer(address: bus.address, autoResponse: .invokeFirstAction)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try center().add(NotificationRequest(identifier: "pomodoro", content: NotificationContent(title: "Break", actions: [.dismiss, .snooze]),
+                                             trigger: Trigger.timeInterval(1, repeats: true, anchor: Int64(time(nil)))))
+        let calls = recorder.waitForCalls(2, timeout: 8)
+        try #require(calls.count >= 2)
+        #expect(!recorder.closedIDs.isEmpty)
+        #expect(try center().pendingNotificationRequests().map(\.request.identifier) == ["pomodoro"])
+    }
+
+    @Test func aServerKilledBeforeTheAlarmAndRestartedAfterGetsItLate() throws {
+        let first = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        try center().add(NotificationRequest(identifier: "late", content: NotificationContent(title: "Held"),
+                                             trigger: Trigger.timeInterval(1, anchor: Int64(time(nil)))))
+        first.stop()
+        usleep(2_000_000)
+        let second = try RecordingServer(address: bus.address)
+        defer { second.stop() }
+        let calls = second.waitForCalls(1, timeout: 5)
+        try #require(calls.count == 1)
+        #expect(calls[0].body.hasPrefix("Late: due at "))
+        #expect(first.calls.isEmpty)
+    }
+
+    @Test func deliveredAlarmsAreListedAndClosedFromTheCommandLine() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        #expect(try runChime(["in", "1s", "--id", "tea", "Tea"], environment: bus.environment()).status == 0)
+        _ = recorder.waitForCalls(1, timeout: 5)
+        usleep(200_000)
+        let listed = try runChime(["delivered"], environment: bus.environment())
+        #expect(listed.stdout.hasPrefix("tea  shown "))
+        #expect(try runChime(["close", "tea"], environment: bus.environment()).status == 0)
+        #expect(recorder.closedIDs == [1])
+        let again = try runChime(["close", "tea"], environment: bus.environment())
+        #expect(again.status == 6)
+        #expect(again.stderr == "chime: not delivered: tea; see chime delivered\n")
+    }
+}
