@@ -55,6 +55,8 @@ let package = Package(
         // MARK: - Benchmarks (run by `make bench`)
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
         .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping"], path: "bench/nextfire"),
+        .executableTarget(
+            name: "chime-bench-daemon", dependencies: ["ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping"], path: "bench/daemon"),
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["DBus", "Notifications"]),

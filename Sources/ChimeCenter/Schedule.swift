@@ -37,16 +37,47 @@ public struct DeliveredNotification: Hashable, Sendable, Codable {
 public struct Schedule: Hashable, Sendable, Codable {
     public private(set) var pending: [NotificationRequest] = []
     public private(set) var delivered: [DeliveredNotification] = []
+    /// Where each identifier sits in `pending`, so lookups stay O(1) with 100,000 alarms.
+    private var index: [String: Int] = [:]
 
     public init() {}
+
+    private enum CodingKeys: String, CodingKey { case pending, delivered }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        for request in try c.decodeIfPresent([NotificationRequest].self, forKey: .pending) ?? [] { add(request) }
+        delivered = try c.decodeIfPresent([DeliveredNotification].self, forKey: .delivered) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(pending, forKey: .pending)
+        try c.encode(delivered, forKey: .delivered)
+    }
+
+    public static func == (a: Schedule, b: Schedule) -> Bool {
+        a.pending == b.pending && a.delivered == b.delivered
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pending)
+        hasher.combine(delivered)
+    }
+
+    /// The pending request with this identifier.
+    public func request(withIdentifier identifier: String) -> NotificationRequest? {
+        index[identifier].map { pending[$0] }
+    }
 
     /// Adds `request`, replacing a pending one with the same identifier; true when it replaced one.
     @discardableResult
     public mutating func add(_ request: NotificationRequest) -> Bool {
-        if let index = pending.firstIndex(where: { $0.identifier == request.identifier }) {
-            pending[index] = request
+        if let position = index[request.identifier] {
+            pending[position] = request
             return true
         }
+        index[request.identifier] = pending.count
         pending.append(request)
         return false
     }
@@ -67,12 +98,24 @@ public struct Schedule: Hashable, Sendable, Codable {
     /// Removes the pending requests with these identifiers; returns those it found.
     @discardableResult
     public mutating func removePending(withIdentifiers identifiers: [String]) -> [String] {
-        let found = pending.filter { identifiers.contains($0.identifier) }.map(\.identifier)
-        pending.removeAll { identifiers.contains($0.identifier) }
+        var found: [String] = []
+        for identifier in identifiers {
+            guard let position = index.removeValue(forKey: identifier) else { continue }
+            found.append(identifier)
+            // Move the last request into the gap: O(1); listing sorts by next fire anyway.
+            let last = pending.removeLast()
+            if position < pending.count {
+                pending[position] = last
+                index[last.identifier] = position
+            }
+        }
         return found
     }
 
-    public mutating func removeAllPending() { pending.removeAll() }
+    public mutating func removeAllPending() {
+        pending.removeAll()
+        index.removeAll()
+    }
 
     /// Records that the server showed `identifier` as `serverID`.
     public mutating func recordDelivery(_ notification: DeliveredNotification) {

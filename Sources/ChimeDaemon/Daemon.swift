@@ -186,7 +186,7 @@ public final class SchedulerDaemon {
 
     /// Shows one occurrence (or holds it until a server appears), records it, and schedules the next.
     func deliver(_ identifier: String, due: UnixTime, timeliness: Timeliness, now: UnixTime) {
-        guard let request = store.state.schedule.pending.first(where: { $0.identifier == identifier }) else { return }
+        guard let request = store.state.schedule.request(withIdentifier: identifier) else { return }
         if !serverPresent {
             logger.warning("no notification server; holding the alarm until one appears", metadata: ["alarm.id": "\(identifier)"])
             if !waiting.contains(where: { $0.identifier == identifier && $0.due == due }) { waiting.append((identifier, due)) }
@@ -221,7 +221,7 @@ public final class SchedulerDaemon {
     }
 
     func reschedule(_ identifier: String, after due: UnixTime, now: UnixTime) {
-        guard let request = store.state.schedule.pending.first(where: { $0.identifier == identifier }) else { return }
+        guard let request = store.state.schedule.request(withIdentifier: identifier) else { return }
         if let next = nextFire(of: request, after: max(due, now - 1)) {
             queue.schedule(identifier, at: next)
         } else if !waiting.contains(where: { $0.identifier == identifier }) {
@@ -258,7 +258,7 @@ public final class SchedulerDaemon {
                 let snooze = delivered.content.userInfo["snooze"].flatMap { Int64($0) } ?? Self.defaultSnooze
                 let at = wallClockNow().seconds + snooze
                 // A snoozed one-off stays pending until its snooze rings.
-                if !store.state.schedule.pending.contains(where: { $0.identifier == delivered.identifier }) {
+                if store.state.schedule.request(withIdentifier: delivered.identifier) == nil {
                     let again = NotificationRequest(identifier: delivered.identifier, content: delivered.content,
                                                     trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: at))
                     record(.add(again))
@@ -351,7 +351,7 @@ public final class SchedulerDaemon {
                     ExportedMethod("Remove", inputs: [Parameter("identifiers", .array(.string))], outputs: [Parameter("removed", .array(.string))]) {
                         [unowned self] call in
                         let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []
-                        let known = self.store.state.schedule.pending.map(\.identifier).filter { ids.contains($0) }
+                        let known = ids.filter { self.store.state.schedule.request(withIdentifier: $0) != nil }
                         do {
                             try self.store.append(.remove(ids))
                         } catch {

@@ -191,6 +191,18 @@ public final class Store {
         if journalEntries >= compactionThreshold { try compact() }
     }
 
+    /// Replaces the whole state at once (a bulk import), durably, as one new snapshot.
+    public func replaceAll(with newState: StoreState) throws(StoreError) {
+        let previous = state
+        state = newState
+        do {
+            try compact()
+        } catch {
+            state = previous
+            throw error
+        }
+    }
+
     /// Writes the whole state as a new snapshot and empties the journal.
     public func compact() throws(StoreError) {
         let bytes: Data
