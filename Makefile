@@ -52,6 +52,7 @@ test: deps-test
 bench: release deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
+	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-daemon
 	@scripts/bench.sh
 
 deps-build:

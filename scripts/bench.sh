@@ -36,6 +36,10 @@ echo "== nextFireDate for 100,000 random calendar rules (3 runs)"
 : >"$out/nextfire.txt"
 for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 100000 >>"$out/nextfire.txt"; done
 
+IDLE_SECONDS=${IDLE_SECONDS:-60}
+echo "== the daemon with 100,000 alarms (idle for $IDLE_SECONDS s)"
+"$PWD/.build/release/chime-bench-daemon" "$chime" 100000 "$IDLE_SECONDS" >"$out/daemon.txt"
+
 echo "== in-process Notify: chime's dbus layer vs raw libdbus (trivial server, $INPROC_RUNS alternated runs)"
 : >"$out/inprocess.txt"
 for _ in $(seq "$INPROC_RUNS"); do

@@ -24,6 +24,23 @@ public struct PendingRequest: Hashable, Sendable, Codable {
     }
 }
 
+/// A pending alarm as `chime list` shows it: small enough to list 100,000 in one reply.
+public struct PendingSummary: Hashable, Sendable, Codable {
+    public var identifier: String
+    public var nextFire: UnixTime?
+    public var title: String
+    public var label: String
+    public var timeZone: String?
+
+    public init(identifier: String, nextFire: UnixTime?, title: String, label: String, timeZone: String?) {
+        self.identifier = identifier
+        self.nextFire = nextFire
+        self.title = title
+        self.label = label
+        self.timeZone = timeZone
+    }
+}
+
 /// No scheduler daemon answers on the session bus.
 public struct NoSchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
     public var underlying: DBusError
@@ -76,6 +93,11 @@ public final class UserNotificationCenter {
     /// Pending requests, soonest first.
     public func pendingNotificationRequests() throws -> [PendingRequest] {
         try decode([PendingRequest].self, try call("ListPending"))
+    }
+
+    /// Pending alarms in brief (identifier, next fire, title, label), soonest first.
+    public func pendingSummaries() throws -> [PendingSummary] {
+        try decode([PendingSummary].self, try call("ListPendingSummary"))
     }
 
     /// Removes pending requests; returns the identifiers that were pending.

@@ -140,22 +140,23 @@ public struct List: ParsableCommand {
             }
             return
         }
-        let pending = reportingErrors { try center.pendingNotificationRequests() }
+        let pending = reportingErrors { try center.pendingSummaries() }
+        let system = Zone.system()
+        func zone(_ item: PendingSummary) -> Zone { item.timeZone.flatMap { try? Zone.named($0) } ?? system }
         if json {
             printLine(JSON.array(pending.map { item in
                 .object([
-                    ("id", .string(item.request.identifier)), ("title", .string(item.request.content.title)),
-                    ("label", .string(item.request.content.label)),
-                    ("nextFire", item.nextFire.map { .string(Next.iso8601($0, in: item.request.trigger.zone)) } ?? .bool(false)),
+                    ("id", .string(item.identifier)), ("title", .string(item.title)), ("label", .string(item.label)),
+                    ("nextFire", item.nextFire.map { .string(Next.iso8601($0, in: zone(item))) } ?? .bool(false)),
                 ])
             }).text)
             return
         }
         if pending.isEmpty { printLine("no pending alarms"); return }
         for item in pending {
-            let when = item.nextFire.map { Next.iso8601($0, in: item.request.trigger.zone) } ?? "never"
-            let label = item.request.content.label.isEmpty ? "" : " [\(item.request.content.label)]"
-            printLine("\(item.request.identifier)  \(when)  \(item.request.content.title)\(label)")
+            let when = item.nextFire.map { Next.iso8601($0, in: zone(item)) } ?? "never"
+            let label = item.label.isEmpty ? "" : " [\(item.label)]"
+            printLine("\(item.identifier)  \(when)  \(item.title)\(label)")
         }
     }
 }

@@ -290,10 +290,30 @@ public final class SchedulerDaemon {
 
     // MARK: - The exported interface
 
+    /// The largest reply the daemon sends: the bus disconnects a peer whose message exceeds its
+    /// limit (32 MiB by default), which would take the whole daemon down.
+    static let maximumReply = 24 << 20
+
     func json<T: Encodable>(_ value: T) throws -> Value {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return .string(String(decoding: try encoder.encode(value), as: UTF8.self))
+        let data = try encoder.encode(value)
+        guard data.count <= Self.maximumReply else {
+            throw DBusError(name: .limitsExceeded, message: "the answer would be \(data.count >> 20) MiB, more than one D-Bus message may carry; use ListPendingSummary")
+        }
+        return .string(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Pending requests with their next fire, soonest first.
+    func sortedPending() -> [(request: NotificationRequest, nextFire: UnixTime?)] {
+        store.state.schedule.pending.map { ($0, queue.time(of: $0.identifier)) }.sorted { a, b in
+            switch (a.1, b.1) {
+            case let (x?, y?) where x != y: x < y
+            case (_?, nil): true
+            case (nil, _?): false
+            default: a.0.identifier < b.0.identifier
+            }
+        }
     }
 
     /// Adds a request durably and schedules it; the reply is the next fire time (-1: never).
@@ -372,16 +392,13 @@ public final class SchedulerDaemon {
                         return []
                     },
                     ExportedMethod("ListPending", outputs: [Parameter("pending_json", .string)]) { [unowned self] _ in
-                        let pending = self.store.state.schedule.pending.map { PendingRequest(request: $0, nextFire: self.queue.time(of: $0.identifier)) }
-                        let sorted = pending.sorted { a, b in
-                            switch (a.nextFire, b.nextFire) {
-                            case let (x?, y?) where x != y: x < y
-                            case (_?, nil): true
-                            case (nil, _?): false
-                            default: a.request.identifier < b.request.identifier
-                            }
-                        }
-                        return [try self.json(sorted)]
+                        [try self.json(self.sortedPending().map { PendingRequest(request: $0.request, nextFire: $0.nextFire) })]
+                    },
+                    ExportedMethod("ListPendingSummary", outputs: [Parameter("pending_json", .string)]) { [unowned self] _ in
+                        [try self.json(self.sortedPending().map {
+                            PendingSummary(identifier: $0.request.identifier, nextFire: $0.nextFire, title: $0.request.content.title,
+                                           label: $0.request.content.label, timeZone: $0.request.trigger.timeZone)
+                        })]
                     },
                     ExportedMethod("ListDelivered", outputs: [Parameter("delivered_json", .string)]) { [unowned self] _ in
                         [try self.json(self.store.state.schedule.deliveredNotifications())]

@@ -21,7 +21,7 @@ func spawn(_ argv: [String], quiet: Bool = true) -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     if quiet { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
     let args = argv.map { strdup($0) } + [nil]
     defer { args.forEach { free($0) } }
     var environment: [UnsafeMutablePointer<CChar>?] = []
