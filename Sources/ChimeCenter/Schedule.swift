@@ -85,13 +85,16 @@ public struct Schedule: Hashable, Sendable, Codable {
     /// Pending requests with their next fire after `now`, soonest first; requests
     /// that will not fire again come last, then ties by identifier.
     public func pendingRequests(after now: UnixTime) -> [(request: NotificationRequest, nextFire: UnixTime?)] {
-        pending.map { ($0, $0.trigger.nextFireDate(after: now)) }.sorted { a, b in
-            switch (a.1, b.1) {
-            case let (x?, y?) where x != y: x < y
-            case (_?, nil): true
-            case (nil, _?): false
-            default: a.0.identifier < b.0.identifier
-            }
+        pending.map { ($0, $0.trigger.nextFireDate(after: now)) }.sorted { Schedule.soonerFirst(($0.0.identifier, $0.1), ($1.0.identifier, $1.1)) }
+    }
+
+    /// The listing order: soonest next fire first, never-again last, ties by identifier.
+    public static func soonerFirst(_ a: (identifier: String, nextFire: UnixTime?), _ b: (identifier: String, nextFire: UnixTime?)) -> Bool {
+        switch (a.nextFire, b.nextFire) {
+        case let (x?, y?) where x != y: x < y
+        case (_?, nil): true
+        case (nil, _?): false
+        default: a.identifier < b.identifier
         }
     }
 

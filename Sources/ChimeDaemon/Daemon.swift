@@ -306,14 +306,8 @@ public final class SchedulerDaemon {
 
     /// Pending requests with their next fire, soonest first.
     func sortedPending() -> [(request: NotificationRequest, nextFire: UnixTime?)] {
-        store.state.schedule.pending.map { ($0, queue.time(of: $0.identifier)) }.sorted { a, b in
-            switch (a.1, b.1) {
-            case let (x?, y?) where x != y: x < y
-            case (_?, nil): true
-            case (nil, _?): false
-            default: a.0.identifier < b.0.identifier
-            }
-        }
+        store.state.schedule.pending.map { ($0, queue.time(of: $0.identifier)) }
+            .sorted { Schedule.soonerFirst(($0.0.identifier, $0.1), ($1.0.identifier, $1.1)) }
     }
 
     /// Adds a request durably and schedules it; the reply is the next fire time (-1: never).
