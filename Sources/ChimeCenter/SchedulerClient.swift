@@ -45,7 +45,7 @@ public struct PendingSummary: Hashable, Sendable, Codable {
 public struct NoSchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
     public var underlying: DBusError
     public var description: String {
-        "the chime daemon is not running; start it with `chime daemon &` or `systemctl --user start chime`"
+        "the chime daemon is not running; start it with `chime daemon &`"
     }
 }
 
