@@ -372,10 +372,15 @@ private struct Parser {
     ]
 
     mutating func weekday() -> Int? {
-        for (name, number) in Self.weekdayNames {
-            let end = index + name.count
-            guard end <= characters.count, String(characters[index..<end]).lowercased() == name else { continue }
-            if end < characters.count, characters[end].isLetter { continue }
+        // Only letters can start a weekday; dates and times start with digits or '*'.
+        guard let first = current, first.isASCII, first.isLetter else { return nil }
+        var word: [UInt8] = []
+        var end = index
+        while end < characters.count, let ascii = characters[end].asciiValue, characters[end].isLetter {
+            word.append(ascii | 0x20)  // lower case
+            end += 1
+        }
+        for (name, number) in Self.weekdayNames where name.utf8.elementsEqual(word) {
             index = end
             return number
         }

@@ -133,10 +133,19 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
     func transitions(in range: ClosedRange<UnixTime>) -> [UnixTime] {
         var result: [UnixTime] = []
         var previousOffset = offset(at: range.lowerBound - 1)
-        for (index, t) in transitions.enumerated() where range.contains(t) {
+        // The first recorded transition at or after the range's start (binary search).
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] < range.lowerBound { low = mid + 1 } else { high = mid }
+        }
+        var index = low
+        while index < transitions.count, transitions[index] <= range.upperBound {
             let offset = types[transitionTypes[index]].offset
-            if offset != previousOffset { result.append(t) }
+            if offset != previousOffset { result.append(transitions[index]) }
             previousOffset = offset
+            index += 1
         }
         if let rule, rule.hasDST {
             let last = transitions.last ?? Int64.min
