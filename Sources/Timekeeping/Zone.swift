@@ -1,7 +1,45 @@
 // Time zones read from the system's tz database (TZif files), without Foundation.
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Zones already read, with the identity of the file each came from. Rules are
+/// evaluated again and again (every reschedule, every listed alarm), so the file
+/// is read once and only read again when it changed (a tzdata upgrade, a new
+/// /etc/localtime): one `stat` instead of an open, read and parse.
+private let zoneCache = Mutex<[String: (stamp: FileStamp, zone: Zone)]>([:])
+
+/// What identifies a version of a file: device, inode, size and modification time.
+struct FileStamp: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var seconds: Int
+    var nanoseconds: Int
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        seconds = info.st_mtim.tv_sec
+        nanoseconds = info.st_mtim.tv_nsec
+    }
+}
+
+/// The zone in the TZif file at `path`, from the cache while the file is unchanged.
+func cachedZone(path: String, identifier: String) throws(ZoneError) -> Zone {
+    guard let stamp = FileStamp(path: path) else {
+        throw ZoneError("unknown time zone \"\(identifier)\" (no such zone in \(Zone.databasePath))")
+    }
+    let key = identifier + "\u{0}" + path
+    if let hit = zoneCache.withLock({ $0[key] }), hit.stamp == stamp { return hit.zone }
+    let zone = try parseTZif(try readWholeFile(path), identifier: identifier)
+    zoneCache.withLock { $0[key] = (stamp, zone) }
+    return zone
+}
 
 /// Why a time zone could not be loaded.
 public struct ZoneError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -57,13 +95,7 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
         let valid = !identifier.isEmpty && !identifier.hasPrefix("/") && !identifier.contains("..")
             && identifier.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
         guard valid else { throw ZoneError("\"\(identifier)\" is not a time zone name") }
-        let bytes: [UInt8]
-        do {
-            bytes = try readWholeFile(databasePath + "/" + identifier)
-        } catch {
-            throw ZoneError("unknown time zone \"\(identifier)\" (no such zone in \(databasePath))")
-        }
-        return try parseTZif(bytes, identifier: identifier)
+        return try cachedZone(path: databasePath + "/" + identifier, identifier: identifier)
     }
 
     /// The system's zone: `$TZ` when set to a zone name, else the zone `/etc/localtime` names, else UTC.
@@ -89,9 +121,7 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
                 if let zone = try? named(name) { return zone }
             }
         }
-        if let bytes = try? readWholeFile("/etc/localtime"), let zone = try? parseTZif(bytes, identifier: "localtime") {
-            return zone
-        }
+        if let zone = try? cachedZone(path: "/etc/localtime", identifier: "localtime") { return zone }
         return .utc
     }
 
@@ -343,6 +373,15 @@ struct PosixRule: Hashable, Sendable {
             guard let h = parts.first else { return nil }
             return sign * (h * 3600 + (parts.count > 1 ? parts[1] * 60 : 0) + (parts.count > 2 ? parts[2] : 0))
         }
+        /// `,date[/time]`: one change of the rule, at 02:00 unless a time is given.
+        func change() -> (DateRule, Int)? {
+            guard s.first == "," else { return nil }
+            s = s.dropFirst()
+            guard let rule = dateRule() else { return nil }
+            guard s.first == "/" else { return (rule, 7200) }
+            s = s.dropFirst()
+            return clock().map { (rule, $0) }
+        }
         func dateRule() -> DateRule? {
             if s.first == "J" {
                 s = s.dropFirst()
@@ -385,27 +424,8 @@ struct PosixRule: Hashable, Sendable {
         }
         // The default rule of POSIX (US rules) when none is given.
         if s.isEmpty { s = ",M3.2.0,M11.1.0" }
-        guard s.first == "," else { return nil }
-        s = s.dropFirst()
-        guard let startRule = dateRule() else { return nil }
-        start = startRule
-        startTime = 7200
-        if s.first == "/" {
-            s = s.dropFirst()
-            guard let t = clock() else { return nil }
-            startTime = t
-        }
-        guard s.first == "," else { return nil }
-        s = s.dropFirst()
-        guard let endRule = dateRule() else { return nil }
-        end = endRule
-        endTime = 7200
-        if s.first == "/" {
-            s = s.dropFirst()
-            guard let t = clock() else { return nil }
-            endTime = t
-        }
-        guard s.isEmpty else { return nil }
+        guard let (startRule, startAt) = change(), let (endRule, endAt) = change(), s.isEmpty else { return nil }
+        (start, startTime, end, endTime) = (startRule, startAt, endRule, endAt)
         hasDST = true
     }
 

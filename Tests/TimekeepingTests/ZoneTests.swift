@@ -70,3 +70,20 @@ import TestSupport
         #expect(throws: ZoneError.self) { try Zone.named("../../etc/passwd") }
     }
 }
+
+@Suite struct ZoneCacheTests {
+    @Test func aZoneIsReadOnceAndReadAgainWhenItsFileChanges() throws {
+        let directory = try makeTemporaryDirectory("chime-zonecache")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("zone").path
+        try FileManager.default.copyItem(atPath: Zone.databasePath + "/Europe/Berlin", toPath: path)
+        let first = try cachedZone(path: path, identifier: "test")
+        #expect(try cachedZone(path: path, identifier: "test") == first)
+        // Replace the file (as a tzdata upgrade would): the next look-up reads the new one.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: Zone.databasePath + "/Asia/Kathmandu", toPath: path)
+        let second = try cachedZone(path: path, identifier: "test")
+        #expect(second.offset(at: 1_795_000_000) == 5 * 3600 + 45 * 60)
+        #expect(throws: ZoneError.self) { try cachedZone(path: directory.appendingPathComponent("missing").path, identifier: "x") }
+    }
+}
