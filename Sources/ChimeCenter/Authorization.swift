@@ -107,3 +107,68 @@ public func requestAuthorization(options: AuthorizationOptions, connection: Conn
     if options.contains(.badge) { granted = false }
     return (granted, settings)
 }
+
+// MARK: - As JSON (the scheduler's Settings method and `chime status --json`)
+
+extension Setting: Codable {
+    public init(from decoder: any Decoder) throws {
+        self = try decoder.singleValueContainer().decode(String.self) == "enabled" ? .enabled : .notSupported
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(self == .enabled ? "enabled" : "not-supported")
+    }
+}
+
+extension NotificationSettings: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case authorized, reason, alert, sound, soundPlayer, actions, bodyMarkup, hyperlinks, images, persistence, server, capabilities
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        authorizationStatus = try c.decode(Bool.self, forKey: .authorized)
+            ? .authorized : .denied(reason: try c.decodeIfPresent(String.self, forKey: .reason) ?? "")
+        alert = try c.decode(Setting.self, forKey: .alert)
+        switch try c.decode(String.self, forKey: .sound) {
+        case "server": sound = .byServer
+        case "local-player":
+            let path = try c.decode(String.self, forKey: .soundPlayer)
+            sound = .localPlayer(name: String(path.split(separator: "/").last ?? ""), path: path)
+        default: sound = .notSupported
+        }
+        actions = try c.decode(Setting.self, forKey: .actions)
+        bodyMarkup = try c.decode(Setting.self, forKey: .bodyMarkup)
+        hyperlinks = try c.decode(Setting.self, forKey: .hyperlinks)
+        images = try c.decode(Setting.self, forKey: .images)
+        persistence = try c.decode(Setting.self, forKey: .persistence)
+        server = try c.decodeIfPresent(ServerInformation.self, forKey: .server)
+        capabilities = try c.decode([String].self, forKey: .capabilities).map { Capability(rawValue: $0) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch authorizationStatus {
+        case .authorized: try c.encode(true, forKey: .authorized)
+        case .denied(let reason):
+            try c.encode(false, forKey: .authorized)
+            try c.encode(reason, forKey: .reason)
+        }
+        try c.encode(alert, forKey: .alert)
+        switch sound {
+        case .byServer: try c.encode("server", forKey: .sound)
+        case .localPlayer(_, let path):
+            try c.encode("local-player", forKey: .sound)
+            try c.encode(path, forKey: .soundPlayer)
+        case .notSupported: try c.encode("not-supported", forKey: .sound)
+        }
+        try c.encode(actions, forKey: .actions)
+        try c.encode(bodyMarkup, forKey: .bodyMarkup)
+        try c.encode(hyperlinks, forKey: .hyperlinks)
+        try c.encode(images, forKey: .images)
+        try c.encode(persistence, forKey: .persistence)
+        try c.encodeIfPresent(server, forKey: .server)
+        try c.encode(capabilities.map(\.rawValue), forKey: .capabilities)
+    }
+}

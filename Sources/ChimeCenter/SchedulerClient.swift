@@ -82,6 +82,12 @@ public final class UserNotificationCenter {
         return try JSONDecoder().decode(T.self, from: Data(text.utf8))
     }
 
+    /// What the daemon's notification server can do, as the daemon sees it
+    /// (including the local sound player it would use).
+    public func notificationSettings() throws -> NotificationSettings {
+        try decode(NotificationSettings.self, try call("Settings"))
+    }
+
     /// Adds (or replaces) a request; returns its next fire time. Acknowledged only once it is on disk.
     @discardableResult
     public func add(_ request: NotificationRequest) throws -> UnixTime? {

@@ -36,30 +36,67 @@ struct AlarmOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How long Snooze waits (default 10m): 90s, 5m, 1h.", valueName: "DURATION"))
     var snooze: String?
 
+    @Option(help: ArgumentHelp("How late a missed alarm is still shown, e.g. after the machine slept (default 1h).",
+                               valueName: "DURATION"))
+    var grace: String?
+
+    @Option(help: ArgumentHelp("How long the popup stays (default: the server's); chime closes it if the server does not.",
+                               valueName: "DURATION"))
+    var expire: String?
+
+    @Option(help: ArgumentHelp(
+        "A program whose output becomes the body when the alarm fires, split into words like a shell would (quotes, backslashes) but never run by one.",
+        valueName: "COMMAND"))
+    var bodyCommand: String?
+
+    @Option(help: ArgumentHelp("How long the body command may run (default 5s, at most 60s).", valueName: "DURATION"))
+    var bodyTimeout: String?
+
     @Flag(name: .customLong("json"), help: "Print the identifier and next fire time as JSON.")
     var json = false
 
     func request(rule text: String, defaultIdentifier: String) throws -> NotificationRequest {
-        let now = Int64(time(nil))
+        var clock = timespec()
+        clock_gettime(CLOCK_REALTIME, &clock)
+        let now = Int64(clock.tv_sec)
         if let tz { do { _ = try Zone.named(tz) } catch { ExitStatus.usage.exit("--tz \(tz): \(error)") } }
-        let trigger: Trigger
+        var trigger: Trigger
         do {
             trigger = try Trigger(parsing: text, timeZone: tz, anchor: now)
         } catch {
             ExitStatus.usage.exit("\(text): \(error.message)")
         }
+        // A timer counts from this very moment, not from the start of the second.
+        if case .interval = trigger.rule { trigger.nanosecond = Int32(clock.tv_nsec) }
         var content = NotificationContent(title: title, body: body, label: label, urgency: urgency.urgency, icon: icon,
                                           category: "x-chime.alarm", actions: [.snooze, .dismiss])
         if let sound {
             content.sound = sound.contains("/") ? .file(try NotifyRunner.soundFilePath(sound)) : .named(sound)
         }
-        if let snooze {
-            guard case .interval(let seconds, _)? = try? Rule(parsing: "in " + snooze) else {
-                ExitStatus.usage.exit("--snooze \(snooze): use a duration such as 5m or 90s")
+        content.snooze = snooze.map { Self.seconds($0, option: "--snooze") }
+        content.grace = grace.map { Self.seconds($0, option: "--grace") }
+        if let expire { content.expiry = .seconds(Int(clamping: Self.seconds(expire, option: "--expire"))) }
+        if let bodyCommand {
+            let words: [String]
+            do { words = try splitWords(bodyCommand) } catch { ExitStatus.usage.exit("--body-command: \(error)") }
+            guard !words.isEmpty else { ExitStatus.usage.exit("--body-command: give a program to run") }
+            let limit = bodyTimeout.map { Self.seconds($0, option: "--body-timeout") } ?? Int64(BodyCommand.defaultTimeLimit)
+            guard BodyCommand.timeLimits.contains(Int(limit)) else {
+                ExitStatus.usage.exit("--body-timeout \(bodyTimeout ?? ""): between 1s and 60s")
             }
-            content.userInfo["snooze"] = String(seconds)
+            content.bodyCommand = BodyCommand(arguments: words, timeLimit: Int(limit))
+        } else if bodyTimeout != nil {
+            ExitStatus.usage.exit("--body-timeout needs --body-command")
         }
         return NotificationRequest(identifier: identifier ?? defaultIdentifier, content: content, trigger: trigger)
+    }
+
+    /// A duration option (90s, 5m, 1h30m) in seconds; a usage error otherwise.
+    static func seconds(_ text: String, option: String) -> Int64 {
+        guard case .interval(let seconds, _)? = try? Rule(parsing: "in " + text), seconds > 0 else {
+            ExitStatus.usage.exit("\(option) \(text): use a duration such as 5m or 90s")
+        }
+        return seconds
     }
 
     func schedule(_ request: NotificationRequest) {
@@ -235,4 +272,59 @@ public struct Close: ParsableCommand {
             ExitStatus.fail(error)
         }
     }
+}
+
+/// Why a command line could not be split into words.
+struct WordSplitError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Splits `text` into words the way a POSIX shell would for a simple command:
+/// blanks separate words; single quotes keep everything literally; double
+/// quotes keep everything but `\"`, `\\`, `\$` and `` \` ``; a backslash
+/// outside quotes keeps the next character. Nothing is expanded: there are no
+/// variables, globs, pipes or redirections, because no shell runs it.
+func splitWords(_ text: String) throws(WordSplitError) -> [String] {
+    var words: [String] = []
+    var current = ""
+    var inWord = false
+    var iterator = text.makeIterator()
+    while let c = iterator.next() {
+        switch c {
+        case " ", "\t", "\n":
+            if inWord { words.append(current); current = ""; inWord = false }
+        case "'":
+            inWord = true
+            while true {
+                guard let q = iterator.next() else { throw WordSplitError(description: "a single quote is not closed") }
+                if q == "'" { break }
+                current.append(q)
+            }
+        case "\"":
+            inWord = true
+            while true {
+                guard let q = iterator.next() else { throw WordSplitError(description: "a double quote is not closed") }
+                if q == "\"" { break }
+                if q == "\\" {
+                    guard let next = iterator.next() else { throw WordSplitError(description: "a double quote is not closed") }
+                    switch next {
+                    case "\"", "\\", "$", "`": current.append(next)
+                    case "\n": break  // a line continuation
+                    default: current += "\\" + String(next)
+                    }
+                    continue
+                }
+                current.append(q)
+            }
+        case "\\":
+            inWord = true
+            guard let next = iterator.next() else { throw WordSplitError(description: "a backslash ends the command") }
+            if next != "\n" { current.append(next) }
+        default:
+            inWord = true
+            current.append(c)
+        }
+    }
+    if inWord { words.append(current) }
+    return words
 }

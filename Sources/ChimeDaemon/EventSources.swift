@@ -39,6 +39,11 @@ public final class WallClockTimer {
         timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET), &spec, nil)
     }
 
+    /// Arms the timer for a time in nanoseconds since the epoch.
+    public func arm(atNanoseconds time: Int64) {
+        arm(at: time / 1_000_000_000, nanoseconds: Int(time % 1_000_000_000))
+    }
+
     /// Disarms the timer: nothing is due.
     public func disarm() {
         var spec = itimerspec()
@@ -86,4 +91,10 @@ public func wallClockNow() -> (seconds: Int64, nanoseconds: Int) {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return (Int64(ts.tv_sec), ts.tv_nsec)
+}
+
+/// The current wall-clock time in nanoseconds since the epoch (good until 2262).
+public func wallClockNanoseconds() -> Int64 {
+    let now = wallClockNow()
+    return now.seconds * 1_000_000_000 + Int64(now.nanoseconds)
 }

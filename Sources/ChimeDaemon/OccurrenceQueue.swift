@@ -1,7 +1,8 @@
 import Timekeeping
 
-/// The pending occurrences, earliest first: a binary min-heap keyed by fire time,
-/// so scheduling, cancelling and firing stay O(log n) with 100,000 alarms.
+/// The pending occurrences, earliest first: a binary min-heap keyed by fire time
+/// (the daemon uses nanoseconds since the epoch), so scheduling, cancelling and
+/// firing stay O(log n) with 100,000 alarms.
 ///
 /// Cancelling and rescheduling leave the old entry in the heap and bump the
 /// identifier's generation; stale entries are skipped when they reach the top.

@@ -178,16 +178,33 @@ public final class Store {
 
     /// Applies `change` and makes it durable (written and fsynced) before returning.
     public func append(_ change: Change) throws(StoreError) {
-        let line: Data
-        do {
-            line = try JSONEncoder().encode(change) + Data([UInt8(ascii: "\n")])
-        } catch {
-            throw StoreError("cannot encode a change: \(error)")
+        try append(contentsOf: [change])
+    }
+
+    /// Applies `changes` and makes them durable with one write and one fsync.
+    public func append(contentsOf changes: [Change]) throws(StoreError) {
+        guard !changes.isEmpty else { return }
+        var lines: [UInt8] = []
+        let encoder = JSONEncoder()
+        for change in changes {
+            do {
+                lines += try encoder.encode(change)
+            } catch {
+                throw StoreError("cannot encode a change: \(error)")
+            }
+            lines.append(UInt8(ascii: "\n"))
         }
-        try writeAll(journal, Array(line), path: journalPath)
-        guard fdatasync(journal) == 0 else { throw StoreError("cannot sync \(journalPath): \(Self.reason())") }
-        state.apply(change)
-        journalEntries += 1
+        // A failed write (a full disk) must not leave half a line for the next append to glue onto.
+        let end = lseek(journal, 0, SEEK_END)
+        do throws(StoreError) {
+            try writeAll(journal, lines, path: journalPath)
+            guard fdatasync(journal) == 0 else { throw StoreError("cannot sync \(journalPath): \(Self.reason())") }
+        } catch {
+            if end >= 0 { _ = ftruncate(journal, end) }
+            throw error
+        }
+        for change in changes { state.apply(change) }
+        journalEntries += changes.count
         if journalEntries >= compactionThreshold { try compact() }
     }
 

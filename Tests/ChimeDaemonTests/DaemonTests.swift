@@ -109,7 +109,7 @@ import Timekeeping
         let calls = recorder.waitForCalls(1, timeout: 5)
         try #require(calls.count == 1)
         #expect(calls[0].summary == "Late one")
-        #expect(calls[0].body.hasPrefix("Late: due at "))
+        #expect(calls[0].body.hasPrefix("<b>Late: due at "))
     }
 
     @Test func anAlarmMissedWhileDownFiresOnceOnStart() throws {
@@ -122,7 +122,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         let calls = recorder.waitForCalls(1, timeout: 5)
         try #require(calls.count == 1)
-        #expect(calls[0].body.hasPrefix("Missed at "))
+        #expect(calls[0].body.hasPrefix("<b>Missed at "))
         usleep(300_000)
         #expect(recorder.calls.count == 1)  // never twice
     }
@@ -211,7 +211,7 @@ import Timekeeping
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         var content = NotificationContent(title: "Wake up", actions: [.snooze, .dismiss])
-        content.userInfo["snooze"] = "1"
+        content.snooze = 1
         try center().add(NotificationRequest(identifier: "wake", content: content,
                                              trigger: Trigger.timeInterval(1, anchor: Int64(time(nil)))))
         let calls = recorder.waitForCalls(2, timeout: 8)
@@ -245,7 +245,7 @@ import Timekeeping
         defer { second.stop() }
         let calls = second.waitForCalls(1, timeout: 5)
         try #require(calls.count == 1)
-        #expect(calls[0].body.hasPrefix("Late: due at "))
+        #expect(calls[0].body.hasPrefix("<b>Late: due at "))
         #expect(first.calls.isEmpty)
     }
 

@@ -1,0 +1,156 @@
+// Programs the daemon starts: body commands and sound players. Each is started
+// with an argument vector (no shell), a clean signal mask and default signal
+// dispositions (the daemon blocks its signals for signalfd), stdin from
+// /dev/null, in its own process group so a time limit stops everything it
+// started; reaped on SIGCHLD. Nothing here blocks the loop.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One running child.
+final class Child {
+    let pid: pid_t
+    /// The read end of its standard output, or -1 once closed (or when not captured).
+    private(set) var output: Int32
+    private(set) var collected: [UInt8] = []
+    /// Output beyond `outputLimit` was read and dropped.
+    private(set) var truncated = false
+    let outputLimit: Int
+    /// When it is killed, in wall-clock nanoseconds.
+    let deadline: Int64
+    /// The wait status once reaped.
+    var waitStatus: Int32?
+    /// Killed for running past its deadline.
+    var timedOut = false
+    /// The child has been handed to whoever waited for it.
+    var finished = false
+
+    init(pid: pid_t, output: Int32, outputLimit: Int, deadline: Int64) {
+        self.pid = pid
+        self.output = output
+        self.outputLimit = outputLimit
+        self.deadline = deadline
+    }
+
+    deinit { if output >= 0 { close(output) } }
+
+    /// Output read and the process reaped.
+    var isDone: Bool { output < 0 && waitStatus != nil }
+
+    /// Reads what is available; closes the pipe at end of file.
+    func readOutput() {
+        guard output >= 0 else { return }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if n > 0 {
+                let room = max(0, outputLimit - collected.count)
+                collected.append(contentsOf: chunk[0..<min(n, room)])
+                if n > room { truncated = true }
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            close(output)  // end of file, or an error: nothing more will come
+            output = -1
+            return
+        }
+    }
+
+    /// Stops the child and everything it started.
+    func kill() {
+        guard waitStatus == nil else { return }
+        _ = Glibc.kill(-pid, SIGKILL)
+        _ = Glibc.kill(pid, SIGKILL)
+    }
+
+    /// "exit status 3", "killed by signal 9": how it ended.
+    var ending: String {
+        guard let status = waitStatus else { return "still running" }
+        if status & 0x7f == 0 { return "exit status \((status >> 8) & 0xff)" }
+        return "killed by signal \(status & 0x7f)"
+    }
+
+    var succeeded: Bool { waitStatus.map { $0 & 0x7f == 0 && ($0 >> 8) & 0xff == 0 } ?? false }
+}
+
+/// Why a program could not be started.
+struct SpawnError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Starts `arguments` (a bare program name is looked up on `PATH`).
+/// With `captureOutput`, standard output goes to a non-blocking pipe the loop
+/// polls; otherwise to /dev/null. Standard error stays the daemon's (the journal).
+func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, deadline: Int64) throws(SpawnError) -> Child {
+    guard let program = arguments.first, !program.isEmpty else { throw SpawnError(description: "no program given") }
+    var pipeFDs: [Int32] = [-1, -1]
+    if captureOutput {
+        // The daemon is one thread, so nothing can spawn between pipe() and the fcntl()s.
+        guard pipe(&pipeFDs) == 0 else {
+            throw SpawnError(description: "cannot make a pipe: \(String(cString: strerror(errno)))")
+        }
+        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK)
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if captureOutput {
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    }
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+    if captureOutput { close(pipeFDs[1]) }
+    guard result == 0 else {
+        if captureOutput { close(pipeFDs[0]) }
+        throw SpawnError(description: "cannot start \(program): \(String(cString: strerror(result)))")
+    }
+    return Child(pid: pid, output: captureOutput ? pipeFDs[0] : -1, outputLimit: outputLimit, deadline: deadline)
+}
+
+/// The file a freedesktop sound-theme name stands for (`bell` →
+/// `/usr/share/sounds/freedesktop/stereo/bell.oga`), searched in `$XDG_DATA_DIRS`.
+func soundThemeFile(named name: String) -> String? {
+    guard !name.contains("/"), !name.isEmpty else { return nil }
+    let dataDirectories = getenv("XDG_DATA_DIRS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        ?? "/usr/local/share:/usr/share"
+    for directory in dataDirectories.split(separator: ":") {
+        for theme in ["freedesktop"] {
+            for ext in ["oga", "ogg", "wav"] {
+                let candidate = "\(directory)/sounds/\(theme)/stereo/\(name).\(ext)"
+                if access(candidate, R_OK) == 0 { return candidate }
+            }
+        }
+    }
+    return nil
+}
+
+/// The argument vector that plays `sound` with `player` (name and path), or nil
+/// when that player cannot play it (no file for a theme name, aplay and a non-WAV file).
+func playerArguments(player: (name: String, path: String), sound: String, isFile: Bool) -> [String]? {
+    if player.name == "canberra-gtk-play" {
+        return isFile ? [player.path, "-f", sound] : [player.path, "-i", sound]
+    }
+    guard let file = isFile ? sound : soundThemeFile(named: sound) else { return nil }
+    if player.name == "aplay", !file.hasSuffix(".wav") { return nil }
+    return [player.path, file]
+}
