@@ -20,7 +20,7 @@ RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
 RELEASE_BIN := .build/release/chime
 
-BUILD_PACKAGES := libdbus-1-dev zlib1g-dev pkg-config dbus-daemon g++
+BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
 TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc

@@ -26,6 +26,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
 
         // MARK: - Libraries
@@ -36,7 +41,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCenter", "DBus", "Notifications", "Timekeeping", "CLinux",
+                "ChimeCenter", "DBus", "Notifications", "Timekeeping", "CLinux", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

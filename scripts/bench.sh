@@ -27,6 +27,13 @@ swiftc -O -static-stdlib -L.build-static-libs -Xclang-linker -no-pie bench/hello
 source scripts/private-session.sh
 start_private_bus
 
+LATENESS_RUNS=${LATENESS_RUNS:-3}
+echo "== lateness: 200 alarms 5 ms apart, due time to the server's receipt ($LATENESS_RUNS runs)"
+: >"$out/lateness.txt"
+for _ in $(seq "$LATENESS_RUNS"); do
+    "$PWD/.build/release/chime-bench-daemon" lateness "$chime" "$out/trivial_server" 200 5 >>"$out/lateness.txt"
+done
+
 "$out/trivial_server" >"$session_dir/server.out" &
 server_pid=$!
 session_pids+=("$server_pid")

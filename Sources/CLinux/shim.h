@@ -5,4 +5,9 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/prctl.h>
+
+/* prctl is variadic, which Swift cannot call. */
+static inline int chime_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}
 #endif

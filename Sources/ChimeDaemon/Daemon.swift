@@ -7,6 +7,7 @@ import FoundationEssentials
 import Logging
 import Notifications
 import Timekeeping
+internal import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,9 +64,7 @@ public final class SchedulerDaemon {
 
     /// An occurrence whose body command is running.
     struct Preparing {
-        var identifier: String
-        var due: UnixTime
-        var timeliness: Timeliness
+        var occurrence: Occurrence
         var content: NotificationContent
     }
 
@@ -90,13 +89,17 @@ public final class SchedulerDaemon {
             self?.serverOwnerChanged(to: new)
         }
         serverPresent = (try? client.serverIsRunning()) ?? false
+        // Asked now so the first alarm does not wait for it (it is asked again after a server change).
+        if serverPresent { capabilities = try? client.capabilities() }
+        // Timers wake us within 1 µs of their time instead of the default 50 µs slack.
+        _ = chime_set_timer_slack(1)
     }
 
     // MARK: - The loop
 
     /// Runs until SIGTERM or SIGINT. Sleeps in `poll` while nothing is due: no periodic wake-ups.
     public func run() throws {
-        catchUp(now: wallClockNanoseconds())
+        do { try catchUp(now: wallClockNanoseconds()) } catch { throw DaemonError("\(error)") }
         logger.info("chime daemon ready", metadata: ["pending": "\(queue.count)"])
         while !stopping {
             // Blocking calls (ours, and libdbus's during them) may have read messages into
@@ -174,63 +177,112 @@ public final class SchedulerDaemon {
         request.trigger.nextFireNanoseconds(after: time)
     }
 
-    /// On start (`nowNanoseconds`): schedules every request, showing a missed
-    /// occurrence within the grace period once.
-    func catchUp(now nowNanoseconds: Int64) {
+    /// Logs a store failure; the daemon goes on with what it has in memory.
+    func logging(_ body: () throws(StoreError) -> Void) {
+        do { try body() } catch { logger.error("\(error)") }
+    }
+
+    /// On start (`nowNanoseconds`): queues every request from its stored next
+    /// occurrence; one that passed while the daemon was down is shown once,
+    /// marked missed, within its grace period, and older ones are recorded.
+    func catchUp(now nowNanoseconds: Int64) throws(StoreError) {
         let now = nowNanoseconds / Self.second
-        for request in store.state.schedule.pending {
-            let base = store.state.lastFired[request.identifier] ?? request.trigger.anchor
-            guard let first = nextFire(of: request, after: base) else { continue }
-            if first > nowNanoseconds {
-                queue.schedule(request.identifier, at: first)
-                continue
-            }
+        var overdue: [ScheduledTime] = []
+        for time in try store.scheduledTimes() {
+            guard let next = time.nextFire else { continue }
+            if next > nowNanoseconds { queue.schedule(time.identifier, at: next) } else { overdue.append(time) }
+        }
+        for time in overdue {
+            guard let request = try store.request(withIdentifier: time.identifier), let first = time.nextFire else { continue }
             // Missed while down: find the latest occurrence that passed.
             var latest = first / Self.second
             var older: [UnixTime] = []
             var steps = 0
             while let next = nextFire(of: request, after: latest), next <= nowNanoseconds, steps < 100_000 {
-                let next = next / Self.second
                 if older.count < 100 { older.append(latest) }
-                latest = next
+                latest = next / Self.second
                 steps += 1
             }
-            for due in older {
-                record(.missed(MissedOccurrence(identifier: request.identifier, due: due, recorded: now)))
+            logging { () throws(StoreError) in
+                try store.recordMissed(older.map { MissedOccurrence(identifier: request.identifier, due: $0, recorded: now) })
             }
             if now - latest <= request.content.grace ?? Self.defaultGrace {
-                deliver(request.identifier, due: latest, timeliness: .missed, now: now)
+                deliver(request, due: latest, timeliness: .missed, now: now)
             } else {
-                record(.missed(MissedOccurrence(identifier: request.identifier, due: latest, recorded: now)))
+                logging { () throws(StoreError) in
+                    try store.write { () throws(StoreError) in
+                        try store.recordMissed([MissedOccurrence(identifier: request.identifier, due: latest, recorded: now)])
+                        try advance(request, past: latest, now: now)
+                    }
+                }
                 emit("Missed", [.string(request.identifier), .int64(latest)])
-                reschedule(request.identifier, after: latest, now: now)
             }
         }
+        // Occurrences held for a server before the daemon stopped.
+        for (identifier, due) in try store.held() where !waiting.contains(where: { $0 == (identifier, due) }) {
+            waiting.append((identifier, due))
+        }
+        if serverPresent, !waiting.isEmpty { showHeld() }
     }
 
+    /// After a clock jump: every request's next occurrence is computed again.
     func rescheduleAll(after nowNanoseconds: Int64) {
         let now = nowNanoseconds / Self.second
         queue = OccurrenceQueue()
-        for request in store.state.schedule.pending {
-            let base = max(store.state.lastFired[request.identifier] ?? request.trigger.anchor, now - 1)
-            if let next = nextFire(of: request, after: base) { queue.schedule(request.identifier, at: next) }
+        logging { () throws(StoreError) in
+            let times = try store.scheduledTimes()
+            try store.write { () throws(StoreError) in
+                for time in times {
+                    guard let request = try store.request(withIdentifier: time.identifier) else { continue }
+                    let base = max(time.lastFired ?? request.trigger.anchor, now - 1)
+                    let next = nextFire(of: request, after: base)
+                    try store.setNextFire(time.identifier, next)
+                    if let next { queue.schedule(time.identifier, at: next) }
+                }
+            }
         }
     }
 
     func fireDue() {
         let now = wallClockNanoseconds()
         for (identifier, due) in queue.popDue(now) {
-            deliver(identifier, due: due / Self.second, timeliness: .onTime, now: now / Self.second)
+            let request: NotificationRequest?
+            do { request = try store.request(withIdentifier: identifier) } catch {
+                logger.error("\(error)")
+                // Unreadable now: try again in a minute rather than lose it.
+                queue.schedule(identifier, at: now + 60 * Self.second)
+                continue
+            }
+            guard let request else { continue }
+            deliver(request, due: due / Self.second, timeliness: .onTime, now: now / Self.second)
         }
     }
 
-    /// Shows one occurrence (or holds it until a server appears), records it, and schedules the next.
-    func deliver(_ identifier: String, due: UnixTime, timeliness: Timeliness, now: UnixTime) {
-        guard let request = store.state.schedule.request(withIdentifier: identifier) else { return }
+    /// Moves `request` past its occurrence at `due` in the store: to its next
+    /// occurrence, or out of the pending list when a one-off is done (and not held).
+    /// Call inside a store transaction; the queue follows once it commits.
+    @discardableResult
+    func advance(_ request: NotificationRequest, past due: UnixTime, now: UnixTime) throws(StoreError) -> Int64? {
+        let next = nextFire(of: request, after: max(due, now - 1))
+        if next == nil, try !store.isHeld(request.identifier) {
+            // A one-off that has fired leaves the pending list, as on iOS.
+            try store.remove([request.identifier])
+        } else {
+            try store.setNextFire(request.identifier, next, handled: due)
+        }
+        return next
+    }
+
+    func requeue(_ identifier: String, _ next: Int64?) {
+        if let next { queue.schedule(identifier, at: next) } else { queue.cancel(identifier) }
+    }
+
+    /// Shows one occurrence: holds it while no server runs, runs its body command first if it has one.
+    func deliver(_ request: NotificationRequest, due: UnixTime, timeliness: Timeliness, now: UnixTime, held: Bool = false) {
+        let identifier = request.identifier
         if !serverPresent {
             logger.warning("no notification server; holding the alarm until one appears", metadata: ["alarm.id": "\(identifier)"])
-            if !waiting.contains(where: { $0.identifier == identifier && $0.due == due }) { waiting.append((identifier, due)) }
-            reschedule(identifier, after: due, now: now)
+            hold(request, due: due, now: now, alreadyHeld: held)
             return
         }
         var content = request.content
@@ -239,19 +291,34 @@ public final class SchedulerDaemon {
         case .late: content.subtitle = Self.joined("Late: due at \(clock(due, request))", content.subtitle)
         case .missed: content.subtitle = Self.joined("Missed at \(clock(due, request))", content.subtitle)
         }
+        let occurrence = Occurrence(request: request, due: due, timeliness: timeliness, held: held)
         if let command = content.bodyCommand {
             let deadline = wallClockNanoseconds() + Int64(command.timeLimit) * Self.second
             do throws(SpawnError) {
                 let child = try spawnChild(command.arguments, captureOutput: true, outputLimit: command.outputLimit, deadline: deadline)
                 children[child.pid] = child
-                preparing[child.pid] = Preparing(identifier: identifier, due: due, timeliness: timeliness, content: content)
+                preparing[child.pid] = Preparing(occurrence: occurrence, content: content)
                 return  // shown when the command finishes (finishChildren)
             } catch {
                 logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
                 content.body = Self.withNote(content.body, "body command could not start")
             }
         }
-        show(identifier, due: due, timeliness: timeliness, content: content, now: now)
+        show(occurrence, content: content, now: now)
+    }
+
+    /// Keeps an occurrence for when a server appears (durably) and moves the request on.
+    func hold(_ request: NotificationRequest, due: UnixTime, now: UnixTime, alreadyHeld: Bool) {
+        if !waiting.contains(where: { $0 == (request.identifier, due) }) { waiting.append((request.identifier, due)) }
+        guard !alreadyHeld else { return }
+        logging { () throws(StoreError) in
+            var next: Int64?
+            try store.write { () throws(StoreError) in
+                try store.hold(request.identifier, due: due)
+                next = try advance(request, past: due, now: now)
+            }
+            requeue(request.identifier, next)
+        }
     }
 
     static func joined(_ note: String, _ subtitle: String) -> String {
@@ -263,20 +330,45 @@ public final class SchedulerDaemon {
         body.isEmpty ? "(\(note))" : body + "\n(\(note))"
     }
 
-    /// Sends one occurrence to the server, records it, plays its sound, and schedules the next.
-    func show(_ identifier: String, due: UnixTime, timeliness: Timeliness, content: NotificationContent, now: UnixTime) {
-        // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
+    /// One occurrence on its way to the screen.
+    struct Occurrence {
+        var request: NotificationRequest
+        var due: UnixTime
+        var timeliness: Timeliness
+        /// Held for a server earlier: the request has already moved past it.
+        var held: Bool
+    }
+
+    /// Sends one occurrence to the server, records it, plays its sound, and moves the request on.
+    func show(_ occurrence: Occurrence, content: NotificationContent, now: UnixTime) {
+        let identifier = occurrence.request.identifier
         do {
             let capabilities = try self.capabilities ?? client.capabilities()
             self.capabilities = capabilities
-            let previous = store.state.schedule.delivered.first { $0.identifier == identifier }?.serverID ?? 0
+            let previous = (try? store.delivered(identifier: identifier))??.serverID ?? 0
+            // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
             let rendered = render(content, for: capabilities, replacesID: previous)
             let serverID = try client.notify(rendered.notification)
             // Notify first, then the record: a crash in between repeats an alarm, never drops one.
-            record([.fired(identifier: identifier, due: due),
-                    .delivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content))])
-            emit("Fired", [.string(identifier), .int64(due), .string(timeliness.rawValue)])
-            logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)", "timeliness": "\(timeliness.rawValue)"])
+            var next: Int64?? = .none
+            logging { () throws(StoreError) in
+                try store.write { () throws(StoreError) in
+                    try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content))
+                    if occurrence.held {
+                        try store.release(identifier, due: occurrence.due)
+                        // A one-off shown late is done now.
+                        if try store.scheduledTime(of: identifier)?.nextFire == nil, try !store.isHeld(identifier) {
+                            try store.remove([identifier])
+                        }
+                    } else {
+                        next = .some(try advance(occurrence.request, past: occurrence.due, now: now))
+                    }
+                }
+            }
+            if case .some(let next) = next { requeue(identifier, next) }
+            emit("Fired", [.string(identifier), .int64(occurrence.due), .string(occurrence.timeliness.rawValue)])
+            logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
+                                            "timeliness": "\(occurrence.timeliness.rawValue)"])
             if let sound = content.sound, !capabilities.contains(.sound) { play(sound, for: identifier) }
             if case .seconds(let seconds) = content.expiry {
                 closeDeadlines.append((wallClockNanoseconds() + Int64(seconds) * Self.second + Self.closeSlack, identifier, serverID))
@@ -284,11 +376,17 @@ public final class SchedulerDaemon {
         } catch let error as NoNotificationServerError {
             logger.warning("\(error); holding the alarm", metadata: ["alarm.id": "\(identifier)"])
             serverPresent = false
-            waiting.append((identifier, due))
+            hold(occurrence.request, due: occurrence.due, now: now, alreadyHeld: occurrence.held)
         } catch {
             logger.error("could not show the alarm: \(error)", metadata: ["alarm.id": "\(identifier)"])
+            if !occurrence.held {
+                logging { () throws(StoreError) in
+                    var next: Int64?
+                    try store.write { () throws(StoreError) in next = try advance(occurrence.request, past: occurrence.due, now: now) }
+                    requeue(identifier, next)
+                }
+            }
         }
-        reschedule(identifier, after: due, now: now)
     }
 
     /// Plays `sound` through the local player (the server does not play sounds).
@@ -336,8 +434,8 @@ public final class SchedulerDaemon {
 
     func bodyCommandFinished(_ child: Child, _ waiting: Preparing) {
         var content = waiting.content
-        guard store.state.schedule.request(withIdentifier: waiting.identifier) != nil else {
-            logger.info("cancelled while its body command ran", metadata: ["alarm.id": "\(waiting.identifier)"])
+        guard (try? store.scheduledTime(of: waiting.occurrence.request.identifier)) != nil else {
+            logger.info("cancelled while its body command ran", metadata: ["alarm.id": "\(waiting.occurrence.request.identifier)"])
             return
         }
         if child.timedOut {
@@ -351,8 +449,7 @@ public final class SchedulerDaemon {
             // Output is plain text, even where the static body is markup.
             if !text.isEmpty { content.body = content.bodyIsMarkup ? escapeMarkup(text) : text }
         }
-        show(waiting.identifier, due: waiting.due, timeliness: waiting.timeliness, content: content,
-             now: wallClockNanoseconds() / Self.second)
+        show(waiting.occurrence, content: content, now: wallClockNanoseconds() / Self.second)
     }
 
     /// Closes popups whose expiry passed but which the server left up.
@@ -361,20 +458,9 @@ public final class SchedulerDaemon {
         let now = wallClockNanoseconds()
         let due = closeDeadlines.filter { $0.time <= now }
         closeDeadlines.removeAll { $0.time <= now }
-        for entry in due
-        where store.state.schedule.delivered.contains(where: { $0.identifier == entry.identifier && $0.serverID == entry.serverID }) {
+        for entry in due where (try? store.delivered(identifier: entry.identifier))??.serverID == entry.serverID {
             logger.info("closing an expired popup the server left up", metadata: ["alarm.id": "\(entry.identifier)"])
             try? client.close(entry.serverID)
-        }
-    }
-
-    func reschedule(_ identifier: String, after due: UnixTime, now: UnixTime) {
-        guard let request = store.state.schedule.request(withIdentifier: identifier) else { return }
-        if let next = nextFire(of: request, after: max(due, now - 1)) {
-            queue.schedule(identifier, at: next)
-        } else if !waiting.contains(where: { $0.identifier == identifier }) {
-            // A one-off that has fired leaves the pending list, as on iOS.
-            record(.remove([identifier]))
         }
     }
 
@@ -386,52 +472,59 @@ public final class SchedulerDaemon {
     func serverOwnerChanged(to owner: String) {
         capabilities = nil
         serverPresent = !owner.isEmpty
-        guard serverPresent, !waiting.isEmpty else { return }
+        if serverPresent, !waiting.isEmpty { showHeld() }
+    }
+
+    /// Shows every occurrence held for a server, marked late.
+    func showHeld() {
         let held = waiting
         waiting.removeAll()
-        let now = wallClockNow().seconds
-        logger.info("a notification server appeared; showing \(held.count) held alarm(s)")
-        for (identifier, due) in held { deliver(identifier, due: due, timeliness: .late, now: now) }
+        let now = wallClockNanoseconds() / Self.second
+        logger.info("a notification server is here; showing \(held.count) held alarm(s)")
+        for (identifier, due) in held {
+            guard let request = try? store.request(withIdentifier: identifier) else {
+                logging { () throws(StoreError) in try store.release(identifier, due: due) }
+                continue
+            }
+            deliver(request, due: due, timeliness: .late, now: now, held: true)
+        }
     }
 
     func handle(_ event: NotificationEvent) {
         switch event {
         case .closed(let id, _):
-            if let delivered = store.state.schedule.delivered.first(where: { $0.serverID == id }) {
-                record(.undelivered([delivered.identifier]))
+            if let delivered = try? store.delivered(serverID: id) {
+                logging { () throws(StoreError) in try store.removeDelivered([delivered.identifier]) }
             }
         case .actionInvoked(let id, let key):
-            guard let delivered = store.state.schedule.delivered.first(where: { $0.serverID == id }) else { return }
+            guard let delivered = try? store.delivered(serverID: id) else { return }
             if key == NotificationAction.snooze.identifier {
                 let snooze = delivered.content.snooze ?? Self.defaultSnooze
                 let at = wallClockNanoseconds() + snooze * Self.second
-                // A snoozed one-off stays pending until its snooze rings.
-                if store.state.schedule.request(withIdentifier: delivered.identifier) == nil {
-                    let seconds = at / Self.second
-                    let again = NotificationRequest(
-                        identifier: delivered.identifier, content: delivered.content,
-                        trigger: Trigger(rule: .instant(seconds), repeats: false, timeZone: nil, anchor: seconds,
-                                         nanosecond: Int32(at % Self.second)))
-                    record(.add(again))
+                let seconds = at / Self.second
+                logging { () throws(StoreError) in
+                    if try store.scheduledTime(of: delivered.identifier) != nil {
+                        // A repeating alarm rings again after the snooze, then keeps its rule.
+                        try store.setNextFire(delivered.identifier, at)
+                    } else {
+                        // A snoozed one-off is pending again until its snooze rings.
+                        var content = delivered.content
+                        content.subtitle = ""
+                        let again = NotificationRequest(
+                            identifier: delivered.identifier, content: content,
+                            trigger: Trigger(rule: .instant(seconds), repeats: false, timeZone: nil, anchor: seconds,
+                                             nanosecond: Int32(at % Self.second)))
+                        try store.add(again, nextFire: at)
+                    }
+                    queue.schedule(delivered.identifier, at: at)
+                    logger.info("snoozed for \(snooze) s", metadata: ["alarm.id": "\(delivered.identifier)"])
                 }
-                queue.schedule(delivered.identifier, at: at)
-                logger.info("snoozed for \(snooze) s", metadata: ["alarm.id": "\(delivered.identifier)"])
             }
             // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
             try? client.close(id)
         case .activationToken:
             break
         }
-    }
-
-    /// Makes a change durable; a failing disk is logged (the in-memory state goes on).
-    func record(_ change: Change) {
-        record([change])
-    }
-
-    /// Makes changes durable with one fsync.
-    func record(_ changes: [Change]) {
-        do { try store.append(contentsOf: changes) } catch { logger.error("\(error)") }
     }
 
     func emit(_ member: MemberName, _ arguments: [Value]) {
@@ -460,10 +553,9 @@ public final class SchedulerDaemon {
         return .string(String(decoding: data, as: UTF8.self))
     }
 
-    /// Pending requests with their next fire, soonest first.
-    func sortedPending() -> [(request: NotificationRequest, nextFire: UnixTime?)] {
-        store.state.schedule.pending.map { ($0, queue.time(of: $0.identifier).map { $0 / Self.second }) }
-            .sorted { Schedule.soonerFirst(($0.0.identifier, $0.1), ($1.0.identifier, $1.1)) }
+    /// A store failure as the D-Bus error a client sees.
+    func storeCall<T>(_ body: () throws(StoreError) -> T) throws(DBusError) -> T {
+        do { return try body() } catch { throw DBusError(name: SchedulerInterface.storeFailed, message: "\(error)") }
     }
 
     /// Adds a request durably and schedules it; the reply is the next fire time (-1: never).
@@ -471,21 +563,14 @@ public final class SchedulerDaemon {
         guard !request.identifier.isEmpty, request.identifier.utf8.count <= 200 else {
             throw DBusError(name: SchedulerInterface.invalidRequest, message: "an identifier must be 1-200 bytes")
         }
-        do {
-            try store.append(.add(request))
-        } catch {
-            throw DBusError(name: SchedulerInterface.storeFailed, message: "\(error)")
-        }
         let now = wallClockNanoseconds()
         // The occurrence may fall later in the current second (an instant with a nanosecond part).
         var next = nextFire(of: request, after: now / Self.second - 1)
         if let early = next, early <= now { next = nextFire(of: request, after: now / Self.second) }
-        if let next {
-            queue.schedule(request.identifier, at: next)
-            return .int64(next / Self.second)
-        }
-        queue.cancel(request.identifier)
-        return .int64(-1)
+        try storeCall { () throws(StoreError) in try store.add(request, nextFire: next) }
+        waiting.removeAll { $0.identifier == request.identifier }
+        requeue(request.identifier, next)
+        return .int64(next.map { $0 / Self.second } ?? -1)
     }
 
     func makeObject() -> ExportedObject {
@@ -524,52 +609,46 @@ public final class SchedulerDaemon {
                     ExportedMethod("Remove", inputs: [Parameter("identifiers", .array(.string))], outputs: [Parameter("removed", .array(.string))]) {
                         [unowned self] call in
                         let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []
-                        let known = ids.filter { self.store.state.schedule.request(withIdentifier: $0) != nil }
-                        do {
-                            try self.store.append(.remove(ids))
-                        } catch {
-                            throw DBusError(name: SchedulerInterface.storeFailed, message: "\(error)")
-                        }
+                        let known = try self.storeCall { () throws(StoreError) in try self.store.remove(ids) }
                         for id in ids { self.queue.cancel(id) }
                         self.waiting.removeAll { ids.contains($0.identifier) }
                         return [.strings(known)]
                     },
                     ExportedMethod("RemoveAll") { [unowned self] _ in
-                        do {
-                            try self.store.append(.removeAll)
-                        } catch {
-                            throw DBusError(name: SchedulerInterface.storeFailed, message: "\(error)")
-                        }
+                        try self.storeCall { () throws(StoreError) in try self.store.removeAll() }
                         self.queue = OccurrenceQueue()
                         self.waiting.removeAll()
                         return []
                     },
                     ExportedMethod("ListPending", outputs: [Parameter("pending_json", .string)]) { [unowned self] _ in
-                        [try self.json(self.sortedPending().map { PendingRequest(request: $0.request, nextFire: $0.nextFire) })]
+                        [try self.json(try self.storeCall { () throws(StoreError) in try self.store.pendingRequests() })]
                     },
                     ExportedMethod("ListPendingSummary", outputs: [Parameter("pending_json", .string)]) { [unowned self] _ in
-                        [try self.json(self.sortedPending().map {
-                            PendingSummary(identifier: $0.request.identifier, nextFire: $0.nextFire, title: $0.request.content.title,
-                                           label: $0.request.content.label, timeZone: $0.request.trigger.timeZone)
-                        })]
+                        guard let json = try self.storeCall({ () throws(StoreError) in
+                            try self.store.pendingSummariesJSON(limit: Self.maximumReply)
+                        }) else {
+                            throw DBusError(name: .limitsExceeded, message: "the list would be more than one D-Bus message may carry")
+                        }
+                        return [.string(String(decoding: json, as: UTF8.self))]
                     },
                     ExportedMethod("ListDelivered", outputs: [Parameter("delivered_json", .string)]) { [unowned self] _ in
-                        [try self.json(self.store.state.schedule.deliveredNotifications())]
+                        [try self.json(try self.storeCall { () throws(StoreError) in try self.store.deliveredNotifications() })]
                     },
                     ExportedMethod("ListMissed", outputs: [Parameter("missed_json", .string)]) { [unowned self] _ in
-                        [try self.json(self.store.state.missed)]
+                        [try self.json(try self.storeCall { () throws(StoreError) in try self.store.missedOccurrences() })]
                     },
                     ExportedMethod("Settings", outputs: [Parameter("settings_json", .string)]) { [unowned self] _ in
                         [try self.json(try notificationSettings(connection: self.connection))]
                     },
                     ExportedMethod("CloseDelivered", inputs: [Parameter("identifiers", .array(.string))]) { [unowned self] call in
                         let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []
-                        let unknown = ids.filter { id in !self.store.state.schedule.delivered.contains { $0.identifier == id } }
+                        let delivered = try self.storeCall { () throws(StoreError) in try self.store.deliveredNotifications() }
+                        let unknown = ids.filter { id in !delivered.contains { $0.identifier == id } }
                         if !unknown.isEmpty {
                             throw DBusError(name: SchedulerInterface.unknownIdentifier, message: "not delivered: \(unknown.joined(separator: ", "))")
                         }
-                        let serverIDs = self.store.state.schedule.delivered.filter { ids.contains($0.identifier) }.map(\.serverID)
-                        self.record(.undelivered(ids))
+                        let serverIDs = delivered.filter { ids.contains($0.identifier) }.map(\.serverID)
+                        try self.storeCall { () throws(StoreError) in try self.store.removeDelivered(ids) }
                         for id in serverIDs { try? self.client.close(id) }
                         return []
                     },

@@ -1,5 +1,6 @@
-// The daemon's durable state: a snapshot plus an append-only journal, both
-// written and fsynced before a change is acknowledged.
+// The daemon's durable state: one SQLite database in WAL mode with
+// synchronous=FULL, so every committed change is fsynced before the call that
+// made it returns, and therefore before the D-Bus reply that acknowledges it.
 import ChimeCenter
 import FoundationEssentials
 import Timekeeping
@@ -7,77 +8,46 @@ import Timekeeping
 import Glibc
 #endif
 
-/// Everything the daemon keeps: pending requests, deliveries, when each request last fired, and missed occurrences.
-public struct StoreState: Hashable, Sendable, Codable {
-    public var schedule = Schedule()
-    /// The last occurrence of each request that was handled (fired or recorded as missed).
-    public var lastFired: [String: UnixTime] = [:]
-    public var missed: [MissedOccurrence] = []
-
-    public init() {}
-
-    /// Applies one journal entry; entries are idempotent, so replaying one twice is harmless.
-    public mutating func apply(_ change: Change) {
-        switch change {
-        case .add(let request):
-            schedule.add(request)
-        case .remove(let identifiers):
-            schedule.removePending(withIdentifiers: identifiers)
-            for id in identifiers { lastFired[id] = nil }
-        case .removeAll:
-            schedule.removeAllPending()
-            lastFired.removeAll()
-        case .fired(let identifier, let due):
-            lastFired[identifier] = max(lastFired[identifier] ?? due, due)
-        case .missed(let occurrence):
-            if !missed.contains(occurrence) { missed.append(occurrence) }
-            lastFired[occurrence.identifier] = max(lastFired[occurrence.identifier] ?? occurrence.due, occurrence.due)
-        case .delivered(let notification):
-            schedule.recordDelivery(notification)
-        case .undelivered(let identifiers):
-            _ = schedule.removeDelivered(withIdentifiers: identifiers)
-        }
-    }
-}
-
-/// One change to the state, as the journal records it.
-public enum Change: Hashable, Sendable, Codable {
-    case add(NotificationRequest)
-    case remove([String])
-    case removeAll
-    case fired(identifier: String, due: UnixTime)
-    case missed(MissedOccurrence)
-    case delivered(DeliveredNotification)
-    case undelivered([String])
-}
-
 /// Why the store could not do what was asked: the path and the system's reason.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
 }
 
-/// The state in `directory` (`$XDG_STATE_HOME/chime` by default): `state.json`, a
-/// snapshot written to a temporary file, fsynced, renamed and the directory fsynced;
-/// and `journal.jsonl`, one change per line, fsynced before `append` returns. A
-/// corrupt snapshot is moved aside (`state.json.corrupt-<unixtime>`) and reported,
-/// and the daemon starts empty; a torn last journal line (a crash mid-write, never
-/// acknowledged) is dropped. Files are the user's alone (mode 0600).
+/// A pending request's place in time, as stored.
+public struct ScheduledTime: Hashable, Sendable {
+    public var identifier: String
+    /// The next occurrence not yet handled, in nanoseconds since the epoch; nil: it never fires again.
+    public var nextFire: Int64?
+    /// The last occurrence handled (fired or recorded as missed), in seconds.
+    public var lastFired: UnixTime?
+}
+
+/// The daemon's state in `directory` (`$XDG_STATE_HOME/chime` by default), in
+/// `chime.sqlite3` (mode 0600, schema version in `user_version`):
+///
+/// - `pending`: each request as JSON with its next occurrence and the last one handled,
+///   plus the title, label and zone `chime list` shows, so listing 100,000 alarms
+///   decodes none of them;
+/// - `delivered`: what is on screen, by notification id;
+/// - `missed`: occurrences that passed too long ago to show;
+/// - `held`: occurrences due while no notification server ran, shown when one appears.
+///
+/// Only the queue of (identifier, next fire) lives in the daemon's memory; a
+/// request is read when it fires. A file that is not a database, or a damaged
+/// one, is moved aside (`chime.sqlite3.corrupt-<unixtime>`) and reported, and
+/// the daemon starts empty.
 public final class Store {
     public let directory: String
-    public private(set) var state: StoreState
-    /// Problems found while loading (a corrupt snapshot moved aside, a torn journal line).
+    public let path: String
+    /// Problems found while opening (a corrupt store moved aside).
     public private(set) var warnings: [String] = []
-    private var journal: Int32 = -1
-    private var journalEntries = 0
+    private var database: Database
+    private var inTransaction = false
 
-    /// The schema version written to the snapshot.
-    public static let schemaVersion = 1
-    /// Compact the journal into a new snapshot after this many entries.
-    public var compactionThreshold = 1000
-
-    var snapshotPath: String { directory + "/state.json" }
-    var journalPath: String { directory + "/journal.jsonl" }
+    /// The schema version this chime reads and writes.
+    public static let schemaVersion: Int64 = 1
+    public static let fileName = "chime.sqlite3"
 
     /// The default directory: `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`.
     public static func defaultDirectory() -> String {
@@ -88,17 +58,25 @@ public final class Store {
         return home + "/.local/state/chime"
     }
 
-    /// Opens (creating if needed) the store in `directory` and loads it.
+    /// Opens (creating if needed) the store in `directory`.
     public init(directory: String, now: UnixTime) throws(StoreError) {
         self.directory = directory
-        state = StoreState()
+        path = directory + "/" + Self.fileName
         try Self.makeDirectory(directory)
-        try load(now: now)
-        journal = open(journalPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard journal >= 0 else { throw StoreError("cannot open \(journalPath): \(Self.reason())") }
+        do {
+            database = try Self.open(path)
+        } catch let error where error.isCorruption {
+            let aside = path + ".corrupt-\(now)"
+            for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+            guard rename(path, aside) == 0 else {
+                throw StoreError("\(path) is corrupt and cannot be moved aside: \(Self.reason())")
+            }
+            warnings.append("\(path) was not a readable store (\(error.message)); moved it to \(aside) and started empty")
+            do { database = try Self.open(path) } catch { throw StoreError("\(error)") }
+        } catch {
+            throw StoreError("\(error)")
+        }
     }
-
-    deinit { if journal >= 0 { close(journal) } }
 
     static func reason() -> String { String(cString: strerror(errno)) }
 
@@ -113,168 +91,319 @@ public final class Store {
         guard access(path, W_OK) == 0 else { throw StoreError("cannot write to \(path): \(reason())") }
     }
 
-    // MARK: - Loading
-
-    private func load(now: UnixTime) throws(StoreError) {
-        if let bytes = try readIfPresent(snapshotPath) {
-            do {
-                let document = try JSONDecoder().decode(Snapshot.self, from: Data(bytes))
-                state = document.state
-            } catch {
-                let aside = snapshotPath + ".corrupt-\(now)"
-                if rename(snapshotPath, aside) != 0 {
-                    throw StoreError("\(snapshotPath) is corrupt and cannot be moved aside: \(Self.reason())")
-                }
-                warnings.append("\(snapshotPath) was corrupt (\(error)); moved it to \(aside) and started empty")
-                state = StoreState()
-            }
-        }
-        if let bytes = try readIfPresent(journalPath) {
-            // A crash mid-append leaves a line without its newline: cut it off, or the
-            // next append would glue an acknowledged entry onto the torn one.
-            if let last = bytes.last, last != UInt8(ascii: "\n") {
-                let keep = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
-                guard truncate(journalPath, off_t(keep)) == 0 else {
-                    throw StoreError("cannot repair \(journalPath): \(Self.reason())")
-                }
-                warnings.append("dropped a half-written last line of \(journalPath)")
-            }
-            let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            for (index, line) in lines.enumerated() where !line.isEmpty {
-                do {
-                    state.apply(try JSONDecoder().decode(Change.self, from: Data(line)))
-                    journalEntries += 1
-                } catch {
-                    // The torn tail was reported above; anything else is damage worth saying.
-                    if index < lines.count - 1 || bytes.last == UInt8(ascii: "\n") {
-                        warnings.append("skipped an unreadable line \(index + 1) of \(journalPath)")
-                    }
-                }
-            }
-        }
-    }
-
-    private func readIfPresent(_ path: String) throws(StoreError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw StoreError("cannot read \(path): \(Self.reason())")
-        }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError("cannot read \(path): \(Self.reason())")
-            }
-            if n == 0 { return out }
-            out.append(contentsOf: chunk[0..<n])
-        }
-    }
-
-    // MARK: - Changing
-
-    /// Applies `change` and makes it durable (written and fsynced) before returning.
-    public func append(_ change: Change) throws(StoreError) {
-        try append(contentsOf: [change])
-    }
-
-    /// Applies `changes` and makes them durable with one write and one fsync.
-    public func append(contentsOf changes: [Change]) throws(StoreError) {
-        guard !changes.isEmpty else { return }
-        var lines: [UInt8] = []
-        let encoder = JSONEncoder()
-        for change in changes {
-            do {
-                lines += try encoder.encode(change)
-            } catch {
-                throw StoreError("cannot encode a change: \(error)")
-            }
-            lines.append(UInt8(ascii: "\n"))
-        }
-        // A failed write (a full disk) must not leave half a line for the next append to glue onto.
-        let end = lseek(journal, 0, SEEK_END)
-        do throws(StoreError) {
-            try writeAll(journal, lines, path: journalPath)
-            guard fdatasync(journal) == 0 else { throw StoreError("cannot sync \(journalPath): \(Self.reason())") }
-        } catch {
-            if end >= 0 { _ = ftruncate(journal, end) }
-            throw error
-        }
-        for change in changes { state.apply(change) }
-        journalEntries += changes.count
-        if journalEntries >= compactionThreshold { try compact() }
-    }
-
-    /// Replaces the whole state at once (a bulk import), durably, as one new snapshot.
-    public func replaceAll(with newState: StoreState) throws(StoreError) {
-        let previous = state
-        state = newState
+    private static func open(_ path: String) throws(DatabaseError) -> Database {
+        // Created by us first so it is the user's alone; SQLite gives -wal and -shm the same mode.
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
+        let database = try Database(path: path)
+        try database.executeScript("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
+        var version: Int64 = 0
         do {
-            try compact()
-        } catch {
-            state = previous
+            try database.query("PRAGMA user_version") { version = $0.integer(0) }
+        } catch let error as DatabaseError {
             throw error
+        } catch {}
+        if version > schemaVersion {
+            throw DatabaseError(code: 1, message: "\(path) was written by a newer chime (schema \(version)); this one reads schema \(schemaVersion)")
         }
+        if version == 0 {
+            try database.executeScript("""
+                BEGIN;
+                CREATE TABLE IF NOT EXISTS pending(
+                    identifier TEXT PRIMARY KEY NOT NULL,
+                    request TEXT NOT NULL,
+                    next_fire INTEGER,
+                    last_fired INTEGER,
+                    title TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    time_zone TEXT
+                ) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS pending_by_time ON pending(next_fire);
+                CREATE TABLE IF NOT EXISTS delivered(
+                    identifier TEXT PRIMARY KEY NOT NULL,
+                    server_id INTEGER NOT NULL,
+                    date INTEGER NOT NULL,
+                    content TEXT NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS delivered_by_server_id ON delivered(server_id);
+                CREATE TABLE IF NOT EXISTS missed(
+                    identifier TEXT NOT NULL, due INTEGER NOT NULL, recorded INTEGER NOT NULL,
+                    PRIMARY KEY(identifier, due)
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS held(
+                    identifier TEXT NOT NULL, due INTEGER NOT NULL,
+                    PRIMARY KEY(identifier, due)
+                ) WITHOUT ROWID;
+                PRAGMA user_version = \(schemaVersion);
+                COMMIT;
+                """)
+        }
+        // Reading every table once finds a damaged file now rather than at the first alarm.
+        try database.executeScript("SELECT count(*) FROM pending; SELECT count(*) FROM delivered;")
+        return database
     }
 
-    /// Writes the whole state as a new snapshot and empties the journal.
-    public func compact() throws(StoreError) {
-        let bytes: Data
+    // MARK: - Writing
+
+    private func run(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) {
+        do { try database.execute(sql, values) } catch { throw StoreError("cannot write \(path): \(error.message)") }
+    }
+
+    /// Runs `body` as one transaction: durable when this returns, or not applied at all.
+    /// Calls inside `body` join it.
+    public func write(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        if inTransaction { return try body() }
+        try run("BEGIN IMMEDIATE")
+        inTransaction = true
+        defer { inTransaction = false }
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            bytes = try encoder.encode(Snapshot(schema: Self.schemaVersion, state: state))
+            try body()
+            try run("COMMIT")
         } catch {
-            throw StoreError("cannot encode the state: \(error)")
-        }
-        let temporary = snapshotPath + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot write \(temporary): \(Self.reason())") }
-        do throws(StoreError) {
-            try writeAll(fd, Array(bytes), path: temporary)
-            guard fsync(fd) == 0 else { throw StoreError("cannot sync \(temporary): \(Self.reason())") }
-        } catch {
-            close(fd)
-            unlink(temporary)
+            try? database.execute("ROLLBACK")
             throw error
         }
-        close(fd)
-        guard rename(temporary, snapshotPath) == 0 else {
-            unlink(temporary)
-            throw StoreError("cannot replace \(snapshotPath): \(Self.reason())")
-        }
-        try syncDirectory()
-        // The snapshot now holds every journal entry; replaying them again would be harmless.
-        guard ftruncate(journal, 0) == 0, fsync(journal) == 0 else {
-            throw StoreError("cannot empty \(journalPath): \(Self.reason())")
-        }
-        journalEntries = 0
     }
 
-    private func syncDirectory() throws(StoreError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError("cannot open \(directory): \(Self.reason())") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StoreError("cannot sync \(directory): \(Self.reason())") }
+    /// Adds or replaces a request with its next occurrence (nanoseconds); its history starts over.
+    public func add(_ request: NotificationRequest, nextFire: Int64?) throws(StoreError) {
+        let json: String
+        do {
+            json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        } catch {
+            throw StoreError("cannot encode \(request.identifier): \(error)")
+        }
+        try write { () throws(StoreError) in
+            try run("DELETE FROM held WHERE identifier = ?", [.text(request.identifier)])
+            try run("""
+                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone)
+                VALUES (?, ?, ?, NULL, ?, ?, ?)
+                """,
+                [.text(request.identifier), .text(json), .optional(nextFire), .text(request.content.title),
+                 .text(request.content.label), request.trigger.timeZone.map(SQLValue.text) ?? .null])
+        }
     }
 
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError("cannot write \(path): \(Self.reason())")
+    /// Adds many requests in one transaction (a bulk import).
+    public func add(contentsOf requests: [(request: NotificationRequest, nextFire: Int64?)]) throws(StoreError) {
+        try write { () throws(StoreError) in
+            for (request, next) in requests { try add(request, nextFire: next) }
+        }
+    }
+
+    /// Removes pending requests; returns the identifiers that were pending.
+    @discardableResult
+    public func remove(_ identifiers: [String]) throws(StoreError) -> [String] {
+        var removed: [String] = []
+        try write { () throws(StoreError) in
+            for identifier in identifiers {
+                try run("DELETE FROM pending WHERE identifier = ?", [.text(identifier)])
+                if database.changes > 0 { removed.append(identifier) }
+                try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
             }
-            offset += n
+        }
+        return removed
+    }
+
+    /// Removes every pending request.
+    public func removeAll() throws(StoreError) {
+        try write { () throws(StoreError) in
+            try run("DELETE FROM pending")
+            try run("DELETE FROM held")
         }
     }
 
-    struct Snapshot: Codable {
-        var schema: Int
-        var state: StoreState
+    /// Moves a request to its next occurrence (nanoseconds; nil: none), noting `handled` (seconds) as done.
+    public func setNextFire(_ identifier: String, _ next: Int64?, handled: UnixTime? = nil) throws(StoreError) {
+        try run("""
+            UPDATE pending SET next_fire = ?1, last_fired = max(coalesce(last_fired, ?2), coalesce(?2, last_fired))
+            WHERE identifier = ?3
+            """, [.optional(next), .optional(handled), .text(identifier)])
     }
+
+    public func recordDelivered(_ notification: DeliveredNotification) throws(StoreError) {
+        let json: String
+        do {
+            json = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
+        } catch {
+            throw StoreError("cannot encode \(notification.identifier): \(error)")
+        }
+        try run("INSERT OR REPLACE INTO delivered(identifier, server_id, date, content) VALUES (?, ?, ?, ?)",
+                [.text(notification.identifier), .integer(Int64(notification.serverID)), .integer(notification.date), .text(json)])
+    }
+
+    public func removeDelivered(_ identifiers: [String]) throws(StoreError) {
+        try write { () throws(StoreError) in
+            for identifier in identifiers { try run("DELETE FROM delivered WHERE identifier = ?", [.text(identifier)]) }
+        }
+    }
+
+    public func recordMissed(_ occurrences: [MissedOccurrence]) throws(StoreError) {
+        try write { () throws(StoreError) in
+            for occurrence in occurrences {
+                try run("INSERT OR IGNORE INTO missed(identifier, due, recorded) VALUES (?, ?, ?)",
+                        [.text(occurrence.identifier), .integer(occurrence.due), .integer(occurrence.recorded)])
+            }
+        }
+    }
+
+    /// Notes an occurrence due while no server ran.
+    public func hold(_ identifier: String, due: UnixTime) throws(StoreError) {
+        try run("INSERT OR IGNORE INTO held(identifier, due) VALUES (?, ?)", [.text(identifier), .integer(due)])
+    }
+
+    public func release(_ identifier: String, due: UnixTime) throws(StoreError) {
+        try run("DELETE FROM held WHERE identifier = ? AND due = ?", [.text(identifier), .integer(due)])
+    }
+
+    // MARK: - Reading
+
+    private func read(_ sql: String, _ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws(StoreError) {
+        do { try database.query(sql, values, body) } catch { throw StoreError("cannot read \(path): \(error)") }
+    }
+
+    /// Every pending request's next and last occurrence (start-up builds its queue from these).
+    public func scheduledTimes() throws(StoreError) -> [ScheduledTime] {
+        var times: [ScheduledTime] = []
+        try read("SELECT identifier, next_fire, last_fired FROM pending") { row in
+            times.append(ScheduledTime(identifier: row.text(0), nextFire: row.optionalInteger(1), lastFired: row.optionalInteger(2)))
+        }
+        return times
+    }
+
+    public var pendingCount: Int {
+        var count = 0
+        try? read("SELECT count(*) FROM pending") { count = Int($0.integer(0)) }
+        return count
+    }
+
+    /// The pending request with this identifier.
+    public func request(withIdentifier identifier: String) throws(StoreError) -> NotificationRequest? {
+        var request: NotificationRequest?
+        try read("SELECT request FROM pending WHERE identifier = ?", [.text(identifier)]) { row in
+            request = try row.withBytes(0) { try JSONDecoder().decode(NotificationRequest.self, from: Data($0)) }
+        }
+        return request
+    }
+
+    public func scheduledTime(of identifier: String) throws(StoreError) -> ScheduledTime? {
+        var time: ScheduledTime?
+        try read("SELECT next_fire, last_fired FROM pending WHERE identifier = ?", [.text(identifier)]) { row in
+            time = ScheduledTime(identifier: identifier, nextFire: row.optionalInteger(0), lastFired: row.optionalInteger(1))
+        }
+        return time
+    }
+
+    private static let bySoonest = "ORDER BY next_fire IS NULL, next_fire, identifier"
+
+    /// Pending requests, soonest first (never-firing ones last), with their next fire in seconds.
+    public func pendingRequests() throws(StoreError) -> [PendingRequest] {
+        var list: [PendingRequest] = []
+        let decoder = JSONDecoder()
+        try read("SELECT request, next_fire FROM pending \(Self.bySoonest)") { row in
+            let request = try row.withBytes(0) { try decoder.decode(NotificationRequest.self, from: Data($0)) }
+            list.append(PendingRequest(request: request, nextFire: row.optionalInteger(1).map { $0 / 1_000_000_000 }))
+        }
+        return list
+    }
+
+    /// What `chime list` shows of each pending request, soonest first, read without decoding any request.
+    public func pendingSummaries() throws(StoreError) -> [PendingSummary] {
+        var list: [PendingSummary] = []
+        try read("SELECT identifier, next_fire, title, label, time_zone FROM pending \(Self.bySoonest)") { row in
+            list.append(PendingSummary(
+                identifier: row.text(0), nextFire: row.optionalInteger(1).map { $0 / 1_000_000_000 }, title: row.text(2),
+                label: row.text(3), timeZone: row.optionalText(4)))
+        }
+        return list
+    }
+
+    /// The same list as JSON (`[PendingSummary]`), written straight from the rows: listing
+    /// 100,000 alarms builds no Swift value per alarm.
+    public func pendingSummariesJSON(limit: Int) throws(StoreError) -> [UInt8]? {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        var tooLarge = false
+        try read("SELECT identifier, next_fire, title, label, time_zone FROM pending \(Self.bySoonest)") { row in
+            guard !tooLarge else { return }
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out += #"{"identifier":"#.utf8
+            row.withBytes(0) { appendJSONString($0, to: &out) }
+            if let next = row.optionalInteger(1) {
+                out += #","nextFire":"#.utf8
+                out += String(next / 1_000_000_000).utf8
+            }
+            out += #","title":"#.utf8
+            row.withBytes(2) { appendJSONString($0, to: &out) }
+            out += #","label":"#.utf8
+            row.withBytes(3) { appendJSONString($0, to: &out) }
+            if row.optionalText(4) != nil {
+                out += #","timeZone":"#.utf8
+                row.withBytes(4) { appendJSONString($0, to: &out) }
+            }
+            out.append(UInt8(ascii: "}"))
+            if out.count > limit { tooLarge = true }
+        }
+        out.append(UInt8(ascii: "]"))
+        return tooLarge ? nil : out
+    }
+
+    public func deliveredNotifications() throws(StoreError) -> [DeliveredNotification] {
+        try deliveredNotifications(where: "", [])
+    }
+
+    func deliveredNotifications(where condition: String, _ values: [SQLValue]) throws(StoreError) -> [DeliveredNotification] {
+        var list: [DeliveredNotification] = []
+        let decoder = JSONDecoder()
+        try read("SELECT identifier, server_id, date, content FROM delivered \(condition) ORDER BY date, identifier", values) { row in
+            let content = try row.withBytes(3) { try decoder.decode(NotificationContent.self, from: Data($0)) }
+            list.append(DeliveredNotification(identifier: row.text(0), serverID: UInt32(truncatingIfNeeded: row.integer(1)),
+                                              date: row.integer(2), content: content))
+        }
+        return list
+    }
+
+    public func delivered(identifier: String) throws(StoreError) -> DeliveredNotification? {
+        try deliveredNotifications(where: "WHERE identifier = ?", [.text(identifier)]).first
+    }
+
+    public func delivered(serverID: UInt32) throws(StoreError) -> DeliveredNotification? {
+        try deliveredNotifications(where: "WHERE server_id = ?", [.integer(Int64(serverID))]).first
+    }
+
+    public func missedOccurrences() throws(StoreError) -> [MissedOccurrence] {
+        var list: [MissedOccurrence] = []
+        try read("SELECT identifier, due, recorded FROM missed ORDER BY due, identifier") { row in
+            list.append(MissedOccurrence(identifier: row.text(0), due: row.integer(1), recorded: row.integer(2)))
+        }
+        return list
+    }
+
+    /// Occurrences held for a notification server, oldest first.
+    public func held() throws(StoreError) -> [(identifier: String, due: UnixTime)] {
+        var list: [(String, UnixTime)] = []
+        try read("SELECT identifier, due FROM held ORDER BY due, identifier") { list.append(($0.text(0), $0.integer(1))) }
+        return list
+    }
+
+    public func isHeld(_ identifier: String) throws(StoreError) -> Bool {
+        var found = false
+        try read("SELECT 1 FROM held WHERE identifier = ? LIMIT 1", [.text(identifier)]) { _ in found = true }
+        return found
+    }
+}
+
+/// Appends UTF-8 `bytes` as a JSON string: quotes, backslashes and control characters escaped.
+func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
+    out.append(UInt8(ascii: "\""))
+    for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+        case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+        case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+        case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex(byte >> 4), hex(byte & 15)]
+        default: out.append(byte)
+        }
+    }
+    out.append(UInt8(ascii: "\""))
 }

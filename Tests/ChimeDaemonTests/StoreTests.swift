@@ -1,5 +1,5 @@
 import ChimeCenter
-import ChimeDaemon
+@testable import ChimeDaemon
 import Foundation
 import Testing
 import TestSupport
@@ -9,66 +9,109 @@ import Timekeeping
     let directory: URL
     init() throws { directory = try makeTemporaryDirectory("chime-store") }
 
-    func request(_ id: String, _ rule: String = "16:35 mon-fri") throws -> NotificationRequest {
-        NotificationRequest(identifier: id, content: NotificationContent(title: id), trigger: try Trigger(parsing: rule, timeZone: "UTC", anchor: 100))
+    func request(_ id: String, _ rule: String = "16:35 mon-fri", title: String? = nil, label: String = "") throws -> NotificationRequest {
+        NotificationRequest(identifier: id, content: NotificationContent(title: title ?? id, label: label),
+                            trigger: try Trigger(parsing: rule, timeZone: "UTC", anchor: 100))
     }
+
+    var databasePath: String { directory.appendingPathComponent(Store.fileName).path }
 
     @Test func everyAcknowledgedChangeSurvivesAReopen() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(directory: directory.path, now: 1)
-        try store.append(.add(try request("a")))
-        try store.append(.add(try request("b", "in 5m")))
-        try store.append(.fired(identifier: "a", due: 500))
-        try store.append(.remove(["b"]))
-        try store.append(.missed(MissedOccurrence(identifier: "a", due: 900, recorded: 1000)))
+        let a = try request("a")
+        try store.add(a, nextFire: 1_000_000_000_500)
+        try store.add(try request("b", "in 5m"), nextFire: 400_000_000_000)
+        try store.add(try request("c", "2001-01-01 00:00"), nextFire: nil)
+        try store.setNextFire("a", 2_000_000_000_000, handled: 500)
+        try store.remove(["b"])
+        try store.recordMissed([MissedOccurrence(identifier: "a", due: 900, recorded: 1000)])
+        try store.recordDelivered(DeliveredNotification(identifier: "a", serverID: 7, date: 510, content: a.content))
+        try store.hold("a", due: 950)
+
         let reopened = try Store(directory: directory.path, now: 2)
-        #expect(reopened.state == store.state)
-        #expect(reopened.state.schedule.pending.map(\.identifier) == ["a"])
-        #expect(reopened.state.lastFired["a"] == 900)
         #expect(reopened.warnings.isEmpty)
+        #expect(try reopened.request(withIdentifier: "a") == a)
+        #expect(try reopened.request(withIdentifier: "b") == nil)
+        #expect(try reopened.scheduledTime(of: "a") == ScheduledTime(identifier: "a", nextFire: 2_000_000_000_000, lastFired: 500))
+        // Soonest first, never-firing last.
+        #expect(try reopened.pendingSummaries().map(\.identifier) == ["a", "c"])
+        #expect(try reopened.pendingSummaries().map(\.nextFire) == [2000, nil])
+        #expect(try reopened.missedOccurrences() == [MissedOccurrence(identifier: "a", due: 900, recorded: 1000)])
+        #expect(try reopened.delivered(serverID: 7)?.identifier == "a")
+        #expect(try reopened.held().map(\.identifier) == ["a"])
+        // Replacing a request starts its history over and drops what was held for it.
+        try reopened.add(a, nextFire: 3_000_000_000_000)
+        #expect(try reopened.scheduledTime(of: "a")?.lastFired == nil)
+        #expect(try reopened.held().isEmpty)
     }
 
-    @Test func compactionKeepsTheStateAndEmptiesTheJournal() throws {
+    @Test func aFailedTransactionLeavesNothingBehind() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(directory: directory.path, now: 1)
-        store.compactionThreshold = 10
-        for i in 0..<25 { try store.append(.add(try request("r\(i)"))) }
-        let journal = try Data(contentsOf: directory.appendingPathComponent("journal.jsonl"))
-        #expect(journal.split(separator: UInt8(ascii: "\n")).count == 5)
+        try store.add(try request("kept"), nextFire: 5)
+        #expect(throws: StoreError.self) {
+            try store.write { () throws(StoreError) in
+                try store.add(try! request("half"), nextFire: 6)
+                try store.remove(["kept"])
+                throw StoreError("the disk is full")
+            }
+        }
         let reopened = try Store(directory: directory.path, now: 2)
-        #expect(reopened.state.schedule.pending.count == 25)
-        for name in ["state.json", "journal.jsonl"] {
+        #expect(try reopened.pendingSummaries().map(\.identifier) == ["kept"])
+    }
+
+    @Test func theFilesAreTheUsersAlone() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(directory: directory.path, now: 1)
+        try store.add(try request("a"), nextFire: 5)
+        for name in [Store.fileName, Store.fileName + "-wal"] {
             let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(name)")
         }
     }
 
-    @Test func aCorruptSnapshotIsMovedAsideAndReported() throws {
+    @Test func aFileThatIsNoStoreIsMovedAsideAndReported() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Data("{not json".utf8).write(to: directory.appendingPathComponent("state.json"))
+        try Data(repeating: 0x5a, count: 8192).write(to: URL(fileURLWithPath: databasePath))
         let store = try Store(directory: directory.path, now: 1234)
-        #expect(store.state == StoreState())
+        #expect(store.pendingCount == 0)
         #expect(store.warnings.count == 1)
-        #expect(store.warnings.first?.contains("state.json.corrupt-1234") == true)
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("state.json.corrupt-1234").path))
+        #expect(store.warnings.first?.contains("\(Store.fileName).corrupt-1234") == true)
+        #expect(FileManager.default.fileExists(atPath: databasePath + ".corrupt-1234"))
+        // And the new store works.
+        try store.add(try request("a"), nextFire: 5)
+        #expect(try Store(directory: directory.path, now: 1235).pendingCount == 1)
     }
 
-    @Test func aTornLastJournalLineIsDropped() throws {
+    @Test func aStoreFromANewerChimeIsAClearErrorAndLeftAlone() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Store(directory: directory.path, now: 1)
+        let database = try Database(path: databasePath)
+        try database.executeScript("PRAGMA user_version = 99")
+        database.close()
+        #expect {
+            try Store(directory: directory.path, now: 2)
+        } throws: { error in
+            "\(error)".contains("written by a newer chime (schema 99)")
+        }
+        #expect(FileManager.default.fileExists(atPath: databasePath))
+    }
+
+    @Test func theSummaryJSONIsWhatTheDecoderReads() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(directory: directory.path, now: 1)
-        try store.append(.add(try request("kept")))
-        let handle = try FileHandle(forWritingTo: directory.appendingPathComponent("journal.jsonl"))
-        handle.seekToEndOfFile()
-        handle.write(Data(#"{"add":{"_0":{"identifier":"half"#.utf8))
-        try handle.close()
-        let reopened = try Store(directory: directory.path, now: 2)
-        #expect(reopened.state.schedule.pending.map(\.identifier) == ["kept"])
-        #expect(reopened.warnings == ["dropped a half-written last line of \(directory.path)/journal.jsonl"])
-        // What is appended after the repair is read back: the torn line does not swallow it.
-        try reopened.append(.add(try request("after")))
-        let again = try Store(directory: directory.path, now: 3)
-        #expect(again.state.schedule.pending.map(\.identifier) == ["kept", "after"])
-        #expect(again.warnings.isEmpty)
+        let awkward = ["plain", "quote \" and \\ backslash", "line\nbreak\ttab\u{01}", "ünïcödé ⏰ 🥚", ""]
+        for (i, title) in awkward.enumerated() {
+            var r = try request("id-\(i)", title: title, label: awkward[(i + 1) % awkward.count])
+            if i % 2 == 0 { r.trigger.timeZone = nil }
+            try store.add(r, nextFire: i == 3 ? nil : Int64(i) * 1_000_000_000)
+        }
+        let json = try #require(try store.pendingSummariesJSON(limit: 1 << 20))
+        let decoded = try JSONDecoder().decode([PendingSummary].self, from: Data(json))
+        #expect(decoded == (try store.pendingSummaries()))
+        #expect(decoded.count == awkward.count)
+        #expect(try store.pendingSummariesJSON(limit: 10) == nil)
     }
 
     @Test func anUnusableDirectoryIsAClearError() {

@@ -1,8 +1,13 @@
 /* A notification server that only replies, on raw libdbus: the peer for
- * benchmarks, so what is measured is the client's cost. */
+ * benchmarks, so what is measured is the client's cost.
+ * With --log it prints "SUMMARY REALTIME_NS" for every Notify the moment it
+ * is dispatched (the lateness benchmark's clock on the receiving side). */
 #include <dbus/dbus.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+static int log_notify = 0;
 
 static const char *INTERFACE = "org.freedesktop.Notifications";
 
@@ -13,6 +18,18 @@ static void reply(DBusConnection *connection, DBusMessage *call) {
     dbus_message_iter_init_append(answer, &iter);
     const char *member = dbus_message_get_member(call);
     if (strcmp(member, "Notify") == 0) {
+        if (log_notify) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            const char *app, *summary;
+            dbus_uint32_t replaces;
+            const char *icon;
+            if (dbus_message_get_args(call, NULL, DBUS_TYPE_STRING, &app, DBUS_TYPE_UINT32, &replaces,
+                                      DBUS_TYPE_STRING, &icon, DBUS_TYPE_STRING, &summary, DBUS_TYPE_INVALID)) {
+                printf("%s %lld\n", summary, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+                fflush(stdout);
+            }
+        }
         dbus_uint32_t id = next_id++;
         dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT32, &id);
     } else if (strcmp(member, "GetCapabilities") == 0) {
@@ -39,7 +56,8 @@ static DBusHandlerResult filter(DBusConnection *connection, DBusMessage *message
     return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    log_notify = argc > 1 && strcmp(argv[1], "--log") == 0;
     DBusError error;
     dbus_error_init(&error);
     DBusConnection *connection = dbus_bus_get_private(DBUS_BUS_SESSION, &error);

@@ -1,6 +1,10 @@
-// `make bench`: the scheduler daemon with many alarms. Run on a private bus (scripts/bench.sh).
+// `make bench`: the scheduler daemon. Run on a private bus (scripts/bench.sh).
 //   chime-bench-daemon CHIME N IDLE_SECONDS
-// Prints "startup_s list_s add_median_ms add_p99_ms rss_kib idle_switches".
+//     with N alarms: prints "startup_s list_s add_median_ms add_p99_ms peak_rss_kib idle_switches list_status
+//     startup_rss_kib".
+//   chime-bench-daemon lateness CHIME SERVER N SPACING_MS
+//     N alarms SPACING_MS apart, received by SERVER (bench/c/trivial_server.c --log);
+//     prints "lateness_p50_ms lateness_p99_ms lateness_max_ms received".
 import ChimeCenter
 import ChimeDaemon
 import DBus
@@ -47,26 +51,106 @@ func status(_ pid: pid_t, _ field: String) -> Int {
     return -1
 }
 
+func wallNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+func readText(_ path: String) -> String {
+    guard let f = fopen(path, "r") else { return "" }
+    defer { fclose(f) }
+    var out = ""
+    var buffer = [CChar](repeating: 0, count: 4096)
+    while fgets(&buffer, 4096, f) != nil { out += String(cString: buffer) }
+    return out
+}
+
+/// Lateness: from each alarm's due time to the server receiving its Notify.
+func lateness(chime: String, server: String, count: Int, spacingMilliseconds: Int64) -> Never {
+    let directory = "/tmp/chime-bench-lateness-\(getpid())"
+    mkdir(directory, 0o700)
+    let log = directory + "/server.log"
+    let serverPID = spawnLogging([server, "--log"], to: log)
+    while !readText(log).hasPrefix("ready") { usleep(1000) }
+    let connection = try! Connection(.session)
+    let daemon = spawn([chime, "daemon", "--state-dir", directory + "/state"])
+    while (try? connection.nameHasOwner(SchedulerInterface.busName)) != true { usleep(1000) }
+    let center = UserNotificationCenter(connection: connection)
+    let first = wallNanoseconds() + 2_000_000_000 + Int64(count) * 1_000_000
+    var due: [String: Int64] = [:]
+    for i in 0..<count {
+        let at = first + Int64(i) * spacingMilliseconds * 1_000_000
+        let seconds = at / 1_000_000_000
+        let request = NotificationRequest(
+            identifier: "late-\(i)", content: NotificationContent(title: "late-\(i)"),
+            trigger: Trigger(rule: .instant(seconds), repeats: false, timeZone: "UTC", anchor: seconds,
+                             nanosecond: Int32(at % 1_000_000_000)))
+        try! center.add(request)
+        due["late-\(i)"] = at
+    }
+    let last = first + Int64(count) * spacingMilliseconds * 1_000_000
+    var lines: [Substring] = []
+    while wallNanoseconds() < last + 10_000_000_000 {
+        lines = readText(log).split(separator: "\n").dropFirst().map { $0 }
+        if lines.count >= count { break }
+        usleep(50_000)
+    }
+    var late: [Double] = []
+    for line in lines {
+        let parts = line.split(separator: " ")
+        guard parts.count == 2, let at = due[String(parts[0])], let received = Int64(parts[1]) else { continue }
+        late.append(Double(received - at) / 1e6)
+    }
+    kill(daemon, SIGTERM)
+    var status: Int32 = 0
+    waitpid(daemon, &status, 0)
+    kill(serverPID, SIGTERM)
+    waitpid(serverPID, &status, 0)
+    _ = system("rm -rf \(directory)")  // exit() below skips the defer
+    late.sort()
+    guard !late.isEmpty else { print("nan nan nan 0"); exit(1) }
+    print(late[late.count / 2], late[min(late.count - 1, late.count * 99 / 100)], late.last!, late.count)
+    exit(late.count == count ? 0 : 1)
+}
+
+func spawnLogging(_ argv: [String], to path: String) -> pid_t {
+    var pid: pid_t = 0
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let args = argv.map { strdup($0) } + [nil]
+    defer { args.forEach { free($0) } }
+    guard posix_spawn(&pid, argv[0], &actions, nil, args, environ) == 0 else { fatalError("cannot start \(argv[0])") }
+    return pid
+}
+
 let arguments = CommandLine.arguments
+if arguments[1] == "lateness" {
+    lateness(chime: arguments[2], server: arguments[3], count: Int(arguments[4]) ?? 200,
+             spacingMilliseconds: Int64(arguments[5]) ?? 5)
+}
 let chime = arguments[1]
 let count = Int(arguments[2]) ?? 100_000
 let idleSeconds = UInt32(arguments[3]) ?? 60
 let stateDirectory = "/tmp/chime-bench-daemon-\(getpid())"
 defer { _ = system("rm -rf \(stateDirectory)") }
 
-// The alarms, written as one snapshot (adding them one by one, each fsynced, would take minutes).
+// The alarms, written in one transaction (adding them one by one, each fsynced, would take minutes).
 let base = Int64(time(nil))
-var state = StoreState()
+var requests: [(request: NotificationRequest, nextFire: Int64?)] = []
 for i in 0..<count {
     let rule = ["16:35 mon-fri", "Mon 07:00", "*-*-01 09:00", "2099-12-24 18:00", "*:0/15"][i % 5]
     // Far from now, so nothing fires while measuring.
     let trigger = i % 5 == 4
         ? Trigger(rule: .instant(base + 86_400 * 365 + Int64(i)), repeats: false, timeZone: "UTC", anchor: base)
         : try! Trigger(parsing: rule == "*:0/15" ? "2098-01-01 00:00" : rule, timeZone: "UTC", anchor: base)
-    state.schedule.add(NotificationRequest(identifier: "alarm-\(i)", content: NotificationContent(title: "Alarm \(i)", label: "bench"), trigger: trigger))
+    let request = NotificationRequest(identifier: "alarm-\(i)", content: NotificationContent(title: "Alarm \(i)", label: "bench"), trigger: trigger)
+    requests.append((request, trigger.nextFireNanoseconds(after: base)))
 }
 let store = try! Store(directory: stateDirectory, now: base)
-try! store.replaceAll(with: state)
+try! store.add(contentsOf: requests)
+requests = []
 
 let connection = try! Connection(.session)
 var start = now()
@@ -76,6 +160,7 @@ while (try? connection.nameHasOwner(SchedulerInterface.busName)) != true { uslee
 let center = UserNotificationCenter(connection: connection)
 _ = try! center.removePendingNotificationRequests(withIdentifiers: ["no-such-alarm"])
 let startup = now() - start
+let startupRSS = status(daemon, "VmRSS")
 
 start = now()
 let lister = spawn([chime, "list", "--json"])
@@ -102,4 +187,4 @@ let after = status(daemon, "voluntary_ctxt_switches") + status(daemon, "nonvolun
 kill(daemon, SIGTERM)
 var daemonStatus: Int32 = 0
 waitpid(daemon, &daemonStatus, 0)
-print(startup, listSeconds, adds[adds.count / 2], adds[adds.count * 99 / 100], rss, after - before, listStatus)
+print(startup, listSeconds, adds[adds.count / 2], adds[adds.count * 99 / 100], rss, after - before, listStatus, startupRSS)

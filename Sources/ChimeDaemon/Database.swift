@@ -1,0 +1,151 @@
+// A thin layer over SQLite's C API: prepared statements cached by their text,
+// values bound by position, rows read by column. Only the store uses it.
+internal import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A value bound to a statement's parameter.
+enum SQLValue {
+    case integer(Int64)
+    case text(String)
+    case null
+
+    static func optional(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
+}
+
+/// What SQLite said went wrong, and whether the file itself is damaged.
+struct DatabaseError: Error, CustomStringConvertible {
+    var code: Int32
+    var message: String
+    var description: String { message }
+    /// The file is not a database, or a damaged one.
+    var isCorruption: Bool { code & 0xff == SQLITE_CORRUPT || code & 0xff == SQLITE_NOTADB }
+}
+
+/// One row of a query, valid only inside the closure it is passed to.
+struct Row {
+    fileprivate let statement: OpaquePointer
+
+    func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+
+    func optionalInteger(_ column: Int32) -> Int64? {
+        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column)
+    }
+
+    func optionalText(_ column: Int32) -> String? {
+        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : text(column)
+    }
+
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// The column's bytes, without making a String of them.
+    func withBytes<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        let bytes = sqlite3_column_blob(statement, column)
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return try body(UnsafeBufferPointer(start: bytes?.assumingMemoryBound(to: UInt8.self), count: count))
+    }
+}
+
+/// An open SQLite database.
+final class Database {
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    let path: String
+
+    init(path: String) throws(DatabaseError) {
+        self.path = path
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw DatabaseError(code: result, message: "\(path): \(message)")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    private func error(_ code: Int32) -> DatabaseError {
+        DatabaseError(code: code, message: "\(path): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+
+    /// Runs one or more statements without parameters (schema, pragmas).
+    func executeScript(_ sql: String) throws(DatabaseError) {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard result == SQLITE_OK else { throw error(result) }
+    }
+
+    private func prepared(_ sql: String) throws(DatabaseError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard result == SQLITE_OK, let statement else { throw error(result) }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ statement: OpaquePointer, _ values: [SQLValue]) throws(DatabaseError) {
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            let result: Int32 = switch value {
+            case .integer(let v): sqlite3_bind_int64(statement, position, v)
+            case .null: sqlite3_bind_null(statement, position)
+            case .text(let text):
+                // Bound with its length: text may hold any UTF-8, NUL included.
+                text.withCString { sqlite3_bind_text(statement, position, $0, Int32(text.utf8.count), chime_sqlite_transient()) }
+            }
+            guard result == SQLITE_OK else { throw error(result) }
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func execute(_ sql: String, _ values: [SQLValue] = []) throws(DatabaseError) {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        try bind(statement, values)
+        let result = sqlite3_step(statement)
+        guard result == SQLITE_DONE || result == SQLITE_ROW else { throw error(result) }
+    }
+
+    /// Runs a query, calling `body` for each row.
+    func query(_ sql: String, _ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        try bind(statement, values)
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return }
+            guard result == SQLITE_ROW else { throw error(result) }
+            try body(Row(statement: statement))
+        }
+    }
+
+    /// The rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` in one transaction: all of it is durable when this returns, or none of it is applied.
+    func transaction(_ body: () throws -> Void) throws {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
