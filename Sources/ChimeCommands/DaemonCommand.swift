@@ -15,11 +15,16 @@ public struct DaemonCommand: ParsableCommand {
             Owns \(SchedulerInterface.busName) on the session bus and exports \(SchedulerInterface.interface) at \
             \(SchedulerInterface.path) (introspectable: try `busctl --user introspect \(SchedulerInterface.busName) \
             \(SchedulerInterface.path)`). Keeps its alarms in $XDG_STATE_HOME/chime (default ~/.local/state/chime); \
-            every change is on disk before it is acknowledged. Logs to standard error. SIGTERM or SIGINT stop it.
+            every change is on disk before it is acknowledged, in one SQLite file (chime.sqlite3). Logs to standard             error. SIGTERM or SIGINT stop it.
+
+            Sounds: where the notification server does not play sounds, chime plays them with the first of             canberra-gtk-play, pw-play, paplay or aplay on PATH (theme names are looked up under             $XDG_DATA_DIRS/sounds/freedesktop).
             """)
 
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Keep the state here instead.", valueName: "DIR"))
     var stateDirectory: String?
+
+    @Option(help: ArgumentHelp("How long a sound player may run before it is stopped (default 30s).", valueName: "DURATION"))
+    var playerTimeLimit: String?
 
     public func run() throws {
         var logger = Logger(label: "chime.daemon") { StreamLogHandler.standardError(label: $0) }
@@ -33,6 +38,7 @@ public struct DaemonCommand: ParsableCommand {
         }
         do {
             let daemon = try SchedulerDaemon(connection: connection, store: store, logger: logger)
+            if let playerTimeLimit { daemon.playerTimeLimit = AlarmOptions.seconds(playerTimeLimit, option: "--player-time-limit") }
             try daemon.run()
         } catch let error as DaemonError {
             ExitStatus.daemonFailed.exit(error.description)

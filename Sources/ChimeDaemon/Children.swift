@@ -77,6 +77,8 @@ final class Child {
 /// Why a program could not be started.
 struct SpawnError: Error, CustomStringConvertible {
     var description: String
+    /// The system's reason alone ("No such file or directory").
+    var reason: String = ""
 }
 
 /// Starts `arguments` (a bare program name is looked up on `PATH`).
@@ -122,7 +124,8 @@ func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, de
     if captureOutput { close(pipeFDs[1]) }
     guard result == 0 else {
         if captureOutput { close(pipeFDs[0]) }
-        throw SpawnError(description: "cannot start \(program): \(String(cString: strerror(result)))")
+        let reason = String(cString: strerror(result))
+        throw SpawnError(description: "cannot start \(program): \(reason)", reason: reason)
     }
     return Child(pid: pid, output: captureOutput ? pipeFDs[0] : -1, outputLimit: outputLimit, deadline: deadline)
 }

@@ -301,7 +301,7 @@ public final class SchedulerDaemon {
                 return  // shown when the command finishes (finishChildren)
             } catch {
                 logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
-                content.body = Self.withNote(content.body, "body command could not start")
+                content.body = Self.withNote(content.body, "body command could not start: \(error.reason.lowercased())")
             }
         }
         show(occurrence, content: content, now: now)

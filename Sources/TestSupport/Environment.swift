@@ -73,10 +73,11 @@ public final class DaemonProcess: @unchecked Sendable {
     public var pid: Int32 { child.pid }
 
     /// Starts `chime daemon` and waits until it owns its bus name.
-    public init(bus: PrivateBus, stateDirectory: String, waitForName: Bool = true) throws {
+    public init(bus: PrivateBus, stateDirectory: String, waitForName: Bool = true, arguments: [String] = [],
+                environment: [String: String] = [:]) throws {
         self.stateDirectory = stateDirectory
-        child = try ChildProcess(chimeBinaryPath(), ["daemon", "--state-dir", stateDirectory],
-                                 environment: bus.environment(), logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
+        child = try ChildProcess(chimeBinaryPath(), ["daemon", "--state-dir", stateDirectory] + arguments,
+                                 environment: bus.environment().merging(environment) { $1 }, logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
         if waitForName { try waitUntilOwner(bus: bus) }
     }
 

@@ -1,0 +1,51 @@
+@testable import ChimeCommands
+import Foundation
+import Testing
+import TestSupport
+
+/// `--body-command` is split into an argument vector the way a shell would, and never run by one.
+@Suite struct WordSplittingTests {
+    @Test(arguments: [
+        ("date +%H:%M", ["date", "+%H:%M"]),
+        ("  curl   -s  https://school.example/count  ", ["curl", "-s", "https://school.example/count"]),
+        ("printf 'today: %s students' 23", ["printf", "today: %s students", "23"]),
+        (#"echo "a \"quoted\" \$word \\ and \n""#, ["echo", #"a "quoted" $word \ and \n"#]),
+        (#"one\ word 'it''s' "" ''"#, ["one word", "its", "", ""]),
+        ("no $HOME *.txt | pipes > here", ["no", "$HOME", "*.txt", "|", "pipes", ">", "here"]),
+        ("ünï ⏰", ["ünï", "⏰"]),
+        ("", []),
+    ])
+    func splitsLikeAShell(_ text: String, _ words: [String]) throws {
+        #expect(try splitWords(text) == words)
+    }
+
+    @Test(arguments: ["echo 'open", #"echo "open"#, "echo trailing\\"])
+    func unterminatedQuotesAreErrors(_ text: String) {
+        #expect(throws: WordSplitError.self) { try splitWords(text) }
+    }
+
+    /// Checked against the shell itself on the same strings.
+    @Test func agreesWithSh() throws {
+        let samples = [#"a "b c" 'd e' f\ g"#, #""x\"y" 'p\q' r\\s"#, "  lead trail  ", #"mix"ed"'qu'otes"#]
+        for sample in samples {
+            let result = try runProgram("/bin/sh", [Array("-c".utf8), Array(("printf '%s\\n' " + sample).utf8)], environment: [:])
+            let expected = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            #expect(try splitWords(sample) == expected, "\(sample)")
+        }
+    }
+
+    @Test func badAlarmOptionsAreUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["in", "5m", "--body-command", "echo 'open", "T"], "chime: --body-command: a single quote is not closed\n"),
+            (["in", "5m", "--body-timeout", "3s", "T"], "chime: --body-timeout needs --body-command\n"),
+            (["in", "5m", "--body-command", "date", "--body-timeout", "2m", "T"], "chime: --body-timeout 2m: between 1s and 60s\n"),
+            (["in", "5m", "--expire", "soon", "T"], "chime: --expire soon: use a duration such as 5m or 90s\n"),
+            (["in", "5m", "--grace", "0s", "T"], "chime: --grace 0s: use a duration such as 5m or 90s\n"),
+        ]
+        for (arguments, message) in cases {
+            let result = try runChime(arguments, environment: ["PATH": "/usr/bin:/bin"])
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr == message, "\(arguments)")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import ChimeCenter
+import DBus
+import Foundation
+import Testing
+import TestSupport
+import Timekeeping
+
+/// What happens at fire time beyond Notify: body commands, local sounds, popups the
+/// server leaves up, settings, and held alarms across a restart. Real daemon, real bus.
+@Suite struct FiringTests {
+    let bus: PrivateBus
+    let state: String
+    let scratch: URL
+
+    init() throws {
+        bus = try PrivateBus()
+        state = bus.directory.appendingPathComponent("state").path
+        scratch = bus.directory.appendingPathComponent("scratch")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
+
+    func chime(_ arguments: [String]) throws -> CommandResult {
+        let result = try runChime(arguments, environment: bus.environment())
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return result
+    }
+
+    @Test func aBodyCommandsOutputBecomesTheBody() throws {
+        let recorder = try RecordingServer(address: bus.address, capabilities: ["body"])
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        _ = try chime(["in", "1s", "--id", "homeroom", "--body-command", "printf 'today: %s students\\n' 23",
+                       "Homeroom", "Check the guidance list"])
+        let calls = recorder.waitForCalls(1, timeout: 6)
+        try #require(calls.count == 1)
+        #expect(calls[0].body == "today: 23 students")
+    }
+
+    @Test func aFailingSlowOrChattyBodyCommandKeepsTheStaticBodyWithANote() throws {
+        let recorder = try RecordingServer(address: bus.address, capabilities: ["body"])
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        _ = try chime(["in", "1s", "--id", "failing", "--body-command", "sh -c 'echo partial; exit 3'", "Failing", "static"])
+        _ = try chime(["in", "1s", "--id", "slow", "--body-command", "sleep 30", "--body-timeout", "1s", "Slow", "static"])
+        _ = try chime(["in", "1s", "--id", "missing", "--body-command", "/no/such/program", "Missing", "static"])
+        let anchor = Int64(time(nil))
+        var content = NotificationContent(title: "Chatty")
+        content.bodyCommand = BodyCommand(arguments: ["seq", "1", "100000"], outputLimit: 10)
+        try center().add(NotificationRequest(identifier: "chatty", content: content, trigger: .timeInterval(1, anchor: anchor)))
+        let calls = recorder.waitForCalls(4, timeout: 10)
+        let bodies = Dictionary(calls.map { ($0.summary, $0.body) }, uniquingKeysWith: { a, _ in a })
+        #expect(bodies["Failing"] == "static\n(body command failed: exit status 3)")
+        #expect(bodies["Slow"] == "static\n(body command timed out after 1 s)")
+        #expect(bodies["Missing"] == "static\n(body command could not start: no such file or directory)")
+        #expect(bodies["Chatty"] == "1\n2\n3\n4\n5…")
+    }
+
+    @Test func aServerWithoutSoundGetsTheSoundFromALocalPlayerThatIsStoppedInTime() throws {
+        // A stand-in player on PATH records how it was started, then outstays its time limit.
+        let bin = scratch.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let record = scratch.appendingPathComponent("played")
+        let player = bin.appendingPathComponent("paplay")
+        try "#!/bin/sh\necho \"$$ $*\" > '\(record.path)'\nexec sleep 60\n".write(to: player, atomically: true, encoding: .utf8)
+        chmod(player.path, 0o755)
+        let sounds = scratch.appendingPathComponent("share/sounds/freedesktop/stereo")
+        try FileManager.default.createDirectory(at: sounds, withIntermediateDirectories: true)
+        try Data("OggS".utf8).write(to: sounds.appendingPathComponent("bell.oga"))
+
+        let recorder = try RecordingServer(address: bus.address, capabilities: ["body", "actions"])
+        let daemon = try DaemonProcess(
+            bus: bus, stateDirectory: state, arguments: ["--player-time-limit", "1s"],
+            environment: ["PATH": "\(bin.path):/usr/bin:/bin", "XDG_DATA_DIRS": scratch.appendingPathComponent("share").path])
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let settings = try center().notificationSettings()
+        #expect(settings.sound == .localPlayer(name: "paplay", path: player.path))
+        #expect(settings.actions == .enabled)
+        #expect(settings.isAuthorized)
+
+        _ = try chime(["in", "1s", "--sound", "bell", "Tea"])
+        #expect(recorder.waitForCalls(1, timeout: 6).count == 1)
+        var line = ""
+        for _ in 0..<100 where line.isEmpty {
+            line = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
+            usleep(20_000)
+        }
+        let words = line.split(separator: " ").map(String.init)
+        try #require(words.count == 2, "\(line)")
+        #expect(words[1].trimmingCharacters(in: .whitespacesAndNewlines) == sounds.appendingPathComponent("bell.oga").path)
+        // Stopped at its time limit and reaped (a zombie would still answer kill 0).
+        let pid = try #require(Int32(words[0]))
+        var gone = false
+        for _ in 0..<60 where !gone {
+            usleep(100_000)
+            gone = Glibc.kill(pid, 0) != 0 && errno == ESRCH
+        }
+        #expect(gone)
+    }
+
+    @Test func chimeClosesAPopupTheServerLeavesUpPastItsExpiry() throws {
+        let recorder = try RecordingServer(address: bus.address)  // it ignores expire_timeout
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        _ = try chime(["in", "1s", "--expire", "1s", "--id", "brief", "Brief"])
+        let calls = recorder.waitForCalls(1, timeout: 6)
+        try #require(calls.count == 1)
+        #expect(calls[0].expireTimeout == 1000)
+        var closed: [UInt32] = []
+        for _ in 0..<40 where closed.isEmpty {
+            usleep(100_000)
+            closed = recorder.closedIDs
+        }
+        #expect(closed == [1])
+    }
+
+    @Test func anAlarmHeldForAServerSurvivesADaemonRestart() throws {
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        _ = try chime(["in", "1s", "--id", "held", "Held"])
+        usleep(2_000_000)  // due with no server: held
+        #expect(try center().pendingNotificationRequests().map(\.request.identifier) == ["held"])
+        daemon.kill()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop() }
+        let calls = recorder.waitForCalls(1, timeout: 5)
+        try #require(calls.count == 1)
+        #expect(calls[0].summary == "Held")
+        #expect(calls[0].body.hasPrefix("<b>Late: due at "))
+        usleep(200_000)
+        #expect(try center().pendingNotificationRequests().isEmpty)
+    }
+}
