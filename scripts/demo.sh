@@ -22,3 +22,19 @@ echo "Showing a notification (chime notify -p -u critical -t 4000 ...); its id:"
 "$chime" notify -p -u critical -t 4000 -i alarm-clock "Wait!" "Your eggs are almost done!"
 echo "Waiting for it to expire (chime notify -w --json):"
 "$chime" notify -w --json -t 1500 "chime" "This one closes by itself in 1.5 s"
+
+echo
+echo "An egg timer through the scheduler daemon (chime in 2s ...):"
+if ! "$chime" list >/dev/null 2>&1; then
+    # Stopped (by PID) before anything else when the script exits; its state goes with session_dir.
+    "$chime" daemon --state-dir "$session_dir/demo-state" 2>"$session_dir/daemon.log" &
+    demo_daemon=$!
+    session_pids=("$demo_daemon" "${session_pids[@]}")
+    for _ in $(seq 100); do "$chime" list >/dev/null 2>&1 && break; sleep 0.05; done
+    echo "(started a chime daemon for this demo, pid $demo_daemon, state in a temporary directory)"
+fi
+"$chime" in 2s --id demo-egg-timer --expire 5s "Wait!" "Your eggs are almost done!"
+"$chime" list
+sleep 2.5
+echo "Delivered:"
+"$chime" delivered

@@ -179,7 +179,14 @@ public struct List: ParsableCommand {
         }
         let pending = reportingErrors { try center.pendingSummaries() }
         let system = Zone.system()
-        func zone(_ item: PendingSummary) -> Zone { item.timeZone.flatMap { try? Zone.named($0) } ?? system }
+        var zones: [String: Zone] = [:]  // looked up once per name, not once per alarm
+        func zone(_ item: PendingSummary) -> Zone {
+            guard let name = item.timeZone else { return system }
+            if let known = zones[name] { return known }
+            let found = (try? Zone.named(name)) ?? system
+            zones[name] = found
+            return found
+        }
         if json {
             printLine(JSON.array(pending.map { item in
                 .object([

@@ -1,4 +1,5 @@
 import ChimeCenter
+import ChimeDaemon
 import DBus
 import Foundation
 import Testing
@@ -90,6 +91,9 @@ import Timekeeping
                 k += 1
             }
             daemon.kill()
+            // The store opens cleanly after every crash: nothing moved aside, nothing half-written.
+            let store = try Store(directory: state, now: 1)
+            #expect(store.warnings.isEmpty, "round \(round): \(store.warnings)")
         }
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
