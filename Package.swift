@@ -26,11 +26,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
+        // SQLite is linked statically (libsqlite3.a from libsqlite3-dev; see its module map).
+        .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CLinux"),
 
         // MARK: - Libraries
