@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // MARK: - C modules (only DBus and Notifications see them)
@@ -35,6 +36,7 @@ let package = Package(
         .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
         .target(name: "Timekeeping"),
         .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Timekeeping"]),
+        .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit"]),
         .target(
             name: "ChimeDaemon",
             dependencies: [
@@ -47,7 +49,7 @@ let package = Package(
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "ChimeDaemon", "CLinux",
+                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "ChimeDaemon", "ChimeConfig", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -78,6 +80,13 @@ let package = Package(
         ),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport"]),
         .testTarget(name: "ChimeCenterTests", dependencies: ["ChimeCenter", "Notifications", "Timekeeping", "DBus", "TestSupport"]),
+        .testTarget(
+            name: "ChimeConfigTests",
+            dependencies: [
+                "ChimeConfig", "ChimeCenter", "Timekeeping", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "DBus", "TestSupport"]),
         .testTarget(
             name: "ChimeCLITests",

@@ -20,6 +20,7 @@ enum ExitStatus: Int32, CaseIterable {
     case noSessionBus = 68
     case noNotificationServer = 69
     case daemonFailed = 71
+    case configError = 78
     case callTimedOut = 75
     case interrupted = 130
 
@@ -34,6 +35,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .usage: "bad usage: unknown option, bad value, bad hint syntax, bad rule"
         case .noDaemon: "no chime daemon is running (chime daemon &)"
         case .daemonFailed: "the daemon could not start (another one runs, unusable state)"
+        case .configError: "the alarm file has errors (each printed as file:line:col: message)"
         case .invalidInput: "bad input: text that is not UTF-8, a missing sound file"
         case .noSessionBus: "no session bus to connect to"
         case .noNotificationServer: "no notification server is running on the session bus"

@@ -97,11 +97,14 @@ public struct Next: ParsableCommand {
             printLine("never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))")
             return
         }
-        for time in times {
-            let civil = displayZone.civil(at: time)
-            let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][civil.weekday - 1]
-            printLine("\(weekday) \(civil) \(displayZone.abbreviation(at: time)) (\(Self.offsetText(displayZone.offset(at: time))))")
-        }
+        for time in times { printLine(Self.human(time, in: displayZone)) }
+    }
+
+    /// `Mon 2026-11-23 16:35:00 CET (+01:00)`.
+    static func human(_ time: Int64, in zone: Zone) -> String {
+        let civil = zone.civil(at: time)
+        let weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][civil.weekday - 1]
+        return "\(weekday) \(civil) \(zone.abbreviation(at: time)) (\(Self.offsetText(zone.offset(at: time))))"
     }
 
     static func offsetText(_ offset: Int) -> String {

@@ -1,0 +1,153 @@
+import ArgumentParser
+import ChimeCenter
+import ChimeConfig
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `chime config check|path`: the alarm file.
+public struct ConfigCommand: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Check the alarm file, or say which one is used.",
+        discussion: """
+            The file is --config FILE, else $CHIME_CONFIG, else $XDG_CONFIG_HOME/chime/alarms.toml \
+            (~/.config/chime/alarms.toml). See config/alarms.toml for every key.
+            """,
+        subcommands: [Check.self, Path.self])
+
+    /// `chime config check [FILE]`.
+    public struct Check: ParsableCommand {
+        public init() {}
+        public static let configuration = CommandConfiguration(
+            abstract: "Validate the alarm file and show each alarm's next three fire times.",
+            discussion: "Every problem is printed at once as file:line:col: message; the exit status is then 78.")
+
+        @Argument(help: "The file (default: the one in use).")
+        var file: String?
+
+        @Option(help: ArgumentHelp("The file (same as FILE).", valueName: "FILE"))
+        var config: String?
+
+        @Flag(name: .customLong("json"), help: "Print JSON.")
+        var json = false
+
+        public func run() throws {
+            let path = AlarmConfig.path(option: file ?? config)
+            let now = Int64(time(nil))
+            let loaded = AlarmConfig.load(path: path, anchor: now)
+            if !loaded.isValid {
+                for diagnostic in loaded.diagnostics { printError(diagnostic.description) }
+                if json {
+                    printLine(JSON.object([("file", .string(path)), ("valid", .bool(false)),
+                                           ("errors", .array(loaded.diagnostics.map { .string($0.description) }))]).text)
+                }
+                ExitStatus.configError.exit("\(path): \(loaded.diagnostics.count) error\(loaded.diagnostics.count == 1 ? "" : "s")")
+            }
+            func nextThree(_ trigger: Trigger) -> [Int64] {
+                var times: [Int64] = []
+                var after = now
+                while times.count < 3, let next = trigger.nextFireDate(after: after) {
+                    times.append(next)
+                    after = next
+                }
+                return times
+            }
+            if json {
+                printLine(JSON.object([
+                    ("file", .string(path)), ("valid", .bool(true)),
+                    ("alarms", .array(loaded.alarms.map { alarm in
+                        .object([("id", .string(alarm.id)), ("when", .string(alarm.when)), ("title", .string(alarm.request.content.title)),
+                                 ("enabled", .bool(alarm.enabled)),
+                                 ("next", .array(nextThree(alarm.request.trigger).map { .string(Next.iso8601($0, in: alarm.request.trigger.zone)) }))])
+                    })),
+                    ("timers", .array(loaded.timers.map { .object([("name", .string($0.name)), ("seconds", .number($0.duration)),
+                                                                   ("title", .string($0.content.title))]) })),
+                ]).text)
+                return
+            }
+            printLine("\(path): \(loaded.alarms.count) alarm\(loaded.alarms.count == 1 ? "" : "s"), \(loaded.timers.count) timer\(loaded.timers.count == 1 ? "" : "s"), no errors")
+            for alarm in loaded.alarms {
+                let state = alarm.enabled ? "" : " (disabled)"
+                printLine("\(alarm.id)  \"\(alarm.when)\"  \(alarm.request.content.title)\(state)")
+                let times = nextThree(alarm.request.trigger)
+                if times.isEmpty { printLine("  never fires again") }
+                for time in times { printLine("  " + Next.human(time, in: alarm.request.trigger.zone)) }
+            }
+            for timer in loaded.timers {
+                printLine("timer \(timer.name)  \(Timer.durationText(timer.duration))  \(timer.content.title)")
+            }
+        }
+    }
+
+    /// `chime config path`.
+    public struct Path: ParsableCommand {
+        public init() {}
+        public static let configuration = CommandConfiguration(abstract: "Print the alarm file in use (it need not exist yet).")
+
+        @Option(help: ArgumentHelp("The file to use instead.", valueName: "FILE"))
+        var config: String?
+
+        public func run() throws {
+            printLine(AlarmConfig.path(option: config))
+        }
+    }
+}
+
+/// `chime timer NAME | --list`: the file's `[[timer]]` presets.
+public struct Timer: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
+        abstract: "Start a timer preset from the alarm file: chime timer eggs",
+        discussion: "Presets are the [[timer]] tables of the alarm file (see chime config path). Needs `chime daemon` running.")
+
+    @Argument(help: "The preset's name.")
+    var name: String?
+
+    @Flag(help: "List the presets.")
+    var list = false
+
+    @Option(help: ArgumentHelp("The alarm file to use.", valueName: "FILE"))
+    var config: String?
+
+    public func validate() throws {
+        if list == (name != nil) { throw ValidationError("give a preset name or --list") }
+    }
+
+    static func durationText(_ seconds: Int64) -> String {
+        var parts: [String] = []
+        if seconds >= 3600 { parts.append("\(seconds / 3600)h") }
+        if seconds % 3600 >= 60 { parts.append("\(seconds % 3600 / 60)m") }
+        if seconds % 60 > 0 || parts.isEmpty { parts.append("\(seconds % 60)s") }
+        return parts.joined()
+    }
+
+    public func run() throws {
+        let path = AlarmConfig.path(option: config)
+        var clock = timespec()
+        clock_gettime(CLOCK_REALTIME, &clock)
+        let loaded = AlarmConfig.load(path: path, anchor: Int64(clock.tv_sec))
+        if !loaded.isValid {
+            for diagnostic in loaded.diagnostics { printError(diagnostic.description) }
+            ExitStatus.configError.exit("\(path) has errors; see chime config check")
+        }
+        if list {
+            if loaded.timers.isEmpty { printLine("no timers in \(path)") }
+            for timer in loaded.timers { printLine("\(timer.name)  \(Self.durationText(timer.duration))  \(timer.content.title)") }
+            return
+        }
+        guard let timer = loaded.timers.first(where: { $0.name == name }) else {
+            let known = loaded.timers.map(\.name)
+            ExitStatus.unknownIdentifier.exit(
+                "no timer '\(name ?? "")' in \(path)" + (known.isEmpty ? "" : "; there are: \(known.joined(separator: ", "))"))
+        }
+        let request = NotificationRequest(
+            identifier: "timer-\(timer.name)", content: timer.content,
+            trigger: .timeInterval(timer.duration, anchor: Int64(clock.tv_sec), nanosecond: Int32(clock.tv_nsec)))
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        let next = reportingErrors { try center.add(request) }
+        printLine("\(request.identifier): \(next.map { Next.iso8601($0, in: Zone.system()) } ?? "never")")
+    }
+}

@@ -1,0 +1,192 @@
+// The alarm file: `$XDG_CONFIG_HOME/chime/alarms.toml`, parsed with TOMLKit,
+// validated with every problem reported at once as `file:line:col: message`.
+import ChimeCenter
+import Notifications
+import Timekeeping
+import TOMLKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One problem in the file, where it is.
+public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// nil for problems with the file as a whole (unreadable, too large).
+    public var position: SourcePosition?
+    public var message: String
+
+    public var description: String {
+        guard let position else { return "\(file): \(message)" }
+        return "\(file):\(position.line):\(position.column): \(message)"
+    }
+}
+
+/// An alarm from the file, ready for the scheduler.
+public struct ConfigAlarm: Hashable, Sendable {
+    public var id: String
+    /// The rule as written.
+    public var when: String
+    public var enabled: Bool
+    public var request: NotificationRequest
+    public var line: Int
+}
+
+/// A `[[timer]]` preset that `chime timer NAME` starts.
+public struct TimerPreset: Hashable, Sendable {
+    public var name: String
+    public var duration: Int64
+    public var content: NotificationContent
+    public var line: Int
+}
+
+/// A loaded file: its alarms and timers, or what is wrong with it.
+public struct AlarmFile: Hashable, Sendable {
+    public var path: String
+    public var alarms: [ConfigAlarm] = []
+    public var timers: [TimerPreset] = []
+    public var diagnostics: [Diagnostic] = []
+    public var isValid: Bool { diagnostics.isEmpty }
+}
+
+public enum AlarmConfig {
+    /// The largest file chime reads (a 10,000-alarm file is about 1.5 MB).
+    public static let maximumSize = 16 << 20
+
+    public static let alarmKeys = ["id", "label", "when", "title", "body", "body-command", "body-timeout", "sound", "urgency",
+                                   "icon", "snooze", "grace", "expire", "tz", "actions", "enabled"]
+    public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions"]
+    public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon"]
+    static let tables = ["defaults", "alarm", "timer"]
+
+    /// The file in use: `--config`, else `$CHIME_CONFIG`, else `$XDG_CONFIG_HOME/chime/alarms.toml`,
+    /// else `~/.config/chime/alarms.toml`.
+    public static func path(option: String? = nil) -> String {
+        if let option { return option }
+        func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        if let explicit = env("CHIME_CONFIG") { return explicit }
+        if let config = env("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/chime/alarms.toml" }
+        return (env("HOME") ?? "/") + "/.config/chime/alarms.toml"
+    }
+
+    /// Reads and validates the file at `path`; `anchor` is when intervals count from.
+    public static func load(path: String, anchor: UnixTime) -> AlarmFile {
+        var file = AlarmFile(path: path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(String(cString: strerror(errno)))"))
+            return file
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(String(cString: strerror(errno)))"))
+                return file
+            }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+            if bytes.count > maximumSize {
+                file.diagnostics.append(Diagnostic(file: path, message: "the file is larger than \(maximumSize >> 20) MiB; is it the right file?"))
+                return file
+            }
+        }
+        return parse(bytes, path: path, anchor: anchor)
+    }
+
+    /// Validates a document's bytes.
+    public static func parse(_ bytes: [UInt8], path: String, anchor: UnixTime) -> AlarmFile {
+        var file = AlarmFile(path: path)
+        // Invalid UTF-8 and NUL bytes are reported where they are, before the TOML parser sees them.
+        if let (offset, what) = firstBadByte(bytes) {
+            let before = bytes[..<offset]
+            let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+            let column = String(decoding: bytes[lineStart..<offset], as: UTF8.self).count + 1
+            file.diagnostics.append(Diagnostic(file: path, position: SourcePosition(line: line, column: column), message: what))
+            return file
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let locator = KeyLocator(text)
+        if let (position, message) = locator.problems.first {
+            file.diagnostics.append(Diagnostic(file: path, position: position, message: "TOML: \(message)"))
+            return file
+        }
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            file.diagnostics.append(Diagnostic(
+                file: path, position: SourcePosition(line: max(1, error.source.begin.line), column: max(1, error.source.begin.column)),
+                message: "TOML: \(error.description)"))
+            return file
+        } catch {
+            file.diagnostics.append(Diagnostic(file: path, message: "TOML: \(error)"))
+            return file
+        }
+        var validator = Validator(path: path, locator: locator, anchor: anchor)
+        validator.validate(table)
+        file.alarms = validator.alarms
+        file.timers = validator.timers
+        file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }
+        return file
+    }
+
+    static func firstBadByte(_ bytes: [UInt8]) -> (Int, String)? {
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0 { return (i, "a NUL byte; is this a text file?") }
+            // TOML allows no raw control characters but tab and line ends (they must be escaped in strings).
+            if b == 0x7F || b < 0x20 && b != 0x09 && b != 0x0A && !(b == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A) {
+                let hex = String(b, radix: 16, uppercase: true)
+                return (i, "a control character (U+\(String(repeating: "0", count: 4 - hex.count))\(hex)); write it as an escape inside a string")
+            }
+            if b < 0x80 { i += 1; continue }
+            let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 ? 2 : 0
+            guard length > 0, b < 0xF5, i + length <= bytes.count else { return (i, "not valid UTF-8") }
+            for k in 1..<length where bytes[i + k] & 0xC0 != 0x80 { return (i, "not valid UTF-8") }
+            // Overlong forms and surrogates.
+            if b == 0xE0 && bytes[i + 1] < 0xA0 || b == 0xED && bytes[i + 1] > 0x9F || b == 0xF0 && bytes[i + 1] < 0x90
+                || b == 0xF4 && bytes[i + 1] > 0x8F
+            {
+                return (i, "not valid UTF-8")
+            }
+            i += length
+        }
+        return nil
+    }
+
+    /// The closest of `candidates` to `word`, when close enough to be a likely typo.
+    static func closest(_ word: String, in candidates: [String]) -> String? {
+        let best = candidates.map { ($0, editDistance(word.lowercased(), $0)) }.min { $0.1 < $1.1 }
+        guard let (candidate, distance) = best, distance <= max(1, min(3, word.count / 3)) else { return nil }
+        return candidate
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(1, b.count) where j <= b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// An identifier from a label: lowercase letters, digits and dashes ("Homeroom ends!" → "homeroom-ends").
+    public static func slug(_ label: String) -> String {
+        var out = ""
+        for c in label.lowercased() {
+            if c.isLetter || c.isNumber { out.append(c) } else if !out.isEmpty, out.last != "-" { out.append("-") }
+        }
+        while out.last == "-" { out.removeLast() }
+        return out
+    }
+}

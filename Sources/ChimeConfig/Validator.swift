@@ -1,0 +1,332 @@
+// Turns a parsed TOML table into alarms and timers, collecting every problem.
+import ChimeCenter
+import Notifications
+import Timekeeping
+import TOMLKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Validator {
+    let path: String
+    let locator: KeyLocator
+    let anchor: UnixTime
+    var alarms: [ConfigAlarm] = []
+    var timers: [TimerPreset] = []
+    var diagnostics: [Diagnostic] = []
+
+    /// What `[defaults]` sets for every alarm.
+    struct Defaults {
+        var sound: Sound? = nil
+        var urgency: Urgency = .critical
+        var icon = "alarm-clock"
+        var snooze: Int64? = nil
+        var grace: Int64? = nil
+        var expire: Int64? = nil
+        var timeZone: String? = nil
+        var actions: [NotificationAction] = [.snooze, .dismiss]
+    }
+
+    init(path: String, locator: KeyLocator, anchor: UnixTime) {
+        self.path = path
+        self.locator = locator
+        self.anchor = anchor
+    }
+
+    // MARK: - Reporting
+
+    mutating func report(_ keyPath: String, _ message: String, atValue: Bool = true, offset: Int = 0) {
+        var position = (atValue ? locator.values[keyPath] : nil) ?? locator.keys[keyPath]
+        if position == nil {
+            // A key inside an inline table: point at the table's key.
+            var parent = keyPath
+            while position == nil, let dot = parent.lastIndex(of: ".") {
+                parent = String(parent[..<dot])
+                position = locator.keys[parent]
+            }
+        }
+        position?.column += offset
+        diagnostics.append(Diagnostic(file: path, position: position, message: message))
+    }
+
+    static func describe(_ value: TOMLValueConvertible) -> String {
+        switch value.type {
+        case .string: "a string"
+        case .int: "an integer"
+        case .double: "a floating-point number"
+        case .bool: "a boolean"
+        case .array: "an array"
+        case .table: "a table"
+        case .date: "a date"
+        case .time: "a time"
+        case .dateTime: "a date-time"
+        }
+    }
+
+    // MARK: - Typed values
+
+    mutating func string(_ table: TOMLTable, _ key: String, _ keyPath: String) -> String? {
+        guard let value = table[key] else { return nil }
+        guard let text = value.string else {
+            report(keyPath, "'\(key)' must be a string, found \(Self.describe(value))")
+            return nil
+        }
+        return text
+    }
+
+    mutating func bool(_ table: TOMLTable, _ key: String, _ keyPath: String) -> Bool? {
+        guard let value = table[key] else { return nil }
+        guard let flag = value.bool else {
+            report(keyPath, "'\(key)' must be true or false, found \(Self.describe(value))")
+            return nil
+        }
+        return flag
+    }
+
+    /// A duration: "5m", "1h30m", "90s", or a whole number of seconds.
+    mutating func duration(_ table: TOMLTable, _ key: String, _ keyPath: String, range: ClosedRange<Int64> = 1...(366 * 86_400)) -> Int64? {
+        guard let value = table[key] else { return nil }
+        var seconds: Int64?
+        if let n = value.int {
+            seconds = Int64(n)
+        } else if let text = value.string {
+            if case .interval(let s, _)? = try? Rule(parsing: "in " + text) { seconds = s }
+            guard seconds != nil else {
+                report(keyPath, "'\(key)' must be a duration such as \"5m\", \"90s\" or \"1h30m\", found \"\(text)\"")
+                return nil
+            }
+        } else {
+            report(keyPath, "'\(key)' must be a duration such as \"5m\" or a number of seconds, found \(Self.describe(value))")
+            return nil
+        }
+        guard let seconds, range.contains(seconds) else {
+            report(keyPath, "'\(key)' must be between \(range.lowerBound) and \(range.upperBound) seconds, found \(seconds ?? 0)")
+            return nil
+        }
+        return seconds
+    }
+
+    mutating func urgency(_ table: TOMLTable, _ key: String, _ keyPath: String) -> Urgency? {
+        guard let name = string(table, key, keyPath) else { return nil }
+        guard let urgency = Urgency(name: name) else {
+            report(keyPath, "'urgency' must be \"low\", \"normal\" or \"critical\", found \"\(name)\"")
+            return nil
+        }
+        return urgency
+    }
+
+    mutating func sound(_ table: TOMLTable, _ key: String, _ keyPath: String) -> Sound? {
+        guard let name = string(table, key, keyPath) else { return nil }
+        guard !name.isEmpty else {
+            report(keyPath, "'sound' is empty; give a sound-theme name such as \"bell\" or a file path")
+            return nil
+        }
+        guard name.contains("/") else { return .named(name) }
+        var file = name
+        if file.hasPrefix("~/"), let home = getenv("HOME") { file = String(cString: home) + file.dropFirst() }
+        guard file.hasPrefix("/") else {
+            report(keyPath, "sound file \"\(name)\" must be an absolute path (or start with ~/)")
+            return nil
+        }
+        guard access(file, R_OK) == 0 else {
+            report(keyPath, "sound file \"\(name)\" cannot be read: \(String(cString: strerror(errno)))")
+            return nil
+        }
+        return .file(file)
+    }
+
+    mutating func zone(_ table: TOMLTable, _ key: String, _ keyPath: String) -> String? {
+        guard let name = string(table, key, keyPath) else { return nil }
+        do throws(ZoneError) {
+            _ = try Zone.named(name)
+        } catch {
+            report(keyPath, "\(error)")
+            return nil
+        }
+        return name
+    }
+
+    mutating func actions(_ table: TOMLTable, _ key: String, _ keyPath: String) -> [NotificationAction]? {
+        guard let value = table[key] else { return nil }
+        guard let array = value.array else {
+            report(keyPath, "'actions' must be an array such as [\"snooze\", \"dismiss\"], found \(Self.describe(value))")
+            return nil
+        }
+        var actions: [NotificationAction] = []
+        for element in array {
+            switch element.string {
+            case "snooze": actions.append(.snooze)
+            case "dismiss": actions.append(.dismiss)
+            default:
+                report(keyPath, "'actions' may hold \"snooze\" and \"dismiss\", found \(element.string.map { "\"\($0)\"" } ?? Self.describe(element))")
+                return nil
+            }
+        }
+        return actions
+    }
+
+    mutating func checkKeys(_ table: TOMLTable, known: [String], prefix: String, section: String) {
+        for key in table.keys where !known.contains(key) {
+            var message = "unknown key '\(key)' in \(section)"
+            if let guess = AlarmConfig.closest(key, in: known) { message += "; did you mean '\(guess)'?" }
+            report(prefix + "." + key, message, atValue: false)
+        }
+    }
+
+    // MARK: - The document
+
+    mutating func validate(_ root: TOMLTable) {
+        for key in root.keys where !AlarmConfig.tables.contains(key) {
+            let value = root[key]!
+            var message = value.type == .table || value.type == .array ? "unknown table '\(key)'" : "unknown key '\(key)'"
+            if let guess = AlarmConfig.closest(key, in: AlarmConfig.tables) {
+                message += guess == "defaults" ? "; did you mean [defaults]?" : "; did you mean [[\(guess)]]?"
+            } else {
+                message += "; the file holds [defaults], [[alarm]] and [[timer]]"
+            }
+            report(key, message, atValue: false)
+        }
+        var defaults = Defaults()
+        if let value = root["defaults"] {
+            if let table = value.table { defaults = validateDefaults(table) } else {
+                report("defaults", "'defaults' must be a table ([defaults]), found \(Self.describe(value))", atValue: false)
+            }
+        }
+        var seen: [String: Int] = [:]
+        for (index, table) in tables(root, "alarm") {
+            guard let alarm = validateAlarm(table, index: index, defaults: defaults) else { continue }
+            if let first = seen[alarm.id] {
+                report("alarm[\(index)]", "duplicate id '\(alarm.id)' (first used on line \(first)); give one of them an 'id'", atValue: false)
+                continue
+            }
+            seen[alarm.id] = alarm.line
+            alarms.append(alarm)
+        }
+        var names: [String: Int] = [:]
+        for (index, table) in tables(root, "timer") {
+            guard let timer = validateTimer(table, index: index, defaults: defaults) else { continue }
+            if let first = names[timer.name] {
+                report("timer[\(index)].name", "duplicate timer name '\(timer.name)' (first used on line \(first))")
+                continue
+            }
+            names[timer.name] = timer.line
+            timers.append(timer)
+        }
+    }
+
+    /// The tables of an array of tables (`[[alarm]]`), reporting anything else.
+    mutating func tables(_ root: TOMLTable, _ name: String) -> [(Int, TOMLTable)] {
+        guard let value = root[name] else { return [] }
+        guard let array = value.array else {
+            report(name, "write each \(name) as [[\(name)]], not [\(name)]", atValue: false)
+            return []
+        }
+        var out: [(Int, TOMLTable)] = []
+        for (index, element) in array.enumerated() {
+            if let table = element.table { out.append((index, table)) } else {
+                report(name, "'\(name)' must hold tables ([[\(name)]]), found \(Self.describe(element))", atValue: false)
+            }
+        }
+        return out
+    }
+
+    mutating func validateDefaults(_ table: TOMLTable) -> Defaults {
+        var d = Defaults()
+        checkKeys(table, known: AlarmConfig.defaultKeys, prefix: "defaults", section: "[defaults]")
+        let p = "defaults."
+        if let v = sound(table, "sound", p + "sound") { d.sound = v }
+        if let v = urgency(table, "urgency", p + "urgency") { d.urgency = v }
+        if let v = string(table, "icon", p + "icon") { d.icon = v }
+        if let v = duration(table, "snooze", p + "snooze") { d.snooze = v }
+        if let v = duration(table, "grace", p + "grace", range: 0...(366 * 86_400)) { d.grace = v }
+        if let v = duration(table, "expire", p + "expire", range: 1...86_400) { d.expire = v }
+        if let v = zone(table, "tz", p + "tz") { d.timeZone = v }
+        if let v = actions(table, "actions", p + "actions") { d.actions = v }
+        return d
+    }
+
+    mutating func validateAlarm(_ table: TOMLTable, index: Int, defaults: Defaults) -> ConfigAlarm? {
+        let p = "alarm[\(index)]"
+        let errorsBefore = diagnostics.count
+        checkKeys(table, known: AlarmConfig.alarmKeys, prefix: p, section: "[[alarm]]")
+        let label = string(table, "label", p + ".label") ?? ""
+        var id = string(table, "id", p + ".id")
+        if let given = id, given.isEmpty || given.utf8.count > 200 {
+            report(p + ".id", "'id' must be 1-200 bytes")
+            id = nil
+        }
+        if id == nil, table["id"] == nil {
+            let derived = AlarmConfig.slug(label)
+            if derived.isEmpty {
+                report(p, "this alarm needs an 'id' or a 'label' to name it", atValue: false)
+            } else {
+                id = derived
+            }
+        }
+        let title = string(table, "title", p + ".title") ?? (label.isEmpty ? nil : label)
+        if title == nil, table["title"] == nil { report(p, "this alarm needs a 'title' (or a 'label' to use as one)", atValue: false) }
+        let timeZone = zone(table, "tz", p + ".tz") ?? defaults.timeZone
+        var trigger: Trigger?
+        if let when = string(table, "when", p + ".when") {
+            do throws(RuleError) {
+                trigger = try Trigger(parsing: when, timeZone: timeZone, anchor: anchor)
+            } catch {
+                // Point into the rule: past the opening quote, at the offending part.
+                report(p + ".when", "\(error.message) in \"\(when)\"", offset: 1 + error.offset)
+            }
+        } else if table["when"] == nil {
+            report(p, "this alarm needs 'when', e.g. when = \"16:35 mon-fri\"", atValue: false)
+        }
+        var content = NotificationContent(title: title ?? "", body: "", label: label, sound: defaults.sound, urgency: defaults.urgency,
+                                          icon: defaults.icon, category: "x-chime.alarm", actions: defaults.actions)
+        content.body = string(table, "body", p + ".body") ?? ""
+        if let v = sound(table, "sound", p + ".sound") { content.sound = v }
+        if let v = urgency(table, "urgency", p + ".urgency") { content.urgency = v }
+        if let v = string(table, "icon", p + ".icon") { content.icon = v }
+        content.snooze = duration(table, "snooze", p + ".snooze") ?? defaults.snooze
+        content.grace = duration(table, "grace", p + ".grace", range: 0...(366 * 86_400)) ?? defaults.grace
+        if let expire = duration(table, "expire", p + ".expire", range: 1...86_400) ?? defaults.expire {
+            content.expiry = .seconds(Int(expire))
+        }
+        if let v = actions(table, "actions", p + ".actions") { content.actions = v }
+        let timeout = duration(table, "body-timeout", p + ".body-timeout", range: 1...60)
+        if let value = table["body-command"] {
+            let words = value.array?.compactMap(\.string)
+            if let words, !words.isEmpty, words.count == value.array?.count, !words[0].isEmpty {
+                content.bodyCommand = BodyCommand(arguments: words, timeLimit: Int(timeout ?? Int64(BodyCommand.defaultTimeLimit)))
+            } else {
+                report(p + ".body-command", "'body-command' must be an array of strings, the program first, e.g. [\"date\", \"+%H:%M\"]")
+            }
+        } else if table["body-timeout"] != nil {
+            report(p + ".body-timeout", "'body-timeout' needs a 'body-command'", atValue: false)
+        }
+        let enabled = bool(table, "enabled", p + ".enabled") ?? true
+        guard diagnostics.count == errorsBefore, let id, let trigger else { return nil }
+        let line = locator.keys[p]?.line ?? 0
+        return ConfigAlarm(id: id, when: table["when"]?.string ?? "", enabled: enabled,
+                           request: NotificationRequest(identifier: id, content: content, trigger: trigger), line: line)
+    }
+
+    mutating func validateTimer(_ table: TOMLTable, index: Int, defaults: Defaults) -> TimerPreset? {
+        let p = "timer[\(index)]"
+        let errorsBefore = diagnostics.count
+        checkKeys(table, known: AlarmConfig.timerKeys, prefix: p, section: "[[timer]]")
+        let name = string(table, "name", p + ".name")
+        if name == nil, table["name"] == nil { report(p, "this timer needs a 'name' (what `chime timer NAME` starts)", atValue: false) }
+        if let name, name.isEmpty || name.contains(where: { $0 == " " || $0 == "/" }) {
+            report(p + ".name", "a timer name must be one word, found \"\(name)\"")
+        }
+        let seconds = duration(table, "duration", p + ".duration")
+        if table["duration"] == nil { report(p, "this timer needs a 'duration', e.g. duration = \"7m\"", atValue: false) }
+        var content = NotificationContent(title: string(table, "title", p + ".title") ?? name ?? "",
+                                          body: string(table, "body", p + ".body") ?? "", sound: defaults.sound,
+                                          urgency: defaults.urgency, icon: defaults.icon, category: "x-chime.timer",
+                                          actions: defaults.actions)
+        if let v = sound(table, "sound", p + ".sound") { content.sound = v }
+        if let v = urgency(table, "urgency", p + ".urgency") { content.urgency = v }
+        if let v = string(table, "icon", p + ".icon") { content.icon = v }
+        content.snooze = defaults.snooze
+        guard diagnostics.count == errorsBefore, let name, let seconds else { return nil }
+        return TimerPreset(name: name, duration: seconds, content: content, line: locator.keys[p]?.line ?? 0)
+    }
+}

@@ -1,0 +1,232 @@
+import ChimeCenter
+@testable import ChimeConfig
+import Foundation
+import PropertyBased
+import Testing
+import TestSupport
+import Timekeeping
+
+/// The repository's folder of example configs.
+let configDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("config")
+
+func load(_ text: String, anchor: Int64 = 1_800_000_000) -> AlarmFile {
+    AlarmConfig.parse(Array(text.utf8), path: "alarms.toml", anchor: anchor)
+}
+
+@Suite struct ExampleConfigTests {
+    func example(_ name: String) throws -> AlarmFile {
+        let file = AlarmConfig.load(path: configDirectory.appendingPathComponent(name).path, anchor: 1_800_000_000)
+        #expect(file.diagnostics.isEmpty, "\(file.diagnostics.map(\.description))")
+        return file
+    }
+
+    @Test func theReferenceFileUsesEveryKey() throws {
+        let file = try example("alarms.toml")
+        let alarm = try #require(file.alarms.first)
+        #expect(alarm.id == "homeroom")
+        #expect(alarm.when == "16:35 mon-fri")
+        #expect(alarm.request.content.title == "Homeroom")
+        #expect(alarm.request.content.sound == .named("bell"))
+        #expect(alarm.request.content.snooze == 300)
+        #expect(alarm.request.content.grace == 1800)
+        #expect(alarm.request.content.expiry == .seconds(60))
+        #expect(alarm.request.content.bodyCommand == BodyCommand(arguments: ["date", "+%A"], timeLimit: 5))
+        #expect(alarm.request.trigger.timeZone == "Europe/Berlin")
+        #expect(file.timers.map(\.name) == ["eggs"])
+        // Every key the loader knows appears in the reference.
+        let text = try String(contentsOf: configDirectory.appendingPathComponent("alarms.toml"), encoding: .utf8)
+        for key in Set(AlarmConfig.alarmKeys + AlarmConfig.defaultKeys + AlarmConfig.timerKeys) {
+            #expect(text.contains("\n\(key) = "), "\(key) is not in config/alarms.toml")
+        }
+    }
+
+    @Test func aSchoolDay() throws {
+        let file = try example("school-day.toml")
+        #expect(file.alarms.map(\.id) == ["homeroom", "first-period", "lunch-duty"])
+        let homeroom = file.alarms[0].request
+        #expect(homeroom.content.sound == .named("bell"))
+        #expect(homeroom.content.bodyCommand?.arguments.first == "sh")
+        // 2027-01-15 is a Friday: 16:35 in Berlin is 15:35 UTC.
+        let friday: Int64 = 1_800_014_400  // 2027-01-15 12:00 UTC
+        #expect(homeroom.trigger.nextFireDate(after: friday).map { Zone.utc.civil(at: $0).hour } == 15)
+    }
+
+    @Test func weeklyHabits() throws {
+        let file = try example("weekly-habits.toml")
+        #expect(file.alarms.map(\.id) == ["habit-check", "run", "water-plants", "stretch"])
+        #expect(file.alarms.map(\.enabled) == [true, true, true, false])
+        #expect(file.alarms.allSatisfy { $0.request.content.actions == [.dismiss] && $0.request.content.urgency == .normal })
+    }
+
+    @Test func kitchenTimers() throws {
+        let file = try example("kitchen-timers.toml")
+        #expect(file.timers.map(\.name) == ["eggs", "tea", "pasta", "bread"])
+        #expect(file.timers.map(\.duration) == [420, 240, 660, 3600])
+        #expect(file.timers[0].content.title == "Wait!" && file.timers[0].content.body == "Your eggs are almost done!")
+        #expect(file.timers[0].content.sound == .named("complete"))
+    }
+}
+
+@Suite struct DiagnosticTests {
+    @Test func everyProblemAtOnceWithItsPlace() {
+        let file = load("""
+            [defualts]
+            sound = "bell"
+
+            [[alarm]]
+            label = "homeroom"
+            when = "16:65 mon-fri"
+            snoze = "5m"
+            urgency = "loud"
+
+            [[alarm]]
+            id = "second"
+            when = "daily 07:00"
+            title = 3
+            grace = true
+            sound = "/no/such/file.oga"
+            body-command = []
+            tz = "Mars/Olympus"
+
+            [[alarm]]
+            title = "Nameless"
+            body-timeout = "5s"
+
+            [alarm2]
+            x = 1
+            """)
+        #expect(file.diagnostics.map(\.description) == [
+            "alarms.toml:1:1: unknown table 'defualts'; did you mean [defaults]?",
+            "alarms.toml:6:12: minute 65 is out of range 0-59 in \"16:65 mon-fri\"",
+            "alarms.toml:7:1: unknown key 'snoze' in [[alarm]]; did you mean 'snooze'?",
+            "alarms.toml:8:11: 'urgency' must be \"low\", \"normal\" or \"critical\", found \"loud\"",
+            "alarms.toml:13:9: 'title' must be a string, found an integer",
+            "alarms.toml:14:9: 'grace' must be a duration such as \"5m\" or a number of seconds, found a boolean",
+            "alarms.toml:15:9: sound file \"/no/such/file.oga\" cannot be read: No such file or directory",
+            "alarms.toml:16:16: 'body-command' must be an array of strings, the program first, e.g. [\"date\", \"+%H:%M\"]",
+            "alarms.toml:17:6: unknown time zone \"Mars/Olympus\" (no such zone in /usr/share/zoneinfo)",
+            "alarms.toml:19:1: this alarm needs an 'id' or a 'label' to name it",
+            "alarms.toml:19:1: this alarm needs 'when', e.g. when = \"16:35 mon-fri\"",
+            "alarms.toml:21:1: 'body-timeout' needs a 'body-command'",
+            "alarms.toml:23:1: unknown table 'alarm2'; did you mean [[alarm]]?",
+        ])
+        #expect(file.alarms.isEmpty)
+    }
+
+    @Test func duplicatesAndShapes() {
+        let file = load("""
+            alarm = "x"
+            [[timer]]
+            name = "eggs"
+            duration = "7m"
+            [[timer]]
+            name = "eggs"
+            duration = 0
+            """)
+        #expect(file.diagnostics.map(\.description) == [
+            "alarms.toml:1:1: write each alarm as [[alarm]], not [alarm]",
+            "alarms.toml:7:12: 'duration' must be between 1 and 31622400 seconds, found 0",
+        ])
+        let dup = load("""
+            [[alarm]]
+            label = "Tea"
+            when = "16:00"
+            [[alarm]]
+            label = "tea"
+            when = "17:00"
+            """)
+        #expect(dup.diagnostics.map(\.description) == ["alarms.toml:4:1: duplicate id 'tea' (first used on line 1); give one of them an 'id'"])
+        #expect(dup.alarms.map(\.id) == ["tea"])
+    }
+
+    @Test func theFileItselfIsChecked() throws {
+        #expect(load("x = \"\u{FFFD}\"").diagnostics.map(\.description) == ["alarms.toml:1:1: unknown key 'x'; the file holds [defaults], [[alarm]] and [[timer]]"])
+        var bytes = Array("[[alarm]]\nlabel = \"caf".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)
+        #expect(AlarmConfig.parse(bytes, path: "f", anchor: 0).diagnostics.map(\.description) == ["f:2:13: not valid UTF-8"])
+        bytes = Array("when = 1\n\0".utf8)
+        #expect(AlarmConfig.parse(bytes, path: "f", anchor: 0).diagnostics.map(\.description) == ["f:2:1: a NUL byte; is this a text file?"])
+        #expect(load("[[alarm]\n").diagnostics.first?.description.hasPrefix("alarms.toml:1:") == true)
+        #expect(AlarmConfig.load(path: "/no/such/dir/alarms.toml", anchor: 0).diagnostics.map(\.description)
+            == ["/no/such/dir/alarms.toml: cannot read the file: No such file or directory"])
+        let big = try makeTemporaryDirectory("chime-config").appendingPathComponent("big.toml")
+        try Data(repeating: UInt8(ascii: "#"), count: AlarmConfig.maximumSize + 1).write(to: big)
+        #expect(AlarmConfig.load(path: big.path, anchor: 0).diagnostics.first?.message.hasPrefix("the file is larger than 16 MiB") == true)
+    }
+}
+
+@Suite struct ConfigPropertyTests {
+    static let rules = ["16:35 mon-fri", "weekdays 08:00", "Mon 07:00", "2030-12-24 18:00", "*:0/15", "every 25m", "in 7m", "*-*-01 09:00"]
+    static let words = ["Homeroom", "Tea \"hot\"", "línea ⏰", "back\\slash", "tab\there", "a'b", ""]
+
+    /// Random valid files, written as TOML, load back as what was written.
+    @Test func randomValidFilesRoundTrip() async {
+        await propertyCheck(count: 300, input: Gen.int(in: 0...Int.max)) { seed in
+            var r = SplitMix(seed: UInt64(seed))
+            var text = ""
+            var expected: [(id: String, when: String, title: String, body: String, snooze: Int64?, enabled: Bool)] = []
+            for i in 0..<(1 + r.below(6)) {
+                let when = Self.rules[r.below(Self.rules.count)]
+                let title = Self.words[r.below(Self.words.count)] + "\(i)"
+                let body = Self.words[r.below(Self.words.count)]
+                let snooze: Int64? = r.below(2) == 0 ? nil : Int64(1 + r.below(3600))
+                let enabled = r.below(4) != 0
+                text += "[[alarm]]\nid = \(tomlString("a\(i)"))\nwhen = \(tomlString(when))\ntitle = \(tomlString(title))\n"
+                text += "body = \(tomlString(body))\n"
+                if let snooze { text += r.below(2) == 0 ? "snooze = \(snooze)\n" : "snooze = \"\(snooze)s\"\n" }
+                if !enabled { text += "enabled = false\n" }
+                text += "\n"
+                expected.append(("a\(i)", when, title, body, snooze, enabled))
+            }
+            let file = load(text)
+            #expect(file.diagnostics.isEmpty, "seed \(seed): \(file.diagnostics)")
+            #expect(file.alarms.map(\.id) == expected.map(\.id), "seed \(seed)")
+            for (alarm, want) in zip(file.alarms, expected) {
+                #expect(alarm.when == want.when && alarm.request.content.title == want.title && alarm.request.content.body == want.body
+                        && alarm.request.content.snooze == want.snooze && alarm.enabled == want.enabled, "seed \(seed)")
+            }
+        }
+    }
+
+    /// Random bytes and mutated valid files never crash the loader; problems are diagnostics.
+    @Test func randomAndMutatedInputNeverCrashes() async throws {
+        let valid = try ["alarms.toml", "school-day.toml", "weekly-habits.toml", "kitchen-timers.toml"].map {
+            Array(try Data(contentsOf: configDirectory.appendingPathComponent($0)))
+        }
+        await propertyCheck(count: 1000, input: Gen.int(in: 0...Int.max)) { seed in
+            var r = SplitMix(seed: UInt64(seed))
+            var bytes: [UInt8]
+            if r.below(4) == 0 {
+                bytes = (0..<r.below(400)).map { _ in UInt8(r.below(256)) }
+            } else {
+                bytes = valid[r.below(valid.count)]
+                for _ in 0..<(1 + r.below(8)) {
+                    let at = r.below(max(1, bytes.count))
+                    switch r.below(3) {
+                    case 0: if !bytes.isEmpty { bytes.remove(at: at) }
+                    case 1: bytes.insert(Array("[]=\"'#\n{},.x0 \\".utf8)[r.below(15)], at: min(at, bytes.count))
+                    default: if !bytes.isEmpty { bytes[at] = UInt8(r.below(256)) }
+                    }
+                }
+            }
+            let file = AlarmConfig.parse(bytes, path: "m.toml", anchor: 1_800_000_000)
+            for diagnostic in file.diagnostics { #expect(!diagnostic.message.isEmpty) }
+            #expect(file.isValid == file.diagnostics.isEmpty)
+        }
+    }
+}
+
+/// A TOML basic string.
+func tomlString(_ s: String) -> String {
+    var out = "\""
+    for c in s.unicodeScalars {
+        switch c {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\t": out += "\\t"
+        case "\n": out += "\\n"
+        default: out.unicodeScalars.append(c)
+        }
+    }
+    return out + "\""
+}
