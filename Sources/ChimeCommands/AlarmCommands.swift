@@ -93,7 +93,7 @@ struct AlarmOptions: ParsableArguments {
 
     /// A duration option (90s, 5m, 1h30m) in seconds; a usage error otherwise.
     static func seconds(_ text: String, option: String) -> Int64 {
-        guard case .interval(let seconds, _)? = try? Rule(parsing: "in " + text), seconds > 0 else {
+        guard let seconds = parseDuration(text), seconds > 0 else {
             ExitStatus.usage.exit("\(option) \(text): use a duration such as 5m or 90s")
         }
         return seconds

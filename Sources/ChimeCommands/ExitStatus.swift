@@ -1,7 +1,7 @@
 import ArgumentParser
+import ChimeCenter
 import DBus
 import Notifications
-import ChimeCenter
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -194,20 +194,7 @@ enum JSON {
     }
 
     static func quote(_ s: String, to out: inout [UInt8]) {
-        func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
-        out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0d: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex(byte >> 4), hex(byte & 15)]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        appendJSONString(s.utf8, to: &out)
     }
 }
 

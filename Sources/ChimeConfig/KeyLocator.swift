@@ -156,7 +156,7 @@ struct KeyLocator {
         guard n.count <= line.count else { return nil }
         var i = start
         while i + n.count <= line.count {
-            if Array(line[i..<i + n.count]) == n { return i }
+            if line[i..<i + n.count].elementsEqual(n) { return i }
             i += 1
         }
         return nil

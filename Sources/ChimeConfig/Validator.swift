@@ -90,7 +90,7 @@ struct Validator {
         if let n = value.int {
             seconds = Int64(n)
         } else if let text = value.string {
-            if case .interval(let s, _)? = try? Rule(parsing: "in " + text) { seconds = s }
+            seconds = parseDuration(text)
             guard seconds != nil else {
                 report(keyPath, "'\(key)' must be a duration such as \"5m\", \"90s\" or \"1h30m\", found \"\(text)\"")
                 return nil

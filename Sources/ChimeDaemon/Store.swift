@@ -391,19 +391,3 @@ public final class Store {
         return found
     }
 }
-
-/// Appends UTF-8 `bytes` as a JSON string: quotes, backslashes and control characters escaped.
-func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-    func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
-    out.append(UInt8(ascii: "\""))
-    for byte in bytes {
-        switch byte {
-        case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-        case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-        case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-        case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex(byte >> 4), hex(byte & 15)]
-        default: out.append(byte)
-        }
-    }
-    out.append(UInt8(ascii: "\""))
-}

@@ -296,3 +296,10 @@ enum HumanRule {
         return total
     }
 }
+
+/// A duration as chime writes it everywhere ("90s", "5m", "1h30m", "2 hours"), in seconds;
+/// nil when the text is not one. The same grammar as `in 5m`.
+public func parseDuration(_ text: String) -> Int64? {
+    guard case .interval(let seconds, _)? = try? Rule(parsing: "in " + text) else { return nil }
+    return seconds
+}

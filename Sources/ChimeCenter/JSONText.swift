@@ -1,0 +1,21 @@
+/// Appends UTF-8 `bytes` as a JSON string: quotes and backslashes escaped, control
+/// characters as `\n`, `\r`, `\t` or `\u00XX`; everything else passes through as it is.
+/// Used where JSON is written straight into a byte buffer (the daemon's listing, the CLI's output).
+/// Inlinable, so each caller gets a copy specialized for its byte sequence (100,000 alarms a listing).
+@inlinable
+public func appendJSONString<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) {
+    func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
+    out.append(UInt8(ascii: "\""))
+    for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+        case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+        case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+        case 0x0d: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+        case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+        case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex(byte >> 4), hex(byte & 15)]
+        default: out.append(byte)
+        }
+    }
+    out.append(UInt8(ascii: "\""))
+}
