@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCenter", "DBus", "Notifications", "Timekeeping", "CLinux", "CSQLite",
+                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CLinux", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -5,6 +5,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/prctl.h>
+#include <sys/inotify.h>
 
 /* prctl is variadic, which Swift cannot call. */
 static inline int chime_set_timer_slack(unsigned long nanoseconds) {

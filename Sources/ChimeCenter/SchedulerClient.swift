@@ -12,6 +12,15 @@ public enum SchedulerInterface {
     public static let invalidRule: ErrorName = "org.chime.Scheduler.Error.InvalidRule"
     public static let unknownIdentifier: ErrorName = "org.chime.Scheduler.Error.UnknownIdentifier"
     public static let storeFailed: ErrorName = "org.chime.Scheduler.Error.StoreFailed"
+    /// The identifier belongs to an alarm in the alarm file: change it there.
+    public static let fromAlarmFile: ErrorName = "org.chime.Scheduler.Error.FromAlarmFile"
+}
+
+/// Where a pending alarm came from. The alarm file's alarms follow the file; a reload never
+/// touches those added from the command line or over D-Bus.
+public enum AlarmOrigin: String, Hashable, Sendable, Codable {
+    case commandLine = "command-line"
+    case file
 }
 
 /// A pending request with when it fires next (nil: never again).
@@ -31,13 +40,26 @@ public struct PendingSummary: Hashable, Sendable, Codable {
     public var title: String
     public var label: String
     public var timeZone: String?
+    /// Absent (nil) for the command line's alarms, so a list of 100,000 stays small.
+    private var from: AlarmOrigin?
+    public var origin: AlarmOrigin {
+        get { from ?? .commandLine }
+        set { from = newValue == .commandLine ? nil : newValue }
+    }
 
-    public init(identifier: String, nextFire: UnixTime?, title: String, label: String, timeZone: String?) {
+    enum CodingKeys: String, CodingKey {
+        case identifier, nextFire, title, label, timeZone
+        case from = "origin"
+    }
+
+    public init(identifier: String, nextFire: UnixTime?, title: String, label: String, timeZone: String?,
+                origin: AlarmOrigin = .commandLine) {
         self.identifier = identifier
         self.nextFire = nextFire
         self.title = title
         self.label = label
         self.timeZone = timeZone
+        self.origin = origin
     }
 }
 
@@ -112,8 +134,21 @@ public final class UserNotificationCenter {
         try call("Remove", [.strings(identifiers)]).first?.arrayElements?.compactMap(\.stringValue) ?? []
     }
 
-    public func removeAllPendingNotificationRequests() throws {
-        _ = try call("RemoveAll")
+    /// Removes every pending request added from the command line or over D-Bus (the alarm
+    /// file's alarms are changed in the file); returns their identifiers.
+    @discardableResult
+    public func removeAllPendingNotificationRequests() throws -> [String] {
+        try call("RemoveAll").first?.arrayElements?.compactMap(\.stringValue) ?? []
+    }
+
+    /// The alarm file the daemon follows, and what it made of it.
+    public func alarmFileStatus() throws -> AlarmFileStatus {
+        try decode(AlarmFileStatus.self, try call("AlarmFileStatus"))
+    }
+
+    /// Has the daemon read the alarm file again now (as on SIGHUP or an edit).
+    public func reloadAlarmFile() throws -> AlarmFileStatus {
+        try decode(AlarmFileStatus.self, try call("ReloadAlarmFile"))
     }
 
     /// Notifications the server is showing (or showed), oldest first.
@@ -129,5 +164,36 @@ public final class UserNotificationCenter {
     /// Occurrences that passed while nothing could show them.
     public func missedOccurrences() throws -> [MissedOccurrence] {
         try decode([MissedOccurrence].self, try call("ListMissed"))
+    }
+}
+
+/// What the daemon made of the alarm file, as `chime status` shows it.
+public struct AlarmFileStatus: Hashable, Sendable, Codable {
+    /// The file the daemon follows.
+    public var path: String
+    /// Whether the file was there at the last look.
+    public var exists: Bool
+    /// Alarms from the file that are scheduled, and those set `enabled = false`.
+    public var alarms: Int
+    public var disabled: Int
+    /// When the running set was loaded (nil: never, or no file).
+    public var loaded: UnixTime?
+    /// When the file was last read.
+    public var checked: UnixTime?
+    /// What was wrong at the last read (`file:line:col: message`); the last good set keeps running meanwhile.
+    public var problems: [String]
+    /// Alarms from the file left out because a command-line alarm has their identifier.
+    public var conflicts: [String]
+
+    public init(path: String, exists: Bool = false, alarms: Int = 0, disabled: Int = 0, loaded: UnixTime? = nil,
+                checked: UnixTime? = nil, problems: [String] = [], conflicts: [String] = []) {
+        self.path = path
+        self.exists = exists
+        self.alarms = alarms
+        self.disabled = disabled
+        self.loaded = loaded
+        self.checked = checked
+        self.problems = problems
+        self.conflicts = conflicts
     }
 }

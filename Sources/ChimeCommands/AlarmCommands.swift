@@ -158,7 +158,13 @@ public struct At: ParsableCommand {
 /// `chime list`: pending alarms, soonest first.
 public struct List: ParsableCommand {
     public init() {}
-    public static let configuration = CommandConfiguration(abstract: "List pending alarms (or missed ones).")
+    public static let configuration = CommandConfiguration(
+        abstract: "List pending alarms (or missed ones).",
+        discussion: """
+            One line per alarm: identifier, next fire time, title, [label], and "(alarm file)" for the alarm \
+            file's alarms. --json gives each as {id, title, label, nextFire, origin} with origin \
+            "command-line" or "file".
+            """)
 
     @Flag(name: .customLong("json"), help: "Print JSON.")
     var json = false
@@ -192,6 +198,7 @@ public struct List: ParsableCommand {
                 .object([
                     ("id", .string(item.identifier)), ("title", .string(item.title)), ("label", .string(item.label)),
                     ("nextFire", item.nextFire.map { .string(Next.iso8601($0, in: zone(item))) } ?? .bool(false)),
+                    ("origin", .string(item.origin.rawValue)),
                 ])
             }).text)
             return
@@ -200,7 +207,8 @@ public struct List: ParsableCommand {
         for item in pending {
             let when = item.nextFire.map { Next.iso8601($0, in: zone(item)) } ?? "never"
             let label = item.label.isEmpty ? "" : " [\(item.label)]"
-            printLine("\(item.identifier)  \(when)  \(item.title)\(label)")
+            let origin = item.origin == .file ? "  (alarm file)" : ""
+            printLine("\(item.identifier)  \(when)  \(item.title)\(label)\(origin)")
         }
     }
 }
@@ -208,12 +216,17 @@ public struct List: ParsableCommand {
 /// `chime cancel ID... | --all`.
 public struct Cancel: ParsableCommand {
     public init() {}
-    public static let configuration = CommandConfiguration(abstract: "Cancel pending alarms by identifier, or all of them.")
+    public static let configuration = CommandConfiguration(
+        abstract: "Cancel pending alarms by identifier, or all of them.",
+        discussion: """
+            Alarms from the alarm file are changed in the file (remove them, or set enabled = false): \
+            cancelling one exits 7 and says so, and --all leaves them.
+            """)
 
     @Argument(help: "Identifiers, as `chime list` shows them.")
     var identifiers: [String] = []
 
-    @Flag(help: "Cancel every pending alarm.")
+    @Flag(help: "Cancel every alarm added from the command line or over D-Bus (the alarm file's stay).")
     var all = false
 
     public func validate() throws {
@@ -223,7 +236,8 @@ public struct Cancel: ParsableCommand {
     public func run() throws {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         if all {
-            reportingErrors { try center.removeAllPendingNotificationRequests() }
+            let removed = reportingErrors { try center.removeAllPendingNotificationRequests() }
+            printLine("cancelled \(removed.count) alarm\(removed.count == 1 ? "" : "s") (alarms from the alarm file stay; change them there)")
             return
         }
         let removed = reportingErrors { try center.removePendingNotificationRequests(withIdentifiers: identifiers) }

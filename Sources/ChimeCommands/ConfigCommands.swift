@@ -11,12 +11,13 @@ public struct ConfigCommand: ParsableCommand {
     public init() {}
     public static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Check the alarm file, or say which one is used.",
+        abstract: "Check the alarm file, say which one is used, or have the daemon read it again.",
         discussion: """
             The file is --config FILE, else $CHIME_CONFIG, else $XDG_CONFIG_HOME/chime/alarms.toml \
-            (~/.config/chime/alarms.toml). See config/alarms.toml for every key.
+            (~/.config/chime/alarms.toml). See config/alarms.toml for every key. The running daemon \
+            follows the file by itself; `chime status` shows what it made of it.
             """,
-        subcommands: [Check.self, Path.self])
+        subcommands: [Check.self, Path.self, Reload.self])
 
     /// `chime config check [FILE]`.
     public struct Check: ParsableCommand {
@@ -94,6 +95,56 @@ public struct ConfigCommand: ParsableCommand {
             printLine(AlarmConfig.path(option: config))
         }
     }
+}
+
+extension ConfigCommand {
+    /// `chime config reload`.
+    public struct Reload: ParsableCommand {
+        public init() {}
+        public static let configuration = CommandConfiguration(
+            abstract: "Have the running daemon read its alarm file now.",
+            discussion: """
+                The daemon reads the file by itself after every saved edit and on SIGHUP; this does the same \
+                and waits for the outcome. On errors they are printed as file:line:col: message, the alarms \
+                of the file's last good version keep running, and the exit status is 78.
+                """)
+
+        @Flag(name: .customLong("json"), help: "Print the daemon's view of the file as JSON.")
+        var json = false
+
+        public func run() throws {
+            let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+            let status = reportingErrors { try center.reloadAlarmFile() }
+            if json { printLine(alarmFileJSON(status).text) }
+            for problem in status.problems + status.conflicts { printError(problem) }
+            if !status.problems.isEmpty {
+                ExitStatus.configError.exit("\(status.path) has errors; the alarms from its last good version keep running")
+            }
+            if !json { printLine(alarmFileSummary(status)) }
+        }
+    }
+}
+
+/// One line on the daemon's alarm file: which file, how many alarms, since when.
+func alarmFileSummary(_ status: AlarmFileStatus) -> String {
+    let zone = Zone.system()
+    let loaded = status.loaded.map { " (loaded \(Next.iso8601($0, in: zone)))" } ?? ""
+    let counts = "\(status.alarms) alarm\(status.alarms == 1 ? "" : "s")" + (status.disabled > 0 ? ", \(status.disabled) disabled" : "")
+    if !status.exists, status.problems.isEmpty { return "\(status.path) (no such file: no alarms from a file)" }
+    if !status.problems.isEmpty {
+        return "\(status.path): \(status.problems.count) problem\(status.problems.count == 1 ? "" : "s"); "
+            + (status.loaded == nil ? "no alarms loaded from it" : "still running the last good version: \(counts)\(loaded)")
+    }
+    return "\(status.path): \(counts)\(loaded)"
+}
+
+func alarmFileJSON(_ status: AlarmFileStatus) -> JSON {
+    var fields: [(String, JSON)] = [("path", .string(status.path)), ("exists", .bool(status.exists)),
+                                    ("alarms", .number(Int64(status.alarms))), ("disabled", .number(Int64(status.disabled)))]
+    if let loaded = status.loaded { fields.append(("loaded", .string(Next.iso8601(loaded, in: Zone.system())))) }
+    fields.append(("problems", .array(status.problems.map { .string($0) })))
+    fields.append(("conflicts", .array(status.conflicts.map { .string($0) })))
+    return .object(fields)
 }
 
 /// `chime timer NAME | --list`: the file's `[[timer]]` presets.

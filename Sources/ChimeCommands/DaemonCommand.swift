@@ -1,8 +1,12 @@
 import ArgumentParser
 import ChimeCenter
+import ChimeConfig
 import ChimeDaemon
 import DBus
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `chime daemon`: the scheduler, in the foreground (for a systemd user unit or `chime daemon &`).
 public struct DaemonCommand: ParsableCommand {
@@ -15,9 +19,19 @@ public struct DaemonCommand: ParsableCommand {
             Owns \(SchedulerInterface.busName) on the session bus and exports \(SchedulerInterface.interface) at \
             \(SchedulerInterface.path) (introspectable: try `busctl --user introspect \(SchedulerInterface.busName) \
             \(SchedulerInterface.path)`). Keeps its alarms in $XDG_STATE_HOME/chime (default ~/.local/state/chime); \
-            every change is on disk before it is acknowledged, in one SQLite file (chime.sqlite3). Logs to standard             error. SIGTERM or SIGINT stop it.
+            every change is on disk before it is acknowledged, in one SQLite file (chime.sqlite3). Logs to standard \
+            error. SIGTERM or SIGINT stop it.
 
-            Sounds: where the notification server does not play sounds, chime plays them with the first of             canberra-gtk-play, pw-play, paplay or aplay on PATH (theme names are looked up under             $XDG_DATA_DIRS/sounds/freedesktop).
+            The alarm file: the daemon loads the file `chime config path` names (or --config) at start and \
+            follows it: every saved edit is applied within a second (new alarms added, changed ones replaced, \
+            removed ones cancelled; unchanged ones are not touched), and so is SIGHUP or `chime config reload`. \
+            A file with errors changes nothing: the alarms of its last good version keep running and \
+            `chime status` shows the errors. Alarms added from the command line or over D-Bus are never \
+            touched by a reload.
+
+            Sounds: where the notification server does not play sounds, chime plays them with the first of \
+            canberra-gtk-play, pw-play, paplay or aplay on PATH (theme names are looked up under \
+            $XDG_DATA_DIRS/sounds/freedesktop).
             """)
 
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Keep the state here instead.", valueName: "DIR"))
@@ -25,6 +39,17 @@ public struct DaemonCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("How long a sound player may run before it is stopped (default 30s).", valueName: "DURATION"))
     var playerTimeLimit: String?
+
+    @Option(help: ArgumentHelp("Follow this alarm file instead (default: $CHIME_CONFIG, else $XDG_CONFIG_HOME/chime/alarms.toml).",
+                               valueName: "FILE"))
+    var config: String?
+
+    @Flag(help: "Follow no alarm file: only alarms added from the command line or over D-Bus.")
+    var noConfig = false
+
+    public func validate() throws {
+        if noConfig, config != nil { throw ValidationError("give --config or --no-config, not both") }
+    }
 
     public func run() throws {
         var logger = Logger(label: "chime.daemon") { StreamLogHandler.standardError(label: $0) }
@@ -38,6 +63,7 @@ public struct DaemonCommand: ParsableCommand {
         }
         do {
             let daemon = try SchedulerDaemon(connection: connection, store: store, logger: logger)
+            if !noConfig { daemon.configPath = absolutePath(AlarmConfig.path(option: config)) }
             if let playerTimeLimit { daemon.playerTimeLimit = AlarmOptions.seconds(playerTimeLimit, option: "--player-time-limit") }
             try daemon.run()
         } catch let error as DaemonError {
@@ -46,4 +72,13 @@ public struct DaemonCommand: ParsableCommand {
             ExitStatus.fail(error)
         }
     }
+}
+
+/// `path` from the working directory, as the daemon keeps it (it may outlive that directory).
+func absolutePath(_ path: String) -> String {
+    guard !path.hasPrefix("/") else { return path }
+    guard let cwd = getcwd(nil, 0) else { return path }
+    defer { free(cwd) }
+    let directory = String(cString: cwd)
+    return (directory == "/" ? "" : directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
 }

@@ -14,6 +14,7 @@ enum ExitStatus: Int32, CaseIterable {
     case serverVanished = 4
     case actionsUnsupported = 5
     case unknownIdentifier = 6
+    case fromAlarmFile = 7
     case usage = 64
     case invalidInput = 65
     case noDaemon = 67
@@ -32,6 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .serverVanished: "waiting ended because the notification server left the bus"
         case .actionsUnsupported: "shown, but without actions: the server has no 'actions' capability"
         case .unknownIdentifier: "no alarm has that identifier"
+        case .fromAlarmFile: "that alarm comes from the alarm file: change it there"
         case .usage: "bad usage: unknown option, bad value, bad hint syntax, bad rule"
         case .noDaemon: "no chime daemon is running (chime daemon &)"
         case .daemonFailed: "the daemon could not start (another one runs, unusable state)"
@@ -69,6 +71,8 @@ enum ExitStatus: Int32, CaseIterable {
                     + "or set DBUS_SESSION_BUS_ADDRESS")
         case let error as DBusError where error.name == .noReply || error.name == .timeout:
             callTimedOut.exit("the notification server did not answer in time (\(error.message)); it may be hung: restart it")
+        case let error as DBusError where error.name == SchedulerInterface.fromAlarmFile:
+            fromAlarmFile.exit(error.message)
         case let error as DBusError where error.name == .disconnected:
             serverError.exit("the session bus closed the connection (\(error.message)); try again")
         case let error as DBusError:

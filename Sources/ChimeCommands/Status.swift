@@ -15,7 +15,13 @@ public struct Status: ParsableCommand {
         discussion: """
             Asks the running notification server for its capabilities: they are the authorization. \
             Sound is available when the server plays sounds or chime finds a local player \
-            (\(soundPlayers.joined(separator: ", "))). Exits 0 when authorized, 69 when no server runs.
+            (\(soundPlayers.joined(separator: ", "))).
+
+            When `chime daemon` runs, it also says what the daemon made of the alarm file: how many \
+            alarms it runs from it, and every error of the file's last edit (the alarms of its last good \
+            version keep running until it is fixed).
+
+            Exits 0 when authorized, 69 when no server runs, 78 when the daemon's alarm file has errors.
 
             Examples:
               chime status
@@ -26,7 +32,17 @@ public struct Status: ParsableCommand {
     var json = false
 
     public func run() throws {
-        let settings = reportingErrors { try notificationSettings(connection: try openSessionBus()) }
+        let connection = reportingErrors { try openSessionBus() }
+        let settings = reportingErrors { try notificationSettings(connection: connection) }
+        // The daemon's view of the alarm file; nil when no daemon runs.
+        let file: AlarmFileStatus?
+        do {
+            file = try UserNotificationCenter(connection: connection).alarmFileStatus()
+        } catch is NoSchedulerError {
+            file = nil
+        } catch {
+            ExitStatus.fail(error)
+        }
         func word(_ s: Setting) -> String { s == .enabled ? "yes" : "no" }
         let sound: (text: String, json: JSON) = {
             switch settings.sound {
@@ -59,7 +75,9 @@ public struct Status: ParsableCommand {
                 ("hyperlinks", .bool(settings.hyperlinks == .enabled)), ("images", .bool(settings.images == .enabled)),
                 ("persistence", .bool(settings.persistence == .enabled)), ("badge", .bool(false)),
                 ("capabilities", .array(settings.capabilities.map { .string($0.rawValue) })),
+                ("daemon", .bool(file != nil)),
             ]
+            if let file { fields.append(("alarmFile", alarmFileJSON(file))) }
             printLine(JSON.object(fields).text)
         } else {
             print("Authorization:  \(status)" + (reason.map { " (\($0))" } ?? ""))
@@ -74,7 +92,15 @@ public struct Status: ParsableCommand {
             print("Images:         \(word(settings.images))")
             print("Persistence:    \(word(settings.persistence))")
             print("Badges:         no (not on this desktop)")
+            if let file {
+                print("Daemon:         running")
+                print("Alarm file:     \(alarmFileSummary(file))")
+                for line in file.problems + file.conflicts { print("  " + line) }
+            } else {
+                print("Daemon:         not running (start it with `chime daemon &`)")
+            }
         }
         if !settings.isAuthorized { Glibc.exit(ExitStatus.noNotificationServer.rawValue) }
+        if let file, !file.problems.isEmpty { Glibc.exit(ExitStatus.configError.rawValue) }
     }
 }

@@ -61,6 +61,12 @@ public final class SchedulerDaemon {
     public var playerTimeLimit: Int64 = 30
     /// How long after its expiry chime closes a popup the server left up.
     static let closeSlack: Int64 = 500_000_000
+    /// The alarm file the daemon follows (nil: none). Set before `run()`.
+    public var configPath: String?
+    var watcher: ConfigWatcher?
+    /// When to read the alarm file after an edit (nanoseconds).
+    var reloadAt: Int64?
+    var fileStatus = AlarmFileStatus(path: "")
 
     /// An occurrence whose body command is running.
     struct Preparing {
@@ -99,6 +105,8 @@ public final class SchedulerDaemon {
 
     /// Runs until SIGTERM or SIGINT. Sleeps in `poll` while nothing is due: no periodic wake-ups.
     public func run() throws {
+        // The file first: an alarm changed while the daemon was down is not caught up in its old form.
+        startFollowingAlarmFile(now: wallClockNanoseconds())
         do { try catchUp(now: wallClockNanoseconds()) } catch { throw DaemonError("\(error)") }
         logger.info("chime daemon ready", metadata: ["pending": "\(queue.count)"])
         while !stopping {
@@ -112,6 +120,7 @@ public final class SchedulerDaemon {
                 pollfd(fd: busFD, events: Int16(POLLIN) | (connection.hasMessagesToSend ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0),
             ]
             let reading = children.values.filter { $0.output >= 0 }
             for child in reading { fds.append(pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)) }
@@ -120,8 +129,9 @@ public final class SchedulerDaemon {
                 if errno == EINTR { continue }
                 throw DaemonError("poll failed: \(String(cString: strerror(errno)))")
             }
-            for (index, child) in reading.enumerated() where fds[3 + index].revents != 0 { child.readOutput() }
+            for (index, child) in reading.enumerated() where fds[4 + index].revents != 0 { child.readOutput() }
             if fds[2].revents != 0 { handleSignals() }
+            if fds[3].revents != 0 { alarmFileTouched() }
             if fds[1].revents != 0 {
                 switch timer.read() {
                 case .clockChanged:
@@ -129,6 +139,7 @@ public final class SchedulerDaemon {
                     rescheduleAll(after: wallClockNanoseconds())
                 default: break
                 }
+                reloadIfSettled(now: wallClockNanoseconds())
                 fireDue()
                 closeExpired()
             }
@@ -141,9 +152,11 @@ public final class SchedulerDaemon {
         logger.info("chime daemon stopped")
     }
 
-    /// Arms the timer for whatever comes first: an occurrence, a child's time limit, a popup to close.
+    /// Arms the timer for whatever comes first: an occurrence, a child's time limit, a popup to
+    /// close, a read of the alarm file after an edit.
     func armTimer() {
         var earliest = queue.earliest()?.time
+        if let reloadAt { earliest = min(earliest ?? reloadAt, reloadAt) }
         for child in children.values where !child.finished { earliest = min(earliest ?? child.deadline, child.deadline) }
         for entry in closeDeadlines { earliest = min(earliest ?? entry.time, entry.time) }
         if let earliest { timer.arm(atNanoseconds: earliest) } else { timer.disarm() }
@@ -156,7 +169,11 @@ public final class SchedulerDaemon {
                 logger.info("stopping on signal \(signal)")
                 stopping = true
             case SIGHUP:
-                logger.info("SIGHUP: nothing to reload yet")
+                if configPath == nil {
+                    logger.info("SIGHUP: no alarm file to read (started with --no-config)")
+                } else {
+                    reloadAlarmFile(now: wallClockNanoseconds(), reason: "SIGHUP")
+                }
             case SIGCHLD:
                 var status: Int32 = 0
                 while true {
@@ -514,7 +531,7 @@ public final class SchedulerDaemon {
                             identifier: delivered.identifier, content: content,
                             trigger: Trigger(rule: .instant(seconds), repeats: false, timeZone: nil, anchor: seconds,
                                              nanosecond: Int32(at % Self.second)))
-                        try store.add(again, nextFire: at)
+                        try store.add(again, nextFire: at, origin: try store.isFileAlarm(delivered.identifier) ? .file : .commandLine)
                     }
                     queue.schedule(delivered.identifier, at: at)
                     logger.info("snoozed for \(snooze) s", metadata: ["alarm.id": "\(delivered.identifier)"])
@@ -563,14 +580,34 @@ public final class SchedulerDaemon {
         guard !request.identifier.isEmpty, request.identifier.utf8.count <= 200 else {
             throw DBusError(name: SchedulerInterface.invalidRequest, message: "an identifier must be 1-200 bytes")
         }
-        let now = wallClockNanoseconds()
-        // The occurrence may fall later in the current second (an instant with a nanosecond part).
-        var next = nextFire(of: request, after: now / Self.second - 1)
-        if let early = next, early <= now { next = nextFire(of: request, after: now / Self.second) }
+        try refuseFileAlarms([request.identifier])
+        let next = firstFire(of: request, now: wallClockNanoseconds())
         try storeCall { () throws(StoreError) in try store.add(request, nextFire: next) }
         waiting.removeAll { $0.identifier == request.identifier }
         requeue(request.identifier, next)
         return .int64(next.map { $0 / Self.second } ?? -1)
+    }
+
+    /// The alarm file's alarms are changed in the file: a call that would change one is refused.
+    func refuseFileAlarms(_ identifiers: [String]) throws(DBusError) {
+        let owned = try storeCall { () throws(StoreError) in
+            var owned: [String] = []
+            for id in identifiers where try store.isFileAlarm(id) { owned.append(id) }
+            return owned
+        }
+        guard !owned.isEmpty else { return }
+        let which = owned.map { "'\($0)'" }.joined(separator: ", ")
+        throw DBusError(name: SchedulerInterface.fromAlarmFile,
+                        message: "\(which) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file \(configPath ?? ""); change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
+    }
+
+    /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
+    func retryConflicts() {
+        if !fileStatus.conflicts.isEmpty { reloadAt = wallClockNanoseconds() }
+    }
+
+    func fileStatusValue() throws -> Value {
+        try json(fileStatus)
     }
 
     func makeObject() -> ExportedObject {
@@ -609,16 +646,31 @@ public final class SchedulerDaemon {
                     ExportedMethod("Remove", inputs: [Parameter("identifiers", .array(.string))], outputs: [Parameter("removed", .array(.string))]) {
                         [unowned self] call in
                         let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []
+                        try self.refuseFileAlarms(ids)
                         let known = try self.storeCall { () throws(StoreError) in try self.store.remove(ids) }
                         for id in ids { self.queue.cancel(id) }
                         self.waiting.removeAll { ids.contains($0.identifier) }
+                        self.retryConflicts()
                         return [.strings(known)]
                     },
-                    ExportedMethod("RemoveAll") { [unowned self] _ in
-                        try self.storeCall { () throws(StoreError) in try self.store.removeAll() }
-                        self.queue = OccurrenceQueue()
-                        self.waiting.removeAll()
-                        return []
+                    ExportedMethod("RemoveAll", outputs: [Parameter("removed", .array(.string))]) { [unowned self] _ in
+                        // The alarm file's alarms stay: the file is where they are changed.
+                        let removed = try self.storeCall { () throws(StoreError) in try self.store.removeAll() }
+                        for id in removed { self.queue.cancel(id) }
+                        let gone = Set(removed)
+                        self.waiting.removeAll { gone.contains($0.identifier) }
+                        self.retryConflicts()
+                        return [.strings(removed)]
+                    },
+                    ExportedMethod("AlarmFileStatus", outputs: [Parameter("status_json", .string)]) { [unowned self] _ in
+                        [try self.fileStatusValue()]
+                    },
+                    ExportedMethod("ReloadAlarmFile", outputs: [Parameter("status_json", .string)]) { [unowned self] _ in
+                        guard self.configPath != nil else {
+                            throw DBusError(name: .failed, message: "this daemon follows no alarm file (it was started with --no-config)")
+                        }
+                        self.reloadAlarmFile(now: wallClockNanoseconds(), reason: "asked over D-Bus")
+                        return [try self.fileStatusValue()]
                     },
                     ExportedMethod("ListPending", outputs: [Parameter("pending_json", .string)]) { [unowned self] _ in
                         [try self.json(try self.storeCall { () throws(StoreError) in try self.store.pendingRequests() })]

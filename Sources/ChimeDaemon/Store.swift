@@ -31,7 +31,9 @@ public struct ScheduledTime: Hashable, Sendable {
 ///   decodes none of them;
 /// - `delivered`: what is on screen, by notification id;
 /// - `missed`: occurrences that passed too long ago to show;
-/// - `held`: occurrences due while no notification server ran, shown when one appears.
+/// - `held`: occurrences due while no notification server ran, shown when one appears;
+/// - `file_alarms`: the alarm file's alarms as last applied (`pending.origin` tells the
+///   file's alarms from those added on the command line or over D-Bus).
 ///
 /// Only the queue of (identifier, next fire) lives in the daemon's memory; a
 /// request is read when it fires. A file that is not a database, or a damaged
@@ -45,8 +47,8 @@ public final class Store {
     private var database: Database
     private var inTransaction = false
 
-    /// The schema version this chime reads and writes.
-    public static let schemaVersion: Int64 = 1
+    /// The schema version this chime reads and writes (1: before the alarm file; opened, it becomes 2).
+    public static let schemaVersion: Int64 = 2
     public static let fileName = "chime.sqlite3"
 
     /// The default directory: `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`.
@@ -91,6 +93,15 @@ public final class Store {
         guard access(path, W_OK) == 0 else { throw StoreError("cannot write to \(path): \(reason())") }
     }
 
+    /// The alarm file's alarms as last applied: each definition (its request without the
+    /// load time, and whether it is enabled), so a reload touches only what changed.
+    private static let fileAlarmsTable = """
+        CREATE TABLE IF NOT EXISTS file_alarms(
+            identifier TEXT PRIMARY KEY NOT NULL,
+            definition TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """
+
     private static func open(_ path: String) throws(DatabaseError) -> Database {
         // Created by us first so it is the user's alone; SQLite gives -wal and -shm the same mode.
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -116,7 +127,8 @@ public final class Store {
                     last_fired INTEGER,
                     title TEXT NOT NULL,
                     label TEXT NOT NULL,
-                    time_zone TEXT
+                    time_zone TEXT,
+                    origin INTEGER NOT NULL DEFAULT 0
                 ) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS pending_by_time ON pending(next_fire);
                 CREATE TABLE IF NOT EXISTS delivered(
@@ -134,7 +146,17 @@ public final class Store {
                     identifier TEXT NOT NULL, due INTEGER NOT NULL,
                     PRIMARY KEY(identifier, due)
                 ) WITHOUT ROWID;
+                \(fileAlarmsTable)
                 PRAGMA user_version = \(schemaVersion);
+                COMMIT;
+                """)
+        } else if version == 1 {
+            // Schema 1 had no alarm file: every pending alarm came from the command line or D-Bus.
+            try database.executeScript("""
+                BEGIN;
+                ALTER TABLE pending ADD COLUMN origin INTEGER NOT NULL DEFAULT 0;
+                \(fileAlarmsTable)
+                PRAGMA user_version = 2;
                 COMMIT;
                 """)
         }
@@ -166,7 +188,7 @@ public final class Store {
     }
 
     /// Adds or replaces a request with its next occurrence (nanoseconds); its history starts over.
-    public func add(_ request: NotificationRequest, nextFire: Int64?) throws(StoreError) {
+    public func add(_ request: NotificationRequest, nextFire: Int64?, origin: AlarmOrigin = .commandLine) throws(StoreError) {
         let json: String
         do {
             json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
@@ -176,11 +198,12 @@ public final class Store {
         try write { () throws(StoreError) in
             try run("DELETE FROM held WHERE identifier = ?", [.text(request.identifier)])
             try run("""
-                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone)
-                VALUES (?, ?, ?, NULL, ?, ?, ?)
+                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin)
+                VALUES (?, ?, ?, NULL, ?, ?, ?, ?)
                 """,
                 [.text(request.identifier), .text(json), .optional(nextFire), .text(request.content.title),
-                 .text(request.content.label), request.trigger.timeZone.map(SQLValue.text) ?? .null])
+                 .text(request.content.label), request.trigger.timeZone.map(SQLValue.text) ?? .null,
+                 .integer(origin == .file ? 1 : 0)])
         }
     }
 
@@ -205,12 +228,50 @@ public final class Store {
         return removed
     }
 
-    /// Removes every pending request.
-    public func removeAll() throws(StoreError) {
+    /// Removes every pending request added on the command line or over D-Bus (the alarm
+    /// file's stay: the file is where they are changed); returns their identifiers.
+    @discardableResult
+    public func removeAll() throws(StoreError) -> [String] {
+        var removed: [String] = []
+        try read("SELECT identifier FROM pending WHERE origin = 0") { removed.append($0.text(0)) }
         try write { () throws(StoreError) in
-            try run("DELETE FROM pending")
-            try run("DELETE FROM held")
+            try run("DELETE FROM held WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
+            try run("DELETE FROM pending WHERE origin = 0")
         }
+        return removed
+    }
+
+    // MARK: - The alarm file's alarms
+
+    /// Each alarm-file alarm's definition as last applied, by identifier.
+    public func fileDefinitions() throws(StoreError) -> [String: String] {
+        var definitions: [String: String] = [:]
+        try read("SELECT identifier, definition FROM file_alarms") { definitions[$0.text(0)] = $0.text(1) }
+        return definitions
+    }
+
+    /// Records (or, with nil, forgets) the definition applied for an alarm-file alarm.
+    public func setFileDefinition(_ identifier: String, _ definition: String?) throws(StoreError) {
+        if let definition {
+            try run("INSERT OR REPLACE INTO file_alarms(identifier, definition) VALUES (?, ?)", [.text(identifier), .text(definition)])
+        } else {
+            try run("DELETE FROM file_alarms WHERE identifier = ?", [.text(identifier)])
+        }
+    }
+
+    /// Whether `identifier` belongs to the alarm file (pending or not: a one-off from the file
+    /// that has fired still names the file's alarm).
+    public func isFileAlarm(_ identifier: String) throws(StoreError) -> Bool {
+        var found = false
+        try read("SELECT 1 FROM file_alarms WHERE identifier = ? LIMIT 1", [.text(identifier)]) { _ in found = true }
+        return found
+    }
+
+    /// Where a pending request came from; nil when nothing is pending under `identifier`.
+    public func origin(of identifier: String) throws(StoreError) -> AlarmOrigin? {
+        var origin: AlarmOrigin?
+        try read("SELECT origin FROM pending WHERE identifier = ?", [.text(identifier)]) { origin = $0.integer(0) == 1 ? .file : .commandLine }
+        return origin
     }
 
     /// Moves a request to its next occurrence (nanoseconds; nil: none), noting `handled` (seconds) as done.
@@ -310,10 +371,10 @@ public final class Store {
     /// What `chime list` shows of each pending request, soonest first, read without decoding any request.
     public func pendingSummaries() throws(StoreError) -> [PendingSummary] {
         var list: [PendingSummary] = []
-        try read("SELECT identifier, next_fire, title, label, time_zone FROM pending \(Self.bySoonest)") { row in
+        try read("SELECT identifier, next_fire, title, label, time_zone, origin FROM pending \(Self.bySoonest)") { row in
             list.append(PendingSummary(
                 identifier: row.text(0), nextFire: row.optionalInteger(1).map { $0 / 1_000_000_000 }, title: row.text(2),
-                label: row.text(3), timeZone: row.optionalText(4)))
+                label: row.text(3), timeZone: row.optionalText(4), origin: row.integer(5) == 1 ? .file : .commandLine))
         }
         return list
     }
@@ -323,7 +384,7 @@ public final class Store {
     public func pendingSummariesJSON(limit: Int) throws(StoreError) -> [UInt8]? {
         var out: [UInt8] = [UInt8(ascii: "[")]
         var tooLarge = false
-        try read("SELECT identifier, next_fire, title, label, time_zone FROM pending \(Self.bySoonest)") { row in
+        try read("SELECT identifier, next_fire, title, label, time_zone, origin FROM pending \(Self.bySoonest)") { row in
             guard !tooLarge else { return }
             if out.count > 1 { out.append(UInt8(ascii: ",")) }
             out += #"{"identifier":"#.utf8
@@ -340,6 +401,7 @@ public final class Store {
                 out += #","timeZone":"#.utf8
                 row.withBytes(4) { appendJSONString($0, to: &out) }
             }
+            if row.integer(5) == 1 { out += #","origin":"file""#.utf8 }
             out.append(UInt8(ascii: "}"))
             if out.count > limit { tooLarge = true }
         }

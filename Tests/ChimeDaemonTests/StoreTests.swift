@@ -84,6 +84,61 @@ import Timekeeping
         #expect(try Store(directory: directory.path, now: 1235).pendingCount == 1)
     }
 
+    @Test func aSchemaOneStoreIsMigratedWithItsAlarmsAsCommandLineOnes() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The tables as chime wrote them before the alarm file (schema 1), with one alarm.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let old = try Database(path: databasePath)
+        let a = try request("a", label: "old")
+        let json = String(decoding: try JSONEncoder().encode(a), as: UTF8.self)
+        try old.executeScript("""
+            CREATE TABLE pending(identifier TEXT PRIMARY KEY NOT NULL, request TEXT NOT NULL, next_fire INTEGER,
+                last_fired INTEGER, title TEXT NOT NULL, label TEXT NOT NULL, time_zone TEXT) WITHOUT ROWID;
+            CREATE TABLE delivered(identifier TEXT PRIMARY KEY NOT NULL, server_id INTEGER NOT NULL, date INTEGER NOT NULL,
+                content TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE missed(identifier TEXT NOT NULL, due INTEGER NOT NULL, recorded INTEGER NOT NULL,
+                PRIMARY KEY(identifier, due)) WITHOUT ROWID;
+            CREATE TABLE held(identifier TEXT NOT NULL, due INTEGER NOT NULL, PRIMARY KEY(identifier, due)) WITHOUT ROWID;
+            PRAGMA user_version = 1;
+            """)
+        try old.execute("INSERT INTO pending VALUES (?, ?, 5000000000, NULL, 'a', 'old', 'UTC')", [.text("a"), .text(json)])
+        old.close()
+
+        let store = try Store(directory: directory.path, now: 10)
+        #expect(store.warnings.isEmpty)
+        #expect(try store.request(withIdentifier: "a") == a)
+        #expect(try store.origin(of: "a") == .commandLine)
+        #expect(try store.pendingSummaries() == [PendingSummary(identifier: "a", nextFire: 5, title: "a", label: "old", timeZone: "UTC")])
+        #expect(try store.fileDefinitions().isEmpty)
+        try store.add(try request("f"), nextFire: 6_000_000_000, origin: .file)
+        try store.setFileDefinition("f", "enabled {}")
+        var version: Int64 = 0
+        try Database(path: databasePath).query("PRAGMA user_version") { version = $0.integer(0) }
+        #expect(version == Store.schemaVersion)
+        // Reopened at schema 2: nothing is migrated twice.
+        let again = try Store(directory: directory.path, now: 11)
+        #expect(try again.origin(of: "f") == .file)
+        #expect(try again.fileDefinitions() == ["f": "enabled {}"])
+    }
+
+    @Test func removeAllLeavesTheAlarmFilesAlarms() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(directory: directory.path, now: 1)
+        try store.add(try request("cli"), nextFire: 5)
+        try store.add(try request("file"), nextFire: 6, origin: .file)
+        try store.setFileDefinition("file", "x")
+        try store.hold("cli", due: 1)
+        try store.hold("file", due: 2)
+        #expect(try store.removeAll() == ["cli"])
+        #expect(try store.pendingSummaries().map(\.identifier) == ["file"])
+        #expect(try store.held().map(\.identifier) == ["file"])
+        #expect(try store.isFileAlarm("file"))
+        #expect(try !store.isFileAlarm("cli"))
+        // The listing says where each came from; the command line's say nothing (a smaller reply).
+        let json = String(decoding: try #require(try store.pendingSummariesJSON(limit: 1 << 20)), as: UTF8.self)
+        #expect(json == #"[{"identifier":"file","nextFire":0,"title":"file","label":"","timeZone":"UTC","origin":"file"}]"#)
+    }
+
     @Test func aStoreFromANewerChimeIsAClearErrorAndLeftAlone() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try Store(directory: directory.path, now: 1)

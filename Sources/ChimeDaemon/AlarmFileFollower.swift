@@ -1,0 +1,176 @@
+// The daemon follows the alarm file: loaded at start, read again on SIGHUP, on
+// every change inotify reports, and on ReloadAlarmFile. A reload adds the new
+// alarms, replaces the changed ones and cancels the removed ones, and touches
+// nothing else: not the file's unchanged alarms (their next fire, snooze and
+// history stay), and never an alarm added from the command line or over D-Bus.
+// A file with errors changes nothing; its diagnostics wait in the status.
+import ChimeCenter
+import ChimeConfig
+import FoundationEssentials
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one reload did.
+public struct ReloadOutcome: Hashable, Sendable, CustomStringConvertible {
+    public var added = 0
+    public var changed = 0
+    public var removed = 0
+    public var unchanged = 0
+    /// False when the file had errors (or the store failed): nothing was applied.
+    public var applied = false
+
+    public var description: String {
+        applied ? "\(added) added, \(changed) changed, \(removed) removed, \(unchanged) unchanged" : "not applied"
+    }
+}
+
+extension SchedulerDaemon {
+    /// How long after an inotify event the file is read: an editor's write, rename and
+    /// chmod arrive as several events within a few milliseconds, and are read once.
+    static let settleTime: Int64 = 50_000_000
+
+    /// Starts following `configPath`, if set: the watch, then the first load.
+    func startFollowingAlarmFile(now: Int64) {
+        guard let path = configPath else { return }
+        do throws(DaemonError) {
+            watcher = try ConfigWatcher(path: path)
+        } catch {
+            logger.warning("\(error); edits will be read on SIGHUP only")
+        }
+        reloadAlarmFile(now: now, reason: "start-up")
+    }
+
+    /// An inotify event: read the file once the burst of events is over.
+    func alarmFileTouched() {
+        guard let watcher, watcher.read() else { return }
+        reloadAt = wallClockNanoseconds() + Self.settleTime
+    }
+
+    /// Reads the alarm file when the settle time after an edit has passed.
+    func reloadIfSettled(now: Int64) {
+        guard let at = reloadAt, at <= now else { return }
+        reloadAt = nil
+        reloadAlarmFile(now: now, reason: "the file changed")
+    }
+
+    /// Reads the file and applies it, or keeps the last good set and reports why.
+    @discardableResult
+    func reloadAlarmFile(now: Int64, reason: String) -> ReloadOutcome {
+        guard let path = configPath else { return ReloadOutcome() }
+        reloadAt = nil
+        fileStatus.path = path
+        fileStatus.checked = now / Self.second
+        var info = stat()
+        if stat(path, &info) != 0, errno == ENOENT {
+            fileStatus.exists = false
+            let kept = (try? store.fileDefinitions().count) ?? 0
+            if kept == 0 {
+                // No file and nothing from one: nothing to say.
+                fileStatus.problems = []
+                return ReloadOutcome(applied: true)
+            }
+            let problem = "\(path): the file is gone; its \(kept) alarm(s) keep running until it is back (an empty file removes them)"
+            fileStatus.problems = [problem]
+            logger.warning("\(problem)")
+            return ReloadOutcome()
+        }
+        fileStatus.exists = true
+        let file = AlarmConfig.load(path: path, anchor: now / Self.second)
+        guard file.isValid else {
+            fileStatus.problems = file.diagnostics.map(\.description)
+            logger.error("the alarm file has \(file.diagnostics.count) error(s); the alarms from its last good version keep running",
+                         metadata: ["reason": "\(reason)"])
+            for diagnostic in file.diagnostics { logger.error("\(diagnostic)") }
+            return ReloadOutcome()
+        }
+        let outcome = apply(file, now: now)
+        if outcome.applied {
+            fileStatus.problems = []
+            fileStatus.loaded = now / Self.second
+            logger.info("alarm file loaded: \(outcome)", metadata: ["reason": "\(reason)", "path": "\(path)"])
+        }
+        for conflict in fileStatus.conflicts { logger.warning("\(conflict)") }
+        return outcome
+    }
+
+    /// What a file alarm is, without when it was loaded: a reload compares these to see
+    /// which alarms changed. (An egg-timer rule counts from its first load, not each reload.)
+    static func definition(of alarm: ConfigAlarm) -> String? {
+        var request = alarm.request
+        request.trigger.anchor = 0
+        request.trigger.nanosecond = 0
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(request) else { return nil }
+        return (alarm.enabled ? "enabled " : "disabled ") + String(decoding: data, as: UTF8.self)
+    }
+
+    /// Applies a valid file in one store transaction; the queue follows once it commits.
+    func apply(_ file: AlarmFile, now: Int64) -> ReloadOutcome {
+        var outcome = ReloadOutcome()
+        var conflicts: [String] = []
+        var requeued: [(String, Int64?)] = []
+        var scheduled = 0
+        var disabled = 0
+        do throws(StoreError) {
+            var recorded = try store.fileDefinitions()
+            try store.write { () throws(StoreError) in
+                for alarm in file.alarms {
+                    let id = alarm.id
+                    guard let definition = Self.definition(of: alarm) else { continue }
+                    if alarm.enabled { scheduled += 1 } else { disabled += 1 }
+                    let before = recorded.removeValue(forKey: id)
+                    if before == definition {
+                        outcome.unchanged += 1
+                        continue
+                    }
+                    if before == nil, try store.origin(of: id) == .commandLine {
+                        conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is not scheduled: an alarm added from the command line has that id (chime cancel \(id), or give this one another id)")
+                        if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
+                        continue
+                    }
+                    let next = alarm.enabled ? firstFire(of: alarm.request, now: now) : nil
+                    if let next {
+                        try store.add(alarm.request, nextFire: next, origin: .file)
+                    } else {
+                        // Disabled, or a one-off whose time has passed: nothing to schedule.
+                        try store.remove([id])
+                    }
+                    try store.setFileDefinition(id, definition)
+                    requeued.append((id, next))
+                    if before == nil { outcome.added += 1 } else { outcome.changed += 1 }
+                }
+                // What is left was in the file before and is not now.
+                for id in recorded.keys {
+                    if try store.origin(of: id) == .file { try store.remove([id]) }
+                    try store.setFileDefinition(id, nil)
+                    requeued.append((id, nil))
+                    outcome.removed += 1
+                }
+            }
+        } catch {
+            fileStatus.problems = ["\(file.path): could not apply the file: \(error)"]
+            logger.error("could not apply the alarm file: \(error)")
+            return ReloadOutcome()
+        }
+        for (id, next) in requeued {
+            requeue(id, next)
+            waiting.removeAll { $0.identifier == id }
+        }
+        fileStatus.alarms = scheduled
+        fileStatus.disabled = disabled
+        fileStatus.conflicts = conflicts
+        outcome.applied = true
+        return outcome
+    }
+
+    /// The first occurrence of a request added at `now` (nanoseconds): an instant may
+    /// fall later in the current second.
+    func firstFire(of request: NotificationRequest, now: Int64) -> Int64? {
+        let next = nextFire(of: request, after: now / Self.second - 1)
+        if let early = next, early <= now { return nextFire(of: request, after: now / Self.second) }
+        return next
+    }
+}
