@@ -60,6 +60,9 @@ let package = Package(
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
         .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping"], path: "bench/nextfire"),
         .executableTarget(
+            name: "chime-bench-config", dependencies: ["ChimeConfig", "ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping", "TOMLKit"],
+            path: "bench/config"),
+        .executableTarget(
             name: "chime-bench-daemon", dependencies: ["ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping"], path: "bench/daemon"),
 
         // MARK: - Tests

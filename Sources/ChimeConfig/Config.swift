@@ -109,7 +109,7 @@ public enum AlarmConfig {
             return file
         }
         let text = String(decoding: bytes, as: UTF8.self)
-        let locator = KeyLocator(text)
+        let locator = KeyLocator(bytes: bytes)
         if let (position, message) = locator.problems.first {
             file.diagnostics.append(Diagnostic(file: path, position: position, message: "TOML: \(message)"))
             return file
@@ -182,6 +182,21 @@ public enum AlarmConfig {
 
     /// An identifier from a label: lowercase letters, digits and dashes ("Homeroom ends!" → "homeroom-ends").
     public static func slug(_ label: String) -> String {
+        if label.utf8.allSatisfy({ $0 < 0x80 }) {
+            // The common case, without Unicode's character classes.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(label.utf8.count)
+            for b in label.utf8 {
+                let lower = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
+                if lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") || lower >= UInt8(ascii: "0") && lower <= UInt8(ascii: "9") {
+                    bytes.append(lower)
+                } else if !bytes.isEmpty, bytes.last != UInt8(ascii: "-") {
+                    bytes.append(UInt8(ascii: "-"))
+                }
+            }
+            while bytes.last == UInt8(ascii: "-") { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var out = ""
         for c in label.lowercased() {
             if c.isLetter || c.isNumber { out.append(c) } else if !out.isEmpty, out.last != "-" { out.append("-") }

@@ -7,6 +7,24 @@ import TOMLKit
 import Glibc
 #endif
 
+/// A table with its keys read once: asking for a key it does not have costs no call into
+/// toml++ (an alarm sets a few of its sixteen keys).
+struct Entries {
+    let table: TOMLTable
+    let keys: [String]
+
+    init(_ table: TOMLTable) {
+        self.table = table
+        keys = table.keys
+    }
+
+    subscript(key: String) -> TOMLValueConvertible? {
+        guard keys.contains(key) else { return nil }
+        let value: TOMLValueConvertible? = table[key]
+        return value
+    }
+}
+
 struct Validator {
     let path: String
     let locator: KeyLocator
@@ -14,6 +32,8 @@ struct Validator {
     var alarms: [ConfigAlarm] = []
     var timers: [TimerPreset] = []
     var diagnostics: [Diagnostic] = []
+    /// Zone names already checked (a file names the same one or two zones again and again).
+    var knownZones: Set<String> = []
 
     /// What `[defaults]` sets for every alarm.
     struct Defaults {
@@ -36,13 +56,13 @@ struct Validator {
     // MARK: - Reporting
 
     mutating func report(_ keyPath: String, _ message: String, atValue: Bool = true, offset: Int = 0) {
-        var position = (atValue ? locator.values[keyPath] : nil) ?? locator.keys[keyPath]
+        var position = (atValue ? locator.value(keyPath) : nil) ?? locator.key(keyPath)
         if position == nil {
             // A key inside an inline table: point at the table's key.
             var parent = keyPath
             while position == nil, let dot = parent.lastIndex(of: ".") {
                 parent = String(parent[..<dot])
-                position = locator.keys[parent]
+                position = locator.key(parent)
             }
         }
         position?.column += offset
@@ -65,7 +85,7 @@ struct Validator {
 
     // MARK: - Typed values
 
-    mutating func string(_ table: TOMLTable, _ key: String, _ keyPath: String) -> String? {
+    mutating func string(_ table: Entries, _ key: String, _ keyPath: String) -> String? {
         guard let value = table[key] else { return nil }
         guard let text = value.string else {
             report(keyPath, "'\(key)' must be a string, found \(Self.describe(value))")
@@ -74,7 +94,7 @@ struct Validator {
         return text
     }
 
-    mutating func bool(_ table: TOMLTable, _ key: String, _ keyPath: String) -> Bool? {
+    mutating func bool(_ table: Entries, _ key: String, _ keyPath: String) -> Bool? {
         guard let value = table[key] else { return nil }
         guard let flag = value.bool else {
             report(keyPath, "'\(key)' must be true or false, found \(Self.describe(value))")
@@ -84,7 +104,7 @@ struct Validator {
     }
 
     /// A duration: "5m", "1h30m", "90s", or a whole number of seconds.
-    mutating func duration(_ table: TOMLTable, _ key: String, _ keyPath: String, range: ClosedRange<Int64> = 1...(366 * 86_400)) -> Int64? {
+    mutating func duration(_ table: Entries, _ key: String, _ keyPath: String, range: ClosedRange<Int64> = 1...(366 * 86_400)) -> Int64? {
         guard let value = table[key] else { return nil }
         var seconds: Int64?
         if let n = value.int {
@@ -106,7 +126,7 @@ struct Validator {
         return seconds
     }
 
-    mutating func urgency(_ table: TOMLTable, _ key: String, _ keyPath: String) -> Urgency? {
+    mutating func urgency(_ table: Entries, _ key: String, _ keyPath: String) -> Urgency? {
         guard let name = string(table, key, keyPath) else { return nil }
         guard let urgency = Urgency(name: name) else {
             report(keyPath, "'urgency' must be \"low\", \"normal\" or \"critical\", found \"\(name)\"")
@@ -115,7 +135,7 @@ struct Validator {
         return urgency
     }
 
-    mutating func sound(_ table: TOMLTable, _ key: String, _ keyPath: String) -> Sound? {
+    mutating func sound(_ table: Entries, _ key: String, _ keyPath: String) -> Sound? {
         guard let name = string(table, key, keyPath) else { return nil }
         guard !name.isEmpty else {
             report(keyPath, "'sound' is empty; give a sound-theme name such as \"bell\" or a file path")
@@ -135,18 +155,20 @@ struct Validator {
         return .file(file)
     }
 
-    mutating func zone(_ table: TOMLTable, _ key: String, _ keyPath: String) -> String? {
+    mutating func zone(_ table: Entries, _ key: String, _ keyPath: String) -> String? {
         guard let name = string(table, key, keyPath) else { return nil }
+        if knownZones.contains(name) { return name }
         do throws(ZoneError) {
             _ = try Zone.named(name)
         } catch {
             report(keyPath, "\(error)")
             return nil
         }
+        knownZones.insert(name)
         return name
     }
 
-    mutating func actions(_ table: TOMLTable, _ key: String, _ keyPath: String) -> [NotificationAction]? {
+    mutating func actions(_ table: Entries, _ key: String, _ keyPath: String) -> [NotificationAction]? {
         guard let value = table[key] else { return nil }
         guard let array = value.array else {
             report(keyPath, "'actions' must be an array such as [\"snooze\", \"dismiss\"], found \(Self.describe(value))")
@@ -165,7 +187,7 @@ struct Validator {
         return actions
     }
 
-    mutating func checkKeys(_ table: TOMLTable, known: [String], prefix: String, section: String) {
+    mutating func checkKeys(_ table: Entries, known: [String], prefix: String, section: String) {
         for key in table.keys where !known.contains(key) {
             var message = "unknown key '\(key)' in \(section)"
             if let guess = AlarmConfig.closest(key, in: known) { message += "; did you mean '\(guess)'?" }
@@ -188,13 +210,13 @@ struct Validator {
         }
         var defaults = Defaults()
         if let value = root["defaults"] {
-            if let table = value.table { defaults = validateDefaults(table) } else {
+            if let table = value.table { defaults = validateDefaults(Entries(table)) } else {
                 report("defaults", "'defaults' must be a table ([defaults]), found \(Self.describe(value))", atValue: false)
             }
         }
         var seen: [String: Int] = [:]
         for (index, table) in tables(root, "alarm") {
-            guard let alarm = validateAlarm(table, index: index, defaults: defaults) else { continue }
+            guard let alarm = validateAlarm(Entries(table), index: index, defaults: defaults) else { continue }
             if let first = seen[alarm.id] {
                 report("alarm[\(index)]", "duplicate id '\(alarm.id)' (first used on line \(first)); give one of them an 'id'", atValue: false)
                 continue
@@ -204,7 +226,7 @@ struct Validator {
         }
         var names: [String: Int] = [:]
         for (index, table) in tables(root, "timer") {
-            guard let timer = validateTimer(table, index: index, defaults: defaults) else { continue }
+            guard let timer = validateTimer(Entries(table), index: index, defaults: defaults) else { continue }
             if let first = names[timer.name] {
                 report("timer[\(index)].name", "duplicate timer name '\(timer.name)' (first used on line \(first))")
                 continue
@@ -230,7 +252,7 @@ struct Validator {
         return out
     }
 
-    mutating func validateDefaults(_ table: TOMLTable) -> Defaults {
+    mutating func validateDefaults(_ table: Entries) -> Defaults {
         var d = Defaults()
         checkKeys(table, known: AlarmConfig.defaultKeys, prefix: "defaults", section: "[defaults]")
         let p = "defaults."
@@ -245,7 +267,7 @@ struct Validator {
         return d
     }
 
-    mutating func validateAlarm(_ table: TOMLTable, index: Int, defaults: Defaults) -> ConfigAlarm? {
+    mutating func validateAlarm(_ table: Entries, index: Int, defaults: Defaults) -> ConfigAlarm? {
         let p = "alarm[\(index)]"
         let errorsBefore = diagnostics.count
         checkKeys(table, known: AlarmConfig.alarmKeys, prefix: p, section: "[[alarm]]")
@@ -302,12 +324,12 @@ struct Validator {
         }
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
         guard diagnostics.count == errorsBefore, let id, let trigger else { return nil }
-        let line = locator.keys[p]?.line ?? 0
+        let line = locator.header("alarm", index)?.line ?? 0
         return ConfigAlarm(id: id, when: table["when"]?.string ?? "", enabled: enabled,
                            request: NotificationRequest(identifier: id, content: content, trigger: trigger), line: line)
     }
 
-    mutating func validateTimer(_ table: TOMLTable, index: Int, defaults: Defaults) -> TimerPreset? {
+    mutating func validateTimer(_ table: Entries, index: Int, defaults: Defaults) -> TimerPreset? {
         let p = "timer[\(index)]"
         let errorsBefore = diagnostics.count
         checkKeys(table, known: AlarmConfig.timerKeys, prefix: p, section: "[[timer]]")
@@ -327,6 +349,6 @@ struct Validator {
         if let v = string(table, "icon", p + ".icon") { content.icon = v }
         content.snooze = defaults.snooze
         guard diagnostics.count == errorsBefore, let name, let seconds else { return nil }
-        return TimerPreset(name: name, duration: seconds, content: content, line: locator.keys[p]?.line ?? 0)
+        return TimerPreset(name: name, duration: seconds, content: content, line: locator.header("timer", index)?.line ?? 0)
     }
 }

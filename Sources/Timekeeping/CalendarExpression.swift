@@ -74,6 +74,19 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
     /// The years systemd's calendar covers.
     public static let years = 1970...2199
 
+    /// Every day at `hour`:`minute`:`second` (fields as parsed; a caller fills in the rest).
+    init(hour: Int, minute: Int, second: Int) {
+        weekdays = nil
+        years = nil
+        months = nil
+        days = nil
+        daysFromEnd = false
+        hours = [Component(start: hour, stop: nil, repeatEvery: 0)]
+        minutes = [Component(start: minute, stop: nil, repeatEvery: 0)]
+        seconds = [Component(start: second, stop: nil, repeatEvery: 0)]
+        timeZone = nil
+    }
+
     // MARK: - Parsing
 
     /// Parses `text`; a bad expression throws a `RuleError` pointing at the offending part.
@@ -88,16 +101,19 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
         seconds = [Component(start: 0, stop: nil, repeatEvery: 0)]
         timeZone = nil
 
-        let characters = Array(text)
+        // One unit per character: its ASCII value, or `Parser.other` for anything else (rules are
+        // ASCII; offsets in errors still count characters).
+        let units = CharacterUnits(text)
+        let characters = units.units
         var end = characters.count
-        while end > 0, characters[end - 1] == " " { end -= 1 }
+        while end > 0, characters[end - 1] == Parser.space { end -= 1 }
         var start = 0
-        while start < end, characters[start] == " " { start += 1 }
+        while start < end, characters[start] == Parser.space { start += 1 }
         guard start < end else { throw RuleError("the rule is empty") }
 
         // A trailing time zone: " UTC" or a tz name.
-        if let space = characters[start..<end].lastIndex(of: " ") {
-            let last = String(characters[(space + 1)..<end])
+        if let space = characters[start..<end].lastIndex(of: Parser.space) {
+            let last = units.text((space + 1)..<end)
             if last.uppercased() == "UTC" {
                 timeZone = "UTC"
                 end = space
@@ -112,10 +128,10 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
                 timeZone = last
                 end = space
             }
-            while end > start, characters[end - 1] == " " { end -= 1 }
+            while end > start, characters[end - 1] == Parser.space { end -= 1 }
         }
 
-        let body = String(characters[start..<end])
+        let body = units.text(start..<end)
         let zero = [Component(start: 0, stop: nil, repeatEvery: 0)]
         func one(_ v: Int) -> [Component] { [Component(start: v, stop: nil, repeatEvery: 0)] }
         switch body.lowercased() {
@@ -136,7 +152,7 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
         case "semiannually", "semi-annually", "biannually", "bi-annually":
             months = one(1) + one(7); days = one(1)
         default:
-            var parser = Parser(characters: Array(body), base: start)
+            var parser = Parser(units: units, range: start..<end)
             try parser.parse(into: &self)
         }
         try validate(offset: start, text: body)
@@ -350,17 +366,58 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
 // MARK: - The parser
 
-private struct Parser {
-    let characters: [Character]
-    let base: Int  // offset of characters[0] in the original text
-    var index = 0
+/// A text as one unit per character: the ASCII value, or `Parser.other`.
+struct CharacterUnits {
+    let units: [UInt8]
+    private let original: String
+    private let isASCII: Bool
 
-    init(characters: [Character], base: Int) {
-        self.characters = characters
-        self.base = base
+    init(_ text: String) {
+        original = text
+        isASCII = text.utf8.allSatisfy { $0 < 0x80 }
+        units = isASCII ? Array(text.utf8) : text.map { $0.asciiValue ?? Parser.other }
     }
 
-    var current: Character? { index < characters.count ? characters[index] : nil }
+    /// The characters in `range` (character offsets).
+    func text(_ range: Range<Int>) -> String {
+        if isASCII { return String(decoding: units[range], as: UTF8.self) }
+        return String(Array(original)[range])
+    }
+
+    /// The character at `offset`.
+    func character(_ offset: Int) -> Character {
+        if units[offset] != Parser.other { return Character(Unicode.Scalar(units[offset])) }
+        return Array(original)[offset]
+    }
+}
+
+private struct Parser {
+    /// Stands for any non-ASCII character.
+    static let other: UInt8 = 0xFF
+    static let space = UInt8(ascii: " ")
+    static let colon = UInt8(ascii: ":"), dash = UInt8(ascii: "-"), tilde = UInt8(ascii: "~"), dot = UInt8(ascii: ".")
+    static let comma = UInt8(ascii: ","), slash = UInt8(ascii: "/"), star = UInt8(ascii: "*")
+
+    let source: CharacterUnits
+    let characters: ArraySlice<UInt8>
+    let base: Int  // offset of the first character in the original text
+    var index = 0
+
+    init(units: CharacterUnits, range: Range<Int>) {
+        source = units
+        characters = units.units[range]
+        base = range.lowerBound
+        index = 0
+    }
+
+    var count: Int { characters.count }
+    subscript(_ i: Int) -> UInt8 { characters[base + i] }
+    var current: UInt8? { index < count ? self[index] : nil }
+    /// The character at `i`, for messages.
+    func shown(_ i: Int) -> Character { source.character(base + i) }
+
+    static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+    static func isLetter(_ c: UInt8) -> Bool { c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "z") }
 
     func fail(_ message: String, from: Int, to: Int? = nil) -> RuleError {
         RuleError(message, at: base + from, length: max(1, (to ?? index) - from))
@@ -373,13 +430,10 @@ private struct Parser {
 
     mutating func weekday() -> Int? {
         // Only letters can start a weekday; dates and times start with digits or '*'.
-        guard let first = current, first.isASCII, first.isLetter else { return nil }
-        var word: [UInt8] = []
+        guard let first = current, Self.isLetter(first) else { return nil }
         var end = index
-        while end < characters.count, let ascii = characters[end].asciiValue, characters[end].isLetter {
-            word.append(ascii | 0x20)  // lower case
-            end += 1
-        }
+        while end < count, Self.isLetter(self[end]) { end += 1 }
+        let word = characters[(base + index)..<(base + end)].lazy.map { $0 | 0x20 }  // lower case
         for (name, number) in Self.weekdayNames where name.utf8.elementsEqual(word) {
             index = end
             return number
@@ -393,15 +447,15 @@ private struct Parser {
             var bits: UInt8 = 1 << first
             var previous = first
             var rangeFrom: Int? = nil
-            while let c = current, c != " " {
+            while let c = current, c != Self.space {
                 let at = index
-                if c == "," {
+                if c == Self.comma {
                     index += 1
                     rangeFrom = nil
-                } else if c == "." || c == "-" {
+                } else if c == Self.dot || c == Self.dash {
                     guard rangeFrom == nil else { throw fail("a weekday range needs a day at each end", from: at) }
-                    if c == "." {
-                        guard index + 1 < characters.count, characters[index + 1] == "." else {
+                    if c == Self.dot {
+                        guard index + 1 < count, self[index + 1] == Self.dot else {
                             throw fail("write a weekday range as Mon..Fri", from: at)
                         }
                         index += 2
@@ -410,9 +464,9 @@ private struct Parser {
                     }
                     rangeFrom = previous
                 } else {
-                    throw fail("unexpected '\(c)' in the weekdays", from: at)
+                    throw fail("unexpected '\(shown(at))' in the weekdays", from: at)
                 }
-                if current == nil || current == " " { break }
+                if current == nil || current == Self.space { break }
                 let dayStart = index
                 guard let day = weekday() else { throw fail("expected a weekday (Mon, Tue, ...)", from: dayStart, to: dayStart + 3) }
                 if let from = rangeFrom {
@@ -426,7 +480,7 @@ private struct Parser {
             }
             if rangeFrom != nil { throw fail("a weekday range needs a day at each end", from: index - 1) }
             rule.weekdays = (bits == 0 || bits == 0x7F) ? nil : bits
-            while current == " " { index += 1 }
+            while current == Self.space { index += 1 }
             if current == nil {
                 return  // weekdays alone: midnight on those days
             }
@@ -435,23 +489,23 @@ private struct Parser {
         // A date (YYYY-MM-DD, MM-DD, with ~ for days from the end) and/or a time (HH:MM[:SS]).
         let partStart = index
         let first = try chain(name: "year or hour", allowStar: true)
-        if current == nil || current == ":" {
+        if current == nil || current == Self.colon {
             // It was a time.
             index = partStart
             try time(into: &rule)
             return
         }
-        guard current == "-" || current == "~" else { throw fail("expected '-' or ':' here", from: index) }
-        if current == "~" { rule.daysFromEnd = true }
+        guard current == Self.dash || current == Self.tilde else { throw fail("expected '-' or ':' here", from: index) }
+        if current == Self.tilde { rule.daysFromEnd = true }
         index += 1
         let second = try chain(name: "month or day", allowStar: true)
-        if current == nil || current == " " {
+        if current == nil || current == Self.space {
             rule.months = first
             rule.days = second
         } else {
             guard !rule.daysFromEnd else { throw fail("'~' may only come before the day", from: index) }
-            guard current == "-" || current == "~" else { throw fail("expected '-' here", from: index) }
-            if current == "~" { rule.daysFromEnd = true }
+            guard current == Self.dash || current == Self.tilde else { throw fail("expected '-' here", from: index) }
+            if current == Self.tilde { rule.daysFromEnd = true }
             index += 1
             let third = try chain(name: "day", allowStar: true)
             rule.years = first.map { $0.map { c in
@@ -467,7 +521,7 @@ private struct Parser {
         }
         // Validate the fields as they are read, so errors point at them.
         if let months = rule.months { try check(months, "month", 1...12, from: partStart) }
-        while current == " " { index += 1 }
+        while current == Self.space { index += 1 }
         if current == nil {
             rule.hours = [.init(start: 0, stop: nil, repeatEvery: 0)]
             rule.minutes = rule.hours
@@ -480,18 +534,18 @@ private struct Parser {
     mutating func time(into rule: inout CalendarExpression) throws(RuleError) {
         let hourStart = index
         let hours = try chain(name: "hour", allowStar: true)
-        guard current == ":" else { throw fail("expected ':' after the hour", from: index) }
+        guard current == Self.colon else { throw fail("expected ':' after the hour", from: index) }
         index += 1
         let minuteStart = index
         let minutes = try chain(name: "minute", allowStar: true)
         var seconds: [CalendarExpression.Component]? = [.init(start: 0, stop: nil, repeatEvery: 0)]
         var secondStart = index
-        if current == ":" {
+        if current == Self.colon {
             index += 1
             secondStart = index
             seconds = try chain(name: "second", allowStar: true, fractions: true)
         }
-        if let c = current { throw fail("unexpected '\(c)' after the time", from: index, to: characters.count) }
+        if current != nil { throw fail("unexpected '\(shown(index))' after the time", from: index, to: count) }
         if let hours { try check(hours, "hour", 0...23, from: hourStart) }
         if let minutes { try check(minutes, "minute", 0...59, from: minuteStart) }
         if let seconds { try check(seconds, "second", 0...59, from: secondStart) }
@@ -510,9 +564,9 @@ private struct Parser {
 
     /// `*` or a comma list of `N`, `N..M`, `N/R`, `N..M/R`.
     mutating func chain(name: String, allowStar: Bool, fractions: Bool = false) throws(RuleError) -> [CalendarExpression.Component]? {
-        if current == "*" {
+        if current == Self.star {
             index += 1
-            if current == "/" {
+            if current == Self.slash {
                 // "*/R": every R starting at 0 (systemd reads "*" then stops; accept the common cron habit).
                 throw fail("write a repetition as 0/\(name == "minute" ? "15" : "R") rather than */R", from: index - 1, to: index + 1)
             }
@@ -522,12 +576,12 @@ private struct Parser {
         while true {
             let start = try number(name, fractions: fractions)
             var component = CalendarExpression.Component(start: start, stop: nil, repeatEvery: 0)
-            if current == ".", index + 1 < characters.count, characters[index + 1] == "." {
+            if current == Self.dot, index + 1 < count, self[index + 1] == Self.dot {
                 index += 2
                 component.stop = try number(name, fractions: fractions)
                 component.repeatEvery = 1
             }
-            if current == "/" {
+            if current == Self.slash {
                 index += 1
                 let repeatStart = index
                 let every = try number(name, fractions: fractions)
@@ -539,11 +593,11 @@ private struct Parser {
                 component.stop = stop - (stop - component.start) % component.repeatEvery
             }
             components.append(component)
-            guard current == "," else { break }
+            guard current == Self.comma else { break }
             index += 1
         }
-        if let c = current, !" -~:".contains(c) {
-            throw fail("unexpected '\(c)' in the \(name)", from: index)
+        if let c = current, c != Self.space, c != Self.dash, c != Self.tilde, c != Self.colon {
+            throw fail("unexpected '\(shown(index))' in the \(name)", from: index)
         }
         if components.count > 240 { throw fail("too many values in the \(name)", from: 0, to: index) }
         return components
@@ -551,18 +605,21 @@ private struct Parser {
 
     mutating func number(_ name: String, fractions: Bool) throws(RuleError) -> Int {
         let start = index
-        while let c = current, c.isASCII, c.isNumber { index += 1 }
+        while let c = current, Self.isDigit(c) { index += 1 }
         guard index > start else {
-            throw fail("expected a number for the \(name)" + (current.map { ", found '\($0)'" } ?? ""), from: start)
+            throw fail("expected a number for the \(name)" + (current == nil ? "" : ", found '\(shown(index))'"), from: start)
         }
-        guard let value = Int(String(characters[start..<index])), value <= 100_000 else {
-            throw fail("\(name) \(String(characters[start..<index])) is too large", from: start)
+        // At most 6 digits: larger numbers are no field's value.
+        var value = 0
+        for i in start..<index where value <= 100_000 { value = value * 10 + Int(self[i] - UInt8(ascii: "0")) }
+        guard value <= 100_000 else {
+            throw fail("\(name) \(source.text((base + start)..<(base + index))) is too large", from: start)
         }
-        if fractions, current == ".", !(index + 1 < characters.count && characters[index + 1] == ".") {
+        if fractions, current == Self.dot, !(index + 1 < count && self[index + 1] == Self.dot) {
             index += 1
             let fractionStart = index
-            while let c = current, c.isASCII, c.isNumber { index += 1 }
-            if characters[fractionStart..<index].contains(where: { $0 != "0" }) {
+            while let c = current, Self.isDigit(c) { index += 1 }
+            if (fractionStart..<index).contains(where: { self[$0] != UInt8(ascii: "0") }) {
                 throw fail("fractions of a second are not supported", from: start)
             }
         }

@@ -112,18 +112,20 @@ enum HumanRule {
 
     /// A human form, or nil when `text` is not one (then it is read as a systemd expression).
     static func parse(_ text: String) throws(RuleError) -> Rule? {
-        let lower = text.lowercased()
-        let words = tokens(lower)
+        // One unit per character, lower-cased (offsets in errors count characters).
+        let source = CharacterUnits(text)
+        let units = source.units.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        let words = tokens(units)
         guard let first = words.first else { return nil }
-        if first.text == "in" || first.text == "every" {
+        func wordText(_ word: Token) -> String { String(decoding: units[word.range], as: UTF8.self) }
+        let firstText = wordText(first)
+        if firstText == "in" || firstText == "every" {
             guard words.count >= 2 else {
-                throw RuleError("'\(first.text)' needs a duration, e.g. '\(first.text) 5m'", at: first.offset, length: first.text.count)
+                throw RuleError("'\(firstText)' needs a duration, e.g. '\(firstText) 5m'", at: first.offset, length: first.length)
             }
-            let rest = words.dropFirst()
-            let start = rest.first!.offset
-            let durationText = String(Array(lower)[start...])
-            let seconds = try duration(durationText, offset: start)
-            return .interval(seconds: seconds, repeats: first.text == "every")
+            let start = words[1].offset
+            let seconds = try duration(source.text(start..<units.count).lowercased(), offset: start)
+            return .interval(seconds: seconds, repeats: firstText == "every")
         }
         // [days] TIME [days] [zone], or DATE TIME [zone]
         var days: UInt8 = 0
@@ -131,94 +133,104 @@ enum HumanRule {
         var date: (Int, Int, Int)? = nil
         var zone: String? = nil
         for (index, word) in words.enumerated() {
-            if let t = try clock(word) {
-                guard time == nil else { throw RuleError("the rule has two times", at: word.offset, length: word.text.count) }
+            if let t = try clock(units, word) {
+                guard time == nil else { throw RuleError("the rule has two times", at: word.offset, length: word.length) }
                 time = t
-            } else if let d = try calendarDate(word) {
-                guard date == nil else { throw RuleError("the rule has two dates", at: word.offset, length: word.text.count) }
+            } else if let d = try calendarDate(units, word) {
+                guard date == nil else { throw RuleError("the rule has two dates", at: word.offset, length: word.length) }
                 date = d
-            } else if let bits = dayList(word.text) {
+            } else if let bits = dayList(wordText(word)) {
                 days |= bits
-            } else if index == words.count - 1, index > 0, let name = zoneName(text, word) {
+            } else if index == words.count - 1, index > 0, let name = zoneName(source.text(word.range)) {
                 zone = name
             } else {
                 // Not a human form: let the systemd parser read (and report on) it.
                 return nil
             }
         }
-        guard let (hour, minute, second) = time else {
-            if date != nil || days != 0 { return nil }
-            return nil
-        }
+        guard let (hour, minute, second) = time else { return nil }
         if date != nil && days != 0 { return nil }
-        var expression = ""
-        if days != 0 && days != 0x7F {
-            let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-            expression = (0..<7).filter { days & (1 << $0) != 0 }.map { names[$0] }.joined(separator: ",") + " "
-        }
+        // Every part was checked as it was read: the expression is built, not parsed again.
+        var expression = CalendarExpression(hour: hour, minute: minute, second: second)
+        if days != 0 && days != 0x7F { expression.weekdays = days }
         if let (y, m, d) = date {
-            expression += "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2)) "
+            expression.years = [.init(start: y, stop: nil, repeatEvery: 0)]
+            expression.months = [.init(start: m, stop: nil, repeatEvery: 0)]
+            expression.days = [.init(start: d, stop: nil, repeatEvery: 0)]
         }
-        expression += "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-        if let zone { expression += " " + zone }
-        return .calendar(try CalendarExpression(parsing: expression))
+        expression.timeZone = zone
+        return .calendar(expression)
     }
 
     struct Token {
-        var text: String
-        var offset: Int
+        /// Where the word is, in characters (one unit each).
+        var range: Range<Int>
+        var offset: Int { range.lowerBound }
+        var length: Int { range.count }
     }
 
-    static func tokens(_ text: String) -> [Token] {
+    static func tokens(_ units: [UInt8]) -> [Token] {
         var result: [Token] = []
-        var current = ""
-        var start = 0
-        for (i, c) in text.enumerated() {
-            if c == " " {
-                if !current.isEmpty { result.append(Token(text: current, offset: start)) }
-                current = ""
-            } else {
-                if current.isEmpty { start = i }
-                current.append(c)
-            }
+        var i = 0
+        while i < units.count {
+            while i < units.count, units[i] == UInt8(ascii: " ") { i += 1 }
+            let start = i
+            while i < units.count, units[i] != UInt8(ascii: " ") { i += 1 }
+            if i > start { result.append(Token(range: start..<i)) }
         }
-        if !current.isEmpty { result.append(Token(text: current, offset: start)) }
         return result
     }
 
+    static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+
+    /// The word split at `separator` into runs of 1...`maxDigits` digits, or nil when it is not that shape.
+    static func numbers(_ units: [UInt8], _ word: Token, separator: UInt8, maxDigits: [Int]) -> [(value: Int, length: Int)]? {
+        var parts: [(Int, Int)] = []
+        var i = word.range.lowerBound
+        while true {
+            let start = i
+            var value = 0
+            while i < word.range.upperBound, isDigit(units[i]) {
+                value = value * 10 + Int(units[i] - UInt8(ascii: "0"))
+                i += 1
+            }
+            let length = i - start
+            guard parts.count < maxDigits.count, length > 0, length <= maxDigits[parts.count] else { return nil }
+            parts.append((value, length))
+            if i == word.range.upperBound { return parts }
+            guard units[i] == separator else { return nil }
+            i += 1
+        }
+    }
+
     /// `HH:MM` or `HH:MM:SS` with plain numbers; out-of-range parts are errors pointing at them.
-    static func clock(_ word: Token) throws(RuleError) -> (Int, Int, Int)? {
-        let parts = word.text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3,
-            parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } })
-        else { return nil }
-        let values = parts.map { Int($0)! }
+    static func clock(_ units: [UInt8], _ word: Token) throws(RuleError) -> (Int, Int, Int)? {
+        guard let parts = numbers(units, word, separator: UInt8(ascii: ":"), maxDigits: [2, 2, 2]), parts.count >= 2 else { return nil }
         var offset = word.offset
-        for (value, (name, range)) in zip(values, [("hour", 0...23), ("minute", 0...59), ("second", 0...59)]) {
-            if !range.contains(value) {
-                throw RuleError("\(name) \(value) is out of range \(range.lowerBound)-\(range.upperBound)",
-                                at: offset, length: String(value).count)
+        for (part, (name, range)) in zip(parts, [("hour", 0...23), ("minute", 0...59), ("second", 0...59)]) {
+            if !range.contains(part.value) {
+                throw RuleError("\(name) \(part.value) is out of range \(range.lowerBound)-\(range.upperBound)",
+                                at: offset, length: String(part.value).count)
             }
             offset += 3
         }
-        return (values[0], values[1], values.count > 2 ? values[2] : 0)
+        return (parts[0].value, parts[1].value, parts.count > 2 ? parts[2].value : 0)
     }
 
     /// `YYYY-MM-DD`, checked against the calendar.
-    static func calendarDate(_ word: Token) throws(RuleError) -> (Int, Int, Int)? {
-        let parts = word.text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count <= 2, parts[2].count <= 2,
-            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } })
+    static func calendarDate(_ units: [UInt8], _ word: Token) throws(RuleError) -> (Int, Int, Int)? {
+        guard let parts = numbers(units, word, separator: UInt8(ascii: "-"), maxDigits: [4, 2, 2]), parts.count == 3,
+            parts[0].length == 4
         else { return nil }
-        let (y, m, d) = (Int(parts[0])!, Int(parts[1])!, Int(parts[2])!)
+        let (y, m, d) = (parts[0].value, parts[1].value, parts[2].value)
         guard CalendarExpression.years.contains(y) else {
             throw RuleError("year \(y) is out of range \(CalendarExpression.years.lowerBound)-\(CalendarExpression.years.upperBound)",
                             at: word.offset, length: 4)
         }
-        guard (1...12).contains(m) else { throw RuleError("month \(m) is out of range 1-12", at: word.offset + 5, length: parts[1].count) }
+        guard (1...12).contains(m) else { throw RuleError("month \(m) is out of range 1-12", at: word.offset + 5, length: parts[1].length) }
         guard (1...daysInMonth(y, m)).contains(d) else {
             throw RuleError("day \(d) is out of range 1-\(daysInMonth(y, m)) for \(pad(y, 4))-\(pad(m, 2))",
-                            at: word.offset + 6 + parts[1].count, length: parts[2].count)
+                            at: word.offset + 6 + parts[1].length, length: parts[2].length)
         }
         return (y, m, d)
     }
@@ -233,7 +245,14 @@ enum HumanRule {
         }
         var bits: UInt8 = 0
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let range = String(item).replacing("..", with: "-").split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            // `mon-fri` or `mon..fri`.
+            let range: [Substring]
+            if let dot = item.firstIndex(of: "."), item[item.index(after: dot)...].first == "." {
+                range = [item[..<dot], item[item.index(dot, offsetBy: 2)...]]
+                guard !range[1].contains("-"), !range[1].contains(".") else { return nil }
+            } else {
+                range = item.split(separator: "-", omittingEmptySubsequences: false)
+            }
             guard range.count == 1 || range.count == 2 else { return nil }
             guard let from = day(range[0]) else { return nil }
             let to = range.count == 2 ? day(range[1]) : from
@@ -249,12 +268,11 @@ enum HumanRule {
         return bits
     }
 
-    static func day(_ text: String) -> Int? {
+    static func day(_ text: Substring) -> Int? {
         dayNames.first { $0.0 == text }?.1
     }
 
-    static func zoneName(_ original: String, _ word: Token) -> String? {
-        let name = String(Array(original)[word.offset..<(word.offset + word.text.count)])
+    static func zoneName(_ name: String) -> String? {
         if name.uppercased() == "UTC" { return "UTC" }
         return (try? Zone.named(name)) != nil ? name : nil
     }
