@@ -27,7 +27,7 @@ RELEASE_BIN := .build/release/chime
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
 TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png
-BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc
+BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
 .PHONY: all build release demo test bench deps-build deps-test deps-bench clean
 
@@ -57,6 +57,7 @@ bench: release deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-daemon
+	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
 	@scripts/bench.sh
 
 deps-build:

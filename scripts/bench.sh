@@ -34,6 +34,14 @@ for _ in $(seq "$LATENESS_RUNS"); do
     "$PWD/.build/release/chime-bench-daemon" lateness "$chime" "$out/trivial_server" 200 5 >>"$out/lateness.txt"
 done
 
+CONFIG_RUNS=${CONFIG_RUNS:-15}
+echo "== the alarm file: load and validate 10,000 alarms ($CONFIG_RUNS runs), Python's tomllib on the same file, reloads in the daemon"
+"$PWD/.build/release/chime-bench-config" load "$out/alarms-10k.toml" 10000 "$CONFIG_RUNS" >"$out/config-load.txt"
+/usr/bin/python3 bench/config/tomllib_parse.py "$out/alarms-10k.toml" "$CONFIG_RUNS" >"$out/config-tomllib.txt"
+reload_dir=$(mktemp -d)
+"$PWD/.build/release/chime-bench-config" reload "$chime" "$reload_dir" 10000 5 >"$out/config-reload.txt"
+rm -rf "$reload_dir"
+
 "$out/trivial_server" >"$session_dir/server.out" &
 server_pid=$!
 session_pids+=("$server_pid")

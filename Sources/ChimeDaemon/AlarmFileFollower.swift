@@ -26,6 +26,12 @@ public struct ReloadOutcome: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A file alarm as last applied (normalized) with its definition.
+struct AppliedAlarm {
+    var alarm: ConfigAlarm
+    var definition: String
+}
+
 extension SchedulerDaemon {
     /// How long after an inotify event the file is read: an editor's write, rename and
     /// chmod arrive as several events within a few milliseconds, and are read once.
@@ -78,6 +84,7 @@ extension SchedulerDaemon {
         }
         fileStatus.exists = true
         let file = AlarmConfig.load(path: path, anchor: now / Self.second)
+        let loaded = wallClockNanoseconds()
         guard file.isValid else {
             fileStatus.problems = file.diagnostics.map(\.description)
             logger.error("the alarm file has \(file.diagnostics.count) error(s); the alarms from its last good version keep running",
@@ -89,22 +96,40 @@ extension SchedulerDaemon {
         if outcome.applied {
             fileStatus.problems = []
             fileStatus.loaded = now / Self.second
-            logger.info("alarm file loaded: \(outcome)", metadata: ["reason": "\(reason)", "path": "\(path)"])
+            let milliseconds = { (from: Int64, to: Int64) in String((to - from) / 1_000_000) }
+            logger.info("alarm file loaded: \(outcome)", metadata: [
+                "reason": "\(reason)", "path": "\(path)",
+                "read_ms": "\(milliseconds(now, loaded))", "applied_ms": "\(milliseconds(loaded, wallClockNanoseconds()))",
+            ])
         }
         for conflict in fileStatus.conflicts { logger.warning("\(conflict)") }
         return outcome
     }
 
-    /// What a file alarm is, without when it was loaded: a reload compares these to see
-    /// which alarms changed. (An egg-timer rule counts from its first load, not each reload.)
-    static func definition(of alarm: ConfigAlarm) -> String? {
-        var request = alarm.request
-        request.trigger.anchor = 0
-        request.trigger.nanosecond = 0
+    /// A file alarm without when it was loaded or where it sits in the file: what a reload
+    /// compares. (An egg-timer rule counts from its first load, not from each reload.)
+    static func normalized(_ alarm: ConfigAlarm) -> ConfigAlarm {
+        var alarm = alarm
+        alarm.request.trigger.anchor = 0
+        alarm.request.trigger.nanosecond = 0
+        alarm.line = 0
+        return alarm
+    }
+
+    /// The normalized alarm as stored: whether it is enabled, then its request as JSON.
+    static func definition(of normalized: ConfigAlarm) -> (definition: String, json: String)? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(request) else { return nil }
-        return (alarm.enabled ? "enabled " : "disabled ") + String(decoding: data, as: UTF8.self)
+        guard let data = try? encoder.encode(normalized.request) else { return nil }
+        let json = String(decoding: data, as: UTF8.self)
+        return ((normalized.enabled ? "enabled " : "disabled ") + json, json)
+    }
+
+    /// Only an interval rule counts from its anchor; any other rule's next fire does not depend on
+    /// it, so such an alarm is stored normalized, from the same JSON as its definition.
+    static func countsFromAnchor(_ request: NotificationRequest) -> Bool {
+        if case .interval = request.trigger.rule { return true }
+        return false
     }
 
     /// Applies a valid file in one store transaction; the queue follows once it commits.
@@ -114,12 +139,24 @@ extension SchedulerDaemon {
         var requeued: [(String, Int64?)] = []
         var scheduled = 0
         var disabled = 0
+        var nowApplied: [String: AppliedAlarm] = [:]
         do throws(StoreError) {
-            var recorded = try store.fileDefinitions()
+            // After the first reload, memory holds what the store holds (it changes only with the store).
+            var recorded = appliedAlarms.isEmpty ? try store.fileDefinitions() : appliedAlarms.mapValues(\.definition)
             try store.write { () throws(StoreError) in
                 for alarm in file.alarms {
                     let id = alarm.id
-                    guard let definition = Self.definition(of: alarm) else { continue }
+                    let normalized = Self.normalized(alarm)
+                    // An alarm as it was at the last reload keeps its definition: only changed ones are encoded.
+                    var json: String?
+                    let definition: String
+                    if let known = appliedAlarms[id], known.alarm == normalized {
+                        definition = known.definition
+                    } else {
+                        guard let encoded = Self.definition(of: normalized) else { continue }
+                        (definition, json) = encoded
+                    }
+                    nowApplied[id] = AppliedAlarm(alarm: normalized, definition: definition)
                     if alarm.enabled { scheduled += 1 } else { disabled += 1 }
                     let before = recorded.removeValue(forKey: id)
                     if before == definition {
@@ -129,11 +166,16 @@ extension SchedulerDaemon {
                     if before == nil, try store.origin(of: id) == .commandLine {
                         conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is not scheduled: an alarm added from the command line has that id (chime cancel \(id), or give this one another id)")
                         if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
+                        nowApplied[id] = nil
                         continue
                     }
                     let next = alarm.enabled ? firstFire(of: alarm.request, now: now) : nil
                     if let next {
-                        try store.add(alarm.request, nextFire: next, origin: .file)
+                        if Self.countsFromAnchor(alarm.request) {
+                            try store.add(alarm.request, nextFire: next, origin: .file)
+                        } else {
+                            try store.add(normalized.request, nextFire: next, origin: .file, json: json)
+                        }
                     } else {
                         // Disabled, or a one-off whose time has passed: nothing to schedule.
                         try store.remove([id])
@@ -159,6 +201,7 @@ extension SchedulerDaemon {
             requeue(id, next)
             waiting.removeAll { $0.identifier == id }
         }
+        appliedAlarms = nowApplied
         fileStatus.alarms = scheduled
         fileStatus.disabled = disabled
         fileStatus.conflicts = conflicts

@@ -67,6 +67,8 @@ public final class SchedulerDaemon {
     /// When to read the alarm file after an edit (nanoseconds).
     var reloadAt: Int64?
     var fileStatus = AlarmFileStatus(path: "")
+    /// The file's alarms as last applied, by identifier.
+    var appliedAlarms: [String: AppliedAlarm] = [:]
 
     /// An occurrence whose body command is running.
     struct Preparing {

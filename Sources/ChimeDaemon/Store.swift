@@ -188,10 +188,12 @@ public final class Store {
     }
 
     /// Adds or replaces a request with its next occurrence (nanoseconds); its history starts over.
-    public func add(_ request: NotificationRequest, nextFire: Int64?, origin: AlarmOrigin = .commandLine) throws(StoreError) {
+    /// `json`, when given, is `request` already encoded.
+    public func add(_ request: NotificationRequest, nextFire: Int64?, origin: AlarmOrigin = .commandLine,
+                    json encoded: String? = nil) throws(StoreError) {
         let json: String
         do {
-            json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+            json = try encoded ?? String(decoding: JSONEncoder().encode(request), as: UTF8.self)
         } catch {
             throw StoreError("cannot encode \(request.identifier): \(error)")
         }

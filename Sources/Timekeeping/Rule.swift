@@ -237,6 +237,8 @@ enum HumanRule {
 
     /// `mon-fri`, `mon,wed,fri`, `weekdays`, `weekends`, `daily`, `sat..sun`: a weekday bit set.
     static func dayList(_ text: String) -> UInt8? {
+        // Day names start with a letter; dates, times and systemd forms (`*-*-*`) do not.
+        guard let first = text.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else { return nil }
         switch text {
         case "weekdays", "workdays": return 0x1F
         case "weekends", "weekend": return 0x60
