@@ -38,6 +38,10 @@ build: deps-build
 
 release: deps-build $(STATIC_LIBS)/libstdc++.a
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime
+	@# swift-corelibs Foundation (NSString bridging, CoreFoundation, ICU: 48 MB, 2 MB of RSS and a
+	@# slower start for every chime notify) must not be linked in; one String method can pull it.
+	@if nm $(RELEASE_BIN) | grep -q __CFInitialize; then \
+		echo "error: $(RELEASE_BIN) links swift-corelibs Foundation; relink with -Xlinker -Map=chime.map and look for libFoundation.a(" >&2; exit 1; fi
 
 # A folder holding only libstdc++.a, searched first, so -lstdc++ links statically.
 $(STATIC_LIBS)/libstdc++.a:

@@ -101,3 +101,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Extension members come only from modules a file imports: Foundation, which TOMLKit imports, must
+// not lend String its NSString methods (`contains("/")` once linked all of Foundation and ICU, 48 MB,
+// into chime; `make release` checks that it stays out).
+for target in package.targets where target.type != .system && target.type != .test {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

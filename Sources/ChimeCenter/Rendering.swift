@@ -1,3 +1,4 @@
+import DBus
 import Notifications
 
 /// A notification made to fit one server, and what could not be sent to it.

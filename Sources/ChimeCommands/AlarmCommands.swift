@@ -71,7 +71,7 @@ struct AlarmOptions: ParsableArguments {
         var content = NotificationContent(title: title, body: body, label: label, urgency: urgency.urgency, icon: icon,
                                           category: "x-chime.alarm", actions: [.snooze, .dismiss])
         if let sound {
-            content.sound = sound.contains("/") ? .file(try NotifyRunner.soundFilePath(sound)) : .named(sound)
+            content.sound = sound.contains(Character("/")) ? .file(try NotifyRunner.soundFilePath(sound)) : .named(sound)
         }
         content.snooze = snooze.map { Self.seconds($0, option: "--snooze") }
         content.grace = grace.map { Self.seconds($0, option: "--grace") }

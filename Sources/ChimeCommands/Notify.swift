@@ -354,7 +354,7 @@ struct NotifyRunner {
 
     /// `--sound`: a path (anything with a `/`, which must exist) is a sound-file hint; anything else a sound-name.
     static func soundHint(_ sound: String) throws -> Hint {
-        guard sound.contains("/") else { return .soundName(sound) }
+        guard sound.contains(Character("/")) else { return .soundName(sound) }
         return .soundFile(try soundFilePath(sound))
     }
 

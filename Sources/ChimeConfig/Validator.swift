@@ -141,7 +141,7 @@ struct Validator {
             report(keyPath, "'sound' is empty; give a sound-theme name such as \"bell\" or a file path")
             return nil
         }
-        guard name.contains("/") else { return .named(name) }
+        guard name.contains(Character("/")) else { return .named(name) }
         var file = name
         if file.hasPrefix("~/"), let home = getenv("HOME") { file = String(cString: home) + file.dropFirst() }
         guard file.hasPrefix("/") else {

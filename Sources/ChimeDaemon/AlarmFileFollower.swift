@@ -7,6 +7,7 @@
 import ChimeCenter
 import ChimeConfig
 import FoundationEssentials
+import Logging
 import Timekeeping
 #if canImport(Glibc)
 import Glibc

@@ -133,7 +133,7 @@ func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, de
 /// The file a freedesktop sound-theme name stands for (`bell` →
 /// `/usr/share/sounds/freedesktop/stereo/bell.oga`), searched in `$XDG_DATA_DIRS`.
 func soundThemeFile(named name: String) -> String? {
-    guard !name.contains("/"), !name.isEmpty else { return nil }
+    guard !name.contains(Character("/")), !name.isEmpty else { return nil }
     let dataDirectories = getenv("XDG_DATA_DIRS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         ?? "/usr/local/share:/usr/share"
     for directory in dataDirectories.split(separator: ":") {

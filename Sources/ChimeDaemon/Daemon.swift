@@ -332,7 +332,7 @@ public final class SchedulerDaemon {
         guard !alreadyHeld else { return }
         logging { () throws(StoreError) in
             var next: Int64?
-            try store.write { () throws(StoreError) in
+            try store.write(.firing) { () throws(StoreError) in
                 try store.hold(request.identifier, due: due)
                 next = try advance(request, past: due, now: now)
             }
@@ -371,7 +371,7 @@ public final class SchedulerDaemon {
             // Notify first, then the record: a crash in between repeats an alarm, never drops one.
             var next: Int64?? = .none
             logging { () throws(StoreError) in
-                try store.write { () throws(StoreError) in
+                try store.write(.firing) { () throws(StoreError) in
                     try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content))
                     if occurrence.held {
                         try store.release(identifier, due: occurrence.due)
@@ -401,7 +401,7 @@ public final class SchedulerDaemon {
             if !occurrence.held {
                 logging { () throws(StoreError) in
                     var next: Int64?
-                    try store.write { () throws(StoreError) in next = try advance(occurrence.request, past: occurrence.due, now: now) }
+                    try store.write(.firing) { () throws(StoreError) in next = try advance(occurrence.request, past: occurrence.due, now: now) }
                     requeue(identifier, next)
                 }
             }

@@ -171,10 +171,22 @@ public final class Store {
         do { try database.execute(sql, values) } catch { throw StoreError("cannot write \(path): \(error.message)") }
     }
 
-    /// Runs `body` as one transaction: durable when this returns, or not applied at all.
-    /// Calls inside `body` join it.
-    public func write(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+    /// How a transaction reaches the disk.
+    public enum Durability: Sendable {
+        /// Fsynced before `write` returns: for every change a D-Bus reply acknowledges.
+        case acknowledged
+        /// Committed (it survives the daemon crashing) but fsynced with the next acknowledged
+        /// change or checkpoint: for what firing records. Lost only with the machine's power, it
+        /// makes an alarm ring twice, never not at all, and the next alarm does not wait on the disk.
+        case firing
+    }
+
+    /// Runs `body` as one transaction: committed when this returns (fsynced, unless `.firing`),
+    /// or not applied at all. Calls inside `body` join it.
+    public func write(_ durability: Durability = .acknowledged, _ body: () throws(StoreError) -> Void) throws(StoreError) {
         if inTransaction { return try body() }
+        if durability == .firing { try run("PRAGMA synchronous=NORMAL") }
+        defer { if durability == .firing { try? database.execute("PRAGMA synchronous=FULL") } }
         try run("BEGIN IMMEDIATE")
         inTransaction = true
         defer { inTransaction = false }

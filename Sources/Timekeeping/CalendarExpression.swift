@@ -484,6 +484,11 @@ private struct Parser {
             if current == nil {
                 return  // weekdays alone: midnight on those days
             }
+        } else if let c = current, Self.isLetter(c) {
+            // Dates and times start with a digit or '*': a word here can only be a misspelt weekday.
+            var end = index
+            while end < count, self[end] != Self.space, self[end] != Self.dot, self[end] != Self.comma, self[end] != Self.dash { end += 1 }
+            throw fail("unknown weekday '\(source.text((base + index)..<(base + end)))'; use Mon, Tue, ... Sun", from: index, to: end)
         }
 
         // A date (YYYY-MM-DD, MM-DD, with ~ for days from the end) and/or a time (HH:MM[:SS]).
@@ -545,7 +550,16 @@ private struct Parser {
             secondStart = index
             seconds = try chain(name: "second", allowStar: true, fractions: true)
         }
-        if current != nil { throw fail("unexpected '\(shown(index))' after the time", from: index, to: count) }
+        if current != nil {
+            var start = index
+            while start < count, self[start] == Self.space { start += 1 }
+            if start < count, Self.isLetter(self[start]) {
+                var end = start
+                while end < count, self[end] != Self.space { end += 1 }
+                throw fail("unknown weekday or time zone '\(source.text((base + start)..<(base + end)))'", from: start, to: end)
+            }
+            throw fail("unexpected '\(shown(index))' after the time", from: index, to: count)
+        }
         if let hours { try check(hours, "hour", 0...23, from: hourStart) }
         if let minutes { try check(minutes, "minute", 0...59, from: minuteStart) }
         if let seconds { try check(seconds, "second", 0...59, from: secondStart) }

@@ -56,6 +56,10 @@ import Testing
         ("in 5 parsecs", "unknown duration unit 'parsecs' (use s, m, h, d or w)", 5, 7),
         ("every", "'every' needs a duration, e.g. 'every 5m'", 0, 5),
         ("in 0s", "the duration must be longer than 0 s", 3, 2),
+        ("Mun..Fri 07:00", "unknown weekday 'Mun'; use Mon, Tue, ... Sun", 0, 3),
+        ("16:35 mun-fri", "unknown weekday or time zone 'mun-fri'", 6, 7),
+        ("16:35 Möntag", "unknown weekday or time zone 'Möntag'", 6, 6),
+        ("16:3é", "unexpected 'é' in the minute", 4, 1),
     ])
     func errorsPointAtTheOffendingPart(_ text: String, _ message: String, _ offset: Int, _ length: Int) {
         #expect {

@@ -14,7 +14,7 @@ import ChimeCenter
 import ChimeConfig
 import ChimeDaemon
 import DBus
-import FoundationEssentials
+import Foundation  // String(format:), for printing figures
 import Timekeeping
 import TOMLKit
 #if canImport(Glibc)
