@@ -2,9 +2,14 @@
 #
 #   make demo    build chime and show a real notification (starts a private bus and
 #                dunst under Xvfb when there is no desktop session)
-#   make test    the whole test suite, on a private dbus-daemon with dunst under Xvfb
+#   make test    the whole test suite, on a private dbus-daemon with dunst under Xvfb, then
+#                the packaging tests (install, D-Bus activation, the .deb installed and purged)
 #   make bench   start-up and round-trip benchmarks against notify-send, gdbus,
 #                dbus-send and raw libdbus (see docs/BENCHMARKS.md)
+#   make install PREFIX=/usr/local DESTDIR=   the binary, systemd user unit, D-Bus service,
+#                desktop entry, icon, man pages, completions and example alarm files
+#   make uninstall                            removes exactly those
+#   make deb     a Debian package in .build/ (dpkg-deb)
 #
 # Each target installs the Debian packages it needs when they are missing.
 
@@ -26,10 +31,22 @@ RELEASE_BIN := .build/release/chime
 
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
-TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png
+TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png dpkg-dev lintian desktop-file-utils \
+	bash-completion man-db systemd
+DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
-.PHONY: all build release demo test bench deps-build deps-test deps-bench clean
+.PHONY: all build release demo test bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
+
+# Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+DATADIR := $(PREFIX)/share
+UNITDIR := $(PREFIX)/lib/systemd/user
+DOCDIR := $(DATADIR)/doc/chime
+# The version is written in one place: Sources/ChimeCommands/Version.swift.
+VERSION := $(shell sed -n 's/^let chimeVersion = "\(.*\)"$$/\1/p' Sources/ChimeCommands/Version.swift)
 
 all: build
 
@@ -56,6 +73,7 @@ test: deps-test
 	$(SWIFT) build $(CXX_FLAGS)
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test $(CXX_FLAGS)
+	@scripts/test-packaging.sh
 
 bench: release deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
@@ -63,6 +81,44 @@ bench: release deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-daemon
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
 	@scripts/bench.sh
+
+# Man pages and completions, generated from the release binary.
+dist: release
+	@scripts/dist.sh $(RELEASE_BIN)
+
+INSTALLED := $(BINDIR)/chime $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services/org.chime.Scheduler.service \
+	$(DATADIR)/applications/chime.desktop $(DATADIR)/icons/hicolor/scalable/apps/chime.svg \
+	$(DATADIR)/bash-completion/completions/chime $(DATADIR)/zsh/site-functions/_chime \
+	$(DATADIR)/fish/vendor_completions.d/chime.fish
+
+install: dist
+	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/chime
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/dbus-1/services
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/chime.service.in >$(DESTDIR)$(UNITDIR)/chime.service
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/org.chime.Scheduler.service.in >$(DESTDIR)$(DATADIR)/dbus-1/services/org.chime.Scheduler.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/chime.service $(DESTDIR)$(DATADIR)/dbus-1/services/org.chime.Scheduler.service
+	install -Dm644 packaging/chime.desktop $(DESTDIR)$(DATADIR)/applications/chime.desktop
+	install -Dm644 packaging/chime.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/chime.svg
+	install -d $(DESTDIR)$(DATADIR)/man/man1
+	install -m644 .build/dist/man/*.1 $(DESTDIR)$(DATADIR)/man/man1/
+	install -Dm644 .build/dist/completions/chime.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/chime
+	install -Dm644 .build/dist/completions/_chime $(DESTDIR)$(DATADIR)/zsh/site-functions/_chime
+	install -Dm644 .build/dist/completions/chime.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/chime.fish
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m644 config/*.toml $(DESTDIR)$(DOCDIR)/examples/
+
+# Removes what install put there (man pages by the names dist generates), and nothing else.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -f $(DESTDIR)$(DATADIR)/man/man1/chime.1 $(DESTDIR)$(DATADIR)/man/man1/chime-*.1
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+deb: deps-deb
+	@scripts/make-deb.sh $(VERSION)
+
+deps-deb:
+	@scripts/install-packages.sh $(DEB_PACKAGES)
 
 deps-build:
 	@scripts/install-packages.sh $(BUILD_PACKAGES)
@@ -72,6 +128,11 @@ deps-test:
 	@scripts/install-packages.sh $(TEST_PACKAGES)
 deps-bench:
 	@scripts/install-packages.sh $(BENCH_PACKAGES)
+
+# A picture of a real chime alarm popup (dunst under Xvfb), for the README.
+screenshot: release
+	@scripts/install-packages.sh $(RUNTIME_PACKAGES) imagemagick
+	@scripts/screenshot.sh $(RELEASE_BIN) docs/chime-alarm.png
 
 clean:
 	rm -rf .build $(STATIC_LIBS) bench/out

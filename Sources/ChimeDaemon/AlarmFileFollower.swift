@@ -67,6 +67,9 @@ extension SchedulerDaemon {
     func reloadAlarmFile(now: Int64, reason: String) -> ReloadOutcome {
         guard let path = configPath else { return ReloadOutcome() }
         reloadAt = nil
+        // The watches follow what the file is now (a symlink made or re-pointed since the last
+        // event, a directory that appeared): set before reading, so no later change is missed.
+        watcher?.refresh()
         fileStatus.path = path
         fileStatus.checked = now / Self.second
         var info = stat()

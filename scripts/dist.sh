@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Generates what `make install` installs besides the binary, from the release binary itself:
+# man pages (swift-argument-parser's generate-manual tool, one page per subcommand) and bash, zsh
+# and fish completions (chime --generate-completion-script). Output: .build/dist/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+chime=${1:-.build/release/chime}
+out=.build/dist
+rm -rf "$out"
+mkdir -p "$out/man" "$out/completions"
+
+# The generator ships with swift-argument-parser (already resolved for chime); built once.
+parser=.build/checkouts/swift-argument-parser
+tool=.build/tools/release/generate-manual
+if [ ! -x "$tool" ]; then
+    swift build --package-path "$parser" --scratch-path .build/tools -c release --product generate-manual >&2
+fi
+# The pages carry the date of the last commit, so a rebuild of the same commit gives the same pages.
+date=$(git log -1 --format=%cs 2>/dev/null || date +%F)
+"$tool" "$chime" --multi-page --date "$date" --section 1 --authors "the chime developers" --output-directory "$out/man"
+# The generator names subcommand pages chime.config.check.1; man pages of subcommands are named
+# chime-config-check(1) (as git's are), so `man chime-daemon` finds them. References follow.
+for page in "$out"/man/chime.*.1; do
+    name=$(basename "$page" .1)
+    mv "$page" "$out/man/${name//./-}.1"
+done
+sed -i -E -e ':a' -e 's/^(\.Xr chime(-[a-z-]+)?)\.([a-z])/\1-\3/' -e 'ta' \
+    -e ':b' -e 's/^(\.Dt CHIME(-[A-Z-]+)?)\.([A-Z])/\1-\3/' -e 'tb' "$out"/man/*.1
+# mdoc as man-db's whatis and groff expect it: the page's own name in NAME (chime-daemon, while the
+# synopsis shows the command, "chime daemon"), a description without quotes, .Pp between paragraphs.
+for page in "$out"/man/*.1; do
+    command=$(sed -n 's/^\.Nm "\(.*\)"$/\1/p' "$page" | head -1)
+    if [ -n "$command" ]; then
+        sed -i -e "0,/^\.Nm \".*\"\$/s//.Nm $(basename "$page" .1)/" -e "s/^\.Nm\$/.Nm \"$command\"/" "$page"
+    fi
+    sed -i -E -e 's/^\.Nd "(.*)"$/.Nd \1/' -e 's/^$/.Pp/' "$page"
+done
+
+# Completion files are sourced, not run: no #! line.
+"$chime" --generate-completion-script bash | sed '1{/^#!/d}' >"$out/completions/chime.bash"
+"$chime" --generate-completion-script zsh >"$out/completions/_chime"
+"$chime" --generate-completion-script fish >"$out/completions/chime.fish"
+echo "dist: $(ls "$out/man" | wc -l) man pages, 3 completion scripts in $out" >&2

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Packaging tests (run by `make test` after the Swift tests), on this machine for real:
+#  1. make install into a scratch prefix and make uninstall leave nothing behind;
+#  2. the unit passes systemd-analyze verify, the desktop entry desktop-file-validate;
+#  3. bash loads the completion script without errors and completes subcommands;
+#  4. D-Bus activation: a private dbus-daemon whose only service directory is the installed one
+#     starts `chime daemon` when `chime list` calls, and the call succeeds;
+#  5. the .deb builds (lintian errors fail it), installs with dpkg -i, `chime --version` and
+#     `man chime` work from the installed paths, and dpkg --purge leaves none of its files.
+# Processes it starts are stopped by PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=$(sed -n 's/^let chimeVersion = "\(.*\)"$/\1/p' Sources/ChimeCommands/Version.swift)
+scratch=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+failures=0
+pass() { echo "ok - $*"; }
+fail() { echo "FAILED - $*"; failures=$((failures + 1)); }
+
+# 1. install and uninstall in a scratch prefix (real paths: the activation test below uses them).
+prefix=$scratch/prefix
+make --no-print-directory install PREFIX="$prefix" >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; exit 1; }
+for f in bin/chime lib/systemd/user/chime.service share/dbus-1/services/org.chime.Scheduler.service \
+         share/applications/chime.desktop share/icons/hicolor/scalable/apps/chime.svg share/man/man1/chime.1 \
+         share/man/man1/chime-daemon.1 share/bash-completion/completions/chime share/zsh/site-functions/_chime \
+         share/fish/vendor_completions.d/chime.fish share/doc/chime/examples/alarms.toml; do
+    [ -f "$prefix/$f" ] || fail "make install did not install $f"
+done
+grep -qx "Exec=$prefix/bin/chime daemon" "$prefix/share/dbus-1/services/org.chime.Scheduler.service" \
+    && pass "the D-Bus service file names the installed binary" || fail "the D-Bus service file's Exec= is wrong"
+
+# 2. the unit file and the desktop entry.
+runtime=$scratch/runtime && mkdir -m 700 "$runtime"
+# (verify also looks up the man pages the unit's Documentation= names.)
+if verify=$(MANPATH=$prefix/share/man: XDG_RUNTIME_DIR=$runtime systemd-analyze verify --user "$prefix/lib/systemd/user/chime.service" 2>&1) \
+    && [ -z "$verify" ]; then
+    pass "systemd-analyze verify --user accepts chime.service"
+else
+    fail "systemd-analyze verify: $verify"
+fi
+if out=$(desktop-file-validate "$prefix/share/applications/chime.desktop" 2>&1) && [ -z "$out" ]; then
+    pass "desktop-file-validate accepts chime.desktop"
+else
+    fail "desktop-file-validate: $out"
+fi
+
+# 3. bash completion: loads without errors, completes subcommands and options.
+completion=$(bash -c 'set -e; source /usr/share/bash-completion/bash_completion; source "$1" 2>&1
+    COMP_WORDS=(chime ""); COMP_CWORD=1; COMP_LINE="chime "; COMP_POINT=6; _chime chime "" chime
+    echo "${COMPREPLY[*]}"
+    COMP_WORDS=(chime daemon --); COMP_CWORD=2; COMP_LINE="chime daemon --"; COMP_POINT=15; COMPREPLY=()
+    _chime chime -- daemon; echo "${COMPREPLY[*]}"' _ "$prefix/share/bash-completion/completions/chime" 2>&1)
+if grep -q "notify" <<<"$completion" && grep -q "daemon" <<<"$completion" && grep -q -- "--no-config" <<<"$completion"; then
+    pass "bash completes chime's subcommands and options"
+else
+    fail "bash completion: $completion"
+fi
+
+# 4. D-Bus activation through the installed service directory.
+home=$scratch/home && mkdir -p "$home"
+cat >"$scratch/bus.conf" <<CONF
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$scratch/bus</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>$prefix/share/dbus-1/services</servicedir>
+  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>
+CONF
+env -i PATH="$PATH" HOME="$home" dbus-daemon --config-file="$scratch/bus.conf" --nofork 2>"$scratch/bus.log" &
+pids+=($!)
+for _ in $(seq 100); do [ -S "$scratch/bus" ] && break; sleep 0.05; done
+export DBUS_SESSION_BUS_ADDRESS=unix:path=$scratch/bus
+if out=$(HOME=$home "$prefix/bin/chime" list 2>&1) && [ "$out" = "no pending alarms" ]; then
+    owner=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+            org.freedesktop.DBus.GetConnectionUnixProcessID string:org.chime.Scheduler | awk '/uint32/ {print $2}')
+    if [ -n "$owner" ] && [ "$(readlink "/proc/$owner/exe")" = "$prefix/bin/chime" ]; then
+        pids+=("$owner")
+        pass "chime list started the installed daemon by D-Bus activation (pid $owner)"
+    else
+        fail "D-Bus activation: no daemon from $prefix/bin owns org.chime.Scheduler"
+    fi
+else
+    fail "D-Bus activation: chime list said: $out"
+fi
+unset DBUS_SESSION_BUS_ADDRESS
+for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+pids=()
+
+make --no-print-directory uninstall PREFIX="$prefix" >/dev/null
+left=$(find "$prefix" -type f)
+[ -z "$left" ] && pass "make uninstall removed every installed file" || fail "make uninstall left: $left"
+
+# 5. the Debian package, installed and purged for real.
+if dpkg -s chime >/dev/null 2>&1; then
+    fail "a chime package is already installed here; remove it to run the package test"
+else
+    deb=$(make --no-print-directory deb 2>"$scratch/deb.log" | tail -1) || { cat "$scratch/deb.log"; fail "make deb failed"; deb=""; }
+    if [ -n "$deb" ] && [ -f "$deb" ]; then
+        pass "make deb built $deb (lintian: no errors)"
+        dpkg -i "$deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
+        [ "$(/usr/bin/chime --version)" = "chime $version" ] && pass "/usr/bin/chime --version says chime $version" \
+            || fail "/usr/bin/chime --version said $(/usr/bin/chime --version)"
+        if man -w chime >/dev/null 2>&1 && MANPAGER=cat man chime-daemon 2>/dev/null | grep -q "alarm scheduler"; then
+            pass "man chime and man chime-daemon find the installed pages"
+        else
+            fail "man cannot find chime's pages"
+        fi
+        files=$(dpkg -L chime | while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done)
+        dpkg --purge chime >>"$scratch/dpkg.log" 2>&1 || fail "dpkg --purge failed"
+        left=$(for f in $files; do if [ -e "$f" ]; then echo "$f"; fi; done)
+        [ -z "$left" ] && pass "dpkg --purge removed all $(wc -w <<<"$files") files" || fail "purge left: $left"
+        if dpkg -s chime >/dev/null 2>&1; then fail "chime is still installed after purge"; fi
+    fi
+fi
+
+if [ "$failures" -gt 0 ]; then
+    echo "packaging tests: $failures failed"
+    exit 1
+fi
+echo "packaging tests: all passed"
