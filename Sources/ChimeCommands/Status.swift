@@ -34,10 +34,12 @@ public struct Status: ParsableCommand {
     public func run() throws {
         let connection = reportingErrors { try openSessionBus() }
         let settings = reportingErrors { try notificationSettings(connection: connection) }
-        // The daemon's view of the alarm file; nil when no daemon runs.
+        // The daemon's view of the alarm file; nil when no daemon runs. Asked only of a running
+        // daemon: a status query should not start one through D-Bus activation.
         let file: AlarmFileStatus?
         do {
-            file = try UserNotificationCenter(connection: connection).alarmFileStatus()
+            file = try connection.nameHasOwner(SchedulerInterface.busName)
+                ? try UserNotificationCenter(connection: connection).alarmFileStatus() : nil
         } catch is NoSchedulerError {
             file = nil
         } catch {
@@ -97,7 +99,7 @@ public struct Status: ParsableCommand {
                 print("Alarm file:     \(alarmFileSummary(file))")
                 for line in file.problems + file.conflicts { print("  " + line) }
             } else {
-                print("Daemon:         not running (start it with `chime daemon &`)")
+                print("Daemon:         not running (chime daemon &, systemctl --user start chime, or any alarm command where D-Bus activation is installed)")
             }
         }
         if !settings.isAuthorized { Glibc.exit(ExitStatus.noNotificationServer.rawValue) }
