@@ -24,7 +24,8 @@ fail() { echo "FAILED - $*"; failures=$((failures + 1)); }
 
 # 1. install and uninstall in a scratch prefix (real paths: the activation test below uses them).
 prefix=$scratch/prefix
-make --no-print-directory install PREFIX="$prefix" >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; exit 1; }
+# PIE=1 as make deb builds, so the package below reuses this build instead of relinking.
+make --no-print-directory install PIE=1 PREFIX="$prefix" >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; exit 1; }
 for f in bin/chime lib/systemd/user/chime.service share/dbus-1/services/org.chime.Scheduler.service \
          share/applications/chime.desktop share/icons/hicolor/scalable/apps/chime.svg share/man/man1/chime.1 \
          share/man/man1/chime-daemon.1 share/bash-completion/completions/chime share/zsh/site-functions/_chime \
@@ -92,7 +93,7 @@ unset DBUS_SESSION_BUS_ADDRESS
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 pids=()
 
-make --no-print-directory uninstall PREFIX="$prefix" >/dev/null
+make --no-print-directory uninstall PIE=1 PREFIX="$prefix" >/dev/null
 left=$(find "$prefix" -type f)
 [ -z "$left" ] && pass "make uninstall removed every installed file" || fail "make uninstall left: $left"
 
