@@ -32,7 +32,7 @@ RELEASE_BIN := .build/release/chime
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
 TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png dpkg-dev lintian desktop-file-utils \
-	bash-completion man-db systemd
+	bash-completion man-db systemd libglib2.0-bin
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
@@ -45,8 +45,8 @@ BINDIR := $(PREFIX)/bin
 DATADIR := $(PREFIX)/share
 UNITDIR := $(PREFIX)/lib/systemd/user
 DOCDIR := $(DATADIR)/doc/chime
-# The version is written in one place: Sources/ChimeCommands/Version.swift.
-VERSION := $(shell sed -n 's/^let chimeVersion = "\(.*\)"$$/\1/p' Sources/ChimeCommands/Version.swift)
+# The version is written in one place: Sources/ChimeCenter/Version.swift.
+VERSION := $(shell sed -n 's/^public let chimeVersion = "\(.*\)"$$/\1/p' Sources/ChimeCenter/Version.swift)
 
 all: build
 

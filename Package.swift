@@ -32,15 +32,16 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // MARK: - Libraries
+        .target(name: "Posix"),
         .target(name: "DBus", dependencies: ["CDBus"]),
-        .target(name: "Notifications", dependencies: ["DBus", "CZlib"]),
+        .target(name: "Notifications", dependencies: ["DBus", "CZlib", "Posix"]),
         .target(name: "Timekeeping"),
         .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Timekeeping"]),
-        .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit"]),
+        .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit", "Posix"]),
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CLinux", "CSQLite",
+                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CLinux", "CSQLite", "Posix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -66,7 +67,7 @@ let package = Package(
             name: "chime-bench-daemon", dependencies: ["ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping"], path: "bench/daemon"),
 
         // MARK: - Tests
-        .target(name: "TestSupport", dependencies: ["DBus", "Notifications"]),
+        .target(name: "TestSupport", dependencies: ["DBus", "Notifications", "Timekeeping"]),
         .testTarget(
             name: "DBusTests",
             dependencies: [
@@ -82,7 +83,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "ChimeCenterTests", dependencies: ["ChimeCenter", "Notifications", "Timekeeping", "DBus", "TestSupport"]),
+        .testTarget(
+            name: "ChimeCenterTests",
+            dependencies: [
+                "ChimeCenter", "Notifications", "Timekeeping", "DBus", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "ChimeConfigTests",
             dependencies: [

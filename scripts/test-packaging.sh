@@ -10,7 +10,7 @@
 # Processes it starts are stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/^let chimeVersion = "\(.*\)"$/\1/p' Sources/ChimeCommands/Version.swift)
+version=$(sed -n 's/^public let chimeVersion = "\(.*\)"$/\1/p' Sources/ChimeCenter/Version.swift)
 scratch=$(mktemp -d)
 pids=()
 cleanup() {

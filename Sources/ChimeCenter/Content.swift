@@ -65,40 +65,38 @@ public struct NotificationAction: Hashable, Sendable, Codable {
 
 /// A program whose standard output becomes an alarm's body when it fires (the
 /// homeroom alarm's "today: 23 students"): an argument vector, run without a
-/// shell, stopped after `timeLimit` seconds, its output cut at `outputLimit`
-/// bytes. A command that fails leaves the static body with a short note.
+/// shell, stopped after `timeLimit`, its output cut at `outputLimit` bytes. A
+/// command that fails leaves the static body with a short note.
 public struct BodyCommand: Hashable, Sendable, Codable {
     public var arguments: [String]
-    /// Seconds before the command is killed (1-60).
-    public var timeLimit: Int
+    /// How long before the command is killed (1-60 s).
+    public var timeLimit: TimeSpan
     /// Bytes of standard output kept (1-65536).
     public var outputLimit: Int
 
-    public static let defaultTimeLimit = 5
+    public static let defaultTimeLimit = TimeSpan.seconds(5)
     public static let defaultOutputLimit = 4096
-    public static let timeLimits = 1...60
-    public static let outputLimits = 1...65536
 
-    public init(arguments: [String], timeLimit: Int = defaultTimeLimit, outputLimit: Int = defaultOutputLimit) {
+    public init(arguments: [String], timeLimit: TimeSpan = defaultTimeLimit, outputLimit: Int = defaultOutputLimit) {
         self.arguments = arguments
-        self.timeLimit = min(max(timeLimit, Self.timeLimits.lowerBound), Self.timeLimits.upperBound)
-        self.outputLimit = min(max(outputLimit, Self.outputLimits.lowerBound), Self.outputLimits.upperBound)
+        self.timeLimit = timeLimit
+        self.outputLimit = outputLimit
     }
 
     private enum CodingKeys: String, CodingKey { case arguments, timeLimit, outputLimit }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let arguments = try c.decode([String].self, forKey: .arguments)
-        guard let first = arguments.first, !first.isEmpty else {
-            throw DecodingError.dataCorruptedError(forKey: .arguments, in: c, debugDescription: "a body command needs a program")
-        }
-        guard !arguments.contains(where: { $0.utf8.contains(0) }) else {
-            throw DecodingError.dataCorruptedError(forKey: .arguments, in: c, debugDescription: "an argument contains a NUL byte")
-        }
-        self.init(arguments: arguments,
-                  timeLimit: try c.decodeIfPresent(Int.self, forKey: .timeLimit) ?? Self.defaultTimeLimit,
+        self.init(arguments: try c.decode([String].self, forKey: .arguments),
+                  timeLimit: .seconds(try c.decodeIfPresent(Int64.self, forKey: .timeLimit) ?? Self.defaultTimeLimit.seconds),
                   outputLimit: try c.decodeIfPresent(Int.self, forKey: .outputLimit) ?? Self.defaultOutputLimit)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(arguments, forKey: .arguments)
+        try c.encode(timeLimit.seconds, forKey: .timeLimit)
+        try c.encode(outputLimit, forKey: .outputLimit)
     }
 }
 
@@ -124,10 +122,10 @@ public struct NotificationContent: Hashable, Sendable, Codable {
     public var bodyIsMarkup = false
     /// Small string data for the application.
     public var userInfo: [String: String] = [:]
-    /// Seconds Snooze waits (the scheduler's default, 10 minutes, when nil).
-    public var snooze: Int64? = nil
-    /// Seconds after its time a missed occurrence is still shown (the scheduler's default, 1 hour, when nil).
-    public var grace: Int64? = nil
+    /// How long Snooze waits (the scheduler's default, 10 minutes, when nil).
+    public var snooze: TimeSpan? = nil
+    /// How long after its time a missed occurrence is still shown (the scheduler's default, 1 hour, when nil).
+    public var grace: TimeSpan? = nil
     /// A program that writes the body at fire time.
     public var bodyCommand: BodyCommand? = nil
 
@@ -152,13 +150,41 @@ public struct NotificationContent: Hashable, Sendable, Codable {
     public enum Expiry: Hashable, Sendable, Codable {
         case serverDefault
         case never
-        case seconds(Int)
+        /// Closed after this long (whole seconds; chime closes it if the server does not).
+        case after(TimeSpan)
 
         var expiration: Expiration {
             switch self {
             case .serverDefault: .serverDefault
             case .never: .never
-            case .seconds(let s): .milliseconds(Int32(clamping: max(1, s) * 1000))
+            case .after(let span): .milliseconds(Int32(clamping: max(1, span.milliseconds)))
+            }
+        }
+
+        // Stored as chime 0.1 wrote it: {"serverDefault":{}}, {"never":{}}, {"seconds":{"_0":300}}.
+        private enum CodingKeys: String, CodingKey { case serverDefault, never, seconds }
+        private enum SecondsKeys: String, CodingKey { case value = "_0" }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            if c.contains(.seconds) {
+                let inner = try c.nestedContainer(keyedBy: SecondsKeys.self, forKey: .seconds)
+                self = .after(.seconds(try inner.decode(Int64.self, forKey: .value)))
+            } else if c.contains(.never) {
+                self = .never
+            } else {
+                self = .serverDefault
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .serverDefault: _ = c.nestedContainer(keyedBy: SecondsKeys.self, forKey: .serverDefault)
+            case .never: _ = c.nestedContainer(keyedBy: SecondsKeys.self, forKey: .never)
+            case .after(let span):
+                var inner = c.nestedContainer(keyedBy: SecondsKeys.self, forKey: .seconds)
+                try inner.encode(span.seconds, forKey: .value)
             }
         }
     }
@@ -183,8 +209,8 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         expiry = try c.decodeIfPresent(Expiry.self, forKey: .expiry) ?? .serverDefault
         bodyIsMarkup = try c.decodeIfPresent(Bool.self, forKey: .bodyIsMarkup) ?? false
         userInfo = try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
-        snooze = try c.decodeIfPresent(Int64.self, forKey: .snooze).map { max($0, 1) }
-        grace = try c.decodeIfPresent(Int64.self, forKey: .grace).map { max($0, 0) }
+        snooze = try c.decodeIfPresent(Int64.self, forKey: .snooze).map { .seconds($0) }
+        grace = try c.decodeIfPresent(Int64.self, forKey: .grace).map { .seconds($0) }
         bodyCommand = try c.decodeIfPresent(BodyCommand.self, forKey: .bodyCommand)
     }
 
@@ -202,8 +228,8 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         try c.encode(expiry, forKey: .expiry)
         try c.encode(bodyIsMarkup, forKey: .bodyIsMarkup)
         try c.encode(userInfo, forKey: .userInfo)
-        try c.encodeIfPresent(snooze, forKey: .snooze)
-        try c.encodeIfPresent(grace, forKey: .grace)
+        try c.encodeIfPresent(snooze?.seconds, forKey: .snooze)
+        try c.encodeIfPresent(grace?.seconds, forKey: .grace)
         try c.encodeIfPresent(bodyCommand, forKey: .bodyCommand)
     }
 }
@@ -214,73 +240,68 @@ public struct Trigger: Hashable, Sendable, Codable {
     public var rule: Rule
     public var repeats: Bool
     public var timeZone: String?
-    public var anchor: UnixTime
-    /// How far past its whole second each occurrence falls, in nanoseconds
-    /// (0..<1,000,000,000). Calendar rules fire on the second (0); an egg timer
-    /// set at 12:00:00.7 for 5 minutes fires at 12:05:00.7, not up to a second early.
-    public var nanosecond: Int32 = 0
+    /// When the trigger was set. An egg timer set at 12:00:00.7 for 5 minutes fires at
+    /// 12:05:00.7, not up to a second early; calendar rules fire on the second.
+    public var anchor: Instant
 
     /// A trigger from any rule text (`16:35 mon-fri`, `in 5m`, `*:0/15`).
-    public init(parsing text: String, repeats: Bool? = nil, timeZone: String? = nil, anchor: UnixTime) throws(RuleError) {
+    public init(parsing text: String, repeats: Bool? = nil, timeZone: String? = nil, anchor: Instant) throws(RuleError) {
         let rule = try Rule(parsing: text)
         self.init(rule: rule, repeats: repeats ?? rule.repeats, timeZone: timeZone, anchor: anchor)
     }
 
-    /// An egg timer: `seconds` from `anchor` (and `nanosecond` past it).
-    public static func timeInterval(_ seconds: Int64, repeats: Bool = false, anchor: UnixTime, nanosecond: Int32 = 0) -> Trigger {
-        Trigger(rule: .interval(seconds: seconds, repeats: repeats), repeats: repeats, timeZone: nil, anchor: anchor,
-                nanosecond: nanosecond)
+    /// An egg timer: `span` from `anchor`.
+    public static func timeInterval(_ span: TimeSpan, repeats: Bool = false, anchor: Instant) -> Trigger {
+        Trigger(rule: .interval(span, repeats: repeats), repeats: repeats, timeZone: nil, anchor: anchor)
     }
 
     /// A `UNCalendarNotificationTrigger`: fires when the components match.
     public static func calendar(matching components: DateComponents, repeats: Bool, timeZone: String? = nil,
-                                anchor: UnixTime) throws(RuleError) -> Trigger {
+                                anchor: Instant) throws(RuleError) -> Trigger {
         Trigger(rule: .calendar(try components.expression()), repeats: repeats, timeZone: timeZone, anchor: anchor)
     }
 
-    public init(rule: Rule, repeats: Bool, timeZone: String?, anchor: UnixTime, nanosecond: Int32 = 0) {
+    public init(rule: Rule, repeats: Bool, timeZone: String?, anchor: Instant) {
         self.rule = rule
         self.repeats = repeats
         self.timeZone = timeZone
         self.anchor = anchor
-        self.nanosecond = min(max(nanosecond, 0), 999_999_999)
     }
 
-    /// The zone the rule is evaluated in.
+    /// The zone the rule is evaluated in (a request that names one that does not exist is
+    /// refused where it enters; the system's zone stands in for one removed since).
     public var zone: Zone {
         timeZone.flatMap { try? Zone.named($0) } ?? .system()
     }
 
-    /// The next fire time strictly after `time`, recomputed from the rule every time
-    /// (whole seconds; the occurrence itself is `nanosecond` past it).
-    public func nextFireDate(after time: UnixTime) -> UnixTime? {
+    /// The next occurrence strictly after `time`, recomputed from the rule every time; nil when
+    /// there is none (up to `Instant.latest`).
+    public func nextFire(after time: Instant) -> Instant? {
         rule.nextFire(after: time, anchor: anchor, repeats: repeats, in: zone)
     }
 
-    /// The next occurrence strictly after the whole second `time`, in nanoseconds since the epoch.
-    public func nextFireNanoseconds(after time: UnixTime) -> Int64? {
-        guard let seconds = nextFireDate(after: time) else { return nil }
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? Int64.max : scaled + Int64(nanosecond)
-    }
-
-    private enum CodingKeys: String, CodingKey { case kind, rule, seconds, at, repeats, timeZone, anchor, nanosecond }
+    // The stored form (the daemon's own database): seconds with a nanosecond part, as chime has
+    // always written it, so stores from earlier versions read unchanged.
+    private enum CodingKeys: String, CodingKey { case kind, rule, seconds, at, atNanosecond, repeats, timeZone, anchor, nanosecond }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         repeats = try c.decodeIfPresent(Bool.self, forKey: .repeats) ?? false
         timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone)
-        anchor = try c.decodeIfPresent(Int64.self, forKey: .anchor) ?? 0
-        let nanosecond = try c.decodeIfPresent(Int32.self, forKey: .nanosecond) ?? 0
+        let nanosecond = try c.decodeIfPresent(Int64.self, forKey: .nanosecond) ?? 0
         guard (0..<1_000_000_000).contains(nanosecond) else {
             throw DecodingError.dataCorruptedError(forKey: .nanosecond, in: c, debugDescription: "nanosecond must be 0-999999999")
         }
-        self.nanosecond = nanosecond
+        anchor = Instant(seconds: try c.decodeIfPresent(Int64.self, forKey: .anchor) ?? 0, nanosecond: nanosecond)
         switch try c.decode(String.self, forKey: .kind) {
         case "interval":
-            rule = .interval(seconds: try c.decode(Int64.self, forKey: .seconds), repeats: repeats)
+            rule = .interval(.seconds(try c.decode(Int64.self, forKey: .seconds)), repeats: repeats)
         case "instant":
-            rule = .instant(try c.decode(Int64.self, forKey: .at))
+            let nanosecond = try c.decodeIfPresent(Int64.self, forKey: .atNanosecond) ?? 0
+            guard (0..<1_000_000_000).contains(nanosecond) else {
+                throw DecodingError.dataCorruptedError(forKey: .atNanosecond, in: c, debugDescription: "nanosecond must be 0-999999999")
+            }
+            rule = .instant(Instant(seconds: try c.decode(Int64.self, forKey: .at), nanosecond: nanosecond))
         default:
             let text = try c.decode(String.self, forKey: .rule)
             do {
@@ -294,20 +315,21 @@ public struct Trigger: Hashable, Sendable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch rule {
-        case .interval(let seconds, _):
+        case .interval(let span, _):
             try c.encode("interval", forKey: .kind)
-            try c.encode(seconds, forKey: .seconds)
+            try c.encode(span.seconds, forKey: .seconds)
         case .instant(let t):
             try c.encode("instant", forKey: .kind)
-            try c.encode(t, forKey: .at)
+            try c.encode(t.seconds, forKey: .at)
+            if t.nanosecond != 0 { try c.encode(t.nanosecond, forKey: .atNanosecond) }
         case .calendar(let expression):
             try c.encode("calendar", forKey: .kind)
             try c.encode(expression.description, forKey: .rule)
         }
         try c.encode(repeats, forKey: .repeats)
         try c.encodeIfPresent(timeZone, forKey: .timeZone)
-        try c.encode(anchor, forKey: .anchor)
-        if nanosecond != 0 { try c.encode(nanosecond, forKey: .nanosecond) }
+        try c.encode(anchor.seconds, forKey: .anchor)
+        if anchor.nanosecond != 0 { try c.encode(anchor.nanosecond, forKey: .nanosecond) }
     }
 }
 

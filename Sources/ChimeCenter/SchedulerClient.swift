@@ -1,5 +1,4 @@
 import DBus
-import FoundationEssentials
 import Timekeeping
 
 /// The scheduler daemon's address on the session bus.
@@ -7,59 +6,71 @@ public enum SchedulerInterface {
     public static let busName: BusName = "org.chime.Scheduler"
     public static let path: ObjectPath = "/org/chime/Scheduler"
     public static let interface: InterfaceName = "org.chime.Scheduler1"
-    /// Error names the daemon answers with.
+    // Error names the daemon answers with (docs/dbus-interface.md).
+    /// A key is unknown, of the wrong type, or outside its bound; the message names it and the bound.
     public static let invalidRequest: ErrorName = "org.chime.Scheduler.Error.InvalidRequest"
-    public static let invalidRule: ErrorName = "org.chime.Scheduler.Error.InvalidRule"
+    /// The request is valid but would never fire (a one-off in the past).
+    public static let neverFires: ErrorName = "org.chime.Scheduler.Error.NeverFires"
+    /// No pending (or delivered) alarm has that identifier.
     public static let unknownIdentifier: ErrorName = "org.chime.Scheduler.Error.UnknownIdentifier"
+    /// The daemon could not write or read its store; nothing was changed.
     public static let storeFailed: ErrorName = "org.chime.Scheduler.Error.StoreFailed"
     /// The identifier belongs to an alarm in the alarm file: change it there.
     public static let fromAlarmFile: ErrorName = "org.chime.Scheduler.Error.FromAlarmFile"
+    /// The daemon follows no alarm file (started with --no-config).
+    public static let noAlarmFile: ErrorName = "org.chime.Scheduler.Error.NoAlarmFile"
 }
 
 /// Where a pending alarm came from. The alarm file's alarms follow the file; a reload never
 /// touches those added from the command line or over D-Bus.
-public enum AlarmOrigin: String, Hashable, Sendable, Codable {
+public enum AlarmOrigin: String, Hashable, Sendable {
     case commandLine = "command-line"
     case file
 }
 
 /// A pending request with when it fires next (nil: never again).
-public struct PendingRequest: Hashable, Sendable, Codable {
+public struct PendingRequest: Hashable, Sendable {
     public var request: NotificationRequest
-    public var nextFire: UnixTime?
-    public init(request: NotificationRequest, nextFire: UnixTime?) {
+    public var nextFire: Instant?
+    public init(request: NotificationRequest, nextFire: Instant?) {
         self.request = request
         self.nextFire = nextFire
     }
 }
 
-/// A pending alarm as `chime list` shows it: small enough to list 100,000 in one reply.
-public struct PendingSummary: Hashable, Sendable, Codable {
+/// Where a pending alarm stands.
+public enum AlarmState: String, Hashable, Sendable {
+    /// Waiting for its next occurrence.
+    case scheduled
+    /// An occurrence is waiting for a notification server to appear.
+    case held
+    /// Kept but never fired: the daemon crashed twice while firing it, or its stored form no
+    /// longer validates. `chime cancel` removes it.
+    case quarantined
+}
+
+/// A pending alarm as `chime list` shows it (one element of `ListPending`).
+public struct PendingSummary: Hashable, Sendable {
     public var identifier: String
-    public var nextFire: UnixTime?
+    public var nextFire: Instant?
     public var title: String
     public var label: String
     public var timeZone: String?
-    /// Absent (nil) for the command line's alarms, so a list of 100,000 stays small.
-    private var from: AlarmOrigin?
-    public var origin: AlarmOrigin {
-        get { from ?? .commandLine }
-        set { from = newValue == .commandLine ? nil : newValue }
-    }
+    public var origin: AlarmOrigin
+    public var state: AlarmState
+    /// Why it is held or quarantined; "" otherwise.
+    public var note: String
 
-    enum CodingKeys: String, CodingKey {
-        case identifier, nextFire, title, label, timeZone
-        case from = "origin"
-    }
-
-    public init(identifier: String, nextFire: UnixTime?, title: String, label: String, timeZone: String?,
-                origin: AlarmOrigin = .commandLine) {
+    public init(identifier: String, nextFire: Instant?, title: String, label: String, timeZone: String?,
+                origin: AlarmOrigin = .commandLine, state: AlarmState = .scheduled, note: String = "") {
         self.identifier = identifier
         self.nextFire = nextFire
         self.title = title
         self.label = label
         self.timeZone = timeZone
         self.origin = origin
+        self.state = state
+        self.note = note
     }
 }
 
@@ -67,17 +78,27 @@ public struct PendingSummary: Hashable, Sendable, Codable {
 public struct NoSchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
     public var underlying: DBusError
     public var description: String {
-        "the chime daemon is not running; start it with `chime daemon &`"
+        "the chime daemon is not running; start it with `chime daemon &` (or `systemctl --user start chime`)"
     }
 }
 
-/// The UserNotifications-style center: a client of the scheduler daemon, so any
-/// Swift program can schedule alarms.
+/// The chime daemon took the call but did not answer in time, or left the bus while it ran.
+public struct SchedulerNotAnsweringError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var underlying: DBusError
+    public var description: String {
+        underlying.name == .noReply || underlying.name == .timeout
+            ? "the chime daemon did not answer in time (\(underlying.message)); see its log, or restart it: systemctl --user restart chime"
+            : "the chime daemon left the bus during the call (\(underlying.message)); it may have crashed: see its log, and try again"
+    }
+}
+
+/// A client of the scheduler daemon over `org.chime.Scheduler1`: every method of the
+/// interface, typed (the CLI is one client; any program that speaks D-Bus can be another).
 ///
 /// ```swift
-/// let center = try UserNotificationCenter(connection: Connection(.session))
-/// try center.add(NotificationRequest(identifier: "eggs", content: NotificationContent(title: "Wait!"),
-///                                    trigger: .timeInterval(300, anchor: now)))
+/// let center = UserNotificationCenter(connection: try Connection(.session))
+/// let (id, next) = try center.add(NotificationRequest(identifier: "", content: NotificationContent(title: "Wait!"),
+///                                                     trigger: .timeInterval(.minutes(5), anchor: WallClock.system.now())))
 /// ```
 public final class UserNotificationCenter {
     public let connection: Connection
@@ -94,38 +115,52 @@ public final class UserNotificationCenter {
                 timeout: .milliseconds(30_000))
         } catch let error as DBusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
             throw NoSchedulerError(underlying: error)
+        } catch let error as DBusError where error.name == .noReply || error.name == .timeout || error.name == .disconnected {
+            throw SchedulerNotAnsweringError(underlying: error)
         }
-    }
-
-    private func decode<T: Decodable>(_ type: T.Type, _ reply: [Value]) throws -> T {
-        guard let text = reply.first?.stringValue else {
-            throw DBusError(name: .invalidSignature, message: "the daemon replied without JSON")
-        }
-        return try JSONDecoder().decode(T.self, from: Data(text.utf8))
     }
 
     /// What the daemon's notification server can do, as the daemon sees it
     /// (including the local sound player it would use).
     public func notificationSettings() throws -> NotificationSettings {
-        try decode(NotificationSettings.self, try call("Settings"))
+        try NotificationSettings(dbus: try call("Settings").first)
     }
 
-    /// Adds (or replaces) a request; returns its next fire time. Acknowledged only once it is on disk.
+    /// Adds a request (replacing a pending one only when `request.identifier` names it; an
+    /// empty identifier asks the daemon for a new, unique one). Acknowledged only once it is
+    /// on disk. Returns the identifier and the first occurrence.
     @discardableResult
-    public func add(_ request: NotificationRequest) throws -> UnixTime? {
-        let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
-        guard case .int64(let next)? = try call("Add", [.string(json)]).first else { return nil }
-        return next < 0 ? nil : next
+    public func add(_ request: NotificationRequest) throws -> (identifier: String, nextFire: Instant) {
+        let reply = try call("Add", [request.dbusRequest])
+        guard reply.count == 2, let id = reply[0].stringValue, case .int64(let next) = reply[1] else {
+            throw DBusError(name: .invalidSignature, message: "Add answered \(reply.map(\.signature).joined())")
+        }
+        return (id, Instant(seconds: next))
     }
 
-    /// Pending requests, soonest first.
+    /// One pending request in full.
+    public func request(withIdentifier identifier: String) throws -> NotificationRequest {
+        guard let entries = try call("Get", [.string(identifier)]).first?.dictionaryEntries else {
+            throw DBusError(name: .invalidSignature, message: "Get answered without a dictionary")
+        }
+        do {
+            return try NotificationRequest.fromStored(entries)
+        } catch {
+            throw DBusError(name: .invalidSignature, message: "Get answered a request chime cannot read: \(error)")
+        }
+    }
+
+    /// Pending requests in full, soonest first (`ListPending`, then `Get` for each;
+    /// quarantined ones are left out, as they will not fire).
     public func pendingNotificationRequests() throws -> [PendingRequest] {
-        try decode([PendingRequest].self, try call("ListPending"))
+        try pendingSummaries().filter { $0.state != .quarantined }.map {
+            PendingRequest(request: try request(withIdentifier: $0.identifier), nextFire: $0.nextFire)
+        }
     }
 
-    /// Pending alarms in brief (identifier, next fire, title, label), soonest first.
+    /// Pending alarms in brief, soonest first.
     public func pendingSummaries() throws -> [PendingSummary] {
-        try decode([PendingSummary].self, try call("ListPendingSummary"))
+        try (try call("ListPending").first?.arrayElements ?? []).map { item throws(DBusError) in try PendingSummary(dbus: item) }
     }
 
     /// Removes pending requests; returns the identifiers that were pending.
@@ -141,19 +176,24 @@ public final class UserNotificationCenter {
         try call("RemoveAll").first?.arrayElements?.compactMap(\.stringValue) ?? []
     }
 
+    /// The daemon's own state: its version, store, and quarantined alarms.
+    public func daemonStatus() throws -> DaemonStatus {
+        try DaemonStatus(dbus: try call("Status").first)
+    }
+
     /// The alarm file the daemon follows, and what it made of it.
     public func alarmFileStatus() throws -> AlarmFileStatus {
-        try decode(AlarmFileStatus.self, try call("AlarmFileStatus"))
+        try AlarmFileStatus(dbus: try call("AlarmFileStatus").first)
     }
 
     /// Has the daemon read the alarm file again now (as on SIGHUP or an edit).
     public func reloadAlarmFile() throws -> AlarmFileStatus {
-        try decode(AlarmFileStatus.self, try call("ReloadAlarmFile"))
+        try AlarmFileStatus(dbus: try call("ReloadAlarmFile").first)
     }
 
     /// Notifications the server is showing (or showed), oldest first.
-    public func deliveredNotifications() throws -> [DeliveredNotification] {
-        try decode([DeliveredNotification].self, try call("ListDelivered"))
+    public func deliveredNotifications() throws -> [DeliveredSummary] {
+        try (try call("ListDelivered").first?.arrayElements ?? []).map { item throws(DBusError) in try DeliveredSummary(dbus: item) }
     }
 
     /// Closes delivered notifications.
@@ -163,12 +203,12 @@ public final class UserNotificationCenter {
 
     /// Occurrences that passed while nothing could show them.
     public func missedOccurrences() throws -> [MissedOccurrence] {
-        try decode([MissedOccurrence].self, try call("ListMissed"))
+        try (try call("ListMissed").first?.arrayElements ?? []).map { item throws(DBusError) in try MissedOccurrence(dbus: item) }
     }
 }
 
 /// What the daemon made of the alarm file, as `chime status` shows it.
-public struct AlarmFileStatus: Hashable, Sendable, Codable {
+public struct AlarmFileStatus: Hashable, Sendable {
     /// The file the daemon follows.
     public var path: String
     /// Whether the file was there at the last look.
@@ -177,16 +217,16 @@ public struct AlarmFileStatus: Hashable, Sendable, Codable {
     public var alarms: Int
     public var disabled: Int
     /// When the running set was loaded (nil: never, or no file).
-    public var loaded: UnixTime?
+    public var loaded: Instant?
     /// When the file was last read.
-    public var checked: UnixTime?
+    public var checked: Instant?
     /// What was wrong at the last read (`file:line:col: message`); the last good set keeps running meanwhile.
     public var problems: [String]
     /// Alarms from the file left out because a command-line alarm has their identifier.
     public var conflicts: [String]
 
-    public init(path: String, exists: Bool = false, alarms: Int = 0, disabled: Int = 0, loaded: UnixTime? = nil,
-                checked: UnixTime? = nil, problems: [String] = [], conflicts: [String] = []) {
+    public init(path: String, exists: Bool = false, alarms: Int = 0, disabled: Int = 0, loaded: Instant? = nil,
+                checked: Instant? = nil, problems: [String] = [], conflicts: [String] = []) {
         self.path = path
         self.exists = exists
         self.alarms = alarms

@@ -15,7 +15,7 @@ struct AlarmOptions: ParsableArguments {
     @Argument(help: "The body.")
     var body: String = ""
 
-    @Option(name: .customLong("id"), help: "The identifier (replaces a pending alarm with the same one).")
+    @Option(name: .customLong("id"), help: "The identifier: replaces a pending alarm with the same one (without --id, chime makes a new, unique one).")
     var identifier: String?
 
     @Option(help: "A label to list the alarm by.")
@@ -55,59 +55,88 @@ struct AlarmOptions: ParsableArguments {
     @Flag(name: .customLong("json"), help: "Print the identifier and next fire time as JSON.")
     var json = false
 
-    func request(rule text: String, defaultIdentifier: String) throws -> NotificationRequest {
-        var clock = timespec()
-        clock_gettime(CLOCK_REALTIME, &clock)
-        let now = Int64(clock.tv_sec)
-        if let tz { do { _ = try Zone.named(tz) } catch { ExitStatus.usage.exit("--tz \(tz): \(error)") } }
-        var trigger: Trigger
-        do {
+    /// The request these options describe, checked as the daemon will check it
+    /// (`NotificationRequest.validate`): a field out of bounds, or a time that has passed,
+    /// is a usage error naming the option. An empty identifier lets the daemon make one.
+    func request(rule text: String) throws -> NotificationRequest {
+        let now = WallClock.system.now()
+        if let tz {
+            do throws(RequestError) { try Trigger.validateTimeZone(tz) } catch { ExitStatus.usage.exit("--tz \(tz): \(error.message)") }
+        }
+        let trigger: Trigger
+        do throws(RuleError) {
+            // A timer counts from this very moment, not from the start of the second.
             trigger = try Trigger(parsing: text, timeZone: tz, anchor: now)
         } catch {
             ExitStatus.usage.exit("\(text): \(error.message)")
         }
-        // A timer counts from this very moment, not from the start of the second.
-        if case .interval = trigger.rule { trigger.nanosecond = Int32(clock.tv_nsec) }
         var content = NotificationContent(title: title, body: body, label: label, urgency: urgency.urgency, icon: icon,
                                           category: "x-chime.alarm", actions: [.snooze, .dismiss])
         if let sound {
             content.sound = sound.contains(Character("/")) ? .file(try NotifyRunner.soundFilePath(sound)) : .named(sound)
         }
-        content.snooze = snooze.map { Self.seconds($0, option: "--snooze") }
-        content.grace = grace.map { Self.seconds($0, option: "--grace") }
-        if let expire { content.expiry = .seconds(Int(clamping: Self.seconds(expire, option: "--expire"))) }
+        content.snooze = snooze.map { Self.duration($0, option: "--snooze") }
+        content.grace = grace.map { Self.duration($0, option: "--grace") }
+        if let expire { content.expiry = .after(Self.duration(expire, option: "--expire")) }
         if let bodyCommand {
             let words: [String]
             do { words = try splitWords(bodyCommand) } catch { ExitStatus.usage.exit("--body-command: \(error)") }
             guard !words.isEmpty else { ExitStatus.usage.exit("--body-command: give a program to run") }
-            let limit = bodyTimeout.map { Self.seconds($0, option: "--body-timeout") } ?? Int64(BodyCommand.defaultTimeLimit)
-            guard BodyCommand.timeLimits.contains(Int(limit)) else {
-                ExitStatus.usage.exit("--body-timeout \(bodyTimeout ?? ""): between 1s and 60s")
-            }
-            content.bodyCommand = BodyCommand(arguments: words, timeLimit: Int(limit))
+            content.bodyCommand = BodyCommand(
+                arguments: words, timeLimit: bodyTimeout.map { Self.duration($0, option: "--body-timeout") } ?? BodyCommand.defaultTimeLimit)
         } else if bodyTimeout != nil {
             ExitStatus.usage.exit("--body-timeout needs --body-command")
         }
-        return NotificationRequest(identifier: identifier ?? defaultIdentifier, content: content, trigger: trigger)
+        if let identifier {
+            do throws(RequestError) { try NotificationRequest.validateIdentifier(identifier) } catch {
+                ExitStatus.usage.exit("--id \(ExitStatus.shown(identifier)): \(error.message)")
+            }
+        }
+        let request = NotificationRequest(identifier: identifier ?? "", content: content, trigger: trigger)
+        do throws(RequestError) {
+            var checked = request
+            if checked.identifier.isEmpty { checked.identifier = "x" }  // the daemon makes it
+            try checked.validate(now: now)
+        } catch {
+            ExitStatus.usage.exit("\(option(for: error, rule: text)): \(error.message)")
+        }
+        return request
     }
 
-    /// A duration option (90s, 5m, 1h30m) in seconds; a usage error otherwise.
-    static func seconds(_ text: String, option: String) -> Int64 {
+    /// How the user wrote the field an error is about.
+    func option(for error: RequestError, rule: String) -> String {
+        switch error.field {
+        case .title?: "the title"
+        case .body?: "the body"
+        case .label?: "--label"
+        case .sound?, .soundFile?: "--sound \(sound ?? "")"
+        case .icon?: "--icon"
+        case .expire?: "--expire \(expire ?? "")"
+        case .snooze?: "--snooze \(snooze ?? "")"
+        case .grace?: "--grace \(grace ?? "")"
+        case .bodyCommand?: "--body-command"
+        case .bodyTimeout?: "--body-timeout \(bodyTimeout ?? "")"
+        case .timeZone?: "--tz \(tz ?? "")"
+        case .id?: "--id"
+        default: "\"\(rule)\""
+        }
+    }
+
+    /// A duration option (90s, 5m, 1h30m); a usage error when it is not one.
+    static func duration(_ text: String, option: String) -> TimeSpan {
         guard let seconds = parseDuration(text), seconds > 0 else {
             ExitStatus.usage.exit("\(option) \(text): use a duration such as 5m or 90s")
         }
-        return seconds
+        return .seconds(seconds)
     }
 
     func schedule(_ request: NotificationRequest) {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
-        let next = reportingErrors { try center.add(request) }
+        let added = reportingErrors { try center.add(request) }
         if json {
-            printLine(JSON.object([("id", .string(request.identifier)), ("nextFire", next.map { .number($0) } ?? .bool(false))]).text)
-        } else if let next {
-            printLine("\(request.identifier): \(Next.iso8601(next, in: request.trigger.zone))")
+            printLine(JSON.object([("id", .string(added.identifier)), ("nextFire", .number(added.nextFire.seconds))]).text)
         } else {
-            printLine("\(request.identifier): never fires")
+            printLine("\(added.identifier): \(Next.iso8601(added.nextFire, in: request.trigger.zone))")
         }
     }
 }
@@ -126,7 +155,7 @@ public struct In: ParsableCommand {
     @OptionGroup var options: AlarmOptions
 
     public func run() throws {
-        let request = try options.request(rule: "in " + duration, defaultIdentifier: "timer-\(time(nil))")
+        let request = try options.request(rule: "in " + duration)
         options.schedule(request)
     }
 }
@@ -149,8 +178,7 @@ public struct At: ParsableCommand {
 
     public func run() throws {
         let text = days.map { rule + " " + $0 } ?? rule
-        let base = options.label.isEmpty ? "alarm" : options.label
-        let request = try options.request(rule: text, defaultIdentifier: "\(base)-\(time(nil))")
+        let request = try options.request(rule: text)
         options.schedule(request)
     }
 }
@@ -161,9 +189,12 @@ public struct List: ParsableCommand {
     public static let configuration = CommandConfiguration(
         abstract: "List pending alarms (or missed ones).",
         discussion: """
-            One line per alarm: identifier, next fire time, title, [label], and "(alarm file)" for the alarm \
-            file's alarms. --json gives each as {id, title, label, nextFire, origin} with origin \
-            "command-line" or "file".
+            One line per alarm: identifier, next fire time, title, [label], "(alarm file)" for the alarm \
+            file's alarms, and what is wrong where something is: "held: …" for an occurrence waiting for a \
+            notification server, "QUARANTINED: …" for an alarm the daemon keeps but will not fire (it crashed \
+            twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
+            it). --json gives each as {id, title, label, nextFire, origin, state, note} with origin \
+            "command-line" or "file" and state "scheduled", "held" or "quarantined".
             """)
 
     @Flag(name: .customLong("json"), help: "Print JSON.")
@@ -177,7 +208,7 @@ public struct List: ParsableCommand {
         if missed {
             let list = reportingErrors { try center.missedOccurrences() }
             if json {
-                printLine(JSON.array(list.map { .object([("id", .string($0.identifier)), ("due", .number($0.due))]) }).text)
+                printLine(JSON.array(list.map { .object([("id", .string($0.identifier)), ("due", .number($0.due.seconds))]) }).text)
             } else {
                 for item in list { printLine("\(item.identifier)  missed \(Next.iso8601(item.due, in: Zone.system()))") }
             }
@@ -198,7 +229,8 @@ public struct List: ParsableCommand {
                 .object([
                     ("id", .string(item.identifier)), ("title", .string(item.title)), ("label", .string(item.label)),
                     ("nextFire", item.nextFire.map { .string(Next.iso8601($0, in: zone(item))) } ?? .bool(false)),
-                    ("origin", .string(item.origin.rawValue)),
+                    ("origin", .string(item.origin.rawValue)), ("state", .string(item.state.rawValue)),
+                    ("note", .string(item.note)),
                 ])
             }).text)
             return
@@ -208,7 +240,12 @@ public struct List: ParsableCommand {
             let when = item.nextFire.map { Next.iso8601($0, in: zone(item)) } ?? "never"
             let label = item.label.isEmpty ? "" : " [\(item.label)]"
             let origin = item.origin == .file ? "  (alarm file)" : ""
-            printLine("\(item.identifier)  \(when)  \(item.title)\(label)\(origin)")
+            let state = switch item.state {
+            case .scheduled: ""
+            case .held: "  held: \(item.note)"
+            case .quarantined: "  QUARANTINED: \(item.note)"
+            }
+            printLine("\(item.identifier)  \(item.state == .quarantined ? "never" : when)  \(item.title)\(label)\(origin)\(state)")
         }
     }
 }
@@ -260,13 +297,13 @@ public struct Delivered: ParsableCommand {
         if json {
             printLine(JSON.array(delivered.map {
                 .object([("id", .string($0.identifier)), ("notificationID", .number(Int64($0.serverID))),
-                         ("shown", .string(Next.iso8601($0.date, in: Zone.system()))), ("title", .string($0.content.title))])
+                         ("shown", .string(Next.iso8601($0.shown, in: Zone.system()))), ("title", .string($0.title))])
             }).text)
             return
         }
         if delivered.isEmpty { printLine("no delivered alarms"); return }
         for item in delivered {
-            printLine("\(item.identifier)  shown \(Next.iso8601(item.date, in: Zone.system()))  \(item.content.title)")
+            printLine("\(item.identifier)  shown \(Next.iso8601(item.shown, in: Zone.system()))  \(item.title)")
         }
     }
 }

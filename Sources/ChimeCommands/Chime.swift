@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChimeCenter
 
 /// The root command: `chime SUBCOMMAND`.
 public struct Chime: ParsableCommand {

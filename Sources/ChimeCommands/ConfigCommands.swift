@@ -37,7 +37,7 @@ public struct ConfigCommand: ParsableCommand {
 
         public func run() throws {
             let path = AlarmConfig.path(option: file ?? config)
-            let now = Int64(time(nil))
+            let now = WallClock.system.now()
             let loaded = AlarmConfig.load(path: path, anchor: now)
             if !loaded.isValid {
                 for diagnostic in loaded.diagnostics { printError(diagnostic.description) }
@@ -47,10 +47,10 @@ public struct ConfigCommand: ParsableCommand {
                 }
                 ExitStatus.configError.exit("\(path): \(loaded.diagnostics.count) error\(loaded.diagnostics.count == 1 ? "" : "s")")
             }
-            func nextThree(_ trigger: Trigger) -> [Int64] {
-                var times: [Int64] = []
+            func nextThree(_ trigger: Trigger) -> [Instant] {
+                var times: [Instant] = []
                 var after = now
-                while times.count < 3, let next = trigger.nextFireDate(after: after) {
+                while times.count < 3, let next = trigger.nextFire(after: after) {
                     times.append(next)
                     after = next
                 }
@@ -64,7 +64,7 @@ public struct ConfigCommand: ParsableCommand {
                                  ("enabled", .bool(alarm.enabled)),
                                  ("next", .array(nextThree(alarm.request.trigger).map { .string(Next.iso8601($0, in: alarm.request.trigger.zone)) }))])
                     })),
-                    ("timers", .array(loaded.timers.map { .object([("name", .string($0.name)), ("seconds", .number($0.duration)),
+                    ("timers", .array(loaded.timers.map { .object([("name", .string($0.name)), ("seconds", .number($0.duration.seconds)),
                                                                    ("title", .string($0.content.title))]) })),
                 ]).text)
                 return
@@ -75,10 +75,10 @@ public struct ConfigCommand: ParsableCommand {
                 printLine("\(alarm.id)  \"\(alarm.when)\"  \(alarm.request.content.title)\(state)")
                 let times = nextThree(alarm.request.trigger)
                 if times.isEmpty { printLine("  never fires again") }
-                for time in times { printLine("  " + Next.human(time, in: alarm.request.trigger.zone)) }
+                for time in times { printLine("  " + Next.human(time.seconds, in: alarm.request.trigger.zone)) }
             }
             for timer in loaded.timers {
-                printLine("timer \(timer.name)  \(Timer.durationText(timer.duration))  \(timer.content.title)")
+                printLine("timer \(timer.name)  \(timer.duration)  \(timer.content.title)")
             }
         }
     }
@@ -152,7 +152,13 @@ public struct Timer: ParsableCommand {
     public init() {}
     public static let configuration = CommandConfiguration(
         abstract: "Start a timer preset from the alarm file: chime timer eggs",
-        discussion: "Presets are the [[timer]] tables of the alarm file (see chime config path). Needs `chime daemon` running.")
+        discussion: """
+            Presets are the [[timer]] tables of the alarm file (see chime config path). Needs `chime daemon` running.
+
+            Each start is a timer of its own, with an identifier of its own (eggs-12, then eggs-13): starting \
+            `chime timer eggs` for a second pot while the first runs gives two timers, and neither replaces the \
+            other. To restart one instead, cancel it (chime cancel eggs-12) or give --id.
+            """)
 
     @Argument(help: "The preset's name.")
     var name: String?
@@ -163,30 +169,24 @@ public struct Timer: ParsableCommand {
     @Option(help: ArgumentHelp("The alarm file to use.", valueName: "FILE"))
     var config: String?
 
+    @Option(name: .customLong("id"), help: "An identifier: replaces a pending alarm with the same one (without it, each start is a new timer).")
+    var identifier: String?
+
     public func validate() throws {
         if list == (name != nil) { throw ValidationError("give a preset name or --list") }
     }
 
-    static func durationText(_ seconds: Int64) -> String {
-        var parts: [String] = []
-        if seconds >= 3600 { parts.append("\(seconds / 3600)h") }
-        if seconds % 3600 >= 60 { parts.append("\(seconds % 3600 / 60)m") }
-        if seconds % 60 > 0 || parts.isEmpty { parts.append("\(seconds % 60)s") }
-        return parts.joined()
-    }
-
     public func run() throws {
         let path = AlarmConfig.path(option: config)
-        var clock = timespec()
-        clock_gettime(CLOCK_REALTIME, &clock)
-        let loaded = AlarmConfig.load(path: path, anchor: Int64(clock.tv_sec))
+        let now = WallClock.system.now()
+        let loaded = AlarmConfig.load(path: path, anchor: now)
         if !loaded.isValid {
             for diagnostic in loaded.diagnostics { printError(diagnostic.description) }
             ExitStatus.configError.exit("\(path) has errors; see chime config check")
         }
         if list {
             if loaded.timers.isEmpty { printLine("no timers in \(path)") }
-            for timer in loaded.timers { printLine("\(timer.name)  \(Self.durationText(timer.duration))  \(timer.content.title)") }
+            for timer in loaded.timers { printLine("\(timer.name)  \(timer.duration)  \(timer.content.title)") }
             return
         }
         guard let timer = loaded.timers.first(where: { $0.name == name }) else {
@@ -194,11 +194,17 @@ public struct Timer: ParsableCommand {
             ExitStatus.unknownIdentifier.exit(
                 "no timer '\(name ?? "")' in \(path)" + (known.isEmpty ? "" : "; there are: \(known.joined(separator: ", "))"))
         }
-        let request = NotificationRequest(
-            identifier: "timer-\(timer.name)", content: timer.content,
-            trigger: .timeInterval(timer.duration, anchor: Int64(clock.tv_sec), nanosecond: Int32(clock.tv_nsec)))
+        if let identifier {
+            do throws(RequestError) { try NotificationRequest.validateIdentifier(identifier) } catch {
+                ExitStatus.usage.exit("--id \(ExitStatus.shown(identifier)): \(error.message)")
+            }
+        }
+        var content = timer.content
+        // The label names the timer in `chime list`, and the identifier the daemon makes (eggs-12).
+        if content.label.isEmpty { content.label = timer.name }
+        let request = NotificationRequest(identifier: identifier ?? "", content: content, trigger: .timeInterval(timer.duration, anchor: now))
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
-        let next = reportingErrors { try center.add(request) }
-        printLine("\(request.identifier): \(next.map { Next.iso8601($0, in: Zone.system()) } ?? "never")")
+        let added = reportingErrors { try center.add(request) }
+        printLine("\(added.identifier): \(Next.iso8601(added.nextFire, in: Zone.system()))")
     }
 }

@@ -4,6 +4,7 @@ import ChimeConfig
 import ChimeDaemon
 import DBus
 import Logging
+import Timekeeping
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,16 +56,25 @@ public struct DaemonCommand: ParsableCommand {
         var logger = Logger(label: "chime.daemon") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .info
         let connection = reportingErrors { try openSessionBus() }
+        // The name first: of two daemons started at once, the second stops here, before it
+        // opens (and could contend for) the store.
+        do {
+            try SchedulerDaemon.claimBusName(on: connection)
+        } catch let error as DaemonError {
+            ExitStatus.daemonFailed.exit(error.description)
+        } catch {
+            ExitStatus.fail(error)
+        }
         let store: Store
         do {
-            store = try Store(directory: stateDirectory ?? Store.defaultDirectory(), now: wallClockNow().seconds)
+            store = try Store(directory: stateDirectory ?? Store.defaultDirectory(), now: WallClock.system.now())
         } catch {
             ExitStatus.daemonFailed.exit("cannot open the state: \(error)")
         }
         do {
             let daemon = try SchedulerDaemon(connection: connection, store: store, logger: logger)
             if !noConfig { daemon.configPath = absolutePath(AlarmConfig.path(option: config)) }
-            if let playerTimeLimit { daemon.playerTimeLimit = AlarmOptions.seconds(playerTimeLimit, option: "--player-time-limit") }
+            if let playerTimeLimit { daemon.playerTimeLimit = AlarmOptions.duration(playerTimeLimit, option: "--player-time-limit") }
             try daemon.run()
         } catch let error as DaemonError {
             ExitStatus.daemonFailed.exit(error.description)

@@ -36,7 +36,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .fromAlarmFile: "that alarm comes from the alarm file: change it there"
         case .usage: "bad usage: unknown option, bad value, bad hint syntax, bad rule"
         case .noDaemon: "no chime daemon is running (chime daemon &)"
-        case .daemonFailed: "the daemon could not start (another one runs, unusable state)"
+        case .daemonFailed: "the daemon could not start (another one runs, unusable state), or did not answer in time"
         case .configError: "the alarm file has errors (each printed as file:line:col: message)"
         case .invalidInput: "bad input: text that is not UTF-8, a missing sound file"
         case .noSessionBus: "no session bus to connect to"
@@ -48,6 +48,15 @@ enum ExitStatus: Int32, CaseIterable {
 
     static var helpText: String {
         "EXIT STATUS\n" + allCases.map { "  \(String($0.rawValue).padding(3))  \($0.meaning)" }.joined(separator: "\n")
+    }
+
+    /// `text` as a message may quote it: control characters escaped, at most 60 characters.
+    static func shown(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(60) {
+            out += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return "\"" + out + (text.unicodeScalars.count > 60 ? "…\"" : "\"")
     }
 
     /// Prints `chime: message` on standard error and exits with this status.
@@ -69,6 +78,10 @@ enum ExitStatus: Int32, CaseIterable {
             noSessionBus.exit(
                 "cannot connect to the session bus: \(error.underlying.message); run chime inside your desktop session "
                     + "or set DBUS_SESSION_BUS_ADDRESS")
+        case let error as SchedulerNotAnsweringError:
+            daemonFailed.exit(error.description)
+        case let error as DBusError where error.name == SchedulerInterface.invalidRequest || error.name == SchedulerInterface.neverFires:
+            usage.exit(error.message)
         case let error as DBusError where error.name == .noReply || error.name == .timeout:
             callTimedOut.exit("the notification server did not answer in time (\(error.message)); it may be hung: restart it")
         case let error as DBusError where error.name == SchedulerInterface.fromAlarmFile:

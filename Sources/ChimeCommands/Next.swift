@@ -85,9 +85,9 @@ public struct Next: ParsableCommand {
         }
         var times: [Int64] = []
         var t = start
-        while times.count < count, let next = parsed.nextFire(after: t, anchor: start, in: zone) {
-            times.append(next)
-            t = next
+        while times.count < count, let next = parsed.nextFire(after: Instant(seconds: t), anchor: Instant(seconds: start), in: zone) {
+            times.append(next.seconds)
+            t = next.seconds
         }
         if json {
             printLine(JSON.array(times.map { .string(Self.iso8601($0, in: displayZone)) }).text)
@@ -116,6 +116,9 @@ public struct Next: ParsableCommand {
     }
 
     /// `2026-12-24T18:00:00+01:00`.
+    /// `instant` to the second, as `iso8601(_:in:)` writes it.
+    static func iso8601(_ instant: Instant, in zone: Zone) -> String { iso8601(instant.seconds, in: zone) }
+
     static func iso8601(_ time: Int64, in zone: Zone) -> String {
         let civil = zone.civil(at: time)
         var out: [UInt8] = []

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChimeCenter
 import DBus
 import Notifications
 internal import CLinux

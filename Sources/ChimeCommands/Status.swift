@@ -36,12 +36,18 @@ public struct Status: ParsableCommand {
         let settings = reportingErrors { try notificationSettings(connection: connection) }
         // The daemon's view of the alarm file; nil when no daemon runs. Asked only of a running
         // daemon: a status query should not start one through D-Bus activation.
-        let file: AlarmFileStatus?
+        var file: AlarmFileStatus?
+        var daemon: DaemonStatus?
         do {
-            file = try connection.nameHasOwner(SchedulerInterface.busName)
-                ? try UserNotificationCenter(connection: connection).alarmFileStatus() : nil
+            if try connection.nameHasOwner(SchedulerInterface.busName) {
+                let center = UserNotificationCenter(connection: connection)
+                file = try center.alarmFileStatus()
+                daemon = try center.daemonStatus()
+            } else {
+                (file, daemon) = (nil, nil)
+            }
         } catch is NoSchedulerError {
-            file = nil
+            (file, daemon) = (nil, nil)
         } catch {
             ExitStatus.fail(error)
         }
@@ -80,6 +86,10 @@ public struct Status: ParsableCommand {
                 ("daemon", .bool(file != nil)),
             ]
             if let file { fields.append(("alarmFile", alarmFileJSON(file))) }
+            if let daemon {
+                fields.append(("quarantined", .array(daemon.quarantined.map { .object([("id", .string($0.identifier)), ("reason", .string($0.reason))]) })))
+                fields.append(("storeWarnings", .array(daemon.storeWarnings.map { .string($0) })))
+            }
             printLine(JSON.object(fields).text)
         } else {
             print("Authorization:  \(status)" + (reason.map { " (\($0))" } ?? ""))
@@ -94,8 +104,13 @@ public struct Status: ParsableCommand {
             print("Images:         \(word(settings.images))")
             print("Persistence:    \(word(settings.persistence))")
             print("Badges:         no (not on this desktop)")
-            if let file {
-                print("Daemon:         running")
+            if let file, let daemon {
+                print("Daemon:         running (chime \(daemon.version), \(daemon.pending) pending)")
+                for warning in daemon.storeWarnings { print("  " + warning) }
+                if !daemon.quarantined.isEmpty {
+                    print("Quarantined:    \(daemon.quarantined.count) alarm\(daemon.quarantined.count == 1 ? "" : "s") kept but not fired (chime cancel ID removes one)")
+                    for (id, reason) in daemon.quarantined { print("  \(id): \(reason)") }
+                }
                 print("Alarm file:     \(alarmFileSummary(file))")
                 for line in file.problems + file.conflicts { print("  " + line) }
             } else {

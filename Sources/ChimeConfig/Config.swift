@@ -3,6 +3,7 @@
 import ChimeCenter
 import Notifications
 import Timekeeping
+import Posix
 import TOMLKit
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,7 @@ public struct ConfigAlarm: Hashable, Sendable {
 /// A `[[timer]]` preset that `chime timer NAME` starts.
 public struct TimerPreset: Hashable, Sendable {
     public var name: String
-    public var duration: Int64
+    public var duration: TimeSpan
     public var content: NotificationContent
     public var line: Int
 }
@@ -69,11 +70,11 @@ public enum AlarmConfig {
     }
 
     /// Reads and validates the file at `path`; `anchor` is when intervals count from.
-    public static func load(path: String, anchor: UnixTime) -> AlarmFile {
+    public static func load(path: String, anchor: Instant) -> AlarmFile {
         var file = AlarmFile(path: path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(String(cString: strerror(errno)))"))
+            file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(SystemError.last("read").reason)"))
             return file
         }
         defer { close(fd) }
@@ -83,7 +84,7 @@ public enum AlarmConfig {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(String(cString: strerror(errno)))"))
+                file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(SystemError.last("read").reason)"))
                 return file
             }
             if n == 0 { break }
@@ -97,7 +98,7 @@ public enum AlarmConfig {
     }
 
     /// Validates a document's bytes.
-    public static func parse(_ bytes: [UInt8], path: String, anchor: UnixTime) -> AlarmFile {
+    public static func parse(_ bytes: [UInt8], path: String, anchor: Instant) -> AlarmFile {
         var file = AlarmFile(path: path)
         // Invalid UTF-8 and NUL bytes are reported where they are, before the TOML parser sees them.
         if let (offset, what) = firstBadByte(bytes) {
@@ -159,49 +160,8 @@ public enum AlarmConfig {
         return nil
     }
 
-    /// The closest of `candidates` to `word`, when close enough to be a likely typo.
-    static func closest(_ word: String, in candidates: [String]) -> String? {
-        let best = candidates.map { ($0, editDistance(word.lowercased(), $0)) }.min { $0.1 < $1.1 }
-        guard let (candidate, distance) = best, distance <= max(1, min(3, word.count / 3)) else { return nil }
-        return candidate
-    }
+    static func closest(_ word: String, in candidates: [String]) -> String? { closestWord(to: word, in: candidates) }
 
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(1, b.count) where j <= b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-
-    /// An identifier from a label: lowercase letters, digits and dashes ("Homeroom ends!" → "homeroom-ends").
-    public static func slug(_ label: String) -> String {
-        if label.utf8.allSatisfy({ $0 < 0x80 }) {
-            // The common case, without Unicode's character classes.
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(label.utf8.count)
-            for b in label.utf8 {
-                let lower = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
-                if lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") || lower >= UInt8(ascii: "0") && lower <= UInt8(ascii: "9") {
-                    bytes.append(lower)
-                } else if !bytes.isEmpty, bytes.last != UInt8(ascii: "-") {
-                    bytes.append(UInt8(ascii: "-"))
-                }
-            }
-            while bytes.last == UInt8(ascii: "-") { bytes.removeLast() }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        var out = ""
-        for c in label.lowercased() {
-            if c.isLetter || c.isNumber { out.append(c) } else if !out.isEmpty, out.last != "-" { out.append("-") }
-        }
-        while out.last == "-" { out.removeLast() }
-        return out
-    }
+    /// An identifier from a label (see `ChimeCenter.slug`).
+    public static func slug(_ label: String) -> String { ChimeCenter.slug(label) }
 }

@@ -2,6 +2,7 @@
 import ChimeCenter
 import Notifications
 import Timekeeping
+import Posix
 import TOMLKit
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +29,7 @@ struct Entries {
 struct Validator {
     let path: String
     let locator: KeyLocator
-    let anchor: UnixTime
+    let anchor: Instant
     var alarms: [ConfigAlarm] = []
     var timers: [TimerPreset] = []
     var diagnostics: [Diagnostic] = []
@@ -40,14 +41,14 @@ struct Validator {
         var sound: Sound? = nil
         var urgency: Urgency = .critical
         var icon = "alarm-clock"
-        var snooze: Int64? = nil
-        var grace: Int64? = nil
-        var expire: Int64? = nil
+        var snooze: TimeSpan? = nil
+        var grace: TimeSpan? = nil
+        var expire: TimeSpan? = nil
         var timeZone: String? = nil
         var actions: [NotificationAction] = [.snooze, .dismiss]
     }
 
-    init(path: String, locator: KeyLocator, anchor: UnixTime) {
+    init(path: String, locator: KeyLocator, anchor: Instant) {
         self.path = path
         self.locator = locator
         self.anchor = anchor
@@ -103,8 +104,9 @@ struct Validator {
         return flag
     }
 
-    /// A duration: "5m", "1h30m", "90s", or a whole number of seconds.
-    mutating func duration(_ table: Entries, _ key: String, _ keyPath: String, range: ClosedRange<Int64> = 1...(366 * 86_400)) -> Int64? {
+    /// A duration: "5m", "1h30m", "90s", or a whole number of seconds, within `range`
+    /// (one of `RequestBounds`: the same bounds as every other door).
+    mutating func duration(_ table: Entries, _ key: String, _ keyPath: String, range: ClosedRange<TimeSpan>) -> TimeSpan? {
         guard let value = table[key] else { return nil }
         var seconds: Int64?
         if let n = value.int {
@@ -119,11 +121,11 @@ struct Validator {
             report(keyPath, "'\(key)' must be a duration such as \"5m\" or a number of seconds, found \(Self.describe(value))")
             return nil
         }
-        guard let seconds, range.contains(seconds) else {
-            report(keyPath, "'\(key)' must be between \(range.lowerBound) and \(range.upperBound) seconds, found \(seconds ?? 0)")
+        guard let seconds, range.contains(.seconds(seconds)) else {
+            report(keyPath, "'\(key)' must be \(range.lowerBound)-\(range.upperBound), found \(TimeSpan.seconds(seconds ?? 0))")
             return nil
         }
-        return seconds
+        return .seconds(seconds)
     }
 
     mutating func urgency(_ table: Entries, _ key: String, _ keyPath: String) -> Urgency? {
@@ -149,7 +151,7 @@ struct Validator {
             return nil
         }
         guard access(file, R_OK) == 0 else {
-            report(keyPath, "sound file \"\(name)\" cannot be read: \(String(cString: strerror(errno)))")
+            report(keyPath, "sound file \"\(name)\" cannot be read: \(SystemError.last("access").reason)")
             return nil
         }
         return .file(file)
@@ -259,9 +261,9 @@ struct Validator {
         if let v = sound(table, "sound", p + "sound") { d.sound = v }
         if let v = urgency(table, "urgency", p + "urgency") { d.urgency = v }
         if let v = string(table, "icon", p + "icon") { d.icon = v }
-        if let v = duration(table, "snooze", p + "snooze") { d.snooze = v }
-        if let v = duration(table, "grace", p + "grace", range: 0...(366 * 86_400)) { d.grace = v }
-        if let v = duration(table, "expire", p + "expire", range: 1...86_400) { d.expire = v }
+        if let v = duration(table, "snooze", p + "snooze", range: RequestBounds.snooze) { d.snooze = v }
+        if let v = duration(table, "grace", p + "grace", range: RequestBounds.grace) { d.grace = v }
+        if let v = duration(table, "expire", p + "expire", range: RequestBounds.expire) { d.expire = v }
         if let v = zone(table, "tz", p + "tz") { d.timeZone = v }
         if let v = actions(table, "actions", p + "actions") { d.actions = v }
         return d
@@ -305,17 +307,17 @@ struct Validator {
         if let v = sound(table, "sound", p + ".sound") { content.sound = v }
         if let v = urgency(table, "urgency", p + ".urgency") { content.urgency = v }
         if let v = string(table, "icon", p + ".icon") { content.icon = v }
-        content.snooze = duration(table, "snooze", p + ".snooze") ?? defaults.snooze
-        content.grace = duration(table, "grace", p + ".grace", range: 0...(366 * 86_400)) ?? defaults.grace
-        if let expire = duration(table, "expire", p + ".expire", range: 1...86_400) ?? defaults.expire {
-            content.expiry = .seconds(Int(expire))
+        content.snooze = duration(table, "snooze", p + ".snooze", range: RequestBounds.snooze) ?? defaults.snooze
+        content.grace = duration(table, "grace", p + ".grace", range: RequestBounds.grace) ?? defaults.grace
+        if let expire = duration(table, "expire", p + ".expire", range: RequestBounds.expire) ?? defaults.expire {
+            content.expiry = .after(expire)
         }
         if let v = actions(table, "actions", p + ".actions") { content.actions = v }
-        let timeout = duration(table, "body-timeout", p + ".body-timeout", range: 1...60)
+        let timeout = duration(table, "body-timeout", p + ".body-timeout", range: RequestBounds.bodyTimeout)
         if let value = table["body-command"] {
             let words = value.array?.compactMap(\.string)
             if let words, !words.isEmpty, words.count == value.array?.count, !words[0].isEmpty {
-                content.bodyCommand = BodyCommand(arguments: words, timeLimit: Int(timeout ?? Int64(BodyCommand.defaultTimeLimit)))
+                content.bodyCommand = BodyCommand(arguments: words, timeLimit: timeout ?? BodyCommand.defaultTimeLimit)
             } else {
                 report(p + ".body-command", "'body-command' must be an array of strings, the program first, e.g. [\"date\", \"+%H:%M\"]")
             }
@@ -325,8 +327,16 @@ struct Validator {
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
         guard diagnostics.count == errorsBefore, let id, let trigger else { return nil }
         let line = locator.header("alarm", index)?.line ?? 0
-        return ConfigAlarm(id: id, when: table["when"]?.string ?? "", enabled: enabled,
-                           request: NotificationRequest(identifier: id, content: content, trigger: trigger), line: line)
+        let request = NotificationRequest(identifier: id, content: content, trigger: trigger)
+        // The one definition of a valid request, as at every other door (a one-off whose time has
+        // passed is not an error here: it fired, or will not, and stays in the file harmlessly).
+        do throws(RequestError) {
+            try request.validate()
+        } catch {
+            report(p + "." + Self.key(for: error), "'\(Self.key(for: error))': \(error.message)")
+            return nil
+        }
+        return ConfigAlarm(id: id, when: table["when"]?.string ?? "", enabled: enabled, request: request, line: line)
     }
 
     mutating func validateTimer(_ table: Entries, index: Int, defaults: Defaults) -> TimerPreset? {
@@ -338,7 +348,7 @@ struct Validator {
         if let name, name.isEmpty || name.contains(where: { $0 == " " || $0 == "/" }) {
             report(p + ".name", "a timer name must be one word, found \"\(name)\"")
         }
-        let seconds = duration(table, "duration", p + ".duration")
+        let seconds = duration(table, "duration", p + ".duration", range: RequestBounds.interval)
         if table["duration"] == nil { report(p, "this timer needs a 'duration', e.g. duration = \"7m\"", atValue: false) }
         var content = NotificationContent(title: string(table, "title", p + ".title") ?? name ?? "",
                                           body: string(table, "body", p + ".body") ?? "", sound: defaults.sound,
@@ -349,6 +359,26 @@ struct Validator {
         if let v = string(table, "icon", p + ".icon") { content.icon = v }
         content.snooze = defaults.snooze
         guard diagnostics.count == errorsBefore, let name, let seconds else { return nil }
+        do throws(RequestError) {
+            try content.validate()
+        } catch {
+            report(p + "." + Self.key(for: error), "'\(Self.key(for: error))': \(error.message)")
+            return nil
+        }
         return TimerPreset(name: name, duration: seconds, content: content, line: locator.header("timer", index)?.line ?? 0)
+    }
+
+    /// The file's key for a request field.
+    static func key(for error: RequestError) -> String {
+        switch error.field {
+        case .soundFile?: "sound"
+        case .rule?, .at?, .repeats?, .anchor?: "when"
+        case .timeZone?: "tz"
+        case .persistent?: "expire"
+        case .bodyOutputLimit?: "body-command"
+        case .bodyMarkup?, .userInfo?, .category?: "body"
+        case let field?: field.rawValue
+        case nil: error.key
+        }
     }
 }

@@ -36,10 +36,10 @@ struct AppliedAlarm {
 extension SchedulerDaemon {
     /// How long after an inotify event the file is read: an editor's write, rename and
     /// chmod arrive as several events within a few milliseconds, and are read once.
-    static let settleTime: Int64 = 50_000_000
+    static let settleTime = TimeSpan.milliseconds(50)
 
     /// Starts following `configPath`, if set: the watch, then the first load.
-    func startFollowingAlarmFile(now: Int64) {
+    func startFollowingAlarmFile(now: Instant) {
         guard let path = configPath else { return }
         do throws(DaemonError) {
             watcher = try ConfigWatcher(path: path)
@@ -52,11 +52,11 @@ extension SchedulerDaemon {
     /// An inotify event: read the file once the burst of events is over.
     func alarmFileTouched() {
         guard let watcher, watcher.read() else { return }
-        reloadAt = wallClockNanoseconds() + Self.settleTime
+        reloadAt = clock.now() + Self.settleTime
     }
 
     /// Reads the alarm file when the settle time after an edit has passed.
-    func reloadIfSettled(now: Int64) {
+    func reloadIfSettled(now: Instant) {
         guard let at = reloadAt, at <= now else { return }
         reloadAt = nil
         reloadAlarmFile(now: now, reason: "the file changed")
@@ -64,14 +64,14 @@ extension SchedulerDaemon {
 
     /// Reads the file and applies it, or keeps the last good set and reports why.
     @discardableResult
-    func reloadAlarmFile(now: Int64, reason: String) -> ReloadOutcome {
+    func reloadAlarmFile(now: Instant, reason: String) -> ReloadOutcome {
         guard let path = configPath else { return ReloadOutcome() }
         reloadAt = nil
         // The watches follow what the file is now (a symlink made or re-pointed since the last
         // event, a directory that appeared): set before reading, so no later change is missed.
         watcher?.refresh()
         fileStatus.path = path
-        fileStatus.checked = now / Self.second
+        fileStatus.checked = now
         var info = stat()
         if stat(path, &info) != 0, errno == ENOENT {
             fileStatus.exists = false
@@ -87,8 +87,8 @@ extension SchedulerDaemon {
             return ReloadOutcome()
         }
         fileStatus.exists = true
-        let file = AlarmConfig.load(path: path, anchor: now / Self.second)
-        let loaded = wallClockNanoseconds()
+        let file = AlarmConfig.load(path: path, anchor: now)
+        let loaded = clock.now()
         guard file.isValid else {
             fileStatus.problems = file.diagnostics.map(\.description)
             logger.error("the alarm file has \(file.diagnostics.count) error(s); the alarms from its last good version keep running",
@@ -99,11 +99,10 @@ extension SchedulerDaemon {
         let outcome = apply(file, now: now)
         if outcome.applied {
             fileStatus.problems = []
-            fileStatus.loaded = now / Self.second
-            let milliseconds = { (from: Int64, to: Int64) in String((to - from) / 1_000_000) }
+            fileStatus.loaded = now
             logger.info("alarm file loaded: \(outcome)", metadata: [
                 "reason": "\(reason)", "path": "\(path)",
-                "read_ms": "\(milliseconds(now, loaded))", "applied_ms": "\(milliseconds(loaded, wallClockNanoseconds()))",
+                "read_ms": "\((loaded - now).milliseconds)", "applied_ms": "\((clock.now() - loaded).milliseconds)",
             ])
         }
         for conflict in fileStatus.conflicts { logger.warning("\(conflict)") }
@@ -114,8 +113,7 @@ extension SchedulerDaemon {
     /// compares. (An egg-timer rule counts from its first load, not from each reload.)
     static func normalized(_ alarm: ConfigAlarm) -> ConfigAlarm {
         var alarm = alarm
-        alarm.request.trigger.anchor = 0
-        alarm.request.trigger.nanosecond = 0
+        alarm.request.trigger.anchor = .epoch
         alarm.line = 0
         return alarm
     }
@@ -137,10 +135,10 @@ extension SchedulerDaemon {
     }
 
     /// Applies a valid file in one store transaction; the queue follows once it commits.
-    func apply(_ file: AlarmFile, now: Int64) -> ReloadOutcome {
+    func apply(_ file: AlarmFile, now: Instant) -> ReloadOutcome {
         var outcome = ReloadOutcome()
         var conflicts: [String] = []
-        var requeued: [(String, Int64?)] = []
+        var requeued: [(String, Instant?)] = []
         var scheduled = 0
         var disabled = 0
         var nowApplied: [String: AppliedAlarm] = [:]
@@ -173,7 +171,7 @@ extension SchedulerDaemon {
                         nowApplied[id] = nil
                         continue
                     }
-                    let next = alarm.enabled ? firstFire(of: alarm.request, now: now) : nil
+                    let next = alarm.enabled ? alarm.request.trigger.nextFire(after: now) : nil
                     if let next {
                         if Self.countsFromAnchor(alarm.request) {
                             try store.add(alarm.request, nextFire: next, origin: .file)
@@ -211,13 +209,5 @@ extension SchedulerDaemon {
         fileStatus.conflicts = conflicts
         outcome.applied = true
         return outcome
-    }
-
-    /// The first occurrence of a request added at `now` (nanoseconds): an instant may
-    /// fall later in the current second.
-    func firstFire(of request: NotificationRequest, now: Int64) -> Int64? {
-        let next = nextFire(of: request, after: now / Self.second - 1)
-        if let early = next, early <= now { return nextFire(of: request, after: now / Self.second) }
-        return next
     }
 }

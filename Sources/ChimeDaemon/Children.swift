@@ -3,6 +3,8 @@
 // dispositions (the daemon blocks its signals for signalfd), stdin from
 // /dev/null, in its own process group so a time limit stops everything it
 // started; reaped on SIGCHLD. Nothing here blocks the loop.
+import Posix
+import Timekeeping
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +18,8 @@ final class Child {
     /// Output beyond `outputLimit` was read and dropped.
     private(set) var truncated = false
     let outputLimit: Int
-    /// When it is killed, in wall-clock nanoseconds.
-    let deadline: Int64
+    /// When it is killed.
+    let deadline: Instant
     /// The wait status once reaped.
     var waitStatus: Int32?
     /// Killed for running past its deadline.
@@ -25,7 +27,7 @@ final class Child {
     /// The child has been handed to whoever waited for it.
     var finished = false
 
-    init(pid: pid_t, output: Int32, outputLimit: Int, deadline: Int64) {
+    init(pid: pid_t, output: Int32, outputLimit: Int, deadline: Instant) {
         self.pid = pid
         self.output = output
         self.outputLimit = outputLimit
@@ -84,13 +86,13 @@ struct SpawnError: Error, CustomStringConvertible {
 /// Starts `arguments` (a bare program name is looked up on `PATH`).
 /// With `captureOutput`, standard output goes to a non-blocking pipe the loop
 /// polls; otherwise to /dev/null. Standard error stays the daemon's (the journal).
-func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, deadline: Int64) throws(SpawnError) -> Child {
+func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, deadline: Instant) throws(SpawnError) -> Child {
     guard let program = arguments.first, !program.isEmpty else { throw SpawnError(description: "no program given") }
     var pipeFDs: [Int32] = [-1, -1]
     if captureOutput {
         // The daemon is one thread, so nothing can spawn between pipe() and the fcntl()s.
         guard pipe(&pipeFDs) == 0 else {
-            throw SpawnError(description: "cannot make a pipe: \(String(cString: strerror(errno)))")
+            throw SpawnError(description: "cannot make a pipe: \(SystemError.last("pipe").reason)")
         }
         for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK)
@@ -124,7 +126,7 @@ func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, de
     if captureOutput { close(pipeFDs[1]) }
     guard result == 0 else {
         if captureOutput { close(pipeFDs[0]) }
-        let reason = String(cString: strerror(result))
+        let reason = SystemError("posix_spawnp", code: result).reason
         throw SpawnError(description: "cannot start \(program): \(reason)", reason: reason)
     }
     return Child(pid: pid, output: captureOutput ? pipeFDs[0] : -1, outputLimit: outputLimit, deadline: deadline)

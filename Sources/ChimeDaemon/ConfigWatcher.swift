@@ -4,6 +4,7 @@
 // kept elsewhere) is followed to its target's directory too, and a directory that
 // does not exist yet is waited for from its nearest existing ancestor.
 internal import CLinux
+import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ public final class ConfigWatcher {
     public init(path: String) throws(DaemonError) {
         self.path = path
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw DaemonError("cannot watch \(path): inotify_init1: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw DaemonError("cannot watch \(path): \(SystemError.last("inotify_init1"))") }
         refresh()
     }
 

@@ -68,6 +68,9 @@ final class Database {
             throw DatabaseError(code: result, message: "\(path): \(message)")
         }
         sqlite3_extended_result_codes(handle, 1)
+        // Another process with the file open (a second daemon racing this one to start, a backup)
+        // makes us wait a moment rather than fail at once with "database is locked".
+        sqlite3_busy_timeout(handle, 5000)
     }
 
     deinit { close() }

@@ -1,5 +1,7 @@
 // Linux event sources for the daemon's one poll loop: a wall-clock timer and signals as file descriptors.
 internal import CLinux
+import Posix
+import Timekeeping
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,29 +21,23 @@ public final class WallClockTimer {
         case none
     }
 
-    public init() throws(StoreError) {
-        fd = timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard fd >= 0 else { throw StoreError("timerfd_create failed: \(String(cString: strerror(errno)))") }
+    public init() throws(SystemError) {
+        fd = try SystemError.check("timerfd_create") { timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK)) }
     }
 
     deinit { close(fd) }
 
-    /// Arms the timer for `seconds`.`nanoseconds` since the epoch (a time in the past fires at once).
-    public func arm(at seconds: Int64, nanoseconds: Int = 0) {
+    /// Arms the timer for `instant` (one in the past, or at the epoch, fires at once).
+    public func arm(at instant: Instant) {
         var spec = itimerspec()
-        // An all-zero time would disarm the timer; a time at or before the epoch fires at once.
-        if seconds > 0 {
-            spec.it_value.tv_sec = time_t(seconds)
-            spec.it_value.tv_nsec = min(max(nanoseconds, 0), 999_999_999)
+        // An all-zero time would disarm the timer: a time at or before the epoch fires at once.
+        if instant.seconds > 0 {
+            spec.it_value.tv_sec = time_t(instant.seconds)
+            spec.it_value.tv_nsec = Int(instant.nanosecond)
         } else {
             spec.it_value.tv_nsec = 1
         }
         timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET), &spec, nil)
-    }
-
-    /// Arms the timer for a time in nanoseconds since the epoch.
-    public func arm(atNanoseconds time: Int64) {
-        arm(at: time / 1_000_000_000, nanoseconds: Int(time % 1_000_000_000))
     }
 
     /// Disarms the timer: nothing is due.
@@ -64,13 +60,13 @@ public final class WallClockTimer {
 public final class SignalSource {
     public let fd: Int32
 
-    public init(_ signals: [Int32]) throws(StoreError) {
+    public init(_ signals: [Int32]) throws(SystemError) {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }
-        guard pthread_sigmask(SIG_BLOCK, &set, nil) == 0 else { throw StoreError("cannot block signals") }
-        fd = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-        guard fd >= 0 else { throw StoreError("signalfd failed: \(String(cString: strerror(errno)))") }
+        let blocked = pthread_sigmask(SIG_BLOCK, &set, nil)
+        guard blocked == 0 else { throw SystemError("pthread_sigmask", code: blocked) }
+        fd = try SystemError.check("signalfd") { signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
     }
 
     deinit { close(fd) }
@@ -84,17 +80,4 @@ public final class SignalSource {
         }
         return received
     }
-}
-
-/// The current wall-clock time, in seconds and nanoseconds since the epoch.
-public func wallClockNow() -> (seconds: Int64, nanoseconds: Int) {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return (Int64(ts.tv_sec), ts.tv_nsec)
-}
-
-/// The current wall-clock time in nanoseconds since the epoch (good until 2262).
-public func wallClockNanoseconds() -> Int64 {
-    let now = wallClockNow()
-    return now.seconds * 1_000_000_000 + Int64(now.nanoseconds)
 }

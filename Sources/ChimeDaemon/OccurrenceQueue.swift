@@ -1,21 +1,21 @@
 import Timekeeping
 
 /// The pending occurrences, earliest first: a binary min-heap keyed by fire time
-/// (the daemon uses nanoseconds since the epoch), so scheduling, cancelling and
+/// , so scheduling, cancelling and
 /// firing stay O(log n) with 100,000 alarms.
 ///
 /// Cancelling and rescheduling leave the old entry in the heap and bump the
 /// identifier's generation; stale entries are skipped when they reach the top.
 public struct OccurrenceQueue: Sendable {
     struct Entry: Sendable {
-        var time: UnixTime
+        var time: Instant
         var identifier: String
         var generation: Int
     }
 
     private var heap: [Entry] = []
     private var generations: [String: Int] = [:]
-    private var live: [String: UnixTime] = [:]
+    private var live: [String: Instant] = [:]
 
     public init() {}
 
@@ -23,10 +23,10 @@ public struct OccurrenceQueue: Sendable {
     public var count: Int { live.count }
 
     /// The time `identifier` fires next, if it is scheduled.
-    public func time(of identifier: String) -> UnixTime? { live[identifier] }
+    public func time(of identifier: String) -> Instant? { live[identifier] }
 
     /// Schedules (or reschedules) `identifier` at `time`.
-    public mutating func schedule(_ identifier: String, at time: UnixTime) {
+    public mutating func schedule(_ identifier: String, at time: Instant) {
         let generation = (generations[identifier] ?? 0) + 1
         generations[identifier] = generation
         live[identifier] = time
@@ -43,14 +43,14 @@ public struct OccurrenceQueue: Sendable {
     }
 
     /// The earliest pending occurrence.
-    public mutating func earliest() -> (identifier: String, time: UnixTime)? {
+    public mutating func earliest() -> (identifier: String, time: Instant)? {
         dropStale()
         return heap.first.map { ($0.identifier, $0.time) }
     }
 
     /// Removes and returns every occurrence due at or before `now`, earliest first.
-    public mutating func popDue(_ now: UnixTime) -> [(identifier: String, time: UnixTime)] {
-        var due: [(String, UnixTime)] = []
+    public mutating func popDue(_ now: Instant) -> [(identifier: String, time: Instant)] {
+        var due: [(String, Instant)] = []
         while true {
             dropStale()
             guard let top = heap.first, top.time <= now else { break }

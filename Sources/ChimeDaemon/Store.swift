@@ -3,42 +3,79 @@
 // made it returns, and therefore before the D-Bus reply that acknowledges it.
 import ChimeCenter
 import FoundationEssentials
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Why the store could not do what was asked: the path and the system's reason.
+/// Why the store could not do what was asked: what it was doing, on which file, and why
+/// (SQLite's result code and message, or the system's errno).
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
+    public enum Cause: Hashable, Sendable {
+        /// SQLite's extended result code.
+        case sqlite(Int32)
+        case system(SystemError)
+        /// A request that cannot be encoded.
+        case encoding
+    }
+
+    public var operation: String
+    public var path: String
+    public var message: String
+    public var cause: Cause
+
+    init(_ operation: String, path: String, _ message: String, cause: Cause) {
+        self.operation = operation
+        self.path = path
+        self.message = message
+        self.cause = cause
+    }
+
+    init(_ operation: String, path: String, _ error: SystemError) {
+        self.init(operation, path: path, error.description, cause: .system(error))
+    }
+
+    public var description: String { "cannot \(operation) \(path): \(message)" }
+}
+
+/// A stored request as read back: valid, or kept but not usable (and why).
+public enum LoadedRequest: Sendable {
+    case valid(NotificationRequest)
+    /// Its stored form no longer decodes or validates.
+    case invalid(reason: String)
 }
 
 /// A pending request's place in time, as stored.
 public struct ScheduledTime: Hashable, Sendable {
     public var identifier: String
-    /// The next occurrence not yet handled, in nanoseconds since the epoch; nil: it never fires again.
-    public var nextFire: Int64?
-    /// The last occurrence handled (fired or recorded as missed), in seconds.
-    public var lastFired: UnixTime?
+    /// The next occurrence not yet handled; nil: it never fires again.
+    public var nextFire: Instant?
+    /// The last occurrence handled (fired or recorded as missed).
+    public var lastFired: Instant?
+    /// Why it is quarantined (kept, never fired), or nil.
+    public var quarantine: String?
 }
 
 /// The daemon's state in `directory` (`$XDG_STATE_HOME/chime` by default), in
-/// `chime.sqlite3` (mode 0600, schema version in `user_version`):
+/// `chime.sqlite3` (mode 0600, schema version in `user_version`). Every time in it is
+/// nanoseconds since the epoch (an `Instant`):
 ///
 /// - `pending`: each request as JSON with its next occurrence and the last one handled,
 ///   plus the title, label and zone `chime list` shows, so listing 100,000 alarms
-///   decodes none of them;
+///   decodes none of them; `quarantine` holds why a request is kept but never fired;
 /// - `delivered`: what is on screen, by notification id;
 /// - `missed`: occurrences that passed too long ago to show;
 /// - `held`: occurrences due while no notification server ran, shown when one appears;
 /// - `file_alarms`: the alarm file's alarms as last applied (`pending.origin` tells the
-///   file's alarms from those added on the command line or over D-Bus).
+///   file's alarms from those added on the command line or over D-Bus);
+/// - `suspects`: requests the daemon was firing when it crashed, and how often;
+/// - `meta`: the sequence the daemon makes identifiers from.
 ///
 /// Only the queue of (identifier, next fire) lives in the daemon's memory; a
-/// request is read when it fires. A file that is not a database, or a damaged
-/// one, is moved aside (`chime.sqlite3.corrupt-<unixtime>`) and reported, and
-/// the daemon starts empty.
+/// request is read (and checked again) when it fires. A file that is not a database,
+/// or a damaged one, is moved aside (`chime.sqlite3.corrupt-<unixtime>`) and
+/// reported, and the daemon starts empty.
 public final class Store {
     public let directory: String
     public let path: String
@@ -47,8 +84,9 @@ public final class Store {
     private var database: Database
     private var inTransaction = false
 
-    /// The schema version this chime reads and writes (1: before the alarm file; opened, it becomes 2).
-    public static let schemaVersion: Int64 = 2
+    /// The schema version this chime reads and writes. 1: before the alarm file; 2: times in
+    /// seconds but for the next fire; 3: every time in nanoseconds, quarantine, identifiers.
+    public static let schemaVersion: Int64 = 3
     public static let fileName = "chime.sqlite3"
 
     /// The default directory: `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`.
@@ -61,36 +99,34 @@ public final class Store {
     }
 
     /// Opens (creating if needed) the store in `directory`.
-    public init(directory: String, now: UnixTime) throws(StoreError) {
+    public init(directory: String, now: Instant) throws(StoreError) {
         self.directory = directory
         path = directory + "/" + Self.fileName
         try Self.makeDirectory(directory)
         do {
             database = try Self.open(path)
         } catch let error where error.isCorruption {
-            let aside = path + ".corrupt-\(now)"
+            let aside = path + ".corrupt-\(now.seconds)"
             for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
             guard rename(path, aside) == 0 else {
-                throw StoreError("\(path) is corrupt and cannot be moved aside: \(Self.reason())")
+                throw StoreError("move aside the corrupt store", path: path, SystemError.last("rename", context: aside))
             }
             warnings.append("\(path) was not a readable store (\(error.message)); moved it to \(aside) and started empty")
-            do { database = try Self.open(path) } catch { throw StoreError("\(error)") }
+            do { database = try Self.open(path) } catch { throw StoreError("open", path: path, error.message, cause: .sqlite(error.code)) }
         } catch {
-            throw StoreError("\(error)")
+            throw StoreError("open", path: path, error.message, cause: .sqlite(error.code))
         }
     }
-
-    static func reason() -> String { String(cString: strerror(errno)) }
 
     static func makeDirectory(_ path: String) throws(StoreError) {
         var built = ""
         for component in path.split(separator: "/") {
             built += "/" + component
             if mkdir(built, 0o700) != 0 && errno != EEXIST {
-                throw StoreError("cannot create \(built): \(reason())")
+                throw StoreError("create the directory", path: built, SystemError.last("mkdir"))
             }
         }
-        guard access(path, W_OK) == 0 else { throw StoreError("cannot write to \(path): \(reason())") }
+        guard access(path, W_OK) == 0 else { throw StoreError("write to", path: path, SystemError.last("access")) }
     }
 
     /// The alarm file's alarms as last applied: each definition (its request without the
@@ -100,6 +136,12 @@ public final class Store {
             identifier TEXT PRIMARY KEY NOT NULL,
             definition TEXT NOT NULL
         ) WITHOUT ROWID;
+        """
+
+    /// What schema 3 added to schema 2.
+    private static let schema3Tables = """
+        CREATE TABLE IF NOT EXISTS suspects(identifier TEXT PRIMARY KEY NOT NULL, crashes INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
         """
 
     private static func open(_ path: String) throws(DatabaseError) -> Database {
@@ -128,7 +170,8 @@ public final class Store {
                     title TEXT NOT NULL,
                     label TEXT NOT NULL,
                     time_zone TEXT,
-                    origin INTEGER NOT NULL DEFAULT 0
+                    origin INTEGER NOT NULL DEFAULT 0,
+                    quarantine TEXT
                 ) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS pending_by_time ON pending(next_fire);
                 CREATE TABLE IF NOT EXISTS delivered(
@@ -147,16 +190,24 @@ public final class Store {
                     PRIMARY KEY(identifier, due)
                 ) WITHOUT ROWID;
                 \(fileAlarmsTable)
+                \(schema3Tables)
                 PRAGMA user_version = \(schemaVersion);
                 COMMIT;
                 """)
-        } else if version == 1 {
+        } else if version < 3 {
             // Schema 1 had no alarm file: every pending alarm came from the command line or D-Bus.
+            let schema2 = version == 1 ? "ALTER TABLE pending ADD COLUMN origin INTEGER NOT NULL DEFAULT 0;\n\(fileAlarmsTable)" : ""
+            // Schema 2 kept every time but the next fire in seconds.
             try database.executeScript("""
                 BEGIN;
-                ALTER TABLE pending ADD COLUMN origin INTEGER NOT NULL DEFAULT 0;
-                \(fileAlarmsTable)
-                PRAGMA user_version = 2;
+                \(schema2)
+                ALTER TABLE pending ADD COLUMN quarantine TEXT;
+                UPDATE pending SET last_fired = last_fired * 1000000000 WHERE last_fired IS NOT NULL;
+                UPDATE delivered SET date = date * 1000000000;
+                UPDATE missed SET due = due * 1000000000, recorded = recorded * 1000000000;
+                UPDATE held SET due = due * 1000000000;
+                \(schema3Tables)
+                PRAGMA user_version = 3;
                 COMMIT;
                 """)
         }
@@ -168,7 +219,7 @@ public final class Store {
     // MARK: - Writing
 
     private func run(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) {
-        do { try database.execute(sql, values) } catch { throw StoreError("cannot write \(path): \(error.message)") }
+        do { try database.execute(sql, values) } catch { throw StoreError("write", path: path, error.message, cause: .sqlite(error.code)) }
     }
 
     /// How a transaction reaches the disk.
@@ -199,30 +250,35 @@ public final class Store {
         }
     }
 
-    /// Adds or replaces a request with its next occurrence (nanoseconds); its history starts over.
+    static func encode(_ request: NotificationRequest) throws(StoreError) -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        } catch {
+            throw StoreError("encode a request for", path: request.identifier, "\(error)", cause: .encoding)
+        }
+    }
+
+    /// Adds or replaces a request with its next occurrence; its history starts over.
     /// `json`, when given, is `request` already encoded.
-    public func add(_ request: NotificationRequest, nextFire: Int64?, origin: AlarmOrigin = .commandLine,
+    public func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin = .commandLine,
                     json encoded: String? = nil) throws(StoreError) {
         let json: String
-        do {
-            json = try encoded ?? String(decoding: JSONEncoder().encode(request), as: UTF8.self)
-        } catch {
-            throw StoreError("cannot encode \(request.identifier): \(error)")
-        }
+        if let encoded { json = encoded } else { json = try Self.encode(request) }
         try write { () throws(StoreError) in
             try run("DELETE FROM held WHERE identifier = ?", [.text(request.identifier)])
+            try run("DELETE FROM suspects WHERE identifier = ?", [.text(request.identifier)])
             try run("""
-                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin)
-                VALUES (?, ?, ?, NULL, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine)
+                VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL)
                 """,
-                [.text(request.identifier), .text(json), .optional(nextFire), .text(request.content.title),
+                [.text(request.identifier), .text(json), .instant(nextFire), .text(request.content.title),
                  .text(request.content.label), request.trigger.timeZone.map(SQLValue.text) ?? .null,
                  .integer(origin == .file ? 1 : 0)])
         }
     }
 
     /// Adds many requests in one transaction (a bulk import).
-    public func add(contentsOf requests: [(request: NotificationRequest, nextFire: Int64?)]) throws(StoreError) {
+    public func add(contentsOf requests: [(request: NotificationRequest, nextFire: Instant?)]) throws(StoreError) {
         try write { () throws(StoreError) in
             for (request, next) in requests { try add(request, nextFire: next) }
         }
@@ -237,6 +293,7 @@ public final class Store {
                 try run("DELETE FROM pending WHERE identifier = ?", [.text(identifier)])
                 if database.changes > 0 { removed.append(identifier) }
                 try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
+                try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
             }
         }
         return removed
@@ -250,9 +307,62 @@ public final class Store {
         try read("SELECT identifier FROM pending WHERE origin = 0") { removed.append($0.text(0)) }
         try write { () throws(StoreError) in
             try run("DELETE FROM held WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
+            try run("DELETE FROM suspects WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM pending WHERE origin = 0")
         }
         return removed
+    }
+
+    /// The next number of the sequence identifiers are made from (kept across restarts).
+    public func nextSequenceNumber() throws(StoreError) -> Int64 {
+        var value: Int64 = 1
+        try read("SELECT value FROM meta WHERE key = 'sequence'") { value = $0.integer(0) }
+        try run("INSERT OR REPLACE INTO meta(key, value) VALUES ('sequence', ?)", [.integer(value + 1)])
+        return value
+    }
+
+    /// Whether any request, pending or from the alarm file, has this identifier.
+    public func identifierInUse(_ identifier: String) throws(StoreError) -> Bool {
+        var found = false
+        try read("SELECT 1 FROM pending WHERE identifier = ?1 UNION ALL SELECT 1 FROM file_alarms WHERE identifier = ?1 LIMIT 1",
+                 [.text(identifier)]) { _ in found = true }
+        return found
+    }
+
+    // MARK: - Quarantine
+
+    /// Keeps a request but never fires it again (until it is replaced or cancelled), with why.
+    public func quarantine(_ identifier: String, reason: String) throws(StoreError) {
+        try write { () throws(StoreError) in
+            try run("UPDATE pending SET quarantine = ?, next_fire = NULL WHERE identifier = ?", [.text(reason), .text(identifier)])
+            try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
+            try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
+        }
+    }
+
+    /// Notes that the daemon crashed while firing `identifier`; returns how often it has.
+    public func recordCrash(whileFiring identifier: String) throws(StoreError) -> Int {
+        var crashes = 0
+        try write { () throws(StoreError) in
+            try run("INSERT INTO suspects(identifier, crashes) VALUES (?, 1) ON CONFLICT(identifier) DO UPDATE SET crashes = crashes + 1",
+                    [.text(identifier)])
+            try read("SELECT crashes FROM suspects WHERE identifier = ?", [.text(identifier)]) { crashes = Int($0.integer(0)) }
+        }
+        return crashes
+    }
+
+    /// Forgets earlier crashes while firing `identifier` (it has fired cleanly since).
+    public func clearCrashes(_ identifier: String) throws(StoreError) {
+        try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
+    }
+
+    /// Quarantined requests and why, by identifier.
+    public func quarantined() throws(StoreError) -> [(identifier: String, reason: String)] {
+        var list: [(String, String)] = []
+        try read("SELECT identifier, quarantine FROM pending WHERE quarantine IS NOT NULL ORDER BY identifier") {
+            list.append(($0.text(0), $0.text(1)))
+        }
+        return list
     }
 
     // MARK: - The alarm file's alarms
@@ -288,12 +398,12 @@ public final class Store {
         return origin
     }
 
-    /// Moves a request to its next occurrence (nanoseconds; nil: none), noting `handled` (seconds) as done.
-    public func setNextFire(_ identifier: String, _ next: Int64?, handled: UnixTime? = nil) throws(StoreError) {
+    /// Moves a request to its next occurrence (nil: none), noting `handled` as done.
+    public func setNextFire(_ identifier: String, _ next: Instant?, handled: Instant? = nil) throws(StoreError) {
         try run("""
             UPDATE pending SET next_fire = ?1, last_fired = max(coalesce(last_fired, ?2), coalesce(?2, last_fired))
-            WHERE identifier = ?3
-            """, [.optional(next), .optional(handled), .text(identifier)])
+            WHERE identifier = ?3 AND quarantine IS NULL
+            """, [.instant(next), .instant(handled), .text(identifier)])
     }
 
     public func recordDelivered(_ notification: DeliveredNotification) throws(StoreError) {
@@ -301,10 +411,10 @@ public final class Store {
         do {
             json = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
         } catch {
-            throw StoreError("cannot encode \(notification.identifier): \(error)")
+            throw StoreError("encode a delivery for", path: notification.identifier, "\(error)", cause: .encoding)
         }
         try run("INSERT OR REPLACE INTO delivered(identifier, server_id, date, content) VALUES (?, ?, ?, ?)",
-                [.text(notification.identifier), .integer(Int64(notification.serverID)), .integer(notification.date), .text(json)])
+                [.text(notification.identifier), .integer(Int64(notification.serverID)), .instant(notification.date), .text(json)])
     }
 
     public func removeDelivered(_ identifiers: [String]) throws(StoreError) {
@@ -317,31 +427,38 @@ public final class Store {
         try write { () throws(StoreError) in
             for occurrence in occurrences {
                 try run("INSERT OR IGNORE INTO missed(identifier, due, recorded) VALUES (?, ?, ?)",
-                        [.text(occurrence.identifier), .integer(occurrence.due), .integer(occurrence.recorded)])
+                        [.text(occurrence.identifier), .instant(occurrence.due), .instant(occurrence.recorded)])
             }
         }
     }
 
     /// Notes an occurrence due while no server ran.
-    public func hold(_ identifier: String, due: UnixTime) throws(StoreError) {
-        try run("INSERT OR IGNORE INTO held(identifier, due) VALUES (?, ?)", [.text(identifier), .integer(due)])
+    public func hold(_ identifier: String, due: Instant) throws(StoreError) {
+        try run("INSERT OR IGNORE INTO held(identifier, due) VALUES (?, ?)", [.text(identifier), .instant(due)])
     }
 
-    public func release(_ identifier: String, due: UnixTime) throws(StoreError) {
-        try run("DELETE FROM held WHERE identifier = ? AND due = ?", [.text(identifier), .integer(due)])
+    public func release(_ identifier: String, due: Instant) throws(StoreError) {
+        try run("DELETE FROM held WHERE identifier = ? AND due = ?", [.text(identifier), .instant(due)])
     }
 
     // MARK: - Reading
 
     private func read(_ sql: String, _ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws(StoreError) {
-        do { try database.query(sql, values, body) } catch { throw StoreError("cannot read \(path): \(error)") }
+        do {
+            try database.query(sql, values, body)
+        } catch let error as DatabaseError {
+            throw StoreError("read", path: path, error.message, cause: .sqlite(error.code))
+        } catch {
+            throw StoreError("read", path: path, "\(error)", cause: .encoding)
+        }
     }
 
     /// Every pending request's next and last occurrence (start-up builds its queue from these).
     public func scheduledTimes() throws(StoreError) -> [ScheduledTime] {
         var times: [ScheduledTime] = []
-        try read("SELECT identifier, next_fire, last_fired FROM pending") { row in
-            times.append(ScheduledTime(identifier: row.text(0), nextFire: row.optionalInteger(1), lastFired: row.optionalInteger(2)))
+        try read("SELECT identifier, next_fire, last_fired, quarantine FROM pending") { row in
+            times.append(ScheduledTime(identifier: row.text(0), nextFire: row.optionalInstant(1), lastFired: row.optionalInstant(2),
+                                       quarantine: row.optionalText(3)))
         }
         return times
     }
@@ -352,75 +469,66 @@ public final class Store {
         return count
     }
 
-    /// The pending request with this identifier.
-    public func request(withIdentifier identifier: String) throws(StoreError) -> NotificationRequest? {
-        var request: NotificationRequest?
+    /// The pending request with this identifier, decoded and checked against today's bounds
+    /// (`NotificationRequest.validate`): a stored request that no longer passes is `.invalid`.
+    public func loadRequest(_ identifier: String) throws(StoreError) -> LoadedRequest? {
+        var loaded: LoadedRequest?
         try read("SELECT request FROM pending WHERE identifier = ?", [.text(identifier)]) { row in
-            request = try row.withBytes(0) { try JSONDecoder().decode(NotificationRequest.self, from: Data($0)) }
+            loaded = row.withBytes(0) { bytes in
+                do {
+                    let request = try JSONDecoder().decode(NotificationRequest.self, from: Data(bytes))
+                    try request.validate()
+                    return .valid(request)
+                } catch let error as RequestError {
+                    return .invalid(reason: "its stored form no longer passes: \(error)")
+                } catch {
+                    return .invalid(reason: "its stored form cannot be read: \(error)")
+                }
+            }
         }
-        return request
+        return loaded
+    }
+
+    /// The pending request with this identifier, if it is there and valid.
+    public func request(withIdentifier identifier: String) throws(StoreError) -> NotificationRequest? {
+        if case .valid(let request)? = try loadRequest(identifier) { return request }
+        return nil
     }
 
     public func scheduledTime(of identifier: String) throws(StoreError) -> ScheduledTime? {
         var time: ScheduledTime?
-        try read("SELECT next_fire, last_fired FROM pending WHERE identifier = ?", [.text(identifier)]) { row in
-            time = ScheduledTime(identifier: identifier, nextFire: row.optionalInteger(0), lastFired: row.optionalInteger(1))
+        try read("SELECT next_fire, last_fired, quarantine FROM pending WHERE identifier = ?", [.text(identifier)]) { row in
+            time = ScheduledTime(identifier: identifier, nextFire: row.optionalInstant(0), lastFired: row.optionalInstant(1),
+                                 quarantine: row.optionalText(2))
         }
         return time
     }
 
     private static let bySoonest = "ORDER BY next_fire IS NULL, next_fire, identifier"
 
-    /// Pending requests, soonest first (never-firing ones last), with their next fire in seconds.
-    public func pendingRequests() throws(StoreError) -> [PendingRequest] {
-        var list: [PendingRequest] = []
-        let decoder = JSONDecoder()
-        try read("SELECT request, next_fire FROM pending \(Self.bySoonest)") { row in
-            let request = try row.withBytes(0) { try decoder.decode(NotificationRequest.self, from: Data($0)) }
-            list.append(PendingRequest(request: request, nextFire: row.optionalInteger(1).map { $0 / 1_000_000_000 }))
-        }
-        return list
-    }
-
-    /// What `chime list` shows of each pending request, soonest first, read without decoding any request.
+    /// What `chime list` shows of each pending request, soonest first, read without decoding
+    /// any request. Held occurrences and quarantine are read in the same pass.
     public func pendingSummaries() throws(StoreError) -> [PendingSummary] {
         var list: [PendingSummary] = []
-        try read("SELECT identifier, next_fire, title, label, time_zone, origin FROM pending \(Self.bySoonest)") { row in
+        try read("""
+            SELECT identifier, next_fire, title, label, time_zone, origin, quarantine,
+                   (SELECT min(due) FROM held WHERE held.identifier = pending.identifier)
+            FROM pending \(Self.bySoonest)
+            """) { row in
+            var state = AlarmState.scheduled
+            var note = ""
+            if let reason = row.optionalText(6) {
+                state = .quarantined
+                note = reason
+            } else if row.optionalInteger(7) != nil {
+                state = .held
+                note = "held for a notification server"
+            }
             list.append(PendingSummary(
-                identifier: row.text(0), nextFire: row.optionalInteger(1).map { $0 / 1_000_000_000 }, title: row.text(2),
-                label: row.text(3), timeZone: row.optionalText(4), origin: row.integer(5) == 1 ? .file : .commandLine))
+                identifier: row.text(0), nextFire: row.optionalInstant(1), title: row.text(2), label: row.text(3),
+                timeZone: row.optionalText(4), origin: row.integer(5) == 1 ? .file : .commandLine, state: state, note: note))
         }
         return list
-    }
-
-    /// The same list as JSON (`[PendingSummary]`), written straight from the rows: listing
-    /// 100,000 alarms builds no Swift value per alarm.
-    public func pendingSummariesJSON(limit: Int) throws(StoreError) -> [UInt8]? {
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        var tooLarge = false
-        try read("SELECT identifier, next_fire, title, label, time_zone, origin FROM pending \(Self.bySoonest)") { row in
-            guard !tooLarge else { return }
-            if out.count > 1 { out.append(UInt8(ascii: ",")) }
-            out += #"{"identifier":"#.utf8
-            row.withBytes(0) { appendJSONString($0, to: &out) }
-            if let next = row.optionalInteger(1) {
-                out += #","nextFire":"#.utf8
-                out += String(next / 1_000_000_000).utf8
-            }
-            out += #","title":"#.utf8
-            row.withBytes(2) { appendJSONString($0, to: &out) }
-            out += #","label":"#.utf8
-            row.withBytes(3) { appendJSONString($0, to: &out) }
-            if row.optionalText(4) != nil {
-                out += #","timeZone":"#.utf8
-                row.withBytes(4) { appendJSONString($0, to: &out) }
-            }
-            if row.integer(5) == 1 { out += #","origin":"file""#.utf8 }
-            out.append(UInt8(ascii: "}"))
-            if out.count > limit { tooLarge = true }
-        }
-        out.append(UInt8(ascii: "]"))
-        return tooLarge ? nil : out
     }
 
     public func deliveredNotifications() throws(StoreError) -> [DeliveredNotification] {
@@ -431,9 +539,11 @@ public final class Store {
         var list: [DeliveredNotification] = []
         let decoder = JSONDecoder()
         try read("SELECT identifier, server_id, date, content FROM delivered \(condition) ORDER BY date, identifier", values) { row in
-            let content = try row.withBytes(3) { try decoder.decode(NotificationContent.self, from: Data($0)) }
+            // A record this chime cannot read is still a popup on screen: listed by its title.
+            let content = (try? row.withBytes(3) { try decoder.decode(NotificationContent.self, from: Data($0)) })
+                ?? NotificationContent(title: row.text(0))
             list.append(DeliveredNotification(identifier: row.text(0), serverID: UInt32(truncatingIfNeeded: row.integer(1)),
-                                              date: row.integer(2), content: content))
+                                              date: row.instant(2), content: content))
         }
         return list
     }
@@ -449,15 +559,15 @@ public final class Store {
     public func missedOccurrences() throws(StoreError) -> [MissedOccurrence] {
         var list: [MissedOccurrence] = []
         try read("SELECT identifier, due, recorded FROM missed ORDER BY due, identifier") { row in
-            list.append(MissedOccurrence(identifier: row.text(0), due: row.integer(1), recorded: row.integer(2)))
+            list.append(MissedOccurrence(identifier: row.text(0), due: row.instant(1), recorded: row.instant(2)))
         }
         return list
     }
 
     /// Occurrences held for a notification server, oldest first.
-    public func held() throws(StoreError) -> [(identifier: String, due: UnixTime)] {
-        var list: [(String, UnixTime)] = []
-        try read("SELECT identifier, due FROM held ORDER BY due, identifier") { list.append(($0.text(0), $0.integer(1))) }
+    public func held() throws(StoreError) -> [(identifier: String, due: Instant)] {
+        var list: [(String, Instant)] = []
+        try read("SELECT identifier, due FROM held ORDER BY due, identifier") { list.append(($0.text(0), $0.instant(1))) }
         return list
     }
 
@@ -466,4 +576,14 @@ public final class Store {
         try read("SELECT 1 FROM held WHERE identifier = ? LIMIT 1", [.text(identifier)]) { _ in found = true }
         return found
     }
+}
+
+// Instants as the store keeps them: INTEGER nanoseconds since the epoch.
+extension SQLValue {
+    static func instant(_ value: Instant?) -> SQLValue { value.map { .integer($0.nanosecondsSinceEpoch) } ?? .null }
+}
+
+extension Row {
+    func instant(_ column: Int32) -> Instant { Instant(nanosecondsSinceEpoch: integer(column)) }
+    func optionalInstant(_ column: Int32) -> Instant? { optionalInteger(column).map(Instant.init(nanosecondsSinceEpoch:)) }
 }

@@ -11,10 +11,10 @@
 public enum Rule: Hashable, Sendable {
     /// A wall-clock rule (the human forms compile to one of these).
     case calendar(CalendarExpression)
-    /// `seconds` after the moment the rule was set; with `repeats`, every `seconds` from then on.
-    case interval(seconds: Int64, repeats: Bool)
+    /// `span` after the moment the rule was set; with `repeats`, every `span` from then on.
+    case interval(TimeSpan, repeats: Bool)
     /// One absolute instant.
-    case instant(UnixTime)
+    case instant(Instant)
 
     /// Parses any text form; errors point at the offending part of `text`.
     public init(parsing text: String) throws(RuleError) {
@@ -25,24 +25,39 @@ public enum Rule: Hashable, Sendable {
         }
     }
 
-    /// The next time the rule fires strictly after `time`. `anchor` is when an interval
-    /// rule was set; a non-repeating rule fires only at its first time after the anchor.
-    public func nextFire(after time: UnixTime, anchor: UnixTime, repeats: Bool = true, in zone: Zone) -> UnixTime? {
+    /// The next time the rule fires strictly after `time`, or nil when it never does again
+    /// (nothing after `Instant.latest` counts). `anchor` is when the rule was set: an
+    /// interval counts from it, and a non-repeating rule fires only at its first time after it.
+    ///
+    /// This is where calendar arithmetic, which works in whole seconds, meets instants:
+    /// wall-clock rules fire on the second.
+    public func nextFire(after time: Instant, anchor: Instant, repeats: Bool = true, in zone: Zone) -> Instant? {
+        let next: Instant?
         switch self {
         case .instant(let t):
-            return t > time ? t : nil
-        case .interval(let seconds, let again):
-            guard seconds > 0 else { return nil }
-            let first = anchor + seconds
-            if first > time { return first }
-            guard again && repeats else { return nil }
-            let steps = (time - first) / seconds + 1
-            return first + steps * seconds
+            next = t > time ? t : nil
+        case .interval(let span, let again):
+            guard span > .zero else { return nil }
+            let first = anchor + span
+            if first > time {
+                next = first
+            } else if again && repeats {
+                let steps = (time - first).nanoseconds / span.nanoseconds + 1
+                next = first + span * steps
+            } else {
+                next = nil
+            }
         case .calendar(let expression):
-            if repeats { return expression.nextElapse(after: time, in: zone) }
-            guard let only = expression.nextElapse(after: anchor, in: zone) else { return nil }
-            return only > time ? only : nil
+            if repeats {
+                next = expression.nextElapse(after: time.seconds, in: zone).map { Instant(seconds: $0) }
+            } else {
+                // The first time after the anchor, if that is still ahead.
+                let only = expression.nextElapse(after: anchor.seconds, in: zone).map { Instant(seconds: $0) }
+                next = only.flatMap { $0 > time ? $0 : nil }
+            }
         }
+        guard let next, next <= Instant.latest else { return nil }
+        return next
     }
 
     /// Whether the rule fires more than once.
@@ -125,7 +140,7 @@ enum HumanRule {
             }
             let start = words[1].offset
             let seconds = try duration(source.text(start..<units.count).lowercased(), offset: start)
-            return .interval(seconds: seconds, repeats: firstText == "every")
+            return .interval(.seconds(seconds), repeats: firstText == "every")
         }
         // [days] TIME [days] [zone], or DATE TIME [zone]
         var days: UInt8 = 0
@@ -191,6 +206,8 @@ enum HumanRule {
             let start = i
             var value = 0
             while i < word.range.upperBound, isDigit(units[i]) {
+                // A run longer than any field is not this shape: stop before the value can overflow.
+                guard i - start < 4 else { return nil }
                 value = value * 10 + Int(units[i] - UInt8(ascii: "0"))
                 i += 1
             }
@@ -309,7 +326,7 @@ enum HumanRule {
             default:
                 throw RuleError("unknown duration unit '\(unit)' (use s, m, h, d or w)", at: offset + unitStart, length: unit.count)
             }
-            total += value * scale
+            total = total.saturatingAdd(value * scale)  // each term is at most 10,000,000 w
             sawAny = true
         }
         guard sawAny, total > 0 else { throw RuleError("the duration must be longer than 0 s", at: offset, length: characters.count) }
@@ -320,6 +337,6 @@ enum HumanRule {
 /// A duration as chime writes it everywhere ("90s", "5m", "1h30m", "2 hours"), in seconds;
 /// nil when the text is not one. The same grammar as `in 5m`.
 public func parseDuration(_ text: String) -> Int64? {
-    guard case .interval(let seconds, _)? = try? Rule(parsing: "in " + text) else { return nil }
-    return seconds
+    guard case .interval(let span, _)? = try? Rule(parsing: "in " + text) else { return nil }
+    return span.seconds
 }

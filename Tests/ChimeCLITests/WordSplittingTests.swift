@@ -38,7 +38,7 @@ import TestSupport
         let cases: [([String], String)] = [
             (["in", "5m", "--body-command", "echo 'open", "T"], "chime: --body-command: a single quote is not closed\n"),
             (["in", "5m", "--body-timeout", "3s", "T"], "chime: --body-timeout needs --body-command\n"),
-            (["in", "5m", "--body-command", "date", "--body-timeout", "2m", "T"], "chime: --body-timeout 2m: between 1s and 60s\n"),
+            (["in", "5m", "--body-command", "date", "--body-timeout", "2m", "T"], "chime: --body-timeout 2m: must be 1s-1m, got 2m\n"),
             (["in", "5m", "--expire", "soon", "T"], "chime: --expire soon: use a duration such as 5m or 90s\n"),
             (["in", "5m", "--grace", "0s", "T"], "chime: --grace 0s: use a duration such as 5m or 90s\n"),
         ]

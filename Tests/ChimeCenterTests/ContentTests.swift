@@ -2,12 +2,13 @@ import ChimeCenter
 import Foundation
 import Notifications
 import Testing
+import TestSupport
 import Timekeeping
 
 @Suite struct ContentTests {
     static let full = NotificationContent(
         title: "Homeroom", subtitle: "16:35", body: "Check the <guidance> list & more", label: "homeroom", sound: .named("bell"),
-        urgency: .critical, icon: "alarm", category: "x-chime.alarm", actions: [.snooze, .dismiss], expiry: .seconds(30),
+        urgency: .critical, icon: "alarm", category: "x-chime.alarm", actions: [.snooze, .dismiss], expiry: .after(.seconds(30)),
         bodyIsMarkup: false, userInfo: ["room": "4b"])
 
     func roundTrip<T: Codable & Equatable>(_ value: T) throws -> T {
@@ -19,7 +20,7 @@ import Timekeeping
         for sound in [Sound.default, .named("bell"), .file("/x.oga")] {
             #expect(try roundTrip(sound) == sound)
         }
-        for expiry in [NotificationContent.Expiry.serverDefault, .never, .seconds(5)] {
+        for expiry in [NotificationContent.Expiry.serverDefault, .never, .after(.seconds(5))] {
             var content = NotificationContent(title: "x")
             content.expiry = expiry
             #expect(try roundTrip(content) == content)
@@ -45,8 +46,8 @@ import Timekeeping
         let old = Data(#"{"identifier":"eggs","content":{"title":"Wait!","body":"Your eggs are almost done!","future":1},"trigger":{"kind":"interval","seconds":300,"anchor":5}}"#.utf8)
         let request = try JSONDecoder().decode(NotificationRequest.self, from: old)
         #expect(request.content == NotificationContent(title: "Wait!", body: "Your eggs are almost done!"))
-        #expect(request.trigger.nextFireDate(after: 5) == 305)
-        #expect(request.trigger.nextFireDate(after: 305) == nil)
+        #expect(request.trigger.nextFire(after: 5) == 305)
+        #expect(request.trigger.nextFire(after: 305) == nil)
         let bad = Data(#"{"kind":"calendar","rule":"16:65"}"#.utf8)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Trigger.self, from: bad) }
     }
@@ -54,9 +55,9 @@ import Timekeeping
     @Test func triggersRecomputeFromTheRule() throws {
         let weekday = try Trigger(parsing: "16:35 mon-fri", timeZone: "Europe/Berlin", anchor: 0)
         let berlin = try Zone.named("Europe/Berlin")
-        let friday = CivilTime(year: 2026, month: 11, day: 20, hour: 17).localSeconds - 3600
-        let next = try #require(weekday.nextFireDate(after: friday))
-        #expect(berlin.civil(at: next) == CivilTime(year: 2026, month: 11, day: 23, hour: 16, minute: 35))
+        let friday = Instant(seconds: CivilTime(year: 2026, month: 11, day: 20, hour: 17).localSeconds - 3600)
+        let next = try #require(weekday.nextFire(after: friday))
+        #expect(berlin.civil(at: next.seconds) == CivilTime(year: 2026, month: 11, day: 23, hour: 16, minute: 35))
     }
 }
 

@@ -2,6 +2,7 @@ import ChimeCenter
 import ChimeDaemon
 import DBus
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 import Timekeeping
@@ -20,7 +21,7 @@ import Timekeeping
 
     func request(_ id: String, _ rule: String, title: String = "Alarm") throws -> NotificationRequest {
         NotificationRequest(identifier: id, content: NotificationContent(title: title, body: "body"),
-                            trigger: try Trigger(parsing: rule, timeZone: "UTC", anchor: Int64(time(nil))))
+                            trigger: try Trigger(parsing: rule, timeZone: "UTC", anchor: WallClock.system.now()))
     }
 
     @Test func anEggTimerReachesTheServerOnTime() throws {
@@ -41,7 +42,7 @@ import Timekeeping
         #expect(arrived.timeIntervalSince(due) < 1.5)
         // A one-off leaves the pending list once it fired.
         #expect(try center().pendingNotificationRequests().isEmpty)
-        #expect(try center().deliveredNotifications().map(\.content.title) == ["Wait!"])
+        #expect(try center().deliveredNotifications().map(\.title) == ["Wait!"])
     }
 
     @Test func alarmsSurviveARestartAndACrash() throws {
@@ -142,39 +143,108 @@ import Timekeeping
         #expect(badRule.stderr == "chime: 16:65: minute 65 is out of range 0-59\n")
         let unknown = try runChime(["cancel", "ghost"], environment: bus.environment())
         #expect(unknown.status == 6)
+        daemon.stop()
         let unusable = try runChime(["daemon", "--state-dir", "/dev/null/chime"], environment: bus.environment())
         #expect(unusable.status == 71)
-        #expect(unusable.stderr.hasPrefix("chime: cannot open the state: cannot create /dev/null/chime"))
+        #expect(unusable.stderr.hasPrefix("chime: cannot open the state: cannot create the directory /dev/null/chime"))
     }
 
     @Test func withoutADaemonTheCLISaysHowToStartOne() throws {
         defer { bus.stop() }
         let result = try runChime(["list"], environment: bus.environment())
         #expect(result.status == 67)
-        #expect(result.stderr == "chime: the chime daemon is not running; start it with `chime daemon &`\n")
+        #expect(result.stderr == "chime: the chime daemon is not running; start it with `chime daemon &` (or `systemctl --user start chime`)\n")
     }
 
-    @Test func theInterfaceIsIntrospectableForBusctlAndGdbus() throws {
+    @Test func theDaemonServesExactlyTheInterfaceInTheRepository() throws {
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
         let connection = try bus.connect()
         let xml = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: .introspectable,
                                       member: "Introspect").first?.stringValue ?? ""
-        #expect(xml.contains("<interface name=\"org.chime.Scheduler1\">"))
-        #expect(xml.contains("<method name=\"Schedule\">"))
-        // What `gdbus call ... org.chime.Scheduler1.Schedule '' 'in 1h' 'Tea' ''` does:
-        let reply = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
-                                        member: "Schedule", arguments: [.string(""), .string("in 1h"), .string("Tea"), .string("")])
-        #expect(reply.count == 2)
-        do {
-            _ = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
-                                    member: "Add", arguments: [.string("{not json")])
-            Issue.record("bad JSON accepted")
-        } catch let error as DBusError {
-            #expect(error.name.rawValue == "org.chime.Scheduler.Error.InvalidRequest")
+        let file = try String(contentsOf: repositoryRoot.appendingPathComponent("packaging/org.chime.Scheduler1.xml"), encoding: .utf8)
+        let served = try #require(interfaceElement(xml, "org.chime.Scheduler1"))
+        let documented = try #require(interfaceElement(file, "org.chime.Scheduler1"))
+        #expect(served == documented)
+    }
+
+    @Test func everyDoorRefusesWhatCanNeverFire() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let past = try runChime(["at", "2020-01-01 10:00", "x"], environment: bus.environment())
+        #expect(past.status == 64)
+        #expect(past.stderr == "chime: \"2020-01-01 10:00\": 2020-01-01 10:00:00 is in the past\n")
+        let huge = try runChime(["in", "2s", "--expire", "15000w", "x"], environment: bus.environment())
+        #expect(huge.status == 64)
+        #expect(huge.stderr == "chime: --expire 15000w: must be 1s-1d, got 15000w\n")
+        let snooze = try runChime(["in", "2s", "--snooze", "15000w", "x"], environment: bus.environment())
+        #expect(snooze.stderr == "chime: --snooze 15000w: must be 1s-1w, got 15000w\n")
+        let emptyID = try runChime(["in", "2s", "--id", "", "x"], environment: bus.environment())
+        #expect(emptyID.status == 64)
+        #expect(try center().pendingSummaries().isEmpty)
+        // Over D-Bus, the same checks answer with documented error names.
+        let connection = try bus.connect()
+        func add(_ pairs: [(String, Value)]) throws -> [Value] {
+            try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
+                                member: "Add", arguments: [.vardict(pairs)])
         }
+        for (pairs, name) in [
+            ([("title", Value.string("x")), ("rule", .string("2020-01-01 10:00"))], "org.chime.Scheduler.Error.NeverFires"),
+            ([("title", .string("x")), ("rule", .string("in 5m")), ("expire", .int64(.max))], "org.chime.Scheduler.Error.InvalidRequest"),
+            ([("title", .string("x")), ("rule", .string("in 5m")), ("time-zone", .string("../../etc/passwd"))], "org.chime.Scheduler.Error.InvalidRequest"),
+        ] {
+            do {
+                _ = try add(pairs)
+                Issue.record("\(pairs) accepted")
+            } catch let error as DBusError {
+                #expect(error.name.rawValue == name, "\(error)")
+            }
+        }
+        let reply = try add([("title", .string("Tea")), ("rule", .string("in 1h"))])
+        #expect(reply.first?.stringValue?.hasPrefix("timer-") == true)
+        #expect(daemon.isRunning)
+    }
+
+    @Test func identifiersChimeMakesNeverCollide() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        // 100 `chime in` at once, in the same second, none with --id: 100 alarms.
+        let statuses = Mutex([Int32]())
+        let environment = bus.environment()
+        DispatchQueue.concurrentPerform(iterations: 100) { i in
+            let status = (try? runChime(["in", "1h", "Tea \(i)"], environment: environment))?.status ?? -1
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0 } == Array(repeating: 0, count: 100))
+        let pending = try center().pendingSummaries()
+        #expect(pending.count == 100)
+        #expect(Set(pending.map(\.identifier)).count == 100)
+        // Only an explicit --id replaces.
+        _ = try runChime(["in", "1h", "--id", "tea", "First"], environment: bus.environment())
+        _ = try runChime(["in", "2h", "--id", "tea", "Second"], environment: bus.environment())
+        #expect(try center().pendingSummaries().filter { $0.identifier == "tea" }.map(\.title) == ["Second"])
+        // Identifiers stay unique across a restart (the sequence is in the store).
+        let before = Set(try center().pendingSummaries().map(\.identifier))
+        daemon.stop()
+        let again = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { again.stop() }
+        let added = try center().add(NotificationRequest(identifier: "", content: NotificationContent(title: "After"),
+                                                         trigger: try Trigger(parsing: "in 1h", anchor: WallClock.system.now())))
+        #expect(!before.contains(added.identifier))
     }
 }
+
+/// The `<interface name="…">…</interface>` element of an introspection document, with
+/// whitespace between tags removed.
+func interfaceElement(_ xml: String, _ name: String) -> String? {
+    guard let start = xml.range(of: "<interface name=\"\(name)\">"),
+        let end = xml.range(of: "</interface>", range: start.upperBound..<xml.endIndex)
+    else { return nil }
+    return xml[start.lowerBound..<end.upperBound].split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+}
+
+/// The repository this test was built from.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Rings, snoozes and dismissals driven by the server's signals, with real time a few seconds ahead.
 @Suite struct RingingTests {
@@ -202,8 +272,8 @@ import Timekeeping
                                                       trigger: try Trigger(parsing: "\(today) *-*-* \(clock) UTC", anchor: 0)))
         let off = try center().add(NotificationRequest(identifier: "off", content: NotificationContent(title: "Not today"),
                                                        trigger: try Trigger(parsing: "\(otherDays) *-*-* \(clock) UTC", anchor: 0)))
-        #expect(on == soon)
-        #expect((off ?? 0) >= soon + 86_400)
+        #expect(on.nextFire == Instant(seconds: soon))
+        #expect(off.nextFire >= Instant(seconds: soon + 86_400))
         let calls = recorder.waitForCalls(1, timeout: 8)
         usleep(500_000)
         #expect(recorder.calls.map(\.summary) == ["Today"])
@@ -217,7 +287,7 @@ import Timekeeping
         var content = NotificationContent(title: "Wake up", actions: [.snooze, .dismiss])
         content.snooze = 1
         try center().add(NotificationRequest(identifier: "wake", content: content,
-                                             trigger: Trigger.timeInterval(1, anchor: Int64(time(nil)))))
+                                             trigger: Trigger.timeInterval(1, anchor: WallClock.system.now())))
         let calls = recorder.waitForCalls(2, timeout: 8)
         try #require(calls.count >= 2)
         #expect(calls[0].summary == "Wake up" && calls[1].summary == "Wake up")
@@ -230,7 +300,7 @@ import Timekeeping
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try center().add(NotificationRequest(identifier: "pomodoro", content: NotificationContent(title: "Break", actions: [.dismiss, .snooze]),
-                                             trigger: Trigger.timeInterval(1, repeats: true, anchor: Int64(time(nil)))))
+                                             trigger: Trigger.timeInterval(1, repeats: true, anchor: WallClock.system.now())))
         let calls = recorder.waitForCalls(2, timeout: 8)
         try #require(calls.count >= 2)
         #expect(!recorder.closedIDs.isEmpty)
@@ -242,7 +312,7 @@ import Timekeeping
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
         try center().add(NotificationRequest(identifier: "late", content: NotificationContent(title: "Held"),
-                                             trigger: Trigger.timeInterval(1, anchor: Int64(time(nil)))))
+                                             trigger: Trigger.timeInterval(1, anchor: WallClock.system.now())))
         first.stop()
         usleep(2_000_000)
         let second = try RecordingServer(address: bus.address)
@@ -267,5 +337,104 @@ import Timekeeping
         let again = try runChime(["close", "tea"], environment: bus.environment())
         #expect(again.status == 6)
         #expect(again.stderr == "chime: not delivered: tea; see chime delivered\n")
+    }
+}
+
+/// One request that crashes the daemon costs that request alone.
+@Suite struct QuarantineTests {
+    let bus: PrivateBus
+    let state: String
+
+    init() throws {
+        bus = try PrivateBus()
+        state = bus.directory.appendingPathComponent("state").path
+    }
+
+    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
+
+    func request(_ id: String, in seconds: Int64) throws -> NotificationRequest {
+        NotificationRequest(identifier: id, content: NotificationContent(title: id),
+                            trigger: try Trigger(parsing: "in \(seconds)s", anchor: WallClock.system.now()))
+    }
+
+    /// Waits for a daemon that is meant to crash to die.
+    func waitForExit(_ daemon: DaemonProcess, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !daemon.isRunning { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    @Test func aRequestThatCrashesTheDaemonTwiceIsQuarantinedAndTheRestFireOnTime() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop(); bus.stop() }
+        let crashing = ["CHIME_TEST_CRASH_FIRING": "victim"]
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: crashing)
+        try center().add(try request("victim", in: 1))
+        try center().add(try request("control", in: 6))
+        // It crashes firing the victim, and again when a restart (systemd's Restart=on-failure) catches up.
+        #expect(waitForExit(daemon))
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: crashing)
+        #expect(waitForExit(daemon))
+        // The third start quarantines it and goes on.
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: crashing)
+        defer { daemon.stop() }
+        let calls = recorder.waitForCalls(1, timeout: 10)
+        #expect(calls.map(\.summary) == ["control"])
+        #expect(daemon.isRunning)
+        let list = try runChime(["list"], environment: bus.environment())
+        #expect(list.stdout.contains("victim  never  victim  QUARANTINED: the daemon crashed twice while firing it"))
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("Quarantined:    1 alarm kept but not fired"))
+        #expect(try runChime(["cancel", "victim"], environment: bus.environment()).status == 0)
+        #expect(try center().pendingSummaries().isEmpty)
+    }
+
+    @Test func aStoredRequestThatNoLongerValidatesIsQuarantinedNotFired() throws {
+        // What an older chime accepted and stored: an expiry of Int64.max seconds, which trapped
+        // at fire time and then at every start, in catch-up.
+        let store = try Store(directory: state, now: WallClock.system.now())
+        var bad = try request("overflow", in: 1)
+        bad.content.expiry = .after(.seconds(.max))
+        try store.add(bad, nextFire: WallClock.system.now() + .seconds(1))
+        try store.add(try request("fine", in: 2), nextFire: WallClock.system.now() + .seconds(2))
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let calls = recorder.waitForCalls(1, timeout: 8)
+        #expect(calls.map(\.summary) == ["fine"])
+        #expect(daemon.isRunning)
+        let summary = try center().pendingSummaries().first { $0.identifier == "overflow" }
+        #expect(summary?.state == .quarantined)
+        #expect(summary?.note.contains("expire: must be 1s-1d") == true)
+    }
+}
+
+/// docs/dbus-interface.md's examples, run as written against the real daemon.
+@Suite struct InterfaceDocumentationTests {
+    @Test func theBusctlAndGdbusExamplesRunAsWritten() throws {
+        let bus = try PrivateBus()
+        let state = bus.directory.appendingPathComponent("state").path
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let document = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/dbus-interface.md"), encoding: .utf8)
+        let block = try #require(document.components(separatedBy: "```sh\n").last?.components(separatedBy: "```").first)
+        let commands = block.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+            .map(String.init).filter { !$0.hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        #expect(commands.count == 5)
+        var outputs: [String] = []
+        for command in commands {
+            let result = try runProgram("/bin/sh", [Array("-c".utf8), Array(command.utf8)], environment: bus.environment())
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            outputs.append(result.stdout)
+        }
+        #expect(outputs[0].hasPrefix("sx \"timer-"))
+        #expect(outputs[1].hasPrefix("sx \"homeroom\""))
+        #expect(outputs[2].hasPrefix("('timer-"))
+        #expect(outputs[3].contains("\"homeroom\"") && outputs[3].contains("\"Stretch\""))
+        #expect(outputs[4] == "as 1 \"homeroom\"\n")
+        #expect(try UserNotificationCenter(connection: bus.connect()).pendingSummaries().map(\.title).sorted() == ["Stretch", "Tea"])
     }
 }

@@ -45,7 +45,7 @@ import Timekeeping
         _ = try chime(["in", "1s", "--id", "failing", "--body-command", "sh -c 'echo partial; exit 3'", "Failing", "static"])
         _ = try chime(["in", "1s", "--id", "slow", "--body-command", "sleep 30", "--body-timeout", "1s", "Slow", "static"])
         _ = try chime(["in", "1s", "--id", "missing", "--body-command", "/no/such/program", "Missing", "static"])
-        let anchor = Int64(time(nil))
+        let anchor = WallClock.system.now()
         var content = NotificationContent(title: "Chatty")
         content.bodyCommand = BodyCommand(arguments: ["seq", "1", "100000"], outputLimit: 10)
         try center().add(NotificationRequest(identifier: "chatty", content: content, trigger: .timeInterval(1, anchor: anchor)))

@@ -2,19 +2,23 @@ import ChimeDaemon
 import Foundation
 import Testing
 import TestSupport
+import Timekeeping
+
+/// An instant `n` nanoseconds after the epoch.
+private func ns(_ n: Int64) -> Instant { Instant(nanosecondsSinceEpoch: n) }
 
 @Suite struct OccurrenceQueueTests {
     @Test func firesInOrderAndHonoursCancelAndReschedule() {
         var queue = OccurrenceQueue()
-        queue.schedule("c", at: 30)
-        queue.schedule("a", at: 10)
-        queue.schedule("b", at: 20)
-        queue.schedule("a", at: 25)  // rescheduled: the old 10 must not fire
+        queue.schedule("c", at: ns(30))
+        queue.schedule("a", at: ns(10))
+        queue.schedule("b", at: ns(20))
+        queue.schedule("a", at: ns(25))  // rescheduled: the old 10 must not fire
         queue.cancel("b")
         #expect(queue.count == 2)
         #expect(queue.earliest()?.identifier == "a")
-        #expect(queue.popDue(24).isEmpty)
-        #expect(queue.popDue(30).map(\.identifier) == ["a", "c"])
+        #expect(queue.popDue(ns(24)).isEmpty)
+        #expect(queue.popDue(ns(30)).map(\.identifier) == ["a", "c"])
         #expect(queue.count == 0)
         #expect(queue.earliest() == nil)
     }
@@ -29,14 +33,14 @@ import TestSupport
             switch r.below(4) {
             case 0, 1:
                 let t = now + Int64(r.below(1000))
-                queue.schedule(id, at: t)
+                queue.schedule(id, at: ns(t))
                 model[id] = t
             case 2:
                 queue.cancel(id)
                 model[id] = nil
             default:
                 now += Int64(r.below(50))
-                let due = queue.popDue(now)
+                let due = queue.popDue(ns(now))
                 let expected = model.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
                 #expect(due.map(\.identifier) == expected.map(\.key))
                 for (key, _) in expected { model[key] = nil }
@@ -49,9 +53,8 @@ import TestSupport
 @Suite(.serialized) struct EventSourceTests {
     @Test func theWallClockTimerFiresAtItsTime() throws {
         let timer = try WallClockTimer()
-        let now = wallClockNow()
-        let target = (now.seconds, now.nanoseconds + 150_000_000)
-        timer.arm(at: target.0 + Int64(target.1 / 1_000_000_000), nanoseconds: target.1 % 1_000_000_000)
+        let now = WallClock.system.now()
+        timer.arm(at: now + .milliseconds(150))
         var pfd = pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0)
         let started = Date()
         #expect(poll(&pfd, 1, 2000) == 1)
@@ -59,11 +62,11 @@ import TestSupport
         #expect(waited > 0.1 && waited < 1.0)
         #expect(timer.read() == .expired)
         // Disarmed, it stays quiet.
-        timer.arm(at: now.seconds + 1)
+        timer.arm(at: now + .seconds(1))
         timer.disarm()
         #expect(poll(&pfd, 1, 1200) == 0)
         // A time in the past fires at once.
-        timer.arm(at: 0)
+        timer.arm(at: .epoch)
         #expect(poll(&pfd, 1, 500) == 1)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Timekeeping
 
 /// The short human forms, and how each rule kind fires.
@@ -24,25 +25,31 @@ import Testing
     }
 
     @Test func intervals() throws {
-        #expect(try Rule(parsing: "in 5m") == .interval(seconds: 300, repeats: false))
-        #expect(try Rule(parsing: "in 1h30m") == .interval(seconds: 5400, repeats: false))
-        #expect(try Rule(parsing: "in 2 hours 5 min") == .interval(seconds: 7500, repeats: false))
-        #expect(try Rule(parsing: "every 25m") == .interval(seconds: 1500, repeats: true))
-        let egg = Rule.interval(seconds: 300, repeats: false)
+        #expect(try Rule(parsing: "in 5m") == .interval(.seconds(300), repeats: false))
+        #expect(try Rule(parsing: "in 1h30m") == .interval(.seconds(5400), repeats: false))
+        #expect(try Rule(parsing: "in 2 hours 5 min") == .interval(.seconds(7500), repeats: false))
+        #expect(try Rule(parsing: "every 25m") == .interval(.seconds(1500), repeats: true))
+        let egg = Rule.interval(.seconds(300), repeats: false)
         #expect(egg.nextFire(after: 1000, anchor: 1000, in: .utc) == 1300)
         #expect(egg.nextFire(after: 1300, anchor: 1000, in: .utc) == nil)
-        let pomodoro = Rule.interval(seconds: 1500, repeats: true)
-        let next: Int64? = pomodoro.nextFire(after: 1000 + 1500 * 3 + 7, anchor: 1000, in: .utc)
-        #expect(next == Int64(1000 + 1500 * 4))
+        let pomodoro = Rule.interval(.seconds(1500), repeats: true)
+        let next = pomodoro.nextFire(after: Instant(seconds: 1000 + 1500 * 3 + 7), anchor: 1000, in: .utc)
+        #expect(next == Instant(seconds: 1000 + 1500 * 4))
+        // Counted in nanoseconds from the moment it was set, not from the start of its second.
+        let set = Instant(nanosecondsSinceEpoch: 1000_700_000_000)
+        #expect(egg.nextFire(after: set, anchor: set, in: .utc) == Instant(nanosecondsSinceEpoch: 1300_700_000_000))
+        // Nothing after the end of 2199, and no trap however far the arithmetic would reach.
+        #expect(Rule.interval(.seconds(Int64.max / 2), repeats: true).nextFire(after: .latest, anchor: .latest, in: .utc) == nil)
+        #expect(Rule.instant(.distantFuture).nextFire(after: 0, anchor: 0, in: .utc) == nil)
         #expect(Rule.instant(50).nextFire(after: 10, anchor: 0, in: .utc) == 50)
         #expect(Rule.instant(50).nextFire(after: 50, anchor: 0, in: .utc) == nil)
     }
 
     @Test func aNonRepeatingCalendarRuleFiresOnce() throws {
         let rule = try Rule(parsing: "16:35")
-        let anchor = CivilTime(year: 2026, month: 11, day: 22, hour: 12).localSeconds
+        let anchor = Instant(seconds: CivilTime(year: 2026, month: 11, day: 22, hour: 12).localSeconds)
         let first = try #require(rule.nextFire(after: anchor, anchor: anchor, repeats: false, in: .utc))
-        #expect(Zone.utc.civil(at: first) == CivilTime(year: 2026, month: 11, day: 22, hour: 16, minute: 35))
+        #expect(Zone.utc.civil(at: first.seconds) == CivilTime(year: 2026, month: 11, day: 22, hour: 16, minute: 35))
         #expect(rule.nextFire(after: first, anchor: anchor, repeats: false, in: .utc) == nil)
         #expect(rule.repeats)
         #expect(!(try Rule(parsing: "2026-12-24 18:00")).repeats)
@@ -79,5 +86,15 @@ import Testing
         #expect(try DateComponents(year: 2026, month: 12, day: 24, hour: 18).expression().description == "2026-12-24 18:00:00")
         #expect(throws: RuleError.self) { try DateComponents().expression() }
         #expect(throws: RuleError.self) { try DateComponents(weekday: 8).expression() }
+    }
+}
+
+@Suite struct RuleFuzzTests {
+    /// Long digit runs once overflowed while being read (a trap, found by fuzzing).
+    @Test func longDigitRunsAreErrorsNotTraps() {
+        for text in [String(repeating: "9", count: 400), String(repeating: "9", count: 30) + ":00", "in " + String(repeating: "9", count: 40) + "s",
+                     "2026-" + String(repeating: "1", count: 25) + "-01 10:00", "*:" + String(repeating: "7", count: 30)] {
+            #expect(throws: RuleError.self) { try Rule(parsing: text) }
+        }
     }
 }

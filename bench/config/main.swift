@@ -94,7 +94,7 @@ func load(_ arguments: [String]) {
     let runs = Int(arguments[2])!
     let text = alarmFile(count: count)
     write(text, to: path)
-    let anchor = Int64(time(nil))
+    let anchor = WallClock.system.now()
     var loads: [Double] = []
     var parses: [Double] = []
     var alarms = 0
@@ -127,12 +127,12 @@ func spawn(_ argv: [String]) -> pid_t {
 /// Every pending row as the daemon stored it: request, next fire, last fired.
 struct Row: Equatable {
     var request: String
-    var nextFire: Int64?
-    var lastFired: Int64?
+    var nextFire: Instant?
+    var lastFired: Instant?
 }
 
 func snapshot(_ directory: String) -> [String: Row] {
-    let store = try! Store(directory: directory, now: Int64(time(nil)))
+    let store = try! Store(directory: directory, now: WallClock.system.now())
     var rows: [String: Row] = [:]
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
@@ -229,9 +229,9 @@ func phases(_ path: String) {
         for when in whens { _ = try! Rule(parsing: when) }
         let rules = monotonic() - t
         t = monotonic()
-        _ = AlarmConfig.parse(bytes, path: path, anchor: 0)
+        _ = AlarmConfig.parse(bytes, path: path, anchor: .epoch)
         let all = monotonic() - t
-        let file = AlarmConfig.parse(bytes, path: path, anchor: 0)
+        let file = AlarmConfig.parse(bytes, path: path, anchor: .epoch)
         t = monotonic()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -81,11 +81,10 @@ func lateness(chime: String, server: String, count: Int, spacingMilliseconds: In
     var due: [String: Int64] = [:]
     for i in 0..<count {
         let at = first + Int64(i) * spacingMilliseconds * 1_000_000
-        let seconds = at / 1_000_000_000
+        let instant = Instant(nanosecondsSinceEpoch: at)
         let request = NotificationRequest(
             identifier: "late-\(i)", content: NotificationContent(title: "late-\(i)"),
-            trigger: Trigger(rule: .instant(seconds), repeats: false, timeZone: "UTC", anchor: seconds,
-                             nanosecond: Int32(at % 1_000_000_000)))
+            trigger: Trigger(rule: .instant(instant), repeats: false, timeZone: "UTC", anchor: instant))
         try! center.add(request)
         due["late-\(i)"] = at
     }
@@ -137,16 +136,16 @@ let stateDirectory = "/tmp/chime-bench-daemon-\(getpid())"
 defer { _ = system("rm -rf \(stateDirectory)") }
 
 // The alarms, written in one transaction (adding them one by one, each fsynced, would take minutes).
-let base = Int64(time(nil))
-var requests: [(request: NotificationRequest, nextFire: Int64?)] = []
+let base = WallClock.system.now().wholeSecond
+var requests: [(request: NotificationRequest, nextFire: Instant?)] = []
 for i in 0..<count {
     let rule = ["16:35 mon-fri", "Mon 07:00", "*-*-01 09:00", "2099-12-24 18:00", "*:0/15"][i % 5]
     // Far from now, so nothing fires while measuring.
     let trigger = i % 5 == 4
-        ? Trigger(rule: .instant(base + 86_400 * 365 + Int64(i)), repeats: false, timeZone: "UTC", anchor: base)
+        ? Trigger(rule: .instant(base + .seconds(86_400 * 365 + Int64(i))), repeats: false, timeZone: "UTC", anchor: base)
         : try! Trigger(parsing: rule == "*:0/15" ? "2098-01-01 00:00" : rule, timeZone: "UTC", anchor: base)
     let request = NotificationRequest(identifier: "alarm-\(i)", content: NotificationContent(title: "Alarm \(i)", label: "bench"), trigger: trigger)
-    requests.append((request, trigger.nextFireNanoseconds(after: base)))
+    requests.append((request, trigger.nextFire(after: base)))
 }
 let store = try! Store(directory: stateDirectory, now: base)
 try! store.add(contentsOf: requests)
@@ -171,7 +170,7 @@ let listSeconds = now() - start
 var adds: [Double] = []
 for i in 0..<200 {
     let request = NotificationRequest(identifier: "extra-\(i)", content: NotificationContent(title: "Extra"),
-                                      trigger: Trigger(rule: .instant(base + 86_400 * 400), repeats: false, timeZone: nil, anchor: base))
+                                      trigger: Trigger(rule: .instant(base + .seconds(86_400 * 400)), repeats: false, timeZone: nil, anchor: base))
     let t0 = now()
     try! center.add(request)
     adds.append((now() - t0) * 1000)

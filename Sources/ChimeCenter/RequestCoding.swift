@@ -1,0 +1,270 @@
+// A request on the wire: an `a{sv}` of documented keys (docs/dbus-interface.md), as
+// the notification spec carries hints. Both ends of org.chime.Scheduler1 use this
+// file; nothing else turns a request into D-Bus values or back.
+import DBus
+import Notifications
+import Timekeeping
+
+/// The keys of a request dictionary, as `Add` takes it.
+public enum RequestKey {
+    /// Every key `Add` accepts, in the order the documentation lists them.
+    public static let all: [String] = RequestField.allCases.filter { $0 != .anchor }.map(\.rawValue)
+}
+
+/// What `Add` was given: the request, and whether its identifier was the caller's
+/// (false: the daemon is to make a unique one).
+public struct IncomingRequest: Sendable {
+    public var request: NotificationRequest
+    public var identifierGiven: Bool
+}
+
+extension NotificationRequest {
+    /// The request as `Add` takes it: an `a{sv}` with a key for every field that differs
+    /// from its default. The trigger travels as its rule text (or `at`); the daemon anchors
+    /// it when it receives it.
+    public var dbusRequest: Value {
+        var entries: [(String, Value)] = []
+        if !identifier.isEmpty { entries.append(("id", .string(identifier))) }
+        let c = content
+        entries.append(("title", .string(c.title)))
+        if !c.subtitle.isEmpty { entries.append(("subtitle", .string(c.subtitle))) }
+        if !c.body.isEmpty { entries.append(("body", .string(c.body))) }
+        if c.bodyIsMarkup { entries.append(("body-markup", .boolean(true))) }
+        if !c.label.isEmpty { entries.append(("label", .string(c.label))) }
+        if !c.icon.isEmpty { entries.append(("icon", .string(c.icon))) }
+        if !c.category.isEmpty { entries.append(("category", .string(c.category))) }
+        if c.urgency != .normal { entries.append(("urgency", .string(c.urgency.name))) }
+        switch c.sound {
+        case nil: break
+        case .default?: entries.append(("sound", .string("default")))
+        case .named(let name)?: entries.append(("sound", .string(name)))
+        case .file(let path)?: entries.append(("sound-file", .string(path)))
+        }
+        if !c.actions.isEmpty {
+            entries.append(("actions", .array(element: .structure([.string, .string]),
+                                              c.actions.map { .structure([.string($0.identifier), .string($0.title)]) })))
+        }
+        if !c.userInfo.isEmpty {
+            entries.append(("user-info", .dictionary(key: .string, value: .string, c.userInfo.sorted { $0.key < $1.key }.map {
+                .init(key: .string($0.key), value: .string($0.value))
+            })))
+        }
+        switch c.expiry {
+        case .serverDefault: break
+        case .never: entries.append(("persistent", .boolean(true)))
+        case .after(let span): entries.append(("expire", .uint32(UInt32(clamping: span.seconds))))
+        }
+        if let snooze = c.snooze { entries.append(("snooze", .uint32(UInt32(clamping: snooze.seconds)))) }
+        if let grace = c.grace { entries.append(("grace", .uint32(UInt32(clamping: grace.seconds)))) }
+        if let command = c.bodyCommand {
+            entries.append(("body-command", .strings(command.arguments)))
+            if command.timeLimit != BodyCommand.defaultTimeLimit {
+                entries.append(("body-timeout", .uint32(UInt32(clamping: command.timeLimit.seconds))))
+            }
+            if command.outputLimit != BodyCommand.defaultOutputLimit {
+                entries.append(("body-output-limit", .uint32(UInt32(clamping: command.outputLimit))))
+            }
+        }
+        switch trigger.rule {
+        case .instant(let instant): entries.append(("at", .int64(instant.seconds)))
+        case .interval(let span, let again): entries.append(("rule", .string((again ? "every " : "in ") + span.description)))
+        case .calendar(let expression): entries.append(("rule", .string(expression.description)))
+        }
+        if trigger.repeats != trigger.rule.repeats { entries.append(("repeats", .boolean(trigger.repeats))) }
+        if let zone = trigger.timeZone { entries.append(("time-zone", .string(zone))) }
+        return .vardict(entries)
+    }
+
+    /// Reads a request dictionary as `Add` receives it, anchored at `now`, and validates it
+    /// (`validate(now:)`): every key known and of its documented type, every field within its
+    /// bound, and at least one occurrence ahead. Without an `id` (or with an empty one), the
+    /// request's identifier is empty and `identifierGiven` false.
+    public static func fromDBus(_ entries: [Value.DictionaryEntry], now: Instant) throws(RequestError) -> IncomingRequest {
+        let incoming = try decode(entries, now: now, stored: false)
+        var request = incoming.request
+        if request.identifier.isEmpty {
+            // Checked with a stand-in: the daemon makes the identifier.
+            request.identifier = "x"
+            try request.validate(now: now)
+            request.identifier = ""
+        } else {
+            try request.validate(now: now)
+        }
+        return incoming
+    }
+
+    /// The request as `Get` answers it: `dbusRequest` with its identifier and its `anchor`
+    /// (seconds since the epoch: when it was set).
+    public var storedDBusRequest: Value {
+        guard case .dictionary(let k, let v, var entries) = dbusRequest else { return dbusRequest }
+        entries.append(.init(key: .string("anchor"), value: .variant(.int64(trigger.anchor.seconds))))
+        return .dictionary(key: k, value: v, entries)
+    }
+
+    /// Reads what `Get` answers (validated, but it may have no occurrence left).
+    public static func fromStored(_ entries: [Value.DictionaryEntry]) throws(RequestError) -> NotificationRequest {
+        let request = try decode(entries, now: .epoch, stored: true).request
+        try request.validate()
+        return request
+    }
+
+    private static func decode(_ entries: [Value.DictionaryEntry], now: Instant, stored: Bool) throws(RequestError) -> IncomingRequest {
+        var fields: [RequestField: Value] = [:]
+        for entry in entries {
+            guard case .string(let key) = entry.key else { continue }  // the signature is a{sv}: always a string
+            guard let field = RequestField(rawValue: key), field != .anchor || stored else {
+                let guess = closestWord(to: key, in: RequestKey.all).map { "; did you mean '\($0)'?" } ?? ""
+                throw RequestError(key: key.isEmpty ? "(an empty key)" : printable(key), "unknown key\(guess) (keys: \(RequestKey.all.joined(separator: ", ")))")
+            }
+            guard fields[field] == nil else { throw RequestError(field, "is given twice") }
+            // a{sv}: each value is one variant; its content is the value itself.
+            guard case .variant(let inner) = entry.value else { throw RequestError(field, "must be a variant") }
+            fields[field] = inner
+        }
+        let reader = FieldReader(fields: fields)
+        let identifier = try reader.string(.id) ?? ""
+        var now = now
+        if stored, let anchor = try reader.integer(.anchor) { now = Instant(seconds: anchor) }
+        guard let title = try reader.string(.title) else { throw RequestError(.title, "is required") }
+        var content = NotificationContent(title: title)
+        content.subtitle = try reader.string(.subtitle) ?? ""
+        content.body = try reader.string(.body) ?? ""
+        content.bodyIsMarkup = try reader.bool(.bodyMarkup) ?? false
+        content.label = try reader.string(.label) ?? ""
+        content.icon = try reader.string(.icon) ?? ""
+        content.category = try reader.string(.category) ?? ""
+        if let name = try reader.string(.urgency) {
+            guard let urgency = Urgency(name: name) else {
+                throw RequestError(.urgency, "must be \"low\", \"normal\" or \"critical\", got \"\(printable(name))\"")
+            }
+            content.urgency = urgency
+        }
+        let soundName = try reader.string(.sound)
+        let soundFile = try reader.string(.soundFile)
+        if soundName != nil, soundFile != nil { throw RequestError(.soundFile, "give sound or sound-file, not both") }
+        if let soundName { content.sound = soundName == "default" ? .default : .named(soundName) }
+        if let soundFile { content.sound = .file(soundFile) }
+        if let actions = fields[.actions] {
+            guard case .array(.structure([.string, .string]), let items) = actions else {
+                throw RequestError(.actions, "must be a(ss): (identifier, title) pairs, got \(actions.signature)")
+            }
+            try checkCount(items.count, .actions, RequestBounds.actionCount, "actions")
+            content.actions = items.compactMap { item in
+                guard case .structure(let pair) = item, case .string(let id) = pair[0], case .string(let title) = pair[1] else { return nil }
+                return NotificationAction(identifier: id, title: title)
+            }
+        }
+        if let info = fields[.userInfo] {
+            guard case .dictionary(.string, .string, let pairs) = info else {
+                throw RequestError(.userInfo, "must be a{ss}, got \(info.signature)")
+            }
+            try checkCount(pairs.count, .userInfo, RequestBounds.userInfoCount, "entries")
+            for pair in pairs {
+                if case .string(let key) = pair.key, case .string(let value) = pair.value { content.userInfo[key] = value }
+            }
+        }
+        let persistent = try reader.bool(.persistent) ?? false
+        if let expire = try reader.seconds(.expire) {
+            if persistent { throw RequestError(.persistent, "give expire or persistent, not both") }
+            content.expiry = .after(expire)
+        } else if persistent {
+            content.expiry = .never
+        }
+        content.snooze = try reader.seconds(.snooze)
+        content.grace = try reader.seconds(.grace)
+        let timeout = try reader.seconds(.bodyTimeout)
+        let outputLimit = try reader.integer(.bodyOutputLimit)
+        if let words = fields[.bodyCommand] {
+            guard case .array(.string, let items) = words else {
+                throw RequestError(.bodyCommand, "must be as (the program, then its arguments), got \(words.signature)")
+            }
+            try checkCount(items.count, .bodyCommand, RequestBounds.bodyCommandArguments, "words")
+            content.bodyCommand = BodyCommand(
+                arguments: items.compactMap(\.stringValue), timeLimit: timeout ?? BodyCommand.defaultTimeLimit,
+                outputLimit: outputLimit.map { Int(clamping: $0) } ?? BodyCommand.defaultOutputLimit)
+        } else if timeout != nil {
+            throw RequestError(.bodyTimeout, "needs body-command")
+        } else if outputLimit != nil {
+            throw RequestError(.bodyOutputLimit, "needs body-command")
+        }
+        // The content first: its errors are cheaper to find than the rule's.
+        try content.validate()
+
+        let timeZone = try reader.string(.timeZone)
+        if let timeZone { try Trigger.validateTimeZone(timeZone) }
+        let repeats = try reader.bool(.repeats)
+        let trigger: Trigger
+        switch (try reader.string(.rule), try reader.integer(.at)) {
+        case (let text?, nil):
+            try checkText(text, .rule, RequestBounds.ruleBytes, allowing: .none)
+            do throws(RuleError) {
+                trigger = try Trigger(parsing: text, repeats: repeats, timeZone: timeZone, anchor: now)
+            } catch {
+                throw RequestError(.rule, "\(error.message) in \"\(text)\"")
+            }
+        case (nil, let seconds?):
+            guard let instant = Instant.exactly(seconds: seconds), RequestBounds.instants.contains(instant) else {
+                throw RequestError(.at, "must lie in 1970-2199, got \(seconds) s since the epoch")
+            }
+            if repeats == true { throw RequestError(.repeats, "a request at one instant cannot repeat; give a rule") }
+            trigger = Trigger(rule: .instant(instant), repeats: false, timeZone: timeZone, anchor: now)
+        case (nil, nil):
+            throw RequestError(.rule, "give rule (e.g. \"in 5m\", \"16:35 mon-fri\") or at (seconds since the epoch)")
+        case (_?, _?):
+            throw RequestError(.at, "give rule or at, not both")
+        }
+        let request = NotificationRequest(identifier: identifier, content: content, trigger: trigger)
+        return IncomingRequest(request: request, identifierGiven: !identifier.isEmpty)
+    }
+}
+
+/// Reads typed fields out of a request dictionary; a value of the wrong type is an error naming the key.
+private struct FieldReader {
+    var fields: [RequestField: Value]
+
+    func string(_ field: RequestField) throws(RequestError) -> String? {
+        guard let value = fields[field] else { return nil }
+        guard case .string(let text) = value else { throw RequestError(field, "must be a string (s), got \(value.signature)") }
+        return text
+    }
+
+    func bool(_ field: RequestField) throws(RequestError) -> Bool? {
+        guard let value = fields[field] else { return nil }
+        guard case .boolean(let flag) = value else { throw RequestError(field, "must be a boolean (b), got \(value.signature)") }
+        return flag
+    }
+
+    /// Any integer type, so `gdbus` (which sends `<300>` as int32) and `busctl` (`u 300`) both work.
+    func integer(_ field: RequestField) throws(RequestError) -> Int64? {
+        guard let value = fields[field] else { return nil }
+        switch value {
+        case .byte(let n): return Int64(n)
+        case .int16(let n): return Int64(n)
+        case .uint16(let n): return Int64(n)
+        case .int32(let n): return Int64(n)
+        case .uint32(let n): return Int64(n)
+        case .int64(let n): return n
+        case .uint64(let n):
+            guard let n = Int64(exactly: n) else { throw RequestError(field, "\(n) is too large") }
+            return n
+        default: throw RequestError(field, "must be an integer (u or x), got \(value.signature)")
+        }
+    }
+
+    /// A duration in whole seconds.
+    func seconds(_ field: RequestField) throws(RequestError) -> TimeSpan? {
+        guard let n = try integer(field) else { return nil }
+        // Larger than any bound: said as given, not as a saturated span.
+        guard (0...Int64(UInt32.max)).contains(n) else { throw RequestError(field, "must be a number of seconds, got \(n)") }
+        return .seconds(n)
+    }
+}
+
+/// Text as an error message may quote it: control characters escaped, at most 60 characters.
+func printable(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars.prefix(60) {
+        out += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+    }
+    return text.unicodeScalars.count > 60 ? out + "…" : out
+}

@@ -1,0 +1,280 @@
+// One definition of a valid request, used at every door: the command line, the
+// alarm file, every D-Bus method, and the store when it reads a request back.
+// Every field has a bound here, and nothing else in chime decides what is valid.
+import Timekeeping
+
+/// A field of a request, named as the D-Bus interface names its key (docs/dbus-interface.md).
+/// The command line and the alarm file translate these to their own option and key names.
+public enum RequestField: String, Hashable, Sendable, CaseIterable {
+    case id, title, subtitle, body, label, icon, category, urgency
+    case sound
+    case soundFile = "sound-file"
+    case bodyMarkup = "body-markup"
+    case actions
+    case userInfo = "user-info"
+    case expire, persistent, snooze, grace
+    case bodyCommand = "body-command"
+    case bodyTimeout = "body-timeout"
+    case bodyOutputLimit = "body-output-limit"
+    case rule, at, repeats
+    case timeZone = "time-zone"
+    case anchor
+}
+
+/// Why a request is refused: the field and the bound it broke, in one sentence.
+///
+/// ```swift
+/// try request.validate(now: clock.now())
+/// // RequestError: "snooze: must be at most 7d, got 15000w"
+/// ```
+public struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        /// A field is missing, of the wrong type, or outside its bound.
+        case invalid
+        /// The request is valid but can never fire (a one-off in the past, a date that never comes).
+        case neverFires
+    }
+
+    /// The key the error is about (a `RequestField`'s name, or an unknown key as given).
+    public var key: String
+    public var message: String
+    public var kind: Kind
+
+    public init(_ field: RequestField, _ message: String, kind: Kind = .invalid) {
+        self.init(key: field.rawValue, message, kind: kind)
+    }
+
+    public init(key: String, _ message: String, kind: Kind = .invalid) {
+        self.key = key
+        self.message = message
+        self.kind = kind
+    }
+
+    /// The field, when the key is one.
+    public var field: RequestField? { RequestField(rawValue: key) }
+
+    public var description: String { "\(key): \(message)" }
+}
+
+/// The bounds of every field of a request (documented in docs/dbus-interface.md).
+public enum RequestBounds {
+    /// Identifiers: printable UTF-8 of 1-200 bytes.
+    public static let identifierBytes = 1...200
+    public static let titleBytes = 1...1024
+    public static let subtitleBytes = 0...1024
+    public static let bodyBytes = 0...65_536
+    public static let labelBytes = 0...200
+    /// An icon: a theme name or a file path.
+    public static let iconBytes = 0...4096
+    public static let categoryBytes = 0...200
+    /// A sound-theme name (no `/`).
+    public static let soundNameBytes = 1...255
+    /// A sound file: an absolute path.
+    public static let soundFileBytes = 2...4096
+    public static let actionCount = 0...8
+    public static let actionIdentifierBytes = 1...64
+    public static let actionTitleBytes = 1...100
+    public static let userInfoCount = 0...32
+    public static let userInfoKeyBytes = 1...200
+    public static let userInfoValueBytes = 0...4096
+    public static let expire = TimeSpan.seconds(1)...TimeSpan.seconds(86_400)
+    public static let snooze = TimeSpan.seconds(1)...TimeSpan.seconds(7 * 86_400)
+    public static let grace = TimeSpan.zero...TimeSpan.seconds(366 * 86_400)
+    public static let bodyCommandArguments = 1...64
+    public static let bodyCommandArgumentBytes = 0...4096
+    public static let bodyTimeout = TimeSpan.seconds(1)...TimeSpan.seconds(60)
+    public static let bodyOutputLimit = 1...65_536
+    /// Rule text, before it is parsed.
+    public static let ruleBytes = 1...1000
+    /// An interval: at least a second, at most ten years.
+    public static let interval = TimeSpan.seconds(1)...TimeSpan.seconds(3650 * 86_400)
+    /// Every instant a request names (anchors, one-off times): 1970 to the end of 2199.
+    public static let instants = Instant.earliest...Instant.latest
+    public static let timeZoneBytes = 1...255
+}
+
+extension NotificationRequest {
+    /// Checks every field against `RequestBounds`; with `now`, also that the request fires at
+    /// least once after `now` (a one-off in the past is refused). The store checks what it reads
+    /// back without `now`: a stored one-off may have fired already.
+    public func validate(now: Instant? = nil) throws(RequestError) {
+        try Self.validateIdentifier(identifier)
+        try content.validate()
+        try trigger.validate()
+        if let now, trigger.nextFire(after: now) == nil {
+            throw RequestError(trigger.rule.isInstant ? .at : .rule, trigger.neverFiresReason(now: now), kind: .neverFires)
+        }
+    }
+
+    /// Printable UTF-8 of 1-200 bytes: what `chime list` can show and `chime cancel` can take.
+    public static func validateIdentifier(_ identifier: String) throws(RequestError) {
+        try checkText(identifier, .id, RequestBounds.identifierBytes, allowing: .none)
+    }
+}
+
+extension NotificationContent {
+    public func validate() throws(RequestError) {
+        try checkText(title, .title, RequestBounds.titleBytes, allowing: .tabs)
+        try checkText(subtitle, .subtitle, RequestBounds.subtitleBytes, allowing: .tabs)
+        try checkText(body, .body, RequestBounds.bodyBytes, allowing: .lines)
+        try checkText(label, .label, RequestBounds.labelBytes, allowing: .none)
+        try checkText(icon, .icon, RequestBounds.iconBytes, allowing: .none)
+        try checkText(category, .category, RequestBounds.categoryBytes, allowing: .none)
+        switch sound {
+        case nil, .default?: break
+        case .named(let name)?:
+            try checkText(name, .sound, RequestBounds.soundNameBytes, allowing: .none)
+            if name.utf8.contains(UInt8(ascii: "/")) {
+                throw RequestError(.sound, "a sound-theme name has no '/'; give a file as sound-file")
+            }
+        case .file(let path)?:
+            try checkText(path, .soundFile, RequestBounds.soundFileBytes, allowing: .none)
+            guard path.utf8.first == UInt8(ascii: "/") else {
+                throw RequestError(.soundFile, "must be an absolute path, got \(quoted(path))")
+            }
+        }
+        try checkCount(actions.count, .actions, RequestBounds.actionCount, "actions")
+        var seen: [String] = []
+        for action in actions {
+            try checkText(action.identifier, .actions, RequestBounds.actionIdentifierBytes, allowing: .none, part: "an action's identifier")
+            try checkText(action.title, .actions, RequestBounds.actionTitleBytes, allowing: .none, part: "an action's title")
+            if seen.contains(action.identifier) {
+                throw RequestError(.actions, "the action \(quoted(action.identifier)) is given twice")
+            }
+            seen.append(action.identifier)
+        }
+        try checkCount(userInfo.count, .userInfo, RequestBounds.userInfoCount, "entries")
+        for (key, value) in userInfo {
+            try checkText(key, .userInfo, RequestBounds.userInfoKeyBytes, allowing: .none, part: "a key")
+            try checkText(value, .userInfo, RequestBounds.userInfoValueBytes, allowing: .lines, part: "a value")
+        }
+        if case .after(let span) = expiry { try checkSpan(span, .expire, RequestBounds.expire) }
+        if let snooze { try checkSpan(snooze, .snooze, RequestBounds.snooze) }
+        if let grace { try checkSpan(grace, .grace, RequestBounds.grace) }
+        if let command = bodyCommand {
+            try checkCount(command.arguments.count, .bodyCommand, RequestBounds.bodyCommandArguments, "words")
+            for argument in command.arguments {
+                try checkText(argument, .bodyCommand, RequestBounds.bodyCommandArgumentBytes, allowing: .all, part: "a word")
+            }
+            if command.arguments[0].isEmpty { throw RequestError(.bodyCommand, "the program (its first word) is empty") }
+            try checkSpan(command.timeLimit, .bodyTimeout, RequestBounds.bodyTimeout)
+            guard RequestBounds.bodyOutputLimit.contains(command.outputLimit) else {
+                throw RequestError(.bodyOutputLimit, "must be \(range(RequestBounds.bodyOutputLimit)) bytes, got \(command.outputLimit)")
+            }
+        }
+    }
+}
+
+extension Trigger {
+    public func validate() throws(RequestError) {
+        guard RequestBounds.instants.contains(anchor) else {
+            throw RequestError(.anchor, "must lie in 1970-2199, got \(anchor.seconds) s since the epoch")
+        }
+        if let timeZone { try Self.validateTimeZone(timeZone) }
+        switch rule {
+        case .instant(let instant):
+            guard RequestBounds.instants.contains(instant) else {
+                throw RequestError(.at, "must lie in 1970-2199, got \(instant.seconds) s since the epoch")
+            }
+        case .interval(let span, _):
+            try checkSpan(span, .rule, RequestBounds.interval, what: "an interval")
+        case .calendar:
+            break  // a parsed expression is valid by construction
+        }
+    }
+
+    /// A zone of the tz database, named as it names them (`Europe/Berlin`, `UTC`): never a path.
+    public static func validateTimeZone(_ name: String) throws(RequestError) {
+        try checkText(name, .timeZone, RequestBounds.timeZoneBytes, allowing: .none)
+        do throws(ZoneError) {
+            _ = try Zone.named(name)
+        } catch {
+            throw RequestError(.timeZone, "\(error)")
+        }
+    }
+
+    /// Why a trigger has no occurrence after `now`, in words.
+    func neverFiresReason(now: Instant) -> String {
+        switch rule {
+        case .instant(let t): "\(t.seconds) s since the epoch is in the past"
+        case .interval: "the interval has already passed"
+        case .calendar(let expression):
+            // Its first occurrence at all: one that has passed makes it a date in the past.
+            if let first = expression.nextElapse(after: -1, in: zone), Instant(seconds: first) <= now {
+                "\(expression) is in the past"
+            } else {
+                "\(expression) never happens before the end of 2199"
+            }
+        }
+    }
+}
+
+extension Rule {
+    var isInstant: Bool {
+        if case .instant = self { return true }
+        return false
+    }
+}
+
+// MARK: - The checks
+
+/// Which characters below U+0020 a text field may hold (NUL never: D-Bus strings cannot carry it).
+enum ControlCharacters {
+    case none, tabs, lines, all
+}
+
+func checkText(_ text: String, _ field: RequestField, _ bytes: ClosedRange<Int>, allowing allowed: ControlCharacters,
+               part: String? = nil) throws(RequestError) {
+    let count = text.utf8.count
+    let subject = part.map { "\($0) " } ?? ""
+    guard bytes.contains(count) else {
+        if count == 0 { throw RequestError(field, "\(subject.isEmpty ? "" : subject)must not be empty") }
+        throw RequestError(field, "\(subject)must be \(range(bytes)) bytes, got \(count)")
+    }
+    for scalar in text.unicodeScalars {
+        let v = scalar.value
+        if v == 0 { throw RequestError(field, "\(subject)contains a NUL character") }
+        let isControl = v < 0x20 || (0x7F...0x9F).contains(v)
+        guard isControl else { continue }
+        let fine = switch allowed {
+        case .none: false
+        case .tabs: v == 0x09
+        case .lines: v == 0x09 || v == 0x0A || v == 0x0D
+        case .all: true
+        }
+        if !fine {
+            throw RequestError(field, "\(subject)contains the control character U+\(hex4(v)); \(allowed == .none ? "only printable text is allowed" : "it is not allowed here")")
+        }
+    }
+}
+
+func checkCount(_ count: Int, _ field: RequestField, _ bound: ClosedRange<Int>, _ noun: String) throws(RequestError) {
+    guard bound.contains(count) else { throw RequestError(field, "must have \(range(bound)) \(noun), got \(count)") }
+}
+
+func checkSpan(_ span: TimeSpan, _ field: RequestField, _ bound: ClosedRange<TimeSpan>, what: String? = nil) throws(RequestError) {
+    guard bound.contains(span) else {
+        let subject = what.map { "\($0) " } ?? ""
+        throw RequestError(field, "\(subject)must be \(bound.lowerBound)-\(bound.upperBound), got \(span)")
+    }
+    guard span.nanoseconds % 1_000_000_000 == 0 else {
+        throw RequestError(field, "must be a whole number of seconds, got \(span)")
+    }
+}
+
+private func range(_ bound: ClosedRange<Int>) -> String {
+    bound.lowerBound == 0 ? "at most \(bound.upperBound)" : "\(bound.lowerBound)-\(bound.upperBound)"
+}
+
+private func hex4(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
+
+private func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars.prefix(60) {
+        out += scalar.value < 0x20 ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+    }
+    return out + (text.unicodeScalars.count > 60 ? "…\"" : "\"")
+}

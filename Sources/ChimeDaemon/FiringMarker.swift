@@ -1,0 +1,49 @@
+// Which request the daemon is firing right now, in a small file beside the store, so a
+// crash while firing one request costs at most that request: at the next start the
+// daemon knows which request was in flight, and one in flight at two crashes is
+// quarantined instead of crashing the daemon again and again.
+import Posix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `firing` in the state directory: the identifier being fired, written before the work
+/// and cleared after it. A write is two system calls and no fsync (it must survive the
+/// daemon crashing, not the machine losing power), so no alarm waits on the disk for it.
+final class FiringMarker {
+    let path: String
+    private let fd: Int32
+
+    init(directory: String) throws(SystemError) {
+        let path = directory + "/firing"
+        self.path = path
+        fd = try SystemError.check("open", context: path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+    }
+
+    deinit { close(fd) }
+
+    /// The identifier that was being fired when the process last stopped, if it stopped while
+    /// firing one. The file holds `<length>:<identifier>`; a torn write reads as none.
+    func inFlight() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 2, let colon = buffer[0..<count].firstIndex(of: UInt8(ascii: ":")),
+            let length = Int(String(decoding: buffer[0..<colon], as: UTF8.self)), colon + 1 + length <= count
+        else { return nil }
+        return String(decoding: buffer[(colon + 1)..<(colon + 1 + length)], as: UTF8.self)
+    }
+
+    /// Notes that `identifier` is being fired now.
+    func set(_ identifier: String) {
+        // Identifiers are at most 200 bytes (an older store's may be longer: cut, it only names the suspect).
+        let bytes = Array(identifier.utf8.prefix(240))
+        let record = Array("\(bytes.count):".utf8) + bytes
+        _ = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        _ = ftruncate(fd, off_t(record.count))
+    }
+
+    /// The work is done: nothing is in flight.
+    func clear() {
+        _ = ftruncate(fd, 0)
+    }
+}

@@ -1,0 +1,210 @@
+// org.chime.Scheduler1 at /org/chime/Scheduler: the daemon's D-Bus face. Each member
+// of packaging/org.chime.Scheduler1.xml is one typed method here; arguments are read,
+// checked once (NotificationRequest.fromDBus for requests), handed to the scheduler,
+// and every refusal goes back as a documented error name (docs/dbus-interface.md).
+import ChimeCenter
+import DBus
+import Notifications
+import Timekeeping
+
+final class SchedulerService {
+    unowned let daemon: SchedulerDaemon
+
+    init(daemon: SchedulerDaemon) {
+        self.daemon = daemon
+    }
+
+    /// The largest reply the daemon sends: the bus disconnects a peer whose message exceeds its
+    /// limit (32 MiB by default), which would take the whole daemon down.
+    static let maximumReply = 24 << 20
+
+    // MARK: - The methods
+
+    func add(_ request: [Value.DictionaryEntry]) throws(DBusError) -> (identifier: String, nextFire: Instant) {
+        let incoming: IncomingRequest
+        do { incoming = try NotificationRequest.fromDBus(request, now: daemon.clock.now()) } catch { throw Self.error(.invalid(error)) }
+        do { let added = try daemon.add(incoming)
+            return (added.identifier, added.next) } catch { throw Self.error(error) }
+    }
+
+    func remove(_ identifiers: [String]) throws(DBusError) -> [String] {
+        do { return try daemon.remove(identifiers) } catch { throw self.error(error) }
+    }
+
+    func removeAll() throws(DBusError) -> [String] {
+        do { return try daemon.removeAll() } catch { throw Self.error(error) }
+    }
+
+    func get(_ identifier: String) throws(DBusError) -> NotificationRequest {
+        let loaded: LoadedRequest?
+        do { loaded = try daemon.store.loadRequest(identifier) } catch { throw Self.error(.store(error)) }
+        switch loaded {
+        case .valid(let request)?: return request
+        case .invalid(let reason)?: throw DBusError(name: SchedulerInterface.invalidRequest, message: "\(identifier) is quarantined: \(reason)")
+        case nil: throw Self.error(.unknown([identifier]))
+        }
+    }
+
+    func listPending() throws(DBusError) -> [PendingSummary] {
+        do { return try daemon.store.pendingSummaries() } catch { throw Self.error(.store(error)) }
+    }
+
+    func listDelivered() throws(DBusError) -> [DeliveredSummary] {
+        do {
+            return try daemon.store.deliveredNotifications().map {
+                DeliveredSummary(identifier: $0.identifier, serverID: $0.serverID, shown: $0.date, title: $0.content.title)
+            }
+        } catch {
+            throw Self.error(.store(error))
+        }
+    }
+
+    func closeDelivered(_ identifiers: [String]) throws(DBusError) {
+        let delivered: [DeliveredNotification]
+        do { delivered = try daemon.store.deliveredNotifications() } catch { throw Self.error(.store(error)) }
+        let unknown = identifiers.filter { id in !delivered.contains { $0.identifier == id } }
+        if !unknown.isEmpty {
+            throw DBusError(name: SchedulerInterface.unknownIdentifier, message: "not delivered: \(unknown.joined(separator: ", "))")
+        }
+        let serverIDs = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)
+        do { try daemon.store.removeDelivered(identifiers) } catch { throw Self.error(.store(error)) }
+        for id in serverIDs { try? daemon.client.close(id) }
+    }
+
+    func listMissed() throws(DBusError) -> [MissedOccurrence] {
+        do { return try daemon.store.missedOccurrences() } catch { throw Self.error(.store(error)) }
+    }
+
+    func settings() throws -> NotificationSettings {
+        try notificationSettings(connection: daemon.connection)
+    }
+
+    func status() throws(DBusError) -> DaemonStatus {
+        do {
+            return DaemonStatus(version: SchedulerInterface.version, pending: daemon.store.pendingCount,
+                                quarantined: try daemon.store.quarantined(), store: daemon.store.path,
+                                storeWarnings: daemon.store.warnings)
+        } catch {
+            throw Self.error(.store(error))
+        }
+    }
+
+    func alarmFileStatus() -> AlarmFileStatus { daemon.fileStatus }
+
+    func reloadAlarmFile() throws(DBusError) -> AlarmFileStatus {
+        guard daemon.configPath != nil else { throw Self.error(.noAlarmFile) }
+        daemon.reloadAlarmFile(now: daemon.clock.now(), reason: "asked over D-Bus")
+        return daemon.fileStatus
+    }
+
+    // MARK: - Errors
+
+    /// A refusal as the D-Bus error a client sees, naming the alarm file where it matters.
+    func error(_ error: SchedulerError) -> DBusError {
+        if case .fromAlarmFile(let owned) = error {
+            return DBusError(name: SchedulerInterface.fromAlarmFile,
+                             message: "\(owned.map { "'\($0)'" }.joined(separator: ", ")) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file \(daemon.configPath ?? ""); change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
+        }
+        return Self.error(error)
+    }
+
+    /// A refusal as the D-Bus error a client sees.
+    static func error(_ error: SchedulerError) -> DBusError {
+        switch error {
+        case .invalid(let problem):
+            DBusError(name: problem.kind == .neverFires ? SchedulerInterface.neverFires : SchedulerInterface.invalidRequest,
+                      message: problem.description)
+        case .fromAlarmFile(let owned):
+            DBusError(name: SchedulerInterface.fromAlarmFile,
+                      message: "\(owned.map { "'\($0)'" }.joined(separator: ", ")) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file; change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
+        case .unknown(let identifiers):
+            DBusError(name: SchedulerInterface.unknownIdentifier, message: "no pending alarm \(identifiers.joined(separator: ", "))")
+        case .store(let failure):
+            DBusError(name: SchedulerInterface.storeFailed, message: failure.description)
+        case .noAlarmFile:
+            DBusError(name: SchedulerInterface.noAlarmFile, message: "this daemon follows no alarm file (it was started with --no-config)")
+        }
+    }
+
+    // MARK: - The exported object
+
+    /// Checks that a reply fits in one message before it is sent.
+    static func bounded(_ values: [Value]) throws(DBusError) -> [Value] {
+        // Strings dominate a listing: a cheap upper estimate of the marshalled size.
+        var size = 0
+        func measure(_ value: Value) {
+            switch value {
+            case .string(let text): size += text.utf8.count + 8
+            case .array(_, let items): items.forEach(measure)
+            case .structure(let fields): fields.forEach(measure)
+            case .variant(let inner): measure(inner)
+            case .dictionary(_, _, let entries): entries.forEach { measure($0.key); measure($0.value) }
+            default: size += 8
+            }
+        }
+        values.forEach(measure)
+        guard size <= maximumReply else {
+            throw DBusError(name: .limitsExceeded, message: "the answer would be about \(size >> 20) MiB, more than one D-Bus message may carry")
+        }
+        return values
+    }
+
+    func object() -> ExportedObject {
+        let pendingItem = DBusType.structure([.string, .int64, .string, .string, .string, .string, .string, .string])
+        let method = { (name: MemberName, inputs: [Parameter], outputs: [Parameter], body: @escaping (MethodCall) throws -> [Value]) in
+            ExportedMethod(name, inputs: inputs, outputs: outputs, handler: body)
+        }
+        return ExportedObject(interfaces: [
+            ExportedInterface(
+                SchedulerInterface.interface,
+                methods: [
+                    method("Add", [Parameter("request", .dictionary(key: .string, value: .variant))],
+                           [Parameter("id", .string), Parameter("next_fire", .int64)]) { [unowned self] call in
+                        let added = try add(call.arguments[0].dictionaryEntries ?? [])
+                        return [.string(added.identifier), .int64(added.nextFire.seconds)]
+                    },
+                    method("Remove", [Parameter("ids", .array(.string))], [Parameter("removed", .array(.string))]) { [unowned self] call in
+                        [.strings(try remove(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []))]
+                    },
+                    method("RemoveAll", [], [Parameter("removed", .array(.string))]) { [unowned self] _ in
+                        [.strings(try removeAll())]
+                    },
+                    method("Get", [Parameter("id", .string)], [Parameter("request", .dictionary(key: .string, value: .variant))]) {
+                        [unowned self] call in
+                        [try get(call.arguments[0].stringValue ?? "").storedDBusRequest]
+                    },
+                    method("ListPending", [], [Parameter("alarms", .array(pendingItem))]) { [unowned self] _ in
+                        let items = try listPending().map(\.dbusValue)
+                        return try Self.bounded([.array(element: pendingItem, items)])
+                    },
+                    method("ListDelivered", [], [Parameter("delivered", .array(.structure([.string, .uint32, .int64, .string])))]) {
+                        [unowned self] _ in
+                        try Self.bounded([.array(element: .structure([.string, .uint32, .int64, .string]), try listDelivered().map(\.dbusValue))])
+                    },
+                    method("CloseDelivered", [Parameter("ids", .array(.string))], []) { [unowned self] call in
+                        try closeDelivered(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
+                        return []
+                    },
+                    method("ListMissed", [], [Parameter("missed", .array(.structure([.string, .int64, .int64])))]) { [unowned self] _ in
+                        try Self.bounded([.array(element: .structure([.string, .int64, .int64]), try listMissed().map(\.dbusValue))])
+                    },
+                    method("Settings", [], [Parameter("settings", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
+                        [try settings().dbusValue]
+                    },
+                    method("Status", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
+                        [try status().dbusValue]
+                    },
+                    method("AlarmFileStatus", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
+                        [alarmFileStatus().dbusValue]
+                    },
+                    method("ReloadAlarmFile", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
+                        [try reloadAlarmFile().dbusValue]
+                    },
+                ],
+                signals: [
+                    ExportedSignal("Fired", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("timeliness", .string)]),
+                    ExportedSignal("Missed", arguments: [Parameter("id", .string), Parameter("due", .int64)]),
+                ]),
+        ])
+    }
+}

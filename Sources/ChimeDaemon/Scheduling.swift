@@ -1,0 +1,265 @@
+// What happens when an alarm is due, and what adding or cancelling one does: the
+// queue of next occurrences, the store behind it, catching up after a stop, and
+// the firing marker that lets a crash while firing one request cost only that one.
+import ChimeCenter
+import DBus
+import Logging
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the scheduler refused a call (the service turns each into a documented D-Bus error).
+enum SchedulerError: Error {
+    case invalid(RequestError)
+    case fromAlarmFile([String])
+    case unknown([String])
+    case store(StoreError)
+    case noAlarmFile
+}
+
+extension SchedulerDaemon {
+    // MARK: - Firing one request at a time, on the record
+
+    /// Runs the work of firing `identifier` with the marker set, so a crash inside it is
+    /// charged to this request at the next start (and a second one quarantines it).
+    func firing(_ identifier: String, _ body: () -> Void) {
+        marker.set(identifier)
+        #if DEBUG
+        // Tests make firing one request crash, to prove a crash costs only that request.
+        if let victim = getenv("CHIME_TEST_CRASH_FIRING").map({ String(cString: $0) }), victim == identifier {
+            fatalError("CHIME_TEST_CRASH_FIRING: crashing while firing \(identifier)")
+        }
+        #endif
+        body()
+        marker.clear()
+    }
+
+    /// After it fired cleanly, a request the daemon once crashed on is no longer a suspect.
+    func firedCleanly(_ identifier: String) {
+        guard suspects.remove(identifier) != nil else { return }
+        logging { () throws(StoreError) in try store.clearCrashes(identifier) }
+    }
+
+    /// At start: charges the request that was in flight when the daemon last died; one in
+    /// flight at two crashes is quarantined (kept, never fired, shown by `chime list`).
+    func chargeCrash() {
+        guard let identifier = marker.inFlight() else { return }
+        marker.clear()
+        logging { () throws(StoreError) in
+            let crashes = try store.recordCrash(whileFiring: identifier)
+            if crashes >= 2 {
+                try store.quarantine(identifier, reason: "the daemon crashed twice while firing it; kept, not fired (chime cancel \(identifier) removes it)")
+                logger.error("quarantined: the daemon crashed twice while firing this alarm", metadata: ["alarm.id": "\(identifier)"])
+            } else {
+                suspects.insert(identifier)
+                logger.warning("the daemon stopped while firing this alarm; it fires again, and is quarantined if that happens twice",
+                               metadata: ["alarm.id": "\(identifier)"])
+            }
+        }
+    }
+
+    /// Reads a request to fire it. One whose stored form no longer validates is quarantined.
+    func load(_ identifier: String) -> NotificationRequest? {
+        let loaded: LoadedRequest?
+        do { loaded = try store.loadRequest(identifier) } catch {
+            logger.error("\(error)")
+            return nil
+        }
+        switch loaded {
+        case .valid(let request)?: return request
+        case .invalid(let reason)?:
+            logger.error("quarantined: \(reason)", metadata: ["alarm.id": "\(identifier)"])
+            logging { () throws(StoreError) in try store.quarantine(identifier, reason: reason) }
+            queue.cancel(identifier)
+            return nil
+        case nil: return nil
+        }
+    }
+
+    // MARK: - Catching up
+
+    /// On start (`now`): charges a crash while firing, then queues every request from its
+    /// stored next occurrence; one that passed while the daemon was down is shown once,
+    /// marked missed, within its grace period, and older ones are recorded.
+    func catchUp(now: Instant) throws(StoreError) {
+        chargeCrash()
+        var overdue: [ScheduledTime] = []
+        for time in try store.scheduledTimes() where time.quarantine == nil {
+            guard let next = time.nextFire else { continue }
+            if next > now { queue.schedule(time.identifier, at: next) } else { overdue.append(time) }
+        }
+        for time in overdue {
+            firing(time.identifier) { catchUp(time, now: now) }
+        }
+        // Occurrences held for a server before the daemon stopped.
+        for (identifier, due) in try store.held() where !waiting.contains(where: { $0 == (identifier, due) }) {
+            waiting.append((identifier, due))
+        }
+        if serverPresent, !waiting.isEmpty { showHeld() }
+    }
+
+    private func catchUp(_ time: ScheduledTime, now: Instant) {
+        guard let first = time.nextFire, let request = load(time.identifier) else { return }
+        // Missed while down: find the latest occurrence that passed.
+        var latest = first
+        var older: [Instant] = []
+        var steps = 0
+        while let next = request.trigger.nextFire(after: latest), next <= now, steps < 100_000 {
+            if older.count < 100 { older.append(latest) }
+            latest = next
+            steps += 1
+        }
+        logging { () throws(StoreError) in
+            try store.recordMissed(older.map { MissedOccurrence(identifier: request.identifier, due: $0, recorded: now) })
+        }
+        if now - latest <= request.content.grace ?? Self.defaultGrace {
+            deliver(request, due: latest, timeliness: .missed, now: now)
+        } else {
+            logging { () throws(StoreError) in
+                var next: Instant?
+                try store.write { () throws(StoreError) in
+                    try store.recordMissed([MissedOccurrence(identifier: request.identifier, due: latest, recorded: now)])
+                    next = try advance(request, past: latest, now: now)
+                }
+                requeue(request.identifier, next)
+            }
+            emit("Missed", [.string(request.identifier), .int64(latest.seconds)])
+        }
+    }
+
+    /// After a clock jump: every request's next occurrence is computed again.
+    func rescheduleAll(after now: Instant) {
+        queue = OccurrenceQueue()
+        logging { () throws(StoreError) in
+            let times = try store.scheduledTimes()
+            try store.write { () throws(StoreError) in
+                for time in times where time.quarantine == nil {
+                    guard let request = try store.request(withIdentifier: time.identifier) else { continue }
+                    let base = max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
+                    let next = request.trigger.nextFire(after: base)
+                    try store.setNextFire(time.identifier, next)
+                    if let next { queue.schedule(time.identifier, at: next) }
+                }
+            }
+        }
+    }
+
+    // MARK: - Due
+
+    func fireDue() {
+        let now = clock.now()
+        for (identifier, due) in queue.popDue(now) {
+            firing(identifier) {
+                guard let request = load(identifier) else { return }
+                deliver(request, due: due, timeliness: .onTime, now: now)
+            }
+        }
+    }
+
+    /// Moves `request` past its occurrence at `due` in the store: to its next
+    /// occurrence, or out of the pending list when a one-off is done (and not held).
+    /// Call inside a store transaction; the queue follows once it commits.
+    @discardableResult
+    func advance(_ request: NotificationRequest, past due: Instant, now: Instant) throws(StoreError) -> Instant? {
+        let next = request.trigger.nextFire(after: max(due, now - .seconds(1)))
+        if next == nil, try !store.isHeld(request.identifier) {
+            // A one-off that has fired leaves the pending list, as on iOS.
+            try store.remove([request.identifier])
+        } else {
+            try store.setNextFire(request.identifier, next, handled: due)
+        }
+        return next
+    }
+
+    func requeue(_ identifier: String, _ next: Instant?) {
+        if let next { queue.schedule(identifier, at: next) } else { queue.cancel(identifier) }
+    }
+
+    // MARK: - Adding and removing
+
+    /// Adds a request durably and schedules it; returns its identifier and first occurrence.
+    /// A request without an identifier gets a new one that no other request has: only a
+    /// caller that names an identifier replaces.
+    func add(_ incoming: IncomingRequest) throws(SchedulerError) -> (identifier: String, next: Instant) {
+        // Validated where it came in (NotificationRequest.fromDBus); its first occurrence is
+        // computed again for the moment it is stored.
+        var request = incoming.request
+        let now = clock.now()
+        guard let next = request.trigger.nextFire(after: now) else {
+            throw .invalid(RequestError(.rule, request.trigger.neverFiresDescription, kind: .neverFires))
+        }
+        if incoming.identifierGiven { try refuseFileAlarms([request.identifier]) }
+        do {
+            try store.write { () throws(StoreError) in
+                if !incoming.identifierGiven { request.identifier = try newIdentifier(for: request) }
+                try store.add(request, nextFire: next)
+            }
+        } catch {
+            throw .store(error)
+        }
+        waiting.removeAll { $0.identifier == request.identifier }
+        suspects.remove(request.identifier)
+        requeue(request.identifier, next)
+        return (request.identifier, next)
+    }
+
+    /// A new identifier for `request`: its label's slug (or "timer" for an interval, "alarm"
+    /// otherwise) and a number from a sequence kept in the store, skipping any in use.
+    func newIdentifier(for request: NotificationRequest) throws(StoreError) -> String {
+        var prefix = String(slug(request.content.label).prefix(40))
+        if prefix.isEmpty {
+            if case .interval = request.trigger.rule { prefix = "timer" } else { prefix = "alarm" }
+        }
+        while true {
+            let candidate = "\(prefix)-\(try store.nextSequenceNumber())"
+            if try !store.identifierInUse(candidate) { return candidate }
+        }
+    }
+
+    /// Removes pending requests; returns those that were pending.
+    func remove(_ identifiers: [String]) throws(SchedulerError) -> [String] {
+        try refuseFileAlarms(identifiers)
+        let removed: [String]
+        do { removed = try store.remove(identifiers) } catch { throw .store(error) }
+        for id in identifiers {
+            queue.cancel(id)
+            suspects.remove(id)
+        }
+        waiting.removeAll { identifiers.contains($0.identifier) }
+        retryConflicts()
+        return removed
+    }
+
+    /// Removes every request added from the command line or over D-Bus (the alarm file's stay).
+    func removeAll() throws(SchedulerError) -> [String] {
+        let removed: [String]
+        do { removed = try store.removeAll() } catch { throw .store(error) }
+        for id in removed { queue.cancel(id) }
+        let gone = Set(removed)
+        waiting.removeAll { gone.contains($0.identifier) }
+        retryConflicts()
+        return removed
+    }
+
+    /// The alarm file's alarms are changed in the file: a call that would change one is refused.
+    func refuseFileAlarms(_ identifiers: [String]) throws(SchedulerError) {
+        var owned: [String] = []
+        do {
+            for id in identifiers where try store.isFileAlarm(id) { owned.append(id) }
+        } catch {
+            throw .store(error)
+        }
+        if !owned.isEmpty { throw .fromAlarmFile(owned) }
+    }
+
+    /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
+    func retryConflicts() {
+        if !fileStatus.conflicts.isEmpty { reloadAt = clock.now() }
+    }
+}
+
+extension Trigger {
+    /// Why a trigger that validated has no occurrence left (the clock moved on since).
+    var neverFiresDescription: String { "it has no occurrence left" }
+}
