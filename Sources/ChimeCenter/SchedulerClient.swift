@@ -85,10 +85,16 @@ public struct NoSchedulerError: Error, Hashable, Sendable, CustomStringConvertib
 /// The chime daemon took the call but did not answer in time, or left the bus while it ran.
 public struct SchedulerNotAnsweringError: Error, Hashable, Sendable, CustomStringConvertible {
     public var underlying: DBusError
+    /// The daemon left the bus (crashed, or was stopped) rather than being slow.
+    public var daemonLeft: Bool {
+        // The bus answers for a peer that disconnected with NoReply and this wording.
+        underlying.message.contains("disconnected from message bus")
+    }
+
     public var description: String {
-        underlying.name == .noReply || underlying.name == .timeout
-            ? "the chime daemon did not answer in time (\(underlying.message)); see its log, or restart it: systemctl --user restart chime"
-            : "the chime daemon left the bus during the call (\(underlying.message)); it may have crashed: see its log, and try again"
+        daemonLeft
+            ? "the chime daemon left the bus during the call (\(underlying.message)); it may have crashed: see its log, and try again"
+            : "the chime daemon did not answer in time (\(underlying.message)); see its log, or restart it: systemctl --user restart chime"
     }
 }
 
@@ -115,7 +121,8 @@ public final class UserNotificationCenter {
                 timeout: .milliseconds(30_000))
         } catch let error as DBusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
             throw NoSchedulerError(underlying: error)
-        } catch let error as DBusError where error.name == .noReply || error.name == .timeout || error.name == .disconnected {
+        } catch let error as DBusError where error.name == .noReply || error.name == .timeout {
+            // (Disconnected is this process's own bus connection closing: the bus, not the daemon.)
             throw SchedulerNotAnsweringError(underlying: error)
         }
     }

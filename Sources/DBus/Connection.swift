@@ -56,6 +56,8 @@ public final class Connection {
     var subscriptions: [(id: Int, subscription: Subscription)] = []
     var nextSubscriptionID = 0
     var objects: [(path: ObjectPath, object: ExportedObject)] = []
+    /// Well-known names whose signals subscriptions wait for, with each one's owner now.
+    var followedOwners: [(name: BusName, owner: String?)] = []
     private var filterInstalled = false
 
     // MARK: - Connecting

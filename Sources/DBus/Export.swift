@@ -135,20 +135,27 @@ extension Connection {
             ])
     }
 
-    /// Answers a method call for an exported object; false when no object is
-    /// at that path, so libdbus answers `UnknownMethod`/`UnknownObject` itself.
+    /// Answers every method call that reaches this connection: an exported object's method,
+    /// introspection of it and of the nodes above it (so tools can walk down to it), and an
+    /// error for anything else (`UnknownObject` where nothing is, `UnknownMethod` or
+    /// `UnknownInterface` where something is), so no caller waits for a timeout. Only
+    /// `org.freedesktop.DBus.Peer` is left to libdbus, which answers it.
     func dispatchMethodCall(_ message: Message) -> Bool {
-        guard let path = message.path else { return false }
+        if message.interface == .peer { return false }
         let reply: Message?
         do {
-            reply = try answer(message, path: path)
+            if let answered = try answer(message) {
+                reply = answered
+            } else {
+                let path = message.path?.rawValue ?? "?"
+                throw DBusError(name: .unknownObject, message: "No object at \(path)")
+            }
         } catch let error as DBusError {
             reply = try? message.makeError(name: error.name, message: error.message)
         } catch {
             reply = try? message.makeError(name: .failed, message: "\(error)")
         }
-        guard let reply else { return object(at: path) != nil || hasChildren(path) }
-        if !message.noReplyExpected { _ = try? send(reply) }
+        if let reply, !message.noReplyExpected { _ = try? send(reply) }
         return true
     }
 
@@ -157,26 +164,26 @@ extension Connection {
         return objects.contains { $0.path.rawValue.hasPrefix(prefix) }
     }
 
-    /// The reply for `message`, or nil when nothing here serves `path`.
-    private func answer(_ message: Message, path: ObjectPath) throws -> Message? {
+    /// The reply for `message`, or nil when nothing here is at its path.
+    private func answer(_ message: Message) throws -> Message? {
+        guard let path = message.path, let member = message.member else { return nil }
         let interface = message.interface
-        guard let member = message.member else { return nil }
         let object = object(at: path)
+        guard object != nil || hasChildren(path) else { return nil }
 
-        if interface == .introspectable || (interface == nil && member == "Introspect" && object == nil) {
+        if interface == .introspectable || (interface == nil && member == "Introspect") {
             guard member == "Introspect" else { throw unknownMethod(message) }
-            guard object != nil || hasChildren(path) else { return nil }
             return try message.makeReturn([.string(introspectionXML(path: path, object: object))])
         }
-        guard let object else { return nil }
+        guard let object else {
+            // A node on the way to an object: only introspectable.
+            throw DBusError(name: interface == nil ? .unknownMethod : .unknownInterface,
+                            message: "\(path) has no methods; it only leads to objects below it (Introspect)")
+        }
 
         if interface == .properties {
             return try message.makeReturn(try answerProperties(message, object: object))
         }
-        if interface == nil, member == "Introspect" {
-            return try message.makeReturn([.string(introspectionXML(path: path, object: object))])
-        }
-
         let candidates = interface.map { name in object.interface(name).map { [$0] } ?? [] } ?? object.interfaces
         if let interface, candidates.isEmpty {
             throw DBusError(name: .unknownInterface, message: "No interface \(interface) at \(path)")

@@ -34,14 +34,16 @@ public final class Message {
         return message
     }
 
-    /// A signal. The corresponding C function is `dbus_message_new_signal`.
+    /// A signal; with a `destination`, sent to that connection alone (a unicast signal).
+    /// The corresponding C functions are `dbus_message_new_signal` and `dbus_message_set_destination`.
     public static func signal(
-        path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = []
+        path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = [], destination: BusName? = nil
     ) throws -> Message {
         guard let raw = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else {
             throw DBusError.outOfMemory
         }
         let message = Message(owning: raw)
+        if let destination, dbus_message_set_destination(raw, destination.rawValue) == 0 { throw DBusError.outOfMemory }
         try message.append(arguments)
         return message
     }

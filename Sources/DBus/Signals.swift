@@ -44,11 +44,19 @@ public struct MatchRule: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// Whether a received signal matches. A well-known `sender` cannot be
-    /// compared here (signals carry the owner's unique name); the bus has
-    /// already applied it when routing.
-    func matches(_ message: Message) -> Bool {
-        if let sender, sender.isUnique, message.sender != sender.rawValue { return false }
+    /// Whether a received signal matches. A signal is believed only from its sender: any
+    /// client may send any signal straight to us (unicast), whatever our match rules say,
+    /// so the sender is checked here too. The bus driver's signals come from
+    /// `org.freedesktop.DBus`; a well-known name's from its current owner (`owner`, which the
+    /// connection follows), never from anyone else.
+    func matches(_ message: Message, owner: (BusName) -> String?) -> Bool {
+        if let sender {
+            if sender == .bus || sender.isUnique {
+                guard message.sender == sender.rawValue else { return false }
+            } else {
+                guard let current = owner(sender), message.sender == current else { return false }
+            }
+        }
         if let interface, message.interface != interface { return false }
         if let member, message.member != member { return false }
         if let path, message.path != path { return false }
@@ -76,16 +84,22 @@ extension Connection {
     /// Asks the bus to route signals matching `rule` here and calls `handler`
     /// for each one while the connection is dispatched.
     /// The corresponding C function is `dbus_bus_add_match`.
+    ///
+    /// With a well-known `sender`, only signals from the name's current owner reach `handler`:
+    /// the connection follows the name's owner (asked now, then kept by `NameOwnerChanged`
+    /// from the bus driver), so a signal that another client forges is dropped.
     @discardableResult
     public func subscribe(_ rule: MatchRule, handler: @escaping (Message) -> Void) throws -> SubscriptionToken {
         installFilter()
         if rule.arg0?.utf8.contains(0) == true {
             throw InvalidValueError(location: "match rule arg0", reason: "string contains a NUL byte")
         }
-        try DBusError.check(call: CallDescription(destination: BusName.bus.rawValue, path: "/org/freedesktop/DBus",
-                                                  interface: InterfaceName.dbus.rawValue, member: "AddMatch")) {
-            dbus_bus_add_match(raw, rule.text, $0)
+        if let sender = rule.sender, sender != .bus, !sender.isUnique, !followedOwners.contains(where: { $0.name == sender }) {
+            try addMatch(MatchRule(sender: .bus, interface: .dbus, member: "NameOwnerChanged", path: "/org/freedesktop/DBus",
+                                   arg0: sender.rawValue))
+            followedOwners.append((sender, try nameOwner(sender)))
         }
+        try addMatch(rule)
         let id = nextSubscriptionID
         nextSubscriptionID += 1
         subscriptions.append((id, Subscription(rule: rule, handler: handler)))
@@ -99,9 +113,32 @@ extension Connection {
         try DBusError.check { dbus_bus_remove_match(raw, subscription.rule.text, $0) }
     }
 
+    private func addMatch(_ rule: MatchRule) throws {
+        try DBusError.check(call: CallDescription(destination: BusName.bus.rawValue, path: "/org/freedesktop/DBus",
+                                                  interface: InterfaceName.dbus.rawValue, member: "AddMatch")) {
+            dbus_bus_add_match(raw, rule.text, $0)
+        }
+    }
+
+    /// The current owner of a name this connection follows (a subscription's well-known sender).
+    func followedOwner(_ name: BusName) -> String? {
+        followedOwners.first { $0.name == name }?.owner
+    }
+
     func deliverSignal(_ message: Message) {
+        // Ownership changes first, and only from the bus driver: the checks below use them.
+        if message.sender == BusName.bus.rawValue, message.interface == .dbus, message.member == "NameOwnerChanged",
+            !followedOwners.isEmpty
+        {
+            let args = message.arguments()
+            if args.count == 3, let name = args[0].stringValue, let new = args[2].stringValue,
+                let index = followedOwners.firstIndex(where: { $0.name.rawValue == name })
+            {
+                followedOwners[index].owner = new.isEmpty ? nil : new
+            }
+        }
         // Handlers may subscribe or unsubscribe; iterate over a snapshot, in subscription order.
-        for (_, subscription) in subscriptions where subscription.rule.matches(message) {
+        for (_, subscription) in subscriptions where subscription.rule.matches(message, owner: followedOwner) {
             subscription.handler(message)
         }
     }

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Synchronization
 
 /// An object exported with our dbus layer, on its own thread and connection,
 /// that sends back what it receives: the real bus between the two ends.
@@ -9,6 +10,7 @@ public final class EchoServer: @unchecked Sendable {
     public static let interface: InterfaceName = "org.chime.Test.Echo"
 
     private let finished = DispatchSemaphore(value: 0)
+    private let stopped = Mutex(false)
     private let ready = DispatchSemaphore(value: 0)
     private var startError: (any Error)?
     public let address: String
@@ -23,7 +25,13 @@ public final class EchoServer: @unchecked Sendable {
         if let startError { throw startError }
     }
 
+    /// Stops the server (a second call does nothing).
     public func stop() {
+        let already = stopped.withLock { flag in
+            defer { flag = true }
+            return flag
+        }
+        guard !already else { return }
         if let connection = try? Connection(.address(address)) {
             _ = try? connection.call(destination: Self.name, path: Self.path, interface: Self.interface, member: "Quit")
         }

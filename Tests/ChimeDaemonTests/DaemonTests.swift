@@ -438,3 +438,75 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(try UserNotificationCenter(connection: bus.connect()).pendingSummaries().map(\.title).sorted() == ["Stretch", "Tea"])
     }
 }
+
+/// What another client of the session bus cannot do to the daemon.
+@Suite struct HostileClientTests {
+    let bus: PrivateBus
+    let state: String
+
+    init() throws {
+        bus = try PrivateBus()
+        state = bus.directory.appendingPathComponent("state").path
+    }
+
+    @Test func aForgedServerLeftSignalSilencesNothing() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let forger = try bus.connect()
+        let target = try #require(try forger.nameOwner("org.chime.Scheduler"))
+        let server = try #require(try forger.nameOwner("org.freedesktop.Notifications"))
+        // "The notification server left", sent straight to the daemon by a client that is not the bus.
+        try forger.send(try Message.signal(
+            path: "/org/freedesktop/DBus", interface: .dbus, member: "NameOwnerChanged",
+            arguments: [.string("org.freedesktop.Notifications"), .string(server), .string("")], destination: BusName(rawValue: target)))
+        // And a forged close of a popup that is not closed.
+        try forger.send(try Message.signal(
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "NotificationClosed",
+            arguments: [.uint32(1), .uint32(2)], destination: BusName(rawValue: target)))
+        forger.flush()
+        usleep(200_000)
+        let added = try UserNotificationCenter(connection: bus.connect()).add(NotificationRequest(
+            identifier: "", content: NotificationContent(title: "Still here"), trigger: try Trigger(parsing: "in 1s", anchor: WallClock.system.now())))
+        let calls = recorder.waitForCalls(1, timeout: 5)
+        #expect(calls.map(\.summary) == ["Still here"])
+        #expect(try UserNotificationCenter(connection: bus.connect()).deliveredNotifications().map(\.identifier) == [added.identifier])
+    }
+
+    @Test func aDaemonThatDiesMidCallIsNamedAsTheDaemon() throws {
+        defer { bus.stop() }
+        // A stand-in that owns the daemon's name and drops off the bus when asked for the list.
+        nonisolated(unsafe) let fake = try bus.connect()
+        #expect(try fake.requestName("org.chime.Scheduler") == .primaryOwner)
+        nonisolated(unsafe) var closed = false
+        fake.export(ExportedObject(interfaces: [ExportedInterface("org.chime.Scheduler1", methods: [
+            ExportedMethod("ListPending") { _ in
+                closed = true
+                fake.close()
+                return []
+            },
+        ])]), at: "/org/chime/Scheduler")
+        let server = Thread { _ = fake.run(until: .now + .seconds(10)) { !closed } }
+        server.start()
+        let result = try runChime(["list"], environment: bus.environment())
+        #expect(result.status == 71)
+        #expect(result.stderr.hasPrefix("chime: the chime daemon left the bus during the call"), "\(result.stderr)")
+        #expect(!result.stderr.contains("notification server"))
+    }
+
+    @Test func daemonsStartedTogetherLeaveExactlyOne() throws {
+        defer { bus.stop() }
+        // Five at once on a fresh state directory: one runs, the others say why they stop.
+        let daemons = try (0..<5).map { _ in try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false) }
+        defer { daemons.forEach { $0.stop() } }
+        try bus.waitForName("org.chime.Scheduler")
+        let deadline = Date().addingTimeInterval(10)
+        while daemons.filter(\.isRunning).count > 1, Date() < deadline { usleep(20_000) }
+        #expect(daemons.filter(\.isRunning).count == 1)
+        #expect(daemons[0].log.components(separatedBy: "another chime daemon is already running").count - 1 == 4)
+        #expect(!daemons[0].log.contains("database is locked"))
+        let added = try UserNotificationCenter(connection: bus.connect()).add(NotificationRequest(
+            identifier: "after-the-race", content: NotificationContent(title: "x"), trigger: try Trigger(parsing: "in 1h", anchor: WallClock.system.now())))
+        #expect(added.identifier == "after-the-race")
+    }
+}

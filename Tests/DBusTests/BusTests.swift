@@ -226,6 +226,75 @@ import TestSupport
         _ = try connection.call(destination: EchoServer.name, path: EchoServer.path, interface: .peer, member: "Ping")
     }
 
+    @Test func signalsAreBelievedOnlyFromTheirSender() throws {
+        defer { finish() }
+        let listener = try bus.connect()
+        let forger = try bus.connect()
+        var changes: [String] = []
+        try listener.watchNameOwner("org.chime.Test.Watched") { _, new in changes.append(new) }
+        var pongs: [String] = []
+        try listener.subscribe(MatchRule(sender: EchoServer.name, interface: EchoServer.interface, member: "Pong")) {
+            pongs.append($0.arguments().first?.stringValue ?? "?")
+        }
+        // Any client may send any signal straight to us; these name senders they are not.
+        func forge(_ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ args: [Value]) throws {
+            let signal = try Message.signal(path: path, interface: interface, member: member, arguments: args,
+                                            destination: BusName(rawValue: listener.uniqueName))
+            try forger.send(signal)
+            forger.flush()
+        }
+        try forge("/org/freedesktop/DBus", .dbus, "NameOwnerChanged", [.string("org.chime.Test.Watched"), .string(""), .string(":1.999")])
+        try forge(EchoServer.path, EchoServer.interface, "Pong", [.string("forged")])
+        #expect(listener.run(until: .now + .milliseconds(300)) { true } == .timedOut)
+        #expect(changes.isEmpty)
+        #expect(pongs.isEmpty)
+        // The real ones arrive: the bus driver's, and the name owner's.
+        let owner = try bus.connect()
+        #expect(try owner.requestName("org.chime.Test.Watched") == .primaryOwner)
+        _ = try listener.call(destination: EchoServer.name, path: EchoServer.path, interface: EchoServer.interface,
+                              member: "Ping", arguments: [.string("real")])
+        #expect(listener.run(until: .now + .seconds(5)) { changes.isEmpty || pongs.isEmpty } == .finished)
+        #expect(changes == [owner.uniqueName])
+        #expect(pongs == ["real"])
+        // When another client takes over the name, its signals are the ones believed.
+        echo.stop()
+        #expect(try forger.requestName(EchoServer.name) == .primaryOwner)
+        _ = listener.run(until: .now + .milliseconds(200)) { true }
+        try forger.emit(path: EchoServer.path, interface: EchoServer.interface, member: "Pong", arguments: [.string("new owner")])
+        forger.flush()
+        #expect(listener.run(until: .now + .seconds(5)) { pongs.count < 2 } == .finished)
+        #expect(pongs == ["real", "new owner"])
+    }
+
+    @Test func everyCallOnEveryPathIsAnswered() throws {
+        defer { finish() }
+        let connection = try bus.connect()
+        func call(_ path: ObjectPath, _ interface: InterfaceName?, _ member: MemberName) throws -> [Value] {
+            try connection.call(destination: EchoServer.name, path: path, interface: interface, member: member, timeout: .milliseconds(2000))
+        }
+        // The nodes above an object introspect, each naming the next one down.
+        for (path, child) in [("/", "org"), ("/org", "chime"), ("/org/chime", "Test"), ("/org/chime/Test", "Echo")] as [(ObjectPath, String)] {
+            let xml = try call(path, .introspectable, "Introspect").first?.stringValue ?? ""
+            #expect(xml.contains("<node name=\"\(child)\"/>"), "\(path)")
+        }
+        // Anything else is an error at once, never a wait for the timeout.
+        let started = ContinuousClock.now
+        for (path, interface, expected) in [
+            ("/org/chime", EchoServer.interface, ErrorName.unknownInterface), ("/org/chime", nil, .unknownMethod),
+            ("/nowhere", EchoServer.interface, .unknownObject), ("/nowhere", .introspectable, .unknownObject),
+            (EchoServer.path, "org.chime.Test.Other", .unknownInterface), (EchoServer.path, EchoServer.interface, .unknownMethod),
+        ] as [(ObjectPath, InterfaceName?, ErrorName)] {
+            do {
+                _ = try call(path, interface, "Nothing")
+                Issue.record("\(path) answered Nothing")
+            } catch let error as DBusError {
+                #expect(error.name == expected, "\(path) \(interface?.rawValue ?? "-"): \(error)")
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(1))
+        _ = try call("/nowhere", .peer, "Ping")
+    }
+
     @Test func aTakenNameIsReported() throws {
         defer { finish() }
         let connection = try bus.connect()
