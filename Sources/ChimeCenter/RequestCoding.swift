@@ -114,7 +114,7 @@ extension NotificationRequest {
             guard case .string(let key) = entry.key else { continue }  // the signature is a{sv}: always a string
             guard let field = RequestField(rawValue: key), field != .anchor || stored else {
                 let guess = closestWord(to: key, in: RequestKey.all).map { "; did you mean '\($0)'?" } ?? ""
-                throw RequestError(key: key.isEmpty ? "(an empty key)" : printable(key), "unknown key\(guess) (keys: \(RequestKey.all.joined(separator: ", ")))")
+                throw RequestError(key: key.isEmpty ? "(an empty key)" : escapedForMessage(key), "unknown key\(guess) (keys: \(RequestKey.all.joined(separator: ", ")))")
             }
             guard fields[field] == nil else { throw RequestError(field, "is given twice") }
             // a{sv}: each value is one variant; its content is the value itself.
@@ -135,7 +135,7 @@ extension NotificationRequest {
         content.category = try reader.string(.category) ?? ""
         if let name = try reader.string(.urgency) {
             guard let urgency = Urgency(name: name) else {
-                throw RequestError(.urgency, "must be \"low\", \"normal\" or \"critical\", got \"\(printable(name))\"")
+                throw RequestError(.urgency, "must be \"low\", \"normal\" or \"critical\", got \"\(escapedForMessage(name))\"")
             }
             content.urgency = urgency
         }
@@ -258,13 +258,4 @@ private struct FieldReader {
         guard (0...Int64(UInt32.max)).contains(n) else { throw RequestError(field, "must be a number of seconds, got \(n)") }
         return .seconds(n)
     }
-}
-
-/// Text as an error message may quote it: control characters escaped, at most 60 characters.
-func printable(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars.prefix(60) {
-        out += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-    }
-    return text.unicodeScalars.count > 60 ? out + "…" : out
 }

@@ -130,7 +130,7 @@ extension NotificationContent {
         case .file(let path)?:
             try checkText(path, .soundFile, RequestBounds.soundFileBytes, allowing: .none)
             guard path.utf8.first == UInt8(ascii: "/") else {
-                throw RequestError(.soundFile, "must be an absolute path, got \(quoted(path))")
+                throw RequestError(.soundFile, "must be an absolute path, got \(quotedForMessage(path))")
             }
         }
         try checkCount(actions.count, .actions, RequestBounds.actionCount, "actions")
@@ -139,7 +139,7 @@ extension NotificationContent {
             try checkText(action.identifier, .actions, RequestBounds.actionIdentifierBytes, allowing: .none, part: "an action's identifier")
             try checkText(action.title, .actions, RequestBounds.actionTitleBytes, allowing: .none, part: "an action's title")
             if seen.contains(action.identifier) {
-                throw RequestError(.actions, "the action \(quoted(action.identifier)) is given twice")
+                throw RequestError(.actions, "the action \(quotedForMessage(action.identifier)) is given twice")
             }
             seen.append(action.identifier)
         }
@@ -269,12 +269,4 @@ private func range(_ bound: ClosedRange<Int>) -> String {
 private func hex4(_ value: UInt32) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-}
-
-private func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars.prefix(60) {
-        out += scalar.value < 0x20 ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-    }
-    return out + (text.unicodeScalars.count > 60 ? "…\"" : "\"")
 }

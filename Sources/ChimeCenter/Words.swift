@@ -45,3 +45,18 @@ public func slug(_ label: String) -> String {
     while out.last == "-" { out.removeLast() }
     return out
 }
+
+/// Text as a one-line message may show it: control characters escaped (`\u{a}`), at most
+/// 60 characters (then `…`). Identifiers and keys from other processes pass through here
+/// before they reach an error message.
+public func escapedForMessage(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars.prefix(60) {
+        let v = scalar.value
+        out += v < 0x20 || (0x7F...0x9F).contains(v) ? "\\u{\(String(v, radix: 16))}" : String(scalar)
+    }
+    return text.unicodeScalars.count > 60 ? out + "…" : out
+}
+
+/// `escapedForMessage(text)` in double quotes.
+public func quotedForMessage(_ text: String) -> String { "\"" + escapedForMessage(text) + "\"" }

@@ -89,7 +89,7 @@ struct AlarmOptions: ParsableArguments {
         }
         if let identifier {
             do throws(RequestError) { try NotificationRequest.validateIdentifier(identifier) } catch {
-                ExitStatus.usage.exit("--id \(ExitStatus.shown(identifier)): \(error.message)")
+                ExitStatus.usage.exit("--id \(quotedForMessage(identifier)): \(error.message)")
             }
         }
         let request = NotificationRequest(identifier: identifier ?? "", content: content, trigger: trigger)
@@ -279,7 +279,7 @@ public struct Cancel: ParsableCommand {
         }
         let removed = reportingErrors { try center.removePendingNotificationRequests(withIdentifiers: identifiers) }
         let unknown = identifiers.filter { !removed.contains($0) }
-        if !unknown.isEmpty { ExitStatus.unknownIdentifier.exit("no pending alarm \(unknown.joined(separator: ", ")); see chime list") }
+        if !unknown.isEmpty { ExitStatus.unknownIdentifier.exit("no pending alarm \(unknown.map(quotedForMessage).joined(separator: ", ")); see chime list") }
     }
 }
 

@@ -196,7 +196,7 @@ public struct Timer: ParsableCommand {
         }
         if let identifier {
             do throws(RequestError) { try NotificationRequest.validateIdentifier(identifier) } catch {
-                ExitStatus.usage.exit("--id \(ExitStatus.shown(identifier)): \(error.message)")
+                ExitStatus.usage.exit("--id \(quotedForMessage(identifier)): \(error.message)")
             }
         }
         var content = timer.content

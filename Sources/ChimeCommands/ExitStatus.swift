@@ -50,15 +50,6 @@ enum ExitStatus: Int32, CaseIterable {
         "EXIT STATUS\n" + allCases.map { "  \(String($0.rawValue).padding(3))  \($0.meaning)" }.joined(separator: "\n")
     }
 
-    /// `text` as a message may quote it: control characters escaped, at most 60 characters.
-    static func shown(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars.prefix(60) {
-            out += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }
-        return "\"" + out + (text.unicodeScalars.count > 60 ? "…\"" : "\"")
-    }
-
     /// Prints `chime: message` on standard error and exits with this status.
     func exit(_ message: String) -> Never {
         printError("chime: \(message)")

@@ -40,7 +40,8 @@ final class SchedulerService {
         do { loaded = try daemon.store.loadRequest(identifier) } catch { throw Self.error(.store(error)) }
         switch loaded {
         case .valid(let request)?: return request
-        case .invalid(let reason)?: throw DBusError(name: SchedulerInterface.invalidRequest, message: "\(identifier) is quarantined: \(reason)")
+        case .invalid(let reason)?:
+            throw DBusError(name: SchedulerInterface.invalidRequest, message: "\(quotedForMessage(identifier)) is quarantined: \(reason)")
         case nil: throw Self.error(.unknown([identifier]))
         }
     }
@@ -64,7 +65,7 @@ final class SchedulerService {
         do { delivered = try daemon.store.deliveredNotifications() } catch { throw Self.error(.store(error)) }
         let unknown = identifiers.filter { id in !delivered.contains { $0.identifier == id } }
         if !unknown.isEmpty {
-            throw DBusError(name: SchedulerInterface.unknownIdentifier, message: "not delivered: \(unknown.joined(separator: ", "))")
+            throw DBusError(name: SchedulerInterface.unknownIdentifier, message: "not delivered: \(Self.list(unknown))")
         }
         let serverIDs = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)
         do { try daemon.store.removeDelivered(identifiers) } catch { throw Self.error(.store(error)) }
@@ -103,7 +104,7 @@ final class SchedulerService {
     func error(_ error: SchedulerError) -> DBusError {
         if case .fromAlarmFile(let owned) = error {
             return DBusError(name: SchedulerInterface.fromAlarmFile,
-                             message: "\(owned.map { "'\($0)'" }.joined(separator: ", ")) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file \(daemon.configPath ?? ""); change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
+                             message: "\(Self.list(owned)) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file \(daemon.configPath ?? ""); change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
         }
         return Self.error(error)
     }
@@ -116,14 +117,19 @@ final class SchedulerService {
                       message: problem.description)
         case .fromAlarmFile(let owned):
             DBusError(name: SchedulerInterface.fromAlarmFile,
-                      message: "\(owned.map { "'\($0)'" }.joined(separator: ", ")) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file; change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
+                      message: "\(list(owned)) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file; change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
         case .unknown(let identifiers):
-            DBusError(name: SchedulerInterface.unknownIdentifier, message: "no pending alarm \(identifiers.joined(separator: ", "))")
+            DBusError(name: SchedulerInterface.unknownIdentifier, message: "no pending alarm \(list(identifiers))")
         case .store(let failure):
             DBusError(name: SchedulerInterface.storeFailed, message: failure.description)
         case .noAlarmFile:
             DBusError(name: SchedulerInterface.noAlarmFile, message: "this daemon follows no alarm file (it was started with --no-config)")
         }
+    }
+
+    /// Identifiers as a one-line message shows them: quoted, escaped, at most ten.
+    static func list(_ identifiers: [String]) -> String {
+        identifiers.prefix(10).map(quotedForMessage).joined(separator: ", ") + (identifiers.count > 10 ? " and \(identifiers.count - 10) more" : "")
     }
 
     // MARK: - The exported object

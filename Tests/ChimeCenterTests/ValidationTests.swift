@@ -84,28 +84,9 @@ import Timekeeping
     @Test func randomRequestsAreRefusedWithAReasonOrRoundTrip() async {
         // Random typed dictionaries with boundary numbers: never a trap; each either refused
         // with a field-naming error or accepted, valid, with a next fire ahead.
-        let keys = RequestKey.all + ["snoze", "", "anchor"]
-        let numbers: [Int64] = [0, 1, -1, 59, 60, 86_400, 86_401, 604_800, Int64(Int32.max), Int64(UInt32.max), .max, .min,
-                                7_258_118_399, 7_258_118_400, 1_800_000_060]
-        let strings = ["", "x", "in 5m", "every 1s", "16:35 mon-fri", "2020-01-01 10:00", "2199-12-31 23:59:59", "Feb 30",
-                       "*-02-30 00:00", "../../etc/passwd", "UTC", "a\u{0}b", "\u{7}", String(repeating: "9", count: 400),
-                       "in 99999999999999999999s", "low", "critical", "default", "/usr/share/sounds/x.oga"]
-        await propertyCheck(count: 2000, input: Gen.int(in: 0...Int.max)) { seed in
+        await propertyCheck(count: 3000, input: Gen.int(in: 0...Int.max)) { seed in
             var r = SplitMix(seed: UInt64(seed))
-            var pairs: [(String, Value)] = []
-            for _ in 0..<(1 + r.below(7)) {
-                let key = keys[r.below(keys.count)]
-                let value: Value = switch r.below(6) {
-                case 0: .int64(numbers[r.below(numbers.count)])
-                case 1: .uint32(UInt32(truncatingIfNeeded: numbers[r.below(numbers.count)]))
-                case 2: .boolean(r.below(2) == 0)
-                case 3: .strings([strings[r.below(strings.count)]])
-                default: .string(strings[r.below(strings.count)])
-                }
-                pairs.append((key, value))
-            }
-            if r.below(2) == 0 { pairs.append(("title", .string("T"))) }
-            if r.below(2) == 0 { pairs.append(("rule", .string(strings[r.below(strings.count)]))) }
+            let pairs = RandomRequests.entries(&r, now: now, title: "T")
             do {
                 let incoming = try NotificationRequest.fromDBus(entries(pairs), now: now)
                 var request = incoming.request

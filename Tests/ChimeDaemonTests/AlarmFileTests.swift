@@ -170,7 +170,7 @@ import Timekeeping
         // The file's alarms are changed in the file: cancelling one is refused, --all leaves them.
         let refused = try chime(["cancel", "tea"])
         #expect(refused.status == 7)
-        #expect(refused.stderr == "chime: 'tea' is an alarm from the alarm file \(configPath); change it there (or set enabled = false)\n")
+        #expect(refused.stderr == "chime: \"tea\" is an alarm from the alarm file \(configPath); change it there (or set enabled = false)\n")
         let replaced = try chime(["in", "5m", "Other", "--id", "tea"])
         #expect(replaced.status == 7, "\(replaced.stderr)")
         #expect(try chime(["cancel", "--all"]).stdout == "cancelled 1 alarm (alarms from the alarm file stay; change them there)\n")

@@ -336,7 +336,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(recorder.closedIDs == [1])
         let again = try runChime(["close", "tea"], environment: bus.environment())
         #expect(again.status == 6)
-        #expect(again.stderr == "chime: not delivered: tea; see chime delivered\n")
+        #expect(again.stderr == "chime: not delivered: \"tea\"; see chime delivered\n")
     }
 }
 
