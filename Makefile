@@ -87,6 +87,7 @@ dist: release
 	@scripts/dist.sh $(RELEASE_BIN)
 
 INSTALLED := $(BINDIR)/chime $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services/org.chime.Scheduler.service \
+	$(DATADIR)/dbus-1/interfaces/org.chime.Scheduler1.xml \
 	$(DATADIR)/applications/chime.desktop $(DATADIR)/icons/hicolor/scalable/apps/chime.svg \
 	$(DATADIR)/bash-completion/completions/chime $(DATADIR)/zsh/site-functions/_chime \
 	$(DATADIR)/fish/vendor_completions.d/chime.fish
@@ -97,6 +98,7 @@ install: dist
 	sed 's|@BINDIR@|$(BINDIR)|g' packaging/chime.service.in >$(DESTDIR)$(UNITDIR)/chime.service
 	sed 's|@BINDIR@|$(BINDIR)|g' packaging/org.chime.Scheduler.service.in >$(DESTDIR)$(DATADIR)/dbus-1/services/org.chime.Scheduler.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/chime.service $(DESTDIR)$(DATADIR)/dbus-1/services/org.chime.Scheduler.service
+	install -Dm644 packaging/org.chime.Scheduler1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/org.chime.Scheduler1.xml
 	install -Dm644 packaging/chime.desktop $(DESTDIR)$(DATADIR)/applications/chime.desktop
 	install -Dm644 packaging/chime.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/chime.svg
 	install -d $(DESTDIR)$(DATADIR)/man/man1
@@ -106,6 +108,7 @@ install: dist
 	install -Dm644 .build/dist/completions/chime.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/chime.fish
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m644 docs/dbus-interface.md $(DESTDIR)$(DOCDIR)/dbus-interface.md
 	install -m644 config/*.toml $(DESTDIR)$(DOCDIR)/examples/
 
 # Removes what install put there (man pages by the names dist generates), and nothing else.

@@ -27,6 +27,7 @@ prefix=$scratch/prefix
 # PIE=1 as make deb builds, so the package below reuses this build instead of relinking.
 make --no-print-directory install PIE=1 PREFIX="$prefix" >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; exit 1; }
 for f in bin/chime lib/systemd/user/chime.service share/dbus-1/services/org.chime.Scheduler.service \
+         share/dbus-1/interfaces/org.chime.Scheduler1.xml share/doc/chime/dbus-interface.md \
          share/applications/chime.desktop share/icons/hicolor/scalable/apps/chime.svg share/man/man1/chime.1 \
          share/man/man1/chime-daemon.1 share/bash-completion/completions/chime share/zsh/site-functions/_chime \
          share/fish/vendor_completions.d/chime.fish share/doc/chime/examples/alarms.toml; do

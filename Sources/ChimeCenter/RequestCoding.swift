@@ -66,7 +66,10 @@ extension NotificationRequest {
             }
         }
         switch trigger.rule {
-        case .instant(let instant): entries.append(("at", .int64(instant.seconds)))
+        case .instant(let instant):
+            // Whole seconds as an integer; a fraction as a double (sub-microsecond precision).
+            entries.append(("at", instant.nanosecond == 0 ? .int64(instant.seconds)
+                                : .double(Double(instant.seconds) + Double(instant.nanosecond) / 1e9)))
         case .interval(let span, let again): entries.append(("rule", .string((again ? "every " : "in ") + span.description)))
         case .calendar(let expression): entries.append(("rule", .string(expression.description)))
         }
@@ -194,7 +197,7 @@ extension NotificationRequest {
         if let timeZone { try Trigger.validateTimeZone(timeZone) }
         let repeats = try reader.bool(.repeats)
         let trigger: Trigger
-        switch (try reader.string(.rule), try reader.integer(.at)) {
+        switch (try reader.string(.rule), try reader.instant(.at)) {
         case (let text?, nil):
             try checkText(text, .rule, RequestBounds.ruleBytes, allowing: .none)
             do throws(RuleError) {
@@ -202,10 +205,7 @@ extension NotificationRequest {
             } catch {
                 throw RequestError(.rule, "\(error.message) in \"\(text)\"")
             }
-        case (nil, let seconds?):
-            guard let instant = Instant.exactly(seconds: seconds), RequestBounds.instants.contains(instant) else {
-                throw RequestError(.at, "must lie in 1970-2199, got \(seconds) s since the epoch")
-            }
+        case (nil, let instant?):
             if repeats == true { throw RequestError(.repeats, "a request at one instant cannot repeat; give a rule") }
             trigger = Trigger(rule: .instant(instant), repeats: false, timeZone: timeZone, anchor: now)
         case (nil, nil):
@@ -247,8 +247,33 @@ private struct FieldReader {
         case .uint64(let n):
             guard let n = Int64(exactly: n) else { throw RequestError(field, "\(n) is too large") }
             return n
-        default: throw RequestError(field, "must be an integer (u or x), got \(value.signature)")
+        default: throw RequestError(field, "must be an integer (u or x)\(field == .at ? " or seconds with a fraction (d)" : ""), got \(value.signature)")
         }
+    }
+
+    /// An instant: whole seconds since the epoch as any integer type, or seconds with a fraction
+    /// as a double; within 1970-2199.
+    func instant(_ field: RequestField) throws(RequestError) -> Instant? {
+        guard let value = fields[field] else { return nil }
+        let instant: Instant?
+        let shown: String
+        if case .double(let seconds) = value {
+            shown = "\(seconds)"
+            if seconds.isFinite, seconds >= 0, seconds < 7_258_118_400 {
+                let whole = seconds.rounded(.down)
+                instant = Instant(seconds: Int64(whole), nanosecond: min(Int64(((seconds - whole) * 1e9).rounded()), 999_999_999))
+            } else {
+                instant = nil
+            }
+        } else {
+            guard let seconds = try integer(field) else { return nil }
+            shown = "\(seconds)"
+            instant = Instant.exactly(seconds: seconds)
+        }
+        guard let instant, RequestBounds.instants.contains(instant) else {
+            throw RequestError(field, "must lie in 1970-2199, got \(shown) s since the epoch")
+        }
+        return instant
     }
 
     /// A duration in whole seconds.

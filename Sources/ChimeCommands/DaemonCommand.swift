@@ -30,6 +30,12 @@ public struct DaemonCommand: ParsableCommand {
             `chime status` shows the errors. Alarms added from the command line or over D-Bus are never \
             touched by a reload.
 
+            Every request is checked with the same bounds at every door (command line, alarm file, D-Bus, \
+            and the store when a request is read back). If the daemon ever crashes twice while firing the same \
+            alarm, that alarm is quarantined: kept but not fired, shown by `chime list` and `chime status`, \
+            removed with `chime cancel ID`. The interface is documented in docs/dbus-interface.md \
+            (installed with the package's documentation).
+
             Sounds: where the notification server does not play sounds, chime plays them with the first of \
             canberra-gtk-play, pw-play, paplay or aplay on PATH (theme names are looked up under \
             $XDG_DATA_DIRS/sounds/freedesktop).

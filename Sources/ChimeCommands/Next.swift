@@ -73,7 +73,7 @@ public struct Next: ParsableCommand {
         if case .calendar(let expression) = parsed, let own = expression.timeZone, let named = try? Zone.named(own) {
             displayZone = named
         }
-        let now = Int64(time(nil))
+        let now = WallClock.system.now().seconds
         let start: Int64
         if let after {
             guard let t = Self.parseTime(after, in: displayZone) else {

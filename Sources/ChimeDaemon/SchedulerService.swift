@@ -46,8 +46,22 @@ final class SchedulerService {
         }
     }
 
-    func listPending() throws(DBusError) -> [PendingSummary] {
-        do { return try daemon.store.pendingSummaries() } catch { throw Self.error(.store(error)) }
+    /// Hands each pending alarm to `add` as it is read from the store; stops with LimitsExceeded
+    /// before the reply outgrows one message.
+    func listPending(_ add: (Value) throws -> Void) throws {
+        var size = 0
+        do {
+            try daemon.store.forEachPendingSummary { summary in
+                size += 64 + summary.identifier.utf8.count + summary.title.utf8.count + summary.label.utf8.count
+                    + (summary.timeZone?.utf8.count ?? 0) + summary.note.utf8.count
+                guard size <= Self.maximumReply else {
+                    throw DBusError(name: .limitsExceeded, message: "the list would be more than one D-Bus message may carry")
+                }
+                try add(summary.dbusValue)
+            }
+        } catch let error as StoreError {
+            throw Self.error(.store(error))
+        }
     }
 
     func listDelivered() throws(DBusError) -> [DeliveredSummary] {
@@ -179,9 +193,8 @@ final class SchedulerService {
                         [unowned self] call in
                         [try get(call.arguments[0].stringValue ?? "").storedDBusRequest]
                     },
-                    method("ListPending", [], [Parameter("alarms", .array(pendingItem))]) { [unowned self] _ in
-                        let items = try listPending().map(\.dbusValue)
-                        return try Self.bounded([.array(element: pendingItem, items)])
+                    ExportedMethod("ListPending", streaming: Parameter("alarms", .array(pendingItem))) { [unowned self] _, add in
+                        try listPending(add)
                     },
                     method("ListDelivered", [], [Parameter("delivered", .array(.structure([.string, .uint32, .int64, .string])))]) {
                         [unowned self] _ in

@@ -510,11 +510,26 @@ public final class Store {
     /// any request. Held occurrences and quarantine are read in the same pass.
     public func pendingSummaries() throws(StoreError) -> [PendingSummary] {
         var list: [PendingSummary] = []
-        try read("""
+        do {
+            try forEachPendingSummary { list.append($0) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("read", path: path, "\(error)", cause: .encoding)
+        }
+        return list
+    }
+
+    /// The same, one row at a time: a listing of 100,000 alarms goes into its D-Bus reply as
+    /// it is read, never held whole. `body` may throw to stop; its error comes out as it is.
+    public func forEachPendingSummary(_ body: (PendingSummary) throws -> Void) throws {
+        let sql = """
             SELECT identifier, next_fire, title, label, time_zone, origin, quarantine,
                    (SELECT min(due) FROM held WHERE held.identifier = pending.identifier)
             FROM pending \(Self.bySoonest)
-            """) { row in
+            """
+        do {
+            try database.query(sql, [], { row in
             var state = AlarmState.scheduled
             var note = ""
             if let reason = row.optionalText(6) {
@@ -524,11 +539,13 @@ public final class Store {
                 state = .held
                 note = "held for a notification server"
             }
-            list.append(PendingSummary(
+            try body(PendingSummary(
                 identifier: row.text(0), nextFire: row.optionalInstant(1), title: row.text(2), label: row.text(3),
                 timeZone: row.optionalText(4), origin: row.integer(5) == 1 ? .file : .commandLine, state: state, note: note))
+            })
+        } catch let error as DatabaseError {
+            throw StoreError("read", path: path, error.message, cause: .sqlite(error.code))
         }
-        return list
     }
 
     public func deliveredNotifications() throws(StoreError) -> [DeliveredNotification] {

@@ -28,6 +28,8 @@ public struct ExportedMethod {
     /// Returns the reply's arguments, or throws: a `DBusError` goes back with
     /// its name and message, any other error as `org.freedesktop.DBus.Error.Failed`.
     public var handler: (MethodCall) throws -> [Value]
+    /// For a method whose one output is an array: hands the elements over one at a time.
+    var streamer: ((MethodCall, _ add: (Value) throws -> Void) throws -> Void)?
 
     public init(
         _ name: MemberName, inputs: [Parameter] = [], outputs: [Parameter] = [],
@@ -37,6 +39,19 @@ public struct ExportedMethod {
         self.inputs = inputs
         self.outputs = outputs
         self.handler = handler
+    }
+
+    /// A method whose one output, `output`, is an array written as `produce` hands over its
+    /// elements (`Message.appendArray`): a listing of 100,000 rows never exists as 100,000 values.
+    public init(
+        _ name: MemberName, inputs: [Parameter] = [], streaming output: Parameter,
+        produce: @escaping (MethodCall, _ add: (Value) throws -> Void) throws -> Void
+    ) {
+        self.name = name
+        self.inputs = inputs
+        self.outputs = [output]
+        self.handler = { _ in [] }
+        self.streamer = produce
     }
 }
 
@@ -195,6 +210,13 @@ extension Connection {
                 throw DBusError(
                     name: .invalidArgs,
                     message: "\(candidate.name).\(member) takes signature '\(expected)', got '\(message.signature)'")
+            }
+            if let streamer = method.streamer, case .array(let element) = method.outputs[0].type {
+                let reply = try message.makeReturn()
+                try reply.appendArray(of: element) { add in
+                    try streamer(MethodCall(message: message, arguments: message.arguments()), add)
+                }
+                return reply
             }
             let outputs = try method.handler(MethodCall(message: message, arguments: message.arguments()))
             let declared = method.outputs.map(\.type)

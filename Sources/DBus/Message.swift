@@ -150,6 +150,35 @@ public final class Message {
         for value in values { try Self.write(value, into: &iter) }
     }
 
+    /// Appends one array whose elements `produce` hands over one at a time, so a listing of
+    /// 100,000 rows is written without holding 100,000 values: each element is validated and
+    /// written as it comes. An element of another type than `element` is an error.
+    public func appendArray(of element: DBusType, _ produce: (_ add: (Value) throws -> Void) throws -> Void) throws {
+        let type = DBusType.array(element)
+        let existing = signature
+        if type.signatureLength + existing.utf8.count > Signature.maximumLength {
+            throw InvalidValueError(location: "message body", reason: "its signature would be longer than 255 bytes")
+        }
+        do {
+            try Signature.checkNesting(type, text: existing)
+        } catch {
+            throw InvalidValueError(location: "message body", reason: error.reason)
+        }
+        var iter = cdbus_iter_zero()
+        dbus_message_iter_init_append(raw, &iter)
+        var index = 0
+        try Self.container(&iter, CDBUS_TYPE_ARRAY, element.signatureText) { sub in
+            try produce { value in
+                guard value.type == element else {
+                    throw InvalidValueError(location: "element \(index)", reason: "has type \(value.type) but the array holds \(element)")
+                }
+                try value.validate(at: "element \(index)")
+                try Self.write(value, into: sub)
+                index += 1
+            }
+        }
+    }
+
     /// The body, decoded. libdbus has validated every received message, so this
     /// only fails on a message we built wrongly.
     public func arguments() -> [Value] {

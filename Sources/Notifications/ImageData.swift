@@ -1,4 +1,5 @@
 import DBus
+import Posix
 internal import CZlib
 #if canImport(Glibc)
 import Glibc
@@ -76,7 +77,7 @@ public struct ImageError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Reads a whole file, up to `limit` bytes.
 func readFile(_ path: String, limit: Int) throws(ImageError) -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw ImageError("cannot open \(path): \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { throw ImageError("cannot open \(path): \(SystemError.last("open").reason)") }
     defer { close(fd) }
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
@@ -84,7 +85,7 @@ func readFile(_ path: String, limit: Int) throws(ImageError) -> [UInt8] {
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EINTR { continue }
-            throw ImageError("cannot read \(path): \(String(cString: strerror(errno)))")
+            throw ImageError("cannot read \(path): \(SystemError("read", code: errno).reason)")
         }
         if n == 0 { break }
         out.append(contentsOf: chunk[0..<n])

@@ -72,6 +72,15 @@ import Timekeeping
             #expect(incoming.identifierGiven)
             #expect(try NotificationRequest.fromStored(request.storedDBusRequest.dictionaryEntries ?? []) == request)
         }
+        // An instant with a fraction of a second keeps it (to well under a microsecond) on its way.
+        let precise = Instant(nanosecondsSinceEpoch: now.nanosecondsSinceEpoch + 60_123_456_789)
+        let sent = NotificationRequest(identifier: "p", content: content,
+                                       trigger: Trigger(rule: .instant(precise), repeats: false, timeZone: nil, anchor: now))
+        guard case .instant(let received) = try NotificationRequest.fromDBus(sent.dbusRequest.dictionaryEntries ?? [], now: now).request.trigger.rule
+        else { Issue.record("not an instant"); return }
+        #expect(abs((received - precise).nanoseconds) < 1000)
+        #expect(refusal([("title", .string("x")), ("at", .double(.nan))])?.key == "at")
+        #expect(refusal([("title", .string("x")), ("at", .double(1e300))])?.key == "at")
         // Without an identifier the daemon makes one.
         let anonymous = try NotificationRequest.fromDBus(entries([("title", .string("Tea")), ("rule", .string("in 5m"))]), now: now)
         #expect(!anonymous.identifierGiven && anonymous.request.identifier.isEmpty)

@@ -121,6 +121,41 @@ import Timekeeping
         #expect(try again.fileDefinitions() == ["f": "enabled {}"])
     }
 
+    @Test func aSchemaTwoStoreHasItsTimesMadeNanoseconds() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // chime 0.1 (schema 2) kept every time in seconds but the next fire.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let old = try Database(path: databasePath)
+        let a = try request("a")
+        let json = String(decoding: try JSONEncoder().encode(a), as: UTF8.self)
+        try old.executeScript("""
+            CREATE TABLE pending(identifier TEXT PRIMARY KEY NOT NULL, request TEXT NOT NULL, next_fire INTEGER,
+                last_fired INTEGER, title TEXT NOT NULL, label TEXT NOT NULL, time_zone TEXT,
+                origin INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+            CREATE TABLE delivered(identifier TEXT PRIMARY KEY NOT NULL, server_id INTEGER NOT NULL, date INTEGER NOT NULL,
+                content TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE missed(identifier TEXT NOT NULL, due INTEGER NOT NULL, recorded INTEGER NOT NULL,
+                PRIMARY KEY(identifier, due)) WITHOUT ROWID;
+            CREATE TABLE held(identifier TEXT NOT NULL, due INTEGER NOT NULL, PRIMARY KEY(identifier, due)) WITHOUT ROWID;
+            CREATE TABLE file_alarms(identifier TEXT PRIMARY KEY NOT NULL, definition TEXT NOT NULL) WITHOUT ROWID;
+            INSERT INTO missed VALUES ('a', 900, 1000);
+            INSERT INTO held VALUES ('a', 950);
+            PRAGMA user_version = 2;
+            """)
+        try old.execute("INSERT INTO pending VALUES ('a', ?, 5000000000, 500, 'a', '', 'UTC', 0)", [.text(json)])
+        try old.execute("INSERT INTO delivered VALUES ('a', 7, 510, ?)", [.text(String(decoding: try JSONEncoder().encode(a.content), as: UTF8.self))])
+        old.close()
+
+        let store = try Store(directory: directory.path, now: 10)
+        #expect(try store.scheduledTime(of: "a") == ScheduledTime(identifier: "a", nextFire: 5, lastFired: 500))
+        #expect(try store.missedOccurrences() == [MissedOccurrence(identifier: "a", due: 900, recorded: 1000)])
+        #expect(try store.held().map(\.due) == [950])
+        #expect(try store.delivered(serverID: 7)?.date == 510)
+        #expect(try store.request(withIdentifier: "a") == a)
+        // Opened again, nothing is multiplied twice.
+        #expect(try Store(directory: directory.path, now: 11).scheduledTime(of: "a")?.lastFired == 500)
+    }
+
     @Test func removeAllLeavesTheAlarmFilesAlarms() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(directory: directory.path, now: 1)
