@@ -1,6 +1,7 @@
 // One definition of a valid request, used at every door: the command line, the
 // alarm file, every D-Bus method, and the store when it reads a request back.
 // Every field has a bound here, and nothing else in chime decides what is valid.
+import Synchronization
 import Timekeeping
 
 /// A field of a request, named as the D-Bus interface names its key (docs/dbus-interface.md).
@@ -185,12 +186,14 @@ extension Trigger {
 
     /// A zone of the tz database, named as it names them (`Europe/Berlin`, `UTC`): never a path.
     public static func validateTimeZone(_ name: String) throws(RequestError) {
+        if zonesFound.withLock({ $0.contains(name) }) { return }
         try checkText(name, .timeZone, RequestBounds.timeZoneBytes, allowing: .none)
         do throws(ZoneError) {
             _ = try Zone.named(name)
         } catch {
             throw RequestError(.timeZone, "\(error)")
         }
+        zonesFound.withLock { _ = $0.insert(name) }
     }
 
     /// Why a trigger has no occurrence after `now`, in words.
@@ -217,6 +220,10 @@ extension Rule {
 }
 
 // MARK: - The checks
+
+/// Zone names this process has found in the tz database: an alarm file of 10,000 alarms names
+/// the same few zones again and again, and finding one costs a `stat`.
+private let zonesFound = Mutex<Set<String>>([])
 
 /// Which characters below U+0020 a text field may hold (NUL never: D-Bus strings cannot carry it).
 enum ControlCharacters {
