@@ -82,7 +82,13 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport"]),
+        .testTarget(
+            name: "ChimeDaemonTests",
+            dependencies: [
+                "ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport", "DBus",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ChimeCenterTests",
             dependencies: [

@@ -171,7 +171,24 @@ extension SchedulerDaemon {
                         nowApplied[id] = nil
                         continue
                     }
+                    // An alarm the daemon crashed on twice while adding it is left out (quarantined).
+                    // It stays out until its definition changes: then it gets a fresh chance.
+                    if try store.crashCount(id) >= 2 {
+                        let noted = try store.suspectDefinition(id)
+                        if noted == nil { try store.setSuspectDefinition(id, definition) }
+                        if noted == nil || noted == definition {
+                            conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is quarantined: the daemon crashed twice while scheduling it; it stays out until you change it")
+                            if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
+                            nowApplied[id] = nil
+                            continue
+                        }
+                        try store.clearCrashes(id)
+                    }
+                    // Computing its first fire is work on this one alarm: on the record, so a crash
+                    // in it costs this alarm alone. (Only new and changed alarms get here.)
+                    mark(id)
                     let next = alarm.enabled ? alarm.request.trigger.nextFire(after: now) : nil
+                    marker.clear()
                     if let next {
                         if Self.countsFromAnchor(alarm.request) {
                             try store.add(alarm.request, nextFire: next, origin: .file)

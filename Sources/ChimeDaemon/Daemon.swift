@@ -125,6 +125,8 @@ public final class SchedulerDaemon {
 
     /// Runs until SIGTERM or SIGINT. Sleeps in `poll` while nothing is due: no periodic wake-ups.
     public func run() throws {
+        // A crash while firing (or computing) one request is charged before anything fires again.
+        chargeCrash()
         // The file first: an alarm changed while the daemon was down is not caught up in its old form.
         startFollowingAlarmFile(now: clock.now())
         do { try catchUp(now: clock.now()) } catch { throw DaemonError("\(error)") }

@@ -24,15 +24,21 @@ extension SchedulerDaemon {
     /// Runs the work of firing `identifier` with the marker set, so a crash inside it is
     /// charged to this request at the next start (and a second one quarantines it).
     func firing(_ identifier: String, _ body: () -> Void) {
-        marker.set(identifier)
-        #if DEBUG
-        // Tests make firing one request crash, to prove a crash costs only that request.
-        if let victim = getenv("CHIME_TEST_CRASH_FIRING").map({ String(cString: $0) }), victim == identifier {
-            fatalError("CHIME_TEST_CRASH_FIRING: crashing while firing \(identifier)")
-        }
-        #endif
+        mark(identifier)
         body()
         marker.clear()
+    }
+
+    /// Notes on disk that the work now done is for `identifier` (cleared with `marker.clear()`).
+    func mark(_ identifier: String) {
+        marker.set(identifier)
+        #if DEBUG
+        // Test builds only: tests make the work on one request crash, to prove a crash costs only
+        // that request. Release builds have no such switch.
+        if let victim = getenv("CHIME_TEST_CRASH_FIRING").map({ String(cString: $0) }), victim == identifier {
+            fatalError("CHIME_TEST_CRASH_FIRING: crashing while working on \(identifier)")
+        }
+        #endif
     }
 
     /// After it fired cleanly, a request the daemon once crashed on is no longer a suspect.
@@ -41,8 +47,10 @@ extension SchedulerDaemon {
         logging { () throws(StoreError) in try store.clearCrashes(identifier) }
     }
 
-    /// At start: charges the request that was in flight when the daemon last died; one in
-    /// flight at two crashes is quarantined (kept, never fired, shown by `chime list`).
+    /// At start, before the alarm file or anything else: charges the request that was in flight
+    /// when the daemon last died; one in flight at two crashes is quarantined (kept, never fired,
+    /// shown by `chime list`; an alarm-file alarm that never got stored is left out of the file's
+    /// set, and `chime status` says so).
     func chargeCrash() {
         guard let identifier = marker.inFlight() else { return }
         marker.clear()
@@ -83,7 +91,6 @@ extension SchedulerDaemon {
     /// stored next occurrence; one that passed while the daemon was down is shown once,
     /// marked missed, within its grace period, and older ones are recorded.
     func catchUp(now: Instant) throws(StoreError) {
-        chargeCrash()
         var overdue: [ScheduledTime] = []
         for time in try store.scheduledTimes() where time.quarantine == nil {
             guard let next = time.nextFire else { continue }
@@ -137,7 +144,10 @@ extension SchedulerDaemon {
                 for time in times where time.quarantine == nil {
                     guard let request = try store.request(withIdentifier: time.identifier) else { continue }
                     let base = max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
+                    // Computing the next fire is work on one request: on the record, like firing it.
+                    mark(time.identifier)
                     let next = request.trigger.nextFire(after: base)
+                    marker.clear()
                     try store.setNextFire(time.identifier, next)
                     if let next { queue.schedule(time.identifier, at: next) }
                 }

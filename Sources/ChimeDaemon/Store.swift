@@ -140,7 +140,9 @@ public final class Store {
 
     /// What schema 3 added to schema 2.
     private static let schema3Tables = """
-        CREATE TABLE IF NOT EXISTS suspects(identifier TEXT PRIMARY KEY NOT NULL, crashes INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS suspects(
+            identifier TEXT PRIMARY KEY NOT NULL, crashes INTEGER NOT NULL, definition TEXT
+        ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
         """
 
@@ -336,7 +338,8 @@ public final class Store {
         try write { () throws(StoreError) in
             try run("UPDATE pending SET quarantine = ?, next_fire = NULL WHERE identifier = ?", [.text(reason), .text(identifier)])
             try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
-            try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
+            // Its crash count stays: an alarm-file alarm quarantined before it was ever stored is
+            // known by that count alone (replacing or removing the request clears it).
         }
     }
 
@@ -349,6 +352,26 @@ public final class Store {
             try read("SELECT crashes FROM suspects WHERE identifier = ?", [.text(identifier)]) { crashes = Int($0.integer(0)) }
         }
         return crashes
+    }
+
+    /// How often the daemon crashed while working on `identifier` (firing it, or computing its
+    /// next fire) and has not since done so cleanly.
+    public func crashCount(_ identifier: String) throws(StoreError) -> Int {
+        var crashes = 0
+        try read("SELECT crashes FROM suspects WHERE identifier = ?", [.text(identifier)]) { crashes = Int($0.integer(0)) }
+        return crashes
+    }
+
+    /// The alarm-file definition an alarm had when it was left out for crashes (nil: none noted).
+    public func suspectDefinition(_ identifier: String) throws(StoreError) -> String? {
+        var definition: String?
+        try read("SELECT definition FROM suspects WHERE identifier = ?", [.text(identifier)]) { definition = $0.optionalText(0) }
+        return definition
+    }
+
+    /// Notes the definition an alarm-file alarm had when it was left out for crashes.
+    public func setSuspectDefinition(_ identifier: String, _ definition: String) throws(StoreError) {
+        try run("UPDATE suspects SET definition = ? WHERE identifier = ?", [.text(definition), .text(identifier)])
     }
 
     /// Forgets earlier crashes while firing `identifier` (it has fired cleanly since).

@@ -392,6 +392,41 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(try center().pendingSummaries().isEmpty)
     }
 
+    @Test func anAlarmFileAlarmThatCrashesTheDaemonTwiceIsLeftOutAndTheRestRun() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop(); bus.stop() }
+        let file = bus.directory.appendingPathComponent("alarms.toml")
+        try """
+            [[alarm]]
+            id = "bad"
+            title = "Bad"
+            when = "in 1h"
+            [[alarm]]
+            id = "good"
+            title = "Good"
+            when = "in 3s"
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let crashing = ["CHIME_TEST_CRASH_FIRING": "bad"]
+        let arguments = ["--config", file.path]
+        // Loading the file crashes on "bad" at the first start and again at the second.
+        for _ in 0..<2 {
+            let daemon = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false, arguments: arguments, environment: crashing)
+            #expect(waitForExit(daemon))
+        }
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments, environment: crashing)
+        defer { daemon.stop() }
+        #expect(recorder.waitForCalls(1, timeout: 10).map(\.summary) == ["Good"])
+        #expect(daemon.isRunning)
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("alarm 'bad' is quarantined: the daemon crashed twice while scheduling it"), "\(status.stdout)")
+        // An edit elsewhere in the file leaves it out still.
+        try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "\"Good\"", with: "\"Good again\"")
+            .write(to: file, atomically: true, encoding: .utf8)
+        _ = try runChime(["config", "reload"], environment: bus.environment())
+        #expect(daemon.isRunning)
+        #expect(try center().pendingSummaries().map(\.identifier).contains("bad") == false)
+    }
+
     @Test func aStoredRequestThatNoLongerValidatesIsQuarantinedNotFired() throws {
         // What an older chime accepted and stored: an expiry of Int64.max seconds, which trapped
         // at fire time and then at every start, in catch-up.
