@@ -166,6 +166,18 @@ import Timekeeping
         let served = try #require(interfaceElement(xml, "org.chime.Scheduler1"))
         let documented = try #require(interfaceElement(file, "org.chime.Scheduler1"))
         #expect(served == documented)
+        // Every call on every path is answered: the nodes above introspect, the rest is an error at once.
+        for (path, child) in [("/", "org"), ("/org", "chime"), ("/org/chime", "Scheduler")] as [(ObjectPath, String)] {
+            let parent = try connection.call(destination: "org.chime.Scheduler", path: path, interface: .introspectable,
+                                             member: "Introspect", timeout: .milliseconds(2000)).first?.stringValue ?? ""
+            #expect(parent.contains("<node name=\"\(child)\"/>"), "\(path)")
+        }
+        for path in ["/org/chime", "/elsewhere"] as [ObjectPath] {
+            #expect(throws: DBusError.self) {
+                try connection.call(destination: "org.chime.Scheduler", path: path, interface: "org.chime.Scheduler1",
+                                    member: "ListPending", timeout: .milliseconds(2000))
+            }
+        }
     }
 
     @Test func everyDoorRefusesWhatCanNeverFire() throws {
