@@ -44,6 +44,8 @@ public enum AlarmState: String, Hashable, Sendable {
     case scheduled
     /// An occurrence is waiting for a notification server to appear.
     case held
+    /// The server failed to show an occurrence; it is tried again (the note says when and why).
+    case retrying
     /// Kept but never fired: the daemon crashed twice while firing it, or its stored form no
     /// longer validates. `chime cancel` removes it.
     case quarantined

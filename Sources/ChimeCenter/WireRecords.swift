@@ -121,14 +121,15 @@ extension DeliveredSummary {
 }
 
 extension MissedOccurrence {
-    /// `(sxx)`: id, when it was due, when it was recorded as missed.
-    public var dbusValue: Value { .structure([.string(identifier), wireTime(due), wireTime(recorded)]) }
+    /// `(sxxs)`: id, when it was due, when it was recorded as missed, why ("" when the daemon was
+    /// not running or the machine slept).
+    public var dbusValue: Value { .structure([.string(identifier), wireTime(due), wireTime(recorded), .string(reason ?? "")]) }
 
     public init(dbus value: Value) throws(DBusError) {
-        guard case .structure(let f) = value, f.count == 3, let id = f[0].stringValue, let due = instant(fromWire: f[1]),
-            let recorded = instant(fromWire: f[2])
+        guard case .structure(let f) = value, f.count == 4, let id = f[0].stringValue, let due = instant(fromWire: f[1]),
+            let recorded = instant(fromWire: f[2]), let reason = f[3].stringValue
         else { throw mismatch("a missed occurrence", value) }
-        self.init(identifier: id, due: due, recorded: recorded)
+        self.init(identifier: id, due: due, recorded: recorded, reason: reason.isEmpty ? nil : reason)
     }
 }
 

@@ -194,7 +194,8 @@ public struct List: ParsableCommand {
             notification server, "QUARANTINED: …" for an alarm the daemon keeps but will not fire (it crashed \
             twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
             it). --json gives each as {id, title, label, nextFire, origin, state, note} with origin \
-            "command-line" or "file" and state "scheduled", "held" or "quarantined".
+            "command-line" or "file" and state "scheduled", "held", "retrying" (the server failed to show it; \
+            it is tried again, 1 s then doubling to 1 min, while within its grace) or "quarantined".
             """)
 
     @Flag(name: .customLong("json"), help: "Print JSON.")
@@ -208,9 +209,13 @@ public struct List: ParsableCommand {
         if missed {
             let list = reportingErrors { try center.missedOccurrences() }
             if json {
-                printLine(JSON.array(list.map { .object([("id", .string($0.identifier)), ("due", .number($0.due.seconds))]) }).text)
+                printLine(JSON.array(list.map { item in
+                    .object([("id", .string(item.identifier)), ("due", .number(item.due.seconds))] + (item.reason.map { [("reason", JSON.string($0))] } ?? []))
+                }).text)
             } else {
-                for item in list { printLine("\(item.identifier)  missed \(Next.iso8601(item.due, in: Zone.system()))") }
+                for item in list {
+                    printLine("\(item.identifier)  missed \(Next.iso8601(item.due, in: Zone.system()))" + (item.reason.map { "  (\($0))" } ?? ""))
+                }
             }
             return
         }
@@ -243,6 +248,7 @@ public struct List: ParsableCommand {
             let state = switch item.state {
             case .scheduled: ""
             case .held: "  held: \(item.note)"
+            case .retrying: "  retrying: \(item.note)"
             case .quarantined: "  QUARANTINED: \(item.note)"
             }
             printLine("\(item.identifier)  \(item.state == .quarantined ? "never" : when)  \(item.title)\(label)\(origin)\(state)")

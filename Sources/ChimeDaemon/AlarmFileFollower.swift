@@ -219,6 +219,7 @@ extension SchedulerDaemon {
         for (id, next) in requeued {
             requeue(id, next)
             waiting.removeAll { $0.identifier == id }
+            retries.removeAll { $0.identifier == id }
         }
         appliedAlarms = nowApplied
         fileStatus.alarms = scheduled

@@ -75,6 +75,14 @@ public final class SchedulerDaemon {
     var suspects: Set<String> = []
     /// The exported interface.
     var service: SchedulerService?
+    /// Notify calls waiting for the server's answer.
+    var presenting: [Presentation] = []
+    /// Occurrences waiting for the server's capabilities before they can be rendered.
+    var awaitingCapabilities: [(Occurrence, NotificationContent)] = []
+    /// The GetCapabilities call in flight, and when the daemon stops waiting for it.
+    var capabilitiesCall: (call: PendingCall, deadline: Instant)?
+    /// Occurrences the server failed to show, to be tried again (the `retrying` table, in memory).
+    var retries: [Retry] = []
 
     /// An occurrence whose body command is running.
     struct Preparing {
@@ -114,9 +122,10 @@ public final class SchedulerDaemon {
         try connection.watchNameOwner(NotificationClient.busName) { [weak self] _, new in
             self?.serverOwnerChanged(to: new)
         }
+        // Asking the bus whether a server owns the name cannot hang; asking the server itself could,
+        // so its capabilities are asked without waiting (the first alarm waits for the answer).
         serverPresent = (try? client.serverIsRunning()) ?? false
-        // Asked now so the first alarm does not wait for it (it is asked again after a server change).
-        if serverPresent { capabilities = try? client.capabilities() }
+        if serverPresent { askCapabilities() }
         // Timers wake us within 1 µs of their time instead of the default 50 µs slack.
         _ = chime_set_timer_slack(1)
     }
@@ -163,6 +172,8 @@ public final class SchedulerDaemon {
                 }
                 reloadIfSettled(now: clock.now())
                 fireDue()
+                expireCalls(now: clock.now())
+                retryDue(now: clock.now())
                 closeExpired()
             }
             finishChildren()
@@ -180,6 +191,9 @@ public final class SchedulerDaemon {
         var earliest = queue.earliest()?.time
         func consider(_ time: Instant) { earliest = min(earliest ?? time, time) }
         if let reloadAt { consider(reloadAt) }
+        for presentation in presenting { consider(presentation.deadline) }
+        if let capabilitiesCall { consider(capabilitiesCall.deadline) }
+        for retry in retries { consider(retry.nextTry) }
         for child in children.values where !child.finished { consider(child.deadline) }
         for entry in closeDeadlines { consider(entry.time) }
         if let earliest { timer.arm(at: earliest) } else { timer.disarm() }

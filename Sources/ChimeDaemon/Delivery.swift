@@ -16,16 +16,49 @@ extension SchedulerDaemon {
         var request: NotificationRequest
         var due: Instant
         var timeliness: Timeliness
-        /// Held for a server earlier: the request has already moved past it.
-        var held: Bool
+        /// Where it waits when it is not shown at once.
+        var detached: Detached
     }
 
+    /// Where an occurrence lives until it is shown: nowhere else (the request still points at it),
+    /// held for a server, or waiting to be tried again. A detached occurrence's request has already
+    /// moved on to its next time.
+    enum Detached: Equatable {
+        case no
+        case held
+        case retrying(attempt: Int)
+    }
+
+    /// A Notify on its way: the call, what it shows, and when the daemon stops waiting for it.
+    final class Presentation {
+        let call: PendingCall
+        let occurrence: Occurrence
+        let content: NotificationContent
+        let deadline: Instant
+        let capabilities: [Capability]
+
+        init(call: PendingCall, occurrence: Occurrence, content: NotificationContent, deadline: Instant, capabilities: [Capability]) {
+            self.call = call
+            self.occurrence = occurrence
+            self.content = content
+            self.deadline = deadline
+            self.capabilities = capabilities
+        }
+    }
+
+    /// How long the notification server may take to answer a call before the daemon gives up on it.
+    static let serverTimeout = TimeSpan.seconds(10)
+    /// The first wait before a failed occurrence is tried again; it doubles up to `lastRetryWait`.
+    static let firstRetryWait = TimeSpan.seconds(1)
+    static let lastRetryWait = TimeSpan.seconds(60)
+
     /// Shows one occurrence: holds it while no server runs, runs its body command first if it has one.
-    func deliver(_ request: NotificationRequest, due: Instant, timeliness: Timeliness, now: Instant, held: Bool = false) {
+    func deliver(_ request: NotificationRequest, due: Instant, timeliness: Timeliness, now: Instant, detached: Detached = .no) {
         let identifier = request.identifier
+        let occurrence = Occurrence(request: request, due: due, timeliness: timeliness, detached: detached)
         if !serverPresent {
             logger.warning("no notification server; holding the alarm until one appears", metadata: ["alarm.id": "\(identifier)"])
-            hold(request, due: due, now: now, alreadyHeld: held)
+            hold(occurrence, now: now)
             return
         }
         var content = request.content
@@ -34,7 +67,6 @@ extension SchedulerDaemon {
         case .late: content.subtitle = Self.joined("Late: due at \(clock(due, request))", content.subtitle)
         case .missed: content.subtitle = Self.joined("Missed at \(clock(due, request))", content.subtitle)
         }
-        let occurrence = Occurrence(request: request, due: due, timeliness: timeliness, held: held)
         if let command = content.bodyCommand {
             do throws(SpawnError) {
                 let child = try spawnChild(command.arguments, captureOutput: true, outputLimit: command.outputLimit,
@@ -47,20 +79,22 @@ extension SchedulerDaemon {
                 content.body = Self.withNote(content.body, "body command could not start: \(error.reason.lowercased())")
             }
         }
-        show(occurrence, content: content, now: now)
+        show(occurrence, content: content)
     }
 
     /// Keeps an occurrence for when a server appears (durably) and moves the request on.
-    func hold(_ request: NotificationRequest, due: Instant, now: Instant, alreadyHeld: Bool) {
-        if !waiting.contains(where: { $0 == (request.identifier, due) }) { waiting.append((request.identifier, due)) }
-        guard !alreadyHeld else { return }
+    func hold(_ occurrence: Occurrence, now: Instant) {
+        let identifier = occurrence.request.identifier
+        if !waiting.contains(where: { $0 == (identifier, occurrence.due) }) { waiting.append((identifier, occurrence.due)) }
+        guard occurrence.detached != .held else { return }
         logging { () throws(StoreError) in
-            var next: Instant?
+            var next: Instant??
             try store.write(.firing) { () throws(StoreError) in
-                try store.hold(request.identifier, due: due)
-                next = try advance(request, past: due, now: now)
+                try store.hold(identifier, due: occurrence.due)
+                if case .retrying = occurrence.detached { try store.releaseRetrying(identifier, due: occurrence.due) }
+                next = try moveOn(occurrence, now: now)
             }
-            requeue(request.identifier, next)
+            if case .some(let next) = next { requeue(identifier, next) }
         }
     }
 
@@ -73,54 +107,223 @@ extension SchedulerDaemon {
         body.isEmpty ? "(\(note))" : body + "\n(\(note))"
     }
 
-    /// Sends one occurrence to the server, records it, plays its sound, and moves the request on.
-    func show(_ occurrence: Occurrence, content: NotificationContent, now: Instant) {
+    /// For an occurrence the request still points at: moves the request past it (as `advance`), unless
+    /// the request was replaced or cancelled meanwhile. Nil: nothing moved (the queue stays as it is).
+    func moveOn(_ occurrence: Occurrence, now: Instant) throws(StoreError) -> Instant?? {
+        guard occurrence.detached == .no else { return .none }
         let identifier = occurrence.request.identifier
+        guard let stored = try store.scheduledTime(of: identifier), stored.nextFire == occurrence.due else { return .none }
+        return .some(try advance(occurrence.request, past: occurrence.due, now: now))
+    }
+
+    // MARK: - Presenting: Notify as a pending call
+
+    /// Sends one occurrence to the server without waiting: its answer (or its silence) is handled
+    /// in the loop, so a slow or hung server holds up no other alarm and no client.
+    func show(_ occurrence: Occurrence, content: NotificationContent) {
+        guard let capabilities else {
+            awaitingCapabilities.append((occurrence, content))
+            askCapabilities()
+            return
+        }
+        present(occurrence, content: content, capabilities: capabilities)
+    }
+
+    func present(_ occurrence: Occurrence, content: NotificationContent, capabilities: [Capability]) {
+        let identifier = occurrence.request.identifier
+        let previous = (try? store.delivered(identifier: identifier))??.serverID ?? 0
+        // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
+        let rendered = render(content, for: capabilities, replacesID: previous)
         do {
-            let capabilities = try self.capabilities ?? client.capabilities()
-            self.capabilities = capabilities
-            let previous = (try? store.delivered(identifier: identifier))??.serverID ?? 0
-            // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
-            let rendered = render(content, for: capabilities, replacesID: previous)
-            let serverID = try client.notify(rendered.notification)
-            // Notify first, then the record: a crash in between repeats an alarm, never drops one.
-            var next: Instant?? = .none
-            logging { () throws(StoreError) in
-                try store.write(.firing) { () throws(StoreError) in
-                    try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content))
-                    if occurrence.held {
+            let call = try client.beginNotify(rendered.notification)
+            let presentation = Presentation(call: call, occurrence: occurrence, content: content,
+                                            deadline: clock.now() + Self.serverTimeout, capabilities: capabilities)
+            presenting.append(presentation)
+            try call.onCompletion { [weak self, unowned presentation] answer in self?.notifyAnswered(presentation, answer) }
+        } catch {
+            failed(occurrence, content: content, reason: "could not send Notify: \(error)")
+        }
+    }
+
+    /// The server answered a Notify (or the bus did for it).
+    func notifyAnswered(_ presentation: Presentation, _ answer: Result<Message, any Error>) {
+        guard presenting.contains(where: { $0 === presentation }) else { return }  // given up on already
+        presenting.removeAll { $0 === presentation }
+        let occurrence = presentation.occurrence
+        firing(occurrence.request.identifier) {
+            do {
+                let serverID = try NotificationClient.notificationID(from: answer)
+                shown(occurrence, content: presentation.content, serverID: serverID, capabilities: presentation.capabilities)
+            } catch let error as NoNotificationServerError {
+                logger.warning("\(error); holding the alarm", metadata: ["alarm.id": "\(occurrence.request.identifier)"])
+                serverPresent = false
+                hold(occurrence, now: clock.now())
+            } catch {
+                failed(occurrence, content: presentation.content, reason: Self.describe(error))
+            }
+        }
+    }
+
+    /// Gives up on calls the server has not answered by their deadline: each is a failure, retried.
+    func expireCalls(now: Instant) {
+        for presentation in presenting where presentation.deadline <= now {
+            presentation.call.cancel()
+            presenting.removeAll { $0 === presentation }
+            firing(presentation.occurrence.request.identifier) {
+                failed(presentation.occurrence, content: presentation.content,
+                       reason: "the notification server did not answer within \(Self.serverTimeout)")
+            }
+        }
+        if let (call, deadline) = capabilitiesCall, deadline <= now {
+            call.cancel()
+            capabilitiesCall = nil
+            capabilitiesFailed(reason: "the notification server did not answer GetCapabilities within \(Self.serverTimeout)")
+        }
+    }
+
+    /// A D-Bus failure in a few words for a log line and `chime list`.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DBusError {
+            if error.name == .noReply, error.message.contains("disconnected") { return "the notification server left the bus while showing it" }
+            return "\(error.name.rawValue): \(error.message)"
+        }
+        return "\(error)"
+    }
+
+    /// Records a shown occurrence, moves its request on, plays its sound.
+    func shown(_ occurrence: Occurrence, content: NotificationContent, serverID: UInt32, capabilities: [Capability]) {
+        let identifier = occurrence.request.identifier
+        let now = clock.now()
+        logging { () throws(StoreError) in
+            var next: Instant??
+            try store.write(.firing) { () throws(StoreError) in
+                try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content))
+                switch occurrence.detached {
+                case .no:
+                    next = try moveOn(occurrence, now: now)
+                case .held, .retrying:
+                    if occurrence.detached == .held {
                         try store.release(identifier, due: occurrence.due)
-                        // A one-off shown late is done now.
-                        if try store.scheduledTime(of: identifier)?.nextFire == nil, try !store.isHeld(identifier) {
-                            try store.remove([identifier])
-                        }
                     } else {
-                        next = .some(try advance(occurrence.request, past: occurrence.due, now: now))
+                        try store.releaseRetrying(identifier, due: occurrence.due)
+                    }
+                    // A one-off shown late is done now.
+                    if try store.scheduledTime(of: identifier)?.nextFire == nil, try !store.isDetached(identifier) {
+                        try store.remove([identifier])
                     }
                 }
             }
             if case .some(let next) = next { requeue(identifier, next) }
-            firedCleanly(identifier)
-            emit("Fired", [.string(identifier), .int64(occurrence.due.seconds), .string(occurrence.timeliness.rawValue)])
-            logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
-                                            "timeliness": "\(occurrence.timeliness.rawValue)"])
-            if let sound = content.sound, !capabilities.contains(.sound) { play(sound, for: identifier) }
-            if case .after(let span) = content.expiry {
-                closeDeadlines.append((clock.now() + span + Self.closeSlack, identifier, serverID))
-            }
-        } catch let error as NoNotificationServerError {
-            logger.warning("\(error); holding the alarm", metadata: ["alarm.id": "\(identifier)"])
-            serverPresent = false
-            hold(occurrence.request, due: occurrence.due, now: now, alreadyHeld: occurrence.held)
-        } catch {
-            logger.error("could not show the alarm: \(error)", metadata: ["alarm.id": "\(identifier)"])
-            if !occurrence.held {
-                logging { () throws(StoreError) in
-                    var next: Instant?
-                    try store.write(.firing) { () throws(StoreError) in next = try advance(occurrence.request, past: occurrence.due, now: now) }
-                    requeue(identifier, next)
+        }
+        firedCleanly(identifier)
+        emit("Fired", [.string(identifier), .int64(occurrence.due.seconds), .string(occurrence.timeliness.rawValue)])
+        logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
+                                        "timeliness": "\(occurrence.timeliness.rawValue)"])
+        if let sound = content.sound, !capabilities.contains(.sound) { play(sound, for: identifier) }
+        if case .after(let span) = content.expiry {
+            closeDeadlines.append((clock.now() + span + Self.closeSlack, identifier, serverID))
+        }
+    }
+
+    /// The server failed to show an occurrence: it is tried again, 1 s then doubling to a minute,
+    /// while it is within its grace; after that it is recorded as missed, with the reason. Never
+    /// deleted: each step is in the store before the loop goes on.
+    func failed(_ occurrence: Occurrence, content: NotificationContent, reason: String) {
+        let identifier = occurrence.request.identifier
+        let now = clock.now()
+        var attempt = 1
+        if case .retrying(let before) = occurrence.detached { attempt = before + 1 }
+        let grace = occurrence.request.content.grace ?? Self.defaultGrace
+        logging { () throws(StoreError) in
+            var next: Instant??
+            if now - occurrence.due > grace {
+                try store.write(.firing) { () throws(StoreError) in
+                    try store.recordMissed([MissedOccurrence(identifier: identifier, due: occurrence.due, recorded: now,
+                                                             reason: "the notification server failed to show it \(attempt) time(s): \(reason)")])
+                    if case .retrying = occurrence.detached { try store.releaseRetrying(identifier, due: occurrence.due) }
+                    if occurrence.detached == .held { try store.release(identifier, due: occurrence.due) }
+                    next = try moveOn(occurrence, now: now)
+                    if occurrence.detached != .no, try store.scheduledTime(of: identifier)?.nextFire == nil, try !store.isDetached(identifier) {
+                        try store.remove([identifier])
+                    }
                 }
+                if case .some(let next) = next { requeue(identifier, next) }
+                emit("Missed", [.string(identifier), .int64(occurrence.due.seconds)])
+                logger.error("gave up showing the alarm after \(attempt) attempt(s), past its grace: \(reason)",
+                             metadata: ["alarm.id": "\(identifier)"])
+                return
             }
+            let wait = min(Self.firstRetryWait * (Int64(1) << Int64(min(attempt - 1, 16))), Self.lastRetryWait)
+            let retry = Retry(identifier: identifier, due: occurrence.due, attempt: attempt, nextTry: now + wait, reason: reason)
+            try store.write(.firing) { () throws(StoreError) in
+                try store.setRetrying(retry)
+                if occurrence.detached == .held { try store.release(identifier, due: occurrence.due) }
+                next = try moveOn(occurrence, now: now)
+            }
+            if case .some(let next) = next { requeue(identifier, next) }
+            retries.removeAll { $0.identifier == identifier && $0.due == occurrence.due }
+            retries.append(retry)
+            logger.warning("could not show the alarm (attempt \(attempt)): \(reason); trying again in \(wait)",
+                           metadata: ["alarm.id": "\(identifier)"])
+        }
+    }
+
+    /// Tries again the occurrences whose time to retry has come.
+    func retryDue(now: Instant) {
+        let due = retries.filter { $0.nextTry <= now }
+        guard !due.isEmpty else { return }
+        retries.removeAll { $0.nextTry <= now }
+        for retry in due {
+            firing(retry.identifier) {
+                guard let request = load(retry.identifier) else {
+                    logging { () throws(StoreError) in try store.releaseRetrying(retry.identifier, due: retry.due) }
+                    return
+                }
+                deliver(request, due: retry.due, timeliness: .late, now: now, detached: .retrying(attempt: retry.attempt))
+            }
+        }
+    }
+
+    // MARK: - Capabilities, asked without waiting
+
+    /// Asks the server what it can do (once at a time); occurrences wait for the answer.
+    func askCapabilities() {
+        guard capabilitiesCall == nil else { return }
+        do {
+            let call = try client.beginCapabilities()
+            capabilitiesCall = (call, clock.now() + Self.serverTimeout)
+            try call.onCompletion { [weak self] answer in self?.capabilitiesAnswered(answer) }
+        } catch {
+            capabilitiesFailed(reason: "could not ask for the capabilities: \(error)")
+        }
+    }
+
+    func capabilitiesAnswered(_ answer: Result<Message, any Error>) {
+        guard capabilitiesCall != nil else { return }
+        capabilitiesCall = nil
+        do {
+            let known = try NotificationClient.capabilities(from: answer)
+            capabilities = known
+            let ready = awaitingCapabilities
+            awaitingCapabilities.removeAll()
+            for (occurrence, content) in ready {
+                firing(occurrence.request.identifier) { present(occurrence, content: content, capabilities: known) }
+            }
+        } catch is NoNotificationServerError {
+            serverPresent = false
+            let ready = awaitingCapabilities
+            awaitingCapabilities.removeAll()
+            for (occurrence, _) in ready { firing(occurrence.request.identifier) { hold(occurrence, now: clock.now()) } }
+        } catch {
+            capabilitiesFailed(reason: Self.describe(error))
+        }
+    }
+
+    func capabilitiesFailed(reason: String) {
+        let ready = awaitingCapabilities
+        awaitingCapabilities.removeAll()
+        for (occurrence, content) in ready {
+            firing(occurrence.request.identifier) { failed(occurrence, content: content, reason: reason) }
         }
     }
 
@@ -185,7 +388,7 @@ extension SchedulerDaemon {
             // Output is plain text, even where the static body is markup.
             if !text.isEmpty { content.body = content.bodyIsMarkup ? escapeMarkup(text) : text }
         }
-        show(waiting.occurrence, content: content, now: clock.now())
+        show(waiting.occurrence, content: content)
     }
 
     /// Closes popups whose expiry passed but which the server left up.
@@ -196,7 +399,7 @@ extension SchedulerDaemon {
         closeDeadlines.removeAll { $0.time <= now }
         for entry in due where (try? store.delivered(identifier: entry.identifier))??.serverID == entry.serverID {
             logger.info("closing an expired popup the server left up", metadata: ["alarm.id": "\(entry.identifier)"])
-            try? client.close(entry.serverID)
+            try? client.requestClose(entry.serverID)
         }
     }
 
@@ -209,7 +412,10 @@ extension SchedulerDaemon {
     func serverOwnerChanged(to owner: String) {
         capabilities = nil
         serverPresent = !owner.isEmpty
-        if serverPresent, !waiting.isEmpty { showHeld() }
+        if serverPresent {
+            askCapabilities()
+            if !waiting.isEmpty { showHeld() }
+        }
     }
 
     /// Shows every occurrence held for a server, marked late.
@@ -224,7 +430,7 @@ extension SchedulerDaemon {
                     logging { () throws(StoreError) in try store.release(identifier, due: due) }
                     return
                 }
-                deliver(request, due: due, timeliness: .late, now: now, held: true)
+                deliver(request, due: due, timeliness: .late, now: now, detached: .held)
             }
         }
     }
@@ -242,7 +448,7 @@ extension SchedulerDaemon {
                 firing(delivered.identifier) { snooze(delivered) }
             }
             // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
-            try? client.close(id)
+            try? client.requestClose(id)
         case .activationToken:
             break
         }

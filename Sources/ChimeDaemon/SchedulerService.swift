@@ -83,7 +83,7 @@ final class SchedulerService {
         }
         let serverIDs = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)
         do { try daemon.store.removeDelivered(identifiers) } catch { throw Self.error(.store(error)) }
-        for id in serverIDs { try? daemon.client.close(id) }
+        for id in serverIDs { try? daemon.client.requestClose(id) }
     }
 
     func listMissed() throws(DBusError) -> [MissedOccurrence] {
@@ -204,8 +204,9 @@ final class SchedulerService {
                         try closeDelivered(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
                         return []
                     },
-                    method("ListMissed", [], [Parameter("missed", .array(.structure([.string, .int64, .int64])))]) { [unowned self] _ in
-                        try Self.bounded([.array(element: .structure([.string, .int64, .int64]), try listMissed().map(\.dbusValue))])
+                    method("ListMissed", [], [Parameter("missed", .array(.structure([.string, .int64, .int64, .string])))]) {
+                        [unowned self] _ in
+                        try Self.bounded([.array(element: .structure([.string, .int64, .int64, .string]), try listMissed().map(\.dbusValue))])
                     },
                     method("Settings", [], [Parameter("settings", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
                         [try settings().dbusValue]

@@ -99,10 +99,11 @@ extension SchedulerDaemon {
         for time in overdue {
             firing(time.identifier) { catchUp(time, now: now) }
         }
-        // Occurrences held for a server before the daemon stopped.
+        // Occurrences held for a server, or waiting to be tried again, before the daemon stopped.
         for (identifier, due) in try store.held() where !waiting.contains(where: { $0 == (identifier, due) }) {
             waiting.append((identifier, due))
         }
+        retries = try store.retrying()
         if serverPresent, !waiting.isEmpty { showHeld() }
     }
 
@@ -168,12 +169,13 @@ extension SchedulerDaemon {
     }
 
     /// Moves `request` past its occurrence at `due` in the store: to its next
-    /// occurrence, or out of the pending list when a one-off is done (and not held).
+    /// occurrence, or out of the pending list when a one-off is done (and none of its occurrences is
+    /// held or waiting to be retried).
     /// Call inside a store transaction; the queue follows once it commits.
     @discardableResult
     func advance(_ request: NotificationRequest, past due: Instant, now: Instant) throws(StoreError) -> Instant? {
         let next = request.trigger.nextFire(after: max(due, now - .seconds(1)))
-        if next == nil, try !store.isHeld(request.identifier) {
+        if next == nil, try !store.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.
             try store.remove([request.identifier])
         } else {
@@ -209,6 +211,7 @@ extension SchedulerDaemon {
             throw .store(error)
         }
         waiting.removeAll { $0.identifier == request.identifier }
+        retries.removeAll { $0.identifier == request.identifier }
         suspects.remove(request.identifier)
         requeue(request.identifier, next)
         return (request.identifier, next)
@@ -237,6 +240,7 @@ extension SchedulerDaemon {
             suspects.remove(id)
         }
         waiting.removeAll { identifiers.contains($0.identifier) }
+        retries.removeAll { identifiers.contains($0.identifier) }
         retryConflicts()
         return removed
     }
@@ -248,6 +252,7 @@ extension SchedulerDaemon {
         for id in removed { queue.cancel(id) }
         let gone = Set(removed)
         waiting.removeAll { gone.contains($0.identifier) }
+        retries.removeAll { gone.contains($0.identifier) }
         retryConflicts()
         return removed
     }

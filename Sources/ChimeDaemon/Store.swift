@@ -65,8 +65,9 @@ public struct ScheduledTime: Hashable, Sendable {
 ///   plus the title, label and zone `chime list` shows, so listing 100,000 alarms
 ///   decodes none of them; `quarantine` holds why a request is kept but never fired;
 /// - `delivered`: what is on screen, by notification id;
-/// - `missed`: occurrences that passed too long ago to show;
+/// - `missed`: occurrences that passed too long ago to show, and why;
 /// - `held`: occurrences due while no notification server ran, shown when one appears;
+/// - `retrying`: occurrences the server failed to show, with the attempt, the next try and why;
 /// - `file_alarms`: the alarm file's alarms as last applied (`pending.origin` tells the
 ///   file's alarms from those added on the command line or over D-Bus);
 /// - `suspects`: requests the daemon was firing when it crashed, and how often;
@@ -144,6 +145,10 @@ public final class Store {
             identifier TEXT PRIMARY KEY NOT NULL, crashes INTEGER NOT NULL, definition TEXT
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS retrying(
+            identifier TEXT NOT NULL, due INTEGER NOT NULL, attempt INTEGER NOT NULL, next_try INTEGER NOT NULL,
+            reason TEXT NOT NULL, PRIMARY KEY(identifier, due)
+        ) WITHOUT ROWID;
         """
 
     private static func open(_ path: String) throws(DatabaseError) -> Database {
@@ -184,7 +189,7 @@ public final class Store {
                 ) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS delivered_by_server_id ON delivered(server_id);
                 CREATE TABLE IF NOT EXISTS missed(
-                    identifier TEXT NOT NULL, due INTEGER NOT NULL, recorded INTEGER NOT NULL,
+                    identifier TEXT NOT NULL, due INTEGER NOT NULL, recorded INTEGER NOT NULL, reason TEXT,
                     PRIMARY KEY(identifier, due)
                 ) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS held(
@@ -208,6 +213,7 @@ public final class Store {
                 UPDATE delivered SET date = date * 1000000000;
                 UPDATE missed SET due = due * 1000000000, recorded = recorded * 1000000000;
                 UPDATE held SET due = due * 1000000000;
+                ALTER TABLE missed ADD COLUMN reason TEXT;
                 \(schema3Tables)
                 PRAGMA user_version = 3;
                 COMMIT;
@@ -268,6 +274,7 @@ public final class Store {
         if let encoded { json = encoded } else { json = try Self.encode(request) }
         try write { () throws(StoreError) in
             try run("DELETE FROM held WHERE identifier = ?", [.text(request.identifier)])
+            try run("DELETE FROM retrying WHERE identifier = ?", [.text(request.identifier)])
             try run("DELETE FROM suspects WHERE identifier = ?", [.text(request.identifier)])
             try run("""
                 INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine)
@@ -295,6 +302,7 @@ public final class Store {
                 try run("DELETE FROM pending WHERE identifier = ?", [.text(identifier)])
                 if database.changes > 0 { removed.append(identifier) }
                 try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
+                try run("DELETE FROM retrying WHERE identifier = ?", [.text(identifier)])
                 try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
             }
         }
@@ -309,6 +317,7 @@ public final class Store {
         try read("SELECT identifier FROM pending WHERE origin = 0") { removed.append($0.text(0)) }
         try write { () throws(StoreError) in
             try run("DELETE FROM held WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
+            try run("DELETE FROM retrying WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM suspects WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM pending WHERE origin = 0")
         }
@@ -449,10 +458,41 @@ public final class Store {
     public func recordMissed(_ occurrences: [MissedOccurrence]) throws(StoreError) {
         try write { () throws(StoreError) in
             for occurrence in occurrences {
-                try run("INSERT OR IGNORE INTO missed(identifier, due, recorded) VALUES (?, ?, ?)",
-                        [.text(occurrence.identifier), .instant(occurrence.due), .instant(occurrence.recorded)])
+                try run("INSERT OR IGNORE INTO missed(identifier, due, recorded, reason) VALUES (?, ?, ?, ?)",
+                        [.text(occurrence.identifier), .instant(occurrence.due), .instant(occurrence.recorded),
+                         occurrence.reason.map(SQLValue.text) ?? .null])
             }
         }
+    }
+
+    /// Notes (or updates) an occurrence the server failed to show, to be tried again at `nextTry`.
+    public func setRetrying(_ retry: Retry) throws(StoreError) {
+        try run("INSERT OR REPLACE INTO retrying(identifier, due, attempt, next_try, reason) VALUES (?, ?, ?, ?, ?)",
+                [.text(retry.identifier), .instant(retry.due), .integer(Int64(retry.attempt)), .instant(retry.nextTry), .text(retry.reason)])
+    }
+
+    /// Forgets a retried occurrence (shown, or given up as missed).
+    public func releaseRetrying(_ identifier: String, due: Instant) throws(StoreError) {
+        try run("DELETE FROM retrying WHERE identifier = ? AND due = ?", [.text(identifier), .instant(due)])
+    }
+
+    /// Occurrences waiting to be tried again, soonest first.
+    public func retrying() throws(StoreError) -> [Retry] {
+        var list: [Retry] = []
+        try read("SELECT identifier, due, attempt, next_try, reason FROM retrying ORDER BY next_try, identifier") { row in
+            list.append(Retry(identifier: row.text(0), due: row.instant(1), attempt: Int(row.integer(2)), nextTry: row.instant(3),
+                              reason: row.text(4)))
+        }
+        return list
+    }
+
+    /// Whether an occurrence of `identifier` is held for a server or waiting to be retried (its
+    /// request must stay pending until that occurrence is shown).
+    public func isDetached(_ identifier: String) throws(StoreError) -> Bool {
+        var found = false
+        try read("SELECT 1 FROM held WHERE identifier = ?1 UNION ALL SELECT 1 FROM retrying WHERE identifier = ?1 LIMIT 1",
+                 [.text(identifier)]) { _ in found = true }
+        return found
     }
 
     /// Notes an occurrence due while no server ran.
@@ -548,7 +588,9 @@ public final class Store {
     public func forEachPendingSummary(_ body: (PendingSummary) throws -> Void) throws {
         let sql = """
             SELECT identifier, next_fire, title, label, time_zone, origin, quarantine,
-                   (SELECT min(due) FROM held WHERE held.identifier = pending.identifier)
+                   (SELECT min(due) FROM held WHERE held.identifier = pending.identifier),
+                   (SELECT 'attempt ' || attempt || ' failed: ' || reason FROM retrying WHERE retrying.identifier = pending.identifier
+                    ORDER BY due LIMIT 1)
             FROM pending \(Self.bySoonest)
             """
         do {
@@ -558,6 +600,9 @@ public final class Store {
             if let reason = row.optionalText(6) {
                 state = .quarantined
                 note = reason
+            } else if let retry = row.optionalText(8) {
+                state = .retrying
+                note = retry
             } else if row.optionalInteger(7) != nil {
                 state = .held
                 note = "held for a notification server"
@@ -598,8 +643,8 @@ public final class Store {
 
     public func missedOccurrences() throws(StoreError) -> [MissedOccurrence] {
         var list: [MissedOccurrence] = []
-        try read("SELECT identifier, due, recorded FROM missed ORDER BY due, identifier") { row in
-            list.append(MissedOccurrence(identifier: row.text(0), due: row.instant(1), recorded: row.instant(2)))
+        try read("SELECT identifier, due, recorded, reason FROM missed ORDER BY due, identifier") { row in
+            list.append(MissedOccurrence(identifier: row.text(0), due: row.instant(1), recorded: row.instant(2), reason: row.optionalText(3)))
         }
         return list
     }

@@ -20,6 +20,12 @@ public struct MethodCall {
     public var sender: String? { message.sender }
 }
 
+/// Thrown by a method handler that answers later itself (with `send(call.message.makeReturn(…))`,
+/// or never, as a hung peer would): no reply is sent now.
+public struct ReplyLater: Error, Sendable {
+    public init() {}
+}
+
 /// A method an exported object answers.
 public struct ExportedMethod {
     public var name: MemberName
@@ -165,6 +171,8 @@ extension Connection {
                 let path = message.path?.rawValue ?? "?"
                 throw DBusError(name: .unknownObject, message: "No object at \(path)")
             }
+        } catch is ReplyLater {
+            return true
         } catch let error as DBusError {
             reply = try? message.makeError(name: error.name, message: error.message)
         } catch {

@@ -84,6 +84,58 @@ public final class NotificationClient {
         return ServerInformation(name: strings[0], vendor: strings[1], version: strings[2], specVersion: strings[3])
     }
 
+    // MARK: - Without waiting, for a poll loop
+
+    /// Sends `Notify` and returns at once; the answer arrives through the call while the
+    /// connection is dispatched (`notificationID(from:)` reads it).
+    public func beginNotify(_ notification: Notification) throws -> PendingCall {
+        try begin("Notify", notification.arguments)
+    }
+
+    /// Sends `GetCapabilities` and returns at once (`capabilities(from:)` reads the answer).
+    public func beginCapabilities() throws -> PendingCall {
+        try begin("GetCapabilities", [])
+    }
+
+    /// Asks the server to close a notification and does not wait for its answer.
+    public func requestClose(_ id: UInt32) throws {
+        try connection.send(try Message.methodCall(
+            destination: Self.busName, path: Self.objectPath, interface: Self.interface, member: "CloseNotification",
+            arguments: [.uint32(id)]))
+    }
+
+    private func begin(_ member: MemberName, _ arguments: [Value]) throws -> PendingCall {
+        let message = try Message.methodCall(
+            destination: Self.busName, path: Self.objectPath, interface: Self.interface, member: member, arguments: arguments)
+        return try connection.send(message, timeout: timeout)
+    }
+
+    /// The notification id in a `Notify` answer; "no server" errors as `NoNotificationServerError`.
+    public static func notificationID(from answer: Result<Message, any Error>) throws -> UInt32 {
+        let reply = try arguments(of: answer)
+        guard let id = reply.first?.uint32Value else {
+            throw DBusError(name: .invalidSignature, message: "Notify replied with '\(reply.map(\.signature).joined())' instead of 'u'")
+        }
+        return id
+    }
+
+    /// The capabilities in a `GetCapabilities` answer.
+    public static func capabilities(from answer: Result<Message, any Error>) throws -> [Capability] {
+        let reply = try arguments(of: answer)
+        guard let items = reply.first?.arrayElements else {
+            throw DBusError(name: .invalidSignature, message: "GetCapabilities replied with '\(reply.map(\.signature).joined())' instead of 'as'")
+        }
+        return items.compactMap { $0.stringValue.map(Capability.init(rawValue:)) }
+    }
+
+    private static func arguments(of answer: Result<Message, any Error>) throws -> [Value] {
+        do {
+            return try answer.get().arguments()
+        } catch let error as DBusError where NoNotificationServerError.matches(error) {
+            throw NoNotificationServerError(underlying: error)
+        }
+    }
+
     /// Whether a server owns the name right now (without starting one).
     public func serverIsRunning() throws -> Bool {
         try connection.nameHasOwner(Self.busName)

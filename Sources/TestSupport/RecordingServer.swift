@@ -12,6 +12,8 @@ public final class RecordingServer: @unchecked Sendable {
     /// One `Notify` call: the eight arguments as received.
     public struct Call: Sendable {
         public var arguments: [Value]
+        /// When the server received it.
+        public var receivedAt = Date()
         public var appName: String { arguments[0].stringValue ?? "" }
         public var replacesID: UInt32 { arguments[1].uint32Value ?? 0 }
         public var icon: String { arguments[2].stringValue ?? "" }
@@ -41,9 +43,25 @@ public final class RecordingServer: @unchecked Sendable {
         case close(reason: UInt32)
     }
 
+    /// How the server misbehaves on Notify, to prove the daemon loses nothing to it.
+    public enum Fault: Sendable, Equatable {
+        /// It answers at once.
+        case none
+        /// It answers every Notify with an error.
+        case errorReply
+        /// It takes Notify and never answers (a hung server).
+        case neverReply
+        /// It answers after this many milliseconds (a slow server); calls are answered in order.
+        case delay(milliseconds: Int)
+        /// It leaves the bus (closes its connection) when it receives Notify, without answering.
+        case exitOnNotify
+    }
+
     private let lock = NSLock()
+    private var _fault: Fault = .none
     private var _calls: [Call] = []
     private var _closed: [UInt32] = []
+    private var _refused: [Call] = []
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
     private let ready = DispatchSemaphore(value: 0)
@@ -73,10 +91,21 @@ public final class RecordingServer: @unchecked Sendable {
         if let startError { throw startError }
     }
 
-    /// Every Notify call so far.
+    /// Every Notify call the server showed (answered with an id, at once or after a delay).
     public var calls: [Call] { lock.withLock { _calls } }
+    /// Notify calls it did not show: answered with an error, never answered, or taken as it left the bus.
+    public var refusedCalls: [Call] { lock.withLock { _refused } }
     /// Ids closed through CloseNotification.
     public var closedIDs: [UInt32] { lock.withLock { _closed } }
+
+    /// How the server treats the Notify calls that come next.
+    public var fault: Fault {
+        get { lock.withLock { _fault } }
+        set { lock.withLock { _fault = newValue } }
+    }
+
+    /// Whether the server still serves (an `.exitOnNotify` fault ends it).
+    public var isServing: Bool { lock.withLock { !exitedByFault && !stopped } }
 
     /// Waits until at least `count` Notify calls have arrived.
     public func waitForCalls(_ count: Int, timeout: TimeInterval = 10) -> [Call] {
@@ -104,11 +133,19 @@ public final class RecordingServer: @unchecked Sendable {
         try control("EmitClosed", [.uint32(id), .uint32(reason)])
     }
 
-    /// Stops serving (the name goes away) and joins the thread.
+    /// Stops serving (the name goes away) and joins the thread (a second call does nothing).
     public func stop() {
-        try? control("Quit", [])
+        let (alreadyStopped, exited) = lock.withLock { () -> (Bool, Bool) in
+            defer { stopped = true }
+            return (stopped, exitedByFault)
+        }
+        if alreadyStopped { return }
+        if !exited { try? control("Quit", []) }
         finished.wait()
     }
+
+    private var stopped = false
+    private var exitedByFault = false
 
     private func control(_ member: MemberName, _ arguments: [Value]) throws {
         let connection = try Connection(.address(address))
@@ -130,6 +167,7 @@ public final class RecordingServer: @unchecked Sendable {
         var nextID: UInt32 = 1
         var quit = false
         var pendingSignals: [(MemberName, [Value])] = []
+        var delayed: [(due: ContinuousClock.Instant, message: Message, id: UInt32)] = []
         let path = NotificationClient.objectPath
         let object = ExportedObject(interfaces: [
             ExportedInterface(
@@ -146,6 +184,21 @@ public final class RecordingServer: @unchecked Sendable {
                         ],
                         outputs: [Parameter("id", .uint32)]
                     ) { [unowned self] call in
+                        let fault = self.fault
+                        if fault == .exitOnNotify {
+                            self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
+                            quit = true
+                            self.lock.withLock { self.exitedByFault = true }
+                            throw ReplyLater()
+                        }
+                        if fault == .errorReply {
+                            self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
+                            throw DBusError(name: "org.freedesktop.Notifications.Error.Failed", message: "the test server refuses")
+                        }
+                        if fault == .neverReply {
+                            self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
+                            throw ReplyLater()
+                        }
                         let replaces = call.arguments[1].uint32Value ?? 0
                         let id: UInt32
                         if replaces != 0 {
@@ -156,6 +209,10 @@ public final class RecordingServer: @unchecked Sendable {
                         }
                         if self.record {
                             self.lock.withLock { self._calls.append(Call(arguments: call.arguments)) }
+                        }
+                        if case .delay(let milliseconds) = fault {
+                            delayed.append((ContinuousClock.now + .milliseconds(milliseconds), call.message, id))
+                            throw ReplyLater()
                         }
                         let actions = call.arguments[5].arrayElements?.compactMap(\.stringValue) ?? []
                         switch self.autoResponse {
@@ -225,13 +282,24 @@ public final class RecordingServer: @unchecked Sendable {
             return
         }
         ready.signal()
-        _ = connection.run {
-            // Signals go out after the reply that precedes them, as a real server's do.
-            for (member, arguments) in pendingSignals {
-                try? connection.emit(path: path, interface: NotificationClient.interface, member: member, arguments: arguments)
+        while !quit {
+            // Wakes every few milliseconds while a slow reply waits; otherwise sleeps until a message
+            // (and comes back here as soon as one leaves a reply waiting).
+            let repliesWaiting = !delayed.isEmpty
+            let result = connection.run(until: repliesWaiting ? .now + .milliseconds(2) : nil) {
+                // Signals go out after the reply that precedes them, as a real server's do.
+                for (member, arguments) in pendingSignals {
+                    try? connection.emit(path: path, interface: NotificationClient.interface, member: member, arguments: arguments)
+                }
+                pendingSignals.removeAll()
+                return !quit && (repliesWaiting || delayed.isEmpty)
             }
-            pendingSignals.removeAll()
-            return !quit
+            let now = ContinuousClock.now
+            while let first = delayed.first, first.due <= now {
+                delayed.removeFirst()
+                if let reply = try? first.message.makeReturn([.uint32(first.id)]) { _ = try? connection.send(reply) }
+            }
+            if result == .disconnected { break }
         }
         connection.flush()
         connection.close()

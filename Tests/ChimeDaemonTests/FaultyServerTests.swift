@@ -1,0 +1,154 @@
+import ChimeCenter
+import DBus
+import Foundation
+import Testing
+import TestSupport
+import Timekeeping
+
+/// Notification servers that refuse, hang, crawl or die: the real daemon loses no alarm to them,
+/// and none of them makes another alarm or a client wait.
+@Suite struct FaultyServerTests {
+    let bus: PrivateBus
+    let state: String
+
+    init() throws {
+        bus = try PrivateBus()
+        state = bus.directory.appendingPathComponent("state").path
+    }
+
+    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
+
+    /// A one-off alarm with this title, due at `due`.
+    @discardableResult
+    func add(_ title: String, at due: Instant) throws -> String {
+        try center().add(NotificationRequest(identifier: "", content: NotificationContent(title: title),
+                                             trigger: Trigger(rule: .instant(due), repeats: false, timeZone: nil, anchor: WallClock.system.now()))).identifier
+    }
+
+    func waitUntil(_ timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
+    @Test func anErrorFromTheServerIsRetriedNotDeleted() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        recorder.fault = .errorReply
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let due = WallClock.system.now() + .seconds(1)
+        let titles = (0..<10).map { "refused \($0)" }
+        for title in titles { try add(title, at: due) }
+        // Refused, and kept: each is retrying, with the server's reason.
+        #expect(try waitUntil(5) { Set(recorder.refusedCalls.map(\.summary)).count == 10 })
+        #expect(try waitUntil(3) { try center().pendingSummaries().filter { $0.state == .retrying }.count == 10 })
+        let list = try runChime(["list"], environment: bus.environment())
+        #expect(list.stdout.contains("retrying: attempt 1 failed: org.freedesktop.Notifications.Error.Failed: the test server refuses"),
+                "\(list.stdout)")
+        // The server mends: every alarm arrives, once.
+        recorder.fault = .none
+        #expect(try waitUntil(10) { recorder.calls.count >= 10 })
+        usleep(300_000)
+        #expect(recorder.calls.map(\.summary).sorted() == titles.sorted())
+        #expect(try center().pendingSummaries().isEmpty)
+        #expect(try center().missedOccurrences().isEmpty)
+    }
+
+    @Test func aHungServerMakesNoClientWaitAndLosesNothing() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        recorder.fault = .neverReply
+        try add("hung", at: WallClock.system.now() + .seconds(1))
+        #expect(try waitUntil(5) { recorder.refusedCalls.count == 1 })
+        // The Notify hangs; the daemon does not.
+        for arguments in [["list"], ["in", "1h", "Tea"], ["status"]] {
+            let started = Date()
+            let result = try runChime(arguments, environment: bus.environment())
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(Date().timeIntervalSince(started) < 2, "\(arguments) waited for the hung server")
+        }
+        // After the server's time is up the alarm is retrying, and arrives once the server answers.
+        #expect(try waitUntil(15) { try center().pendingSummaries().contains { $0.state == .retrying } })
+        recorder.fault = .none
+        #expect(try waitUntil(10) { recorder.calls.contains { $0.summary == "hung" } })
+    }
+
+    @Test func aSlowServerMakesNoOtherAlarmLate() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        recorder.fault = .delay(milliseconds: 2000)
+        let first = WallClock.system.now() + .seconds(2)
+        try add("first", at: first)
+        try add("second", at: first + .seconds(1))
+        #expect(try waitUntil(10) { recorder.calls.count == 2 })
+        // The second reached the server on time although the first was still unanswered.
+        let second = try #require(recorder.calls.first { $0.summary == "second" })
+        let due = Date(timeIntervalSince1970: Double((first + .seconds(1)).nanosecondsSinceEpoch) / 1e9)
+        #expect(second.receivedAt.timeIntervalSince(due) < 0.5, "second arrived \(second.receivedAt.timeIntervalSince(due)) s late")
+        #expect(try waitUntil(5) { try center().deliveredNotifications().count == 2 })
+    }
+
+    @Test func aServerThatDiesDuringABurstLosesNoAlarm() throws {
+        let first = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let start = WallClock.system.now() + .seconds(2)
+        let titles = (0..<60).map { "burst \($0)" }
+        for (i, title) in titles.enumerated() { try add(title, at: start + .milliseconds(Int64(i) * 20)) }
+        // Half-way through the burst the server dies on the Notify it is given.
+        #expect(try waitUntil(10) { first.calls.count >= 25 })
+        first.fault = .exitOnNotify
+        #expect(try waitUntil(5) { !first.isServing })
+        first.stop()
+        let shownByFirst = Set(first.calls.map(\.summary))
+        // A healthy server appears: every alarm the first did not show arrives, once, marked late.
+        usleep(500_000)
+        let second = try RecordingServer(address: bus.address)
+        defer { second.stop() }
+        let expected = Set(titles).subtracting(shownByFirst)
+        #expect(try waitUntil(15) { Set(second.calls.map(\.summary)) == expected })
+        usleep(500_000)
+        let shownBySecond = second.calls.map(\.summary)
+        #expect(shownBySecond.count == Set(shownBySecond).count, "shown twice: \(shownBySecond)")
+        #expect(shownByFirst.union(shownBySecond) == Set(titles))
+        #expect(shownByFirst.isDisjoint(with: shownBySecond))
+        #expect(try center().pendingSummaries().isEmpty)
+    }
+
+    @Test func pastItsGraceARefusedAlarmIsRecordedMissedWithTheReason() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        recorder.fault = .errorReply
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        _ = try runChime(["in", "1s", "--grace", "2s", "--id", "brief", "Brief"], environment: bus.environment())
+        #expect(try waitUntil(15) { try !center().missedOccurrences().isEmpty })
+        let missed = try center().missedOccurrences()
+        #expect(missed.map(\.identifier) == ["brief"])
+        #expect(missed.first?.reason?.contains("the test server refuses") == true, "\(missed)")
+        let listed = try runChime(["list", "--missed"], environment: bus.environment())
+        #expect(listed.stdout.contains("brief  missed ") && listed.stdout.contains("the test server refuses"), "\(listed.stdout)")
+        #expect(try center().pendingSummaries().isEmpty)
+    }
+
+    @Test func aRetryingAlarmSurvivesADaemonCrash() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        recorder.fault = .errorReply
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { recorder.stop(); bus.stop() }
+        _ = try runChime(["in", "1s", "--id", "stubborn", "Stubborn"], environment: bus.environment())
+        #expect(try waitUntil(5) { try center().pendingSummaries().first?.state == .retrying })
+        daemon.kill()
+        recorder.fault = .none
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop() }
+        #expect(try waitUntil(10) { recorder.calls.contains { $0.summary == "Stubborn" } })
+        usleep(300_000)
+        #expect(recorder.calls.filter { $0.summary == "Stubborn" }.count == 1)
+        #expect(try center().pendingSummaries().isEmpty)
+    }
+}
