@@ -230,9 +230,11 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
             switch effective.resolve(match) {
             case .unique(let t) where t > time:
                 return t
-            case .ambiguous(let earlier, let later):
+            case .ambiguous(let earlier, _):
+                // A wall time fires at most once per local date: at the first of its two instants.
+                // Re-evaluated inside the repeated hour (after a restart, a reload, a clock step),
+                // the first has passed, so this date's occurrence is done, not still ahead.
                 if earlier > time { return earlier }
-                if later > time { return later }
             case .gap(let endsAt) where endsAt > time && gaps == .fireAtEnd:
                 return endsAt
             default:

@@ -51,4 +51,12 @@ import TestSupport
         #expect(result.status == 69)
         #expect(result.stdout.hasPrefix("{\"authorization\":\"denied\",\"reason\":\"no notification server is running"))
     }
+
+    @Test func insideTheRepeatedHourTheNextIsTomorrows() throws {
+        // @1793513400 is 01:10 EST on 2026-11-01, inside the repeated hour: 01:30 EDT already rang.
+        let result = try runChime(["next", "01:30", "--count", "2", "--after", "@1793513400", "--tz", "America/New_York", "--json"],
+                                  environment: ["PATH": "/usr/bin:/bin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == #"["2026-11-02T01:30:00-05:00","2026-11-03T01:30:00-05:00"]"# + "\n")
+    }
 }

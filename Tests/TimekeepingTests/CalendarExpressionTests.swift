@@ -122,6 +122,39 @@ import TestSupport
         if dstCases > 0 { print("\(zoneName): \(dstCases) of 400 rules met a DST change; checked by brute force") }
     }
 
+    /// A wall time fires at most once per local date, however the rule is re-evaluated: from any
+    /// moment of a fall-back night (inside the repeated hour too), the next elapse is what the brute
+    /// force gives when it knows every wall time already shown that night.
+    @Test(arguments: ["America/New_York", "Europe/Berlin", "Australia/Lord_Howe"])
+    func reEvaluatedInsideARepeatedHourNothingFiresTwice(_ zoneName: String) throws {
+        let zone = try Zone.named(zoneName)
+        let rules = try ["01:30", "02:15", "*:0/15", "01:*:00", "*:*:00"].map { try CalendarExpression(parsing: $0) }
+        // The fall-back transition of 2026 in this zone.
+        let year2026 = Int64(1_767_225_600)...Int64(1_798_761_600)
+        let changes = zone.transitions(in: year2026)
+        let fallBack = try #require(changes.first { zone.civil(at: $0) < zone.civil(at: $0 - 1) })
+        for rule in rules {
+            for start in stride(from: fallBack - 2 * 3600, through: fallBack + 2 * 3600, by: 600) {
+                let next = try #require(rule.nextElapse(after: start, in: zone))
+                // What the brute force says, given every wall time shown in the hours before.
+                var latestShown = zone.civil(at: start - 3 * 3600)
+                for u in (start - 3 * 3600)...start { let c = zone.civil(at: u); if c > latestShown { latestShown = c } }
+                var expected: Int64?
+                var u = start + 1
+                while expected == nil, u <= next {
+                    let shown = zone.civil(at: u)
+                    if shown > latestShown {
+                        if rule.nextCivil(atOrAfter: shown) == shown { expected = u }
+                        latestShown = shown
+                    }
+                    u += 1
+                }
+                #expect(next == expected ?? next, "\(rule) in \(zoneName) after \(start): \(next), brute force \(expected.map(String.init) ?? "none")")
+                #expect(expected != nil, "\(rule) in \(zoneName) after \(start): the brute force found nothing up to \(next)")
+            }
+        }
+    }
+
     /// chime's firing rule, by brute force over every second of `window`: an instant fires when
     /// its wall-clock time matches and shows for the first time (an overlap fires once, the first
     /// time), or when it ends a gap that swallowed a matching wall-clock time.
