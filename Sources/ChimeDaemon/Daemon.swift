@@ -119,13 +119,21 @@ public final class SchedulerDaemon {
         self.service = service
         connection.export(service.object(), at: SchedulerInterface.path)
         try client.subscribe { [weak self] event in self?.handle(event) }
-        try connection.watchNameOwner(NotificationClient.busName) { [weak self] _, new in
-            self?.serverOwnerChanged(to: new)
+        try connection.watchNameOwner(NotificationClient.busName) { [weak self] old, new in
+            self?.serverOwnerChanged(from: old, to: new)
         }
-        // Asking the bus whether a server owns the name cannot hang; asking the server itself could,
-        // so its capabilities are asked without waiting (the first alarm waits for the answer).
-        serverPresent = (try? client.serverIsRunning()) ?? false
+        // Asking the bus who owns the name cannot hang; asking the server itself could, so its
+        // capabilities are asked without waiting (the first alarm waits for the answer).
+        let owner = try? connection.nameOwner(NotificationClient.busName)
+        serverPresent = owner != nil
         if serverPresent { askCapabilities() }
+        // Popups shown by a server that has since left (while the daemon was down) are gone.
+        do {
+            let gone = try store.forgetDelivered(notShownBy: owner ?? nil)
+            if !gone.isEmpty { logger.info("\(gone.count) popup(s) shown by a notification server that has left are gone") }
+        } catch {
+            logger.error("\(error)")
+        }
         // Timers wake us within 1 µs of their time instead of the default 50 µs slack.
         _ = chime_set_timer_slack(1)
     }

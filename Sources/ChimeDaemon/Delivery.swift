@@ -153,7 +153,9 @@ extension SchedulerDaemon {
         firing(occurrence.request.identifier) {
             do {
                 let serverID = try NotificationClient.notificationID(from: answer)
-                shown(occurrence, content: presentation.content, serverID: serverID, capabilities: presentation.capabilities)
+                // The answer comes from the server's own connection: the popup lives as long as it does.
+                let server = (try? answer.get())?.sender ?? ""
+                shown(occurrence, content: presentation.content, serverID: serverID, server: server, capabilities: presentation.capabilities)
             } catch let error as NoNotificationServerError {
                 logger.warning("\(error); holding the alarm", metadata: ["alarm.id": "\(occurrence.request.identifier)"])
                 serverPresent = false
@@ -191,13 +193,14 @@ extension SchedulerDaemon {
     }
 
     /// Records a shown occurrence, moves its request on, plays its sound.
-    func shown(_ occurrence: Occurrence, content: NotificationContent, serverID: UInt32, capabilities: [Capability]) {
+    func shown(_ occurrence: Occurrence, content: NotificationContent, serverID: UInt32, server: String, capabilities: [Capability]) {
         let identifier = occurrence.request.identifier
         let now = clock.now()
         logging { () throws(StoreError) in
             var next: Instant??
             try store.write(.firing) { () throws(StoreError) in
-                try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content))
+                try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content),
+                                          server: server)
                 switch occurrence.detached {
                 case .no:
                     next = try moveOn(occurrence, now: now)
@@ -409,7 +412,14 @@ extension SchedulerDaemon {
         return pad2(civil.hour) + ":" + pad2(civil.minute)
     }
 
-    func serverOwnerChanged(to owner: String) {
+    func serverOwnerChanged(from old: String, to owner: String) {
+        // The server that left took its popups with it: they are no longer delivered.
+        if !old.isEmpty {
+            logging { () throws(StoreError) in
+                let gone = try store.forgetDelivered(shownBy: old)
+                if !gone.isEmpty { logger.info("the notification server left the bus; \(gone.count) popup(s) it showed are gone") }
+            }
+        }
         capabilities = nil
         serverPresent = !owner.isEmpty
         if serverPresent {

@@ -64,7 +64,8 @@ public struct ScheduledTime: Hashable, Sendable {
 /// - `pending`: each request as JSON with its next occurrence and the last one handled,
 ///   plus the title, label and zone `chime list` shows, so listing 100,000 alarms
 ///   decodes none of them; `quarantine` holds why a request is kept but never fired;
-/// - `delivered`: what is on screen, by notification id;
+/// - `delivered`: what is on screen (shown and not known to be closed), by notification id, with the
+///   server connection that showed it (its popups are gone when it leaves the bus);
 /// - `missed`: occurrences that passed too long ago to show, and why;
 /// - `held`: occurrences due while no notification server ran, shown when one appears;
 /// - `retrying`: occurrences the server failed to show, with the attempt, the next try and why;
@@ -185,7 +186,8 @@ public final class Store {
                     identifier TEXT PRIMARY KEY NOT NULL,
                     server_id INTEGER NOT NULL,
                     date INTEGER NOT NULL,
-                    content TEXT NOT NULL
+                    content TEXT NOT NULL,
+                    server TEXT NOT NULL DEFAULT ''
                 ) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS delivered_by_server_id ON delivered(server_id);
                 CREATE TABLE IF NOT EXISTS missed(
@@ -211,6 +213,7 @@ public final class Store {
                 ALTER TABLE pending ADD COLUMN quarantine TEXT;
                 UPDATE pending SET last_fired = last_fired * 1000000000 WHERE last_fired IS NOT NULL;
                 UPDATE delivered SET date = date * 1000000000;
+                ALTER TABLE delivered ADD COLUMN server TEXT NOT NULL DEFAULT '';
                 UPDATE missed SET due = due * 1000000000, recorded = recorded * 1000000000;
                 UPDATE held SET due = due * 1000000000;
                 ALTER TABLE missed ADD COLUMN reason TEXT;
@@ -438,15 +441,38 @@ public final class Store {
             """, [.instant(next), .instant(handled), .text(identifier)])
     }
 
-    public func recordDelivered(_ notification: DeliveredNotification) throws(StoreError) {
+    /// Records what the server connection `server` (its unique name) is showing.
+    public func recordDelivered(_ notification: DeliveredNotification, server: String = "") throws(StoreError) {
         let json: String
         do {
             json = String(decoding: try JSONEncoder().encode(notification.content), as: UTF8.self)
         } catch {
             throw StoreError("encode a delivery for", path: notification.identifier, "\(error)", cause: .encoding)
         }
-        try run("INSERT OR REPLACE INTO delivered(identifier, server_id, date, content) VALUES (?, ?, ?, ?)",
-                [.text(notification.identifier), .integer(Int64(notification.serverID)), .instant(notification.date), .text(json)])
+        try run("INSERT OR REPLACE INTO delivered(identifier, server_id, date, content, server) VALUES (?, ?, ?, ?, ?)",
+                [.text(notification.identifier), .integer(Int64(notification.serverID)), .instant(notification.date), .text(json),
+                 .text(server)])
+    }
+
+    /// Forgets what `server` showed (it left the bus: its popups are gone); returns their identifiers.
+    @discardableResult
+    public func forgetDelivered(shownBy server: String) throws(StoreError) -> [String] {
+        var gone: [String] = []
+        try read("SELECT identifier FROM delivered WHERE server = ?", [.text(server)]) { gone.append($0.text(0)) }
+        if !gone.isEmpty { try run("DELETE FROM delivered WHERE server = ?", [.text(server)]) }
+        return gone
+    }
+
+    /// At start: forgets what servers other than `current` (the owner of the name now; nil: none)
+    /// showed. Records from before chime 0.2 name no server and stay while some server runs.
+    @discardableResult
+    public func forgetDelivered(notShownBy current: String?) throws(StoreError) -> [String] {
+        var gone: [String] = []
+        let condition = current == nil ? "" : "WHERE server <> '' AND server <> ?"
+        let values: [SQLValue] = current.map { [.text($0)] } ?? []
+        try read("SELECT identifier FROM delivered \(condition)", values) { gone.append($0.text(0)) }
+        if !gone.isEmpty { try run("DELETE FROM delivered \(condition)", values) }
+        return gone
     }
 
     public func removeDelivered(_ identifiers: [String]) throws(StoreError) {

@@ -151,4 +151,33 @@ import Timekeeping
         #expect(recorder.calls.filter { $0.summary == "Stubborn" }.count == 1)
         #expect(try center().pendingSummaries().isEmpty)
     }
+
+    @Test func deliveredTellsTheTruthAcrossRestartsAndServers() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { bus.stop() }
+        _ = try runChime(["in", "1s", "--id", "shown", "Shown"], environment: bus.environment())
+        #expect(try waitUntil(5) { try center().deliveredNotifications().map(\.identifier) == ["shown"] })
+        // Restarted between showing and closing, the daemon still knows the popup, and its close.
+        daemon.stop()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        #expect(try center().deliveredNotifications().map(\.identifier) == ["shown"])
+        let serverID = try #require(try center().deliveredNotifications().first?.serverID)
+        try recorder.emitClosed(id: serverID, reason: 2)
+        #expect(try waitUntil(5) { try center().deliveredNotifications().isEmpty })
+        // A server that leaves the bus takes its popups with it.
+        _ = try runChime(["in", "1s", "--id", "again", "Again"], environment: bus.environment())
+        #expect(try waitUntil(5) { try center().deliveredNotifications().map(\.identifier) == ["again"] })
+        recorder.stop()
+        #expect(try waitUntil(5) { try center().deliveredNotifications().isEmpty })
+        // And one that left while the daemon was down, too.
+        let second = try RecordingServer(address: bus.address)
+        _ = try runChime(["in", "1s", "--id", "third", "Third"], environment: bus.environment())
+        #expect(try waitUntil(5) { try center().deliveredNotifications().map(\.identifier) == ["third"] })
+        daemon.stop()
+        second.stop()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop() }
+        #expect(try center().deliveredNotifications().isEmpty)
+    }
 }
