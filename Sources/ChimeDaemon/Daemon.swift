@@ -154,7 +154,7 @@ public final class SchedulerDaemon {
             connection.dispatchPending()
             if stopping { break }
             armTimer()
-            guard let busFD = connection.fileDescriptor else { throw DaemonError("lost the session bus") }
+            guard let busFD = connection.fileDescriptor else { throw DaemonError(Self.busGone) }
             var fds = [
                 pollfd(fd: busFD, events: Int16(POLLIN) | (connection.hasMessagesToSend ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0),
@@ -186,12 +186,19 @@ public final class SchedulerDaemon {
             }
             finishChildren()
             if fds[0].revents != 0 || connection.hasMessagesToSend {
-                guard connection.processAvailable() else { throw DaemonError("the session bus closed the connection") }
+                guard connection.processAvailable() else { throw DaemonError(Self.busGone) }
             }
         }
         connection.flush()
         logger.info("chime daemon stopped")
     }
+
+    /// Why the daemon stops when the session bus goes away. It does not reconnect: a session bus
+    /// that went away means the session ended (or its dbus-daemon died), and the next one has a new
+    /// address and starts the daemon again (systemd's Restart=on-failure, or D-Bus activation).
+    /// Nothing is lost meanwhile: what was not shown is still pending, held or retrying in the store.
+    static let busGone = "the session bus went away (the session ended, or its dbus-daemon stopped); "
+        + "alarms not yet shown are kept in the store and are shown, marked late or missed, when the daemon runs again"
 
     /// Arms the timer for whatever comes first: an occurrence, a child's time limit, a popup to
     /// close, a read of the alarm file after an edit.

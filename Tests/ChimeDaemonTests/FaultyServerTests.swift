@@ -180,4 +180,38 @@ import Timekeeping
         defer { daemon.stop() }
         #expect(try center().deliveredNotifications().isEmpty)
     }
+
+    @Test func theBusDyingDuringABurstLosesNoAlarm() throws {
+        // The store outlives this bus (and its directory), as a user's does their session's.
+        let home = try makeTemporaryDirectory("chime-home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let state = home.appendingPathComponent("state").path
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        let start = WallClock.system.now() + .seconds(2)
+        let titles = (0..<200).map { "alarm \($0)" }
+        for (i, title) in titles.enumerated() { try add(title, at: start + .milliseconds(Int64(i) * 5)) }
+        // Part-way through the burst, the session bus dies (its dbus-daemon killed).
+        #expect(try waitUntil(10) { recorder.calls.count >= 60 })
+        kill(bus.pid, SIGKILL)
+        #expect(try waitUntil(10) { !daemon.isRunning })
+        #expect(daemon.log.contains("the session bus went away"))
+        let shownOnFirst = Set(recorder.calls.map(\.summary))
+        recorder.stop()
+        bus.stop()
+        // A new session: a new bus, a server, the daemon on the same store.
+        let next = try PrivateBus()
+        let server = try RecordingServer(address: next.address)
+        let again = try DaemonProcess(bus: next, stateDirectory: state)
+        defer { again.stop(); server.stop(); next.stop() }
+        let rest = Set(titles).subtracting(shownOnFirst)
+        #expect(try waitUntil(15) { Set(server.calls.map(\.summary)).isSuperset(of: rest) }, "never shown: \(rest.subtracting(server.calls.map(\.summary)).sorted().prefix(5))")
+        usleep(500_000)
+        let shownOnSecond = server.calls.map(\.summary)
+        #expect(shownOnSecond.count == Set(shownOnSecond).count, "shown twice on the second server")
+        // Only what was in flight when the bus died may be shown again; nothing is lost.
+        #expect(shownOnFirst.intersection(shownOnSecond).count <= 10)
+        #expect(shownOnFirst.union(shownOnSecond) == Set(titles))
+        #expect(try UserNotificationCenter(connection: next.connect()).pendingSummaries().isEmpty)
+    }
 }
