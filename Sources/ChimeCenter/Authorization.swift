@@ -76,24 +76,31 @@ public func findSoundPlayer(path: String? = nil) -> (name: String, path: String)
 public func notificationSettings(connection: Connection, playerSearchPath: String? = nil) throws -> NotificationSettings {
     let client = NotificationClient(connection: connection, timeout: .milliseconds(5000))
     let player = findSoundPlayer(path: playerSearchPath)
-    func localSound() -> SoundSetting { player.map { .localPlayer(name: $0.name, path: $0.path) } ?? .notSupported }
-    let capabilities: [Capability]
-    let server: ServerInformation
     do {
-        capabilities = try client.capabilities()
-        server = try client.serverInformation()
+        return NotificationSettings(capabilities: try client.capabilities(), server: try client.serverInformation(), player: player)
     } catch let error as NoNotificationServerError {
-        return NotificationSettings(
-            authorizationStatus: .denied(reason: "\(error)"), alert: .notSupported, sound: .notSupported,
+        return NotificationSettings(deniedBecause: "\(error)")
+    }
+}
+
+extension NotificationSettings {
+    /// The settings a server with these capabilities gives, with `player` playing sounds where it does not.
+    public init(capabilities: [Capability], server: ServerInformation, player: (name: String, path: String)?) {
+        func has(_ c: Capability) -> Setting { capabilities.contains(c) ? .enabled : .notSupported }
+        let local: SoundSetting = player.map { .localPlayer(name: $0.name, path: $0.path) } ?? .notSupported
+        self.init(
+            authorizationStatus: .authorized, alert: .enabled, sound: capabilities.contains(.sound) ? .byServer : local,
+            actions: has(.actions), bodyMarkup: has(.bodyMarkup), hyperlinks: has(.bodyHyperlinks), images: has(.bodyImages),
+            persistence: has(.persistence), server: server, capabilities: capabilities)
+    }
+
+    /// Nothing is authorized, and why (no server, or one that does not answer).
+    public init(deniedBecause reason: String) {
+        self.init(
+            authorizationStatus: .denied(reason: reason), alert: .notSupported, sound: .notSupported,
             actions: .notSupported, bodyMarkup: .notSupported, hyperlinks: .notSupported, images: .notSupported,
             persistence: .notSupported, server: nil, capabilities: [])
     }
-    func has(_ c: Capability) -> Setting { capabilities.contains(c) ? .enabled : .notSupported }
-    return NotificationSettings(
-        authorizationStatus: .authorized, alert: .enabled,
-        sound: capabilities.contains(.sound) ? .byServer : localSound(),
-        actions: has(.actions), bodyMarkup: has(.bodyMarkup), hyperlinks: has(.bodyHyperlinks), images: has(.bodyImages),
-        persistence: has(.persistence), server: server, capabilities: capabilities)
 }
 
 /// `requestAuthorization(options:)`: granted when every asked-for option is

@@ -83,6 +83,11 @@ public final class SchedulerDaemon {
     var capabilitiesCall: (call: PendingCall, deadline: Instant)?
     /// Occurrences the server failed to show, to be tried again (the `retrying` table, in memory).
     var retries: [Retry] = []
+    /// The server's name and version, once asked; and the call asking, with its deadline.
+    var serverInformation: ServerInformation?
+    var serverInformationCall: (call: PendingCall, deadline: Instant)?
+    /// `Settings` calls waiting for the server's answers.
+    var settingsWaiters: [Message] = []
 
     /// An occurrence whose body command is running.
     struct Preparing {
@@ -208,6 +213,7 @@ public final class SchedulerDaemon {
         if let reloadAt { consider(reloadAt) }
         for presentation in presenting { consider(presentation.deadline) }
         if let capabilitiesCall { consider(capabilitiesCall.deadline) }
+        if let serverInformationCall { consider(serverInformationCall.deadline) }
         for retry in retries { consider(retry.nextTry) }
         for child in children.values where !child.finished { consider(child.deadline) }
         for entry in closeDeadlines { consider(entry.time) }

@@ -181,6 +181,11 @@ extension SchedulerDaemon {
             capabilitiesCall = nil
             capabilitiesFailed(reason: "the notification server did not answer GetCapabilities within \(Self.serverTimeout)")
         }
+        if let (call, deadline) = serverInformationCall, deadline <= now {
+            call.cancel()
+            serverInformationCall = nil
+            settingsMayBeReady(failure: "the notification server did not answer GetServerInformation within \(Self.serverTimeout)")
+        }
     }
 
     /// A D-Bus failure in a few words for a log line and `chime list`.
@@ -287,49 +292,6 @@ extension SchedulerDaemon {
         }
     }
 
-    // MARK: - Capabilities, asked without waiting
-
-    /// Asks the server what it can do (once at a time); occurrences wait for the answer.
-    func askCapabilities() {
-        guard capabilitiesCall == nil else { return }
-        do {
-            let call = try client.beginCapabilities()
-            capabilitiesCall = (call, clock.now() + Self.serverTimeout)
-            try call.onCompletion { [weak self] answer in self?.capabilitiesAnswered(answer) }
-        } catch {
-            capabilitiesFailed(reason: "could not ask for the capabilities: \(error)")
-        }
-    }
-
-    func capabilitiesAnswered(_ answer: Result<Message, any Error>) {
-        guard capabilitiesCall != nil else { return }
-        capabilitiesCall = nil
-        do {
-            let known = try NotificationClient.capabilities(from: answer)
-            capabilities = known
-            let ready = awaitingCapabilities
-            awaitingCapabilities.removeAll()
-            for (occurrence, content) in ready {
-                firing(occurrence.request.identifier) { present(occurrence, content: content, capabilities: known) }
-            }
-        } catch is NoNotificationServerError {
-            serverPresent = false
-            let ready = awaitingCapabilities
-            awaitingCapabilities.removeAll()
-            for (occurrence, _) in ready { firing(occurrence.request.identifier) { hold(occurrence, now: clock.now()) } }
-        } catch {
-            capabilitiesFailed(reason: Self.describe(error))
-        }
-    }
-
-    func capabilitiesFailed(reason: String) {
-        let ready = awaitingCapabilities
-        awaitingCapabilities.removeAll()
-        for (occurrence, content) in ready {
-            firing(occurrence.request.identifier) { failed(occurrence, content: content, reason: reason) }
-        }
-    }
-
     /// Plays `sound` through the local player (the server does not play sounds).
     func play(_ sound: Sound, for identifier: String) {
         guard let player else {
@@ -421,6 +383,7 @@ extension SchedulerDaemon {
             }
         }
         capabilities = nil
+        serverInformation = nil
         serverPresent = !owner.isEmpty
         if serverPresent {
             askCapabilities()

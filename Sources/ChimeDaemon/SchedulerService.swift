@@ -90,9 +90,6 @@ final class SchedulerService {
         do { return try daemon.store.missedOccurrences() } catch { throw Self.error(.store(error)) }
     }
 
-    func settings() throws -> NotificationSettings {
-        try notificationSettings(connection: daemon.connection)
-    }
 
     func status() throws(DBusError) -> DaemonStatus {
         do {
@@ -208,8 +205,10 @@ final class SchedulerService {
                         [unowned self] _ in
                         try Self.bounded([.array(element: .structure([.string, .int64, .int64, .string]), try listMissed().map(\.dbusValue))])
                     },
-                    method("Settings", [], [Parameter("settings", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
-                        [try settings().dbusValue]
+                    method("Settings", [], [Parameter("settings", .dictionary(key: .string, value: .variant))]) { [unowned self] call in
+                        // Answered when the server has said what it can do: never by waiting on it here.
+                        daemon.answerSettings(call.message)
+                        throw ReplyLater()
                     },
                     method("Status", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
                         [try status().dbusValue]

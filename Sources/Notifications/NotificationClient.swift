@@ -7,9 +7,10 @@ public struct NoNotificationServerError: Error, Hashable, Sendable, CustomString
     /// What the bus answered.
     public var underlying: DBusError
 
-    public var description: String {
-        "no notification server is running on the session bus (org.freedesktop.Notifications has no owner)"
-    }
+    public var description: String { Self.message }
+
+    /// What the error says.
+    public static let message = "no notification server is running on the session bus (org.freedesktop.Notifications has no owner)"
 
     /// Whether `error` means "no server" rather than a failure of a running server.
     static func matches(_ error: DBusError) -> Bool {
@@ -95,6 +96,21 @@ public final class NotificationClient {
     /// Sends `GetCapabilities` and returns at once (`capabilities(from:)` reads the answer).
     public func beginCapabilities() throws -> PendingCall {
         try begin("GetCapabilities", [])
+    }
+
+    /// Sends `GetServerInformation` and returns at once (`serverInformation(from:)` reads the answer).
+    public func beginServerInformation() throws -> PendingCall {
+        try begin("GetServerInformation", [])
+    }
+
+    /// The server's name, vendor, version and spec version in a `GetServerInformation` answer.
+    public static func serverInformation(from answer: Result<Message, any Error>) throws -> ServerInformation {
+        let reply = try arguments(of: answer)
+        let strings = reply.compactMap(\.stringValue)
+        guard strings.count == 4, reply.count == 4 else {
+            throw DBusError(name: .invalidSignature, message: "GetServerInformation replied with '\(reply.map(\.signature).joined())' instead of 'ssss'")
+        }
+        return ServerInformation(name: strings[0], vendor: strings[1], version: strings[2], specVersion: strings[3])
     }
 
     /// Asks the server to close a notification and does not wait for its answer.

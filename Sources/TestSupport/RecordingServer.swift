@@ -51,6 +51,8 @@ public final class RecordingServer: @unchecked Sendable {
         case errorReply
         /// It takes Notify and never answers (a hung server).
         case neverReply
+        /// It answers no method at all, GetCapabilities and GetServerInformation included.
+        case hangsOnEverything
         /// It answers after this many milliseconds (a slow server); calls are answered in order.
         case delay(milliseconds: Int)
         /// It leaves the bus (closes its connection) when it receives Notify, without answering.
@@ -195,7 +197,7 @@ public final class RecordingServer: @unchecked Sendable {
                             self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
                             throw DBusError(name: "org.freedesktop.Notifications.Error.Failed", message: "the test server refuses")
                         }
-                        if fault == .neverReply {
+                        if fault == .neverReply || fault == .hangsOnEverything {
                             self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
                             throw ReplyLater()
                         }
@@ -232,7 +234,8 @@ public final class RecordingServer: @unchecked Sendable {
                     },
                     ExportedMethod("GetCapabilities", outputs: [Parameter("capabilities", .array(.string))]) {
                         [unowned self] _ in
-                        [.strings(self.capabilities)]
+                        if self.fault == .hangsOnEverything { throw ReplyLater() }
+                        return [.strings(self.capabilities)]
                     },
                     ExportedMethod(
                         "GetServerInformation",
@@ -240,8 +243,9 @@ public final class RecordingServer: @unchecked Sendable {
                             Parameter("name", .string), Parameter("vendor", .string), Parameter("version", .string),
                             Parameter("spec_version", .string),
                         ]
-                    ) { _ in
-                        [.string("chime-recorder"), .string("chime tests"), .string("1.0"), .string("1.3")]
+                    ) { [unowned self] _ in
+                        if self.fault == .hangsOnEverything { throw ReplyLater() }
+                        return [.string("chime-recorder"), .string("chime tests"), .string("1.0"), .string("1.3")]
                     },
                 ],
                 signals: [

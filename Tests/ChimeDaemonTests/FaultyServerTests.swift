@@ -1,6 +1,7 @@
 import ChimeCenter
 import DBus
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 import Timekeeping
@@ -213,5 +214,35 @@ import Timekeeping
         #expect(shownOnFirst.intersection(shownOnSecond).count <= 10)
         #expect(shownOnFirst.union(shownOnSecond) == Set(titles))
         #expect(try UserNotificationCenter(connection: next.connect()).pendingSummaries().isEmpty)
+    }
+
+    @Test func aServerThatAnswersNothingHoldsUpNoClientAndSettingsSaySo() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        recorder.fault = .hangsOnEverything
+        // Started beside it: the daemon asks for its capabilities without waiting.
+        let started = Date()
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        #expect(Date().timeIntervalSince(started) < 3)
+        // Settings is answered once the server's time is up, and clients meanwhile wait for nothing.
+        let settings = Mutex<NotificationSettings?>(nil)
+        let asker = Thread { [bus] in
+            let answer = try? UserNotificationCenter(connection: bus.connect()).notificationSettings()
+            settings.withLock { $0 = answer }
+        }
+        asker.start()
+        usleep(200_000)
+        for arguments in [["list"], ["in", "1h", "Tea"]] {
+            let begun = Date()
+            #expect(try runChime(arguments, environment: bus.environment()).status == 0)
+            #expect(Date().timeIntervalSince(begun) < 2, "\(arguments) waited for the server")
+        }
+        #expect(try waitUntil(15) { settings.withLock { $0 } != nil })
+        let answered = try #require(settings.withLock { $0 })
+        #expect(!answered.isAuthorized)
+        if case .denied(let reason) = answered.authorizationStatus { #expect(reason.contains("did not answer"), "\(reason)") }
+        // When the server answers again, so does Settings.
+        recorder.fault = .none
+        #expect(try UserNotificationCenter(connection: bus.connect()).notificationSettings().isAuthorized)
     }
 }
