@@ -36,6 +36,11 @@ for _ in $(seq "$LATENESS_RUNS"); do
     "$PWD/.build/release/chime-bench-daemon" lateness "$chime" "$out/trivial_server" 200 5 >>"$out/lateness.txt"
 done
 
+echo "== a hung notification server (never answers Notify): chime list and chime in, 20 runs each"
+"$PWD/.build/release/chime-bench-daemon" hung "$chime" "$out/trivial_server" 20 >"$out/hung.txt"
+echo "== a slow notification server (answers Notify 2 s late): 10 alarms 1 s apart"
+"$PWD/.build/release/chime-bench-daemon" slow "$chime" "$out/trivial_server" 10 >"$out/slow.txt"
+
 CONFIG_RUNS=${CONFIG_RUNS:-15}
 echo "== the alarm file: load and validate 10,000 alarms ($CONFIG_RUNS runs), Python's tomllib on the same file, reloads in the daemon"
 "$PWD/.build/release/chime-bench-config" load "$out/alarms-10k.toml" 10000 "$CONFIG_RUNS" >"$out/config-load.txt"

@@ -75,6 +75,18 @@ lines.append("  max %.2f ms (target ≤ 10 ms): %s" % (worst, verdict(worst <= 1
 if any(run[3] != 200 for run in runs):
     lines.append("  SOME ALARMS WERE NOT RECEIVED: %s" % [int(run[3]) for run in runs])
 
+list50, list_max, in50, in_max = (float(v) for v in (out / "hung.txt").read_text().split())
+lines.append("")
+lines.append("A notification server that never answers Notify (one alarm's Notify hanging), whole process, 20 runs each:")
+lines.append("  chime list: median %.1f ms, max %.1f ms (target ≤ 50 ms): %s" % (list50, list_max, verdict(list_max <= 50)))
+lines.append("  chime in 1h: median %.1f ms, max %.1f ms (target ≤ 50 ms): %s" % (in50, in_max, verdict(in_max <= 50)))
+slow50, slow_max, slow_received = (float(v) for v in (out / "slow.txt").read_text().split())
+lines.append("")
+lines.append("A notification server that answers each Notify 2 s late, 10 alarms 1 s apart (each due while the one before is unanswered):")
+lines.append("  due time to the server's receipt: median %.2f ms, max %.2f ms (target ≤ 10 ms): %s" % (slow50, slow_max, verdict(slow_max <= 10)))
+if slow_received != 10:
+    lines.append("  SOME ALARMS WERE NOT RECEIVED: %d of 10" % slow_received)
+
 startup, listing, add50, add99, rss, switches, _, startup_rss = (float(v) for v in (out / "daemon.txt").read_text().split())
 lines.append("")
 lines.append("The daemon with 100,000 pending alarms:")

@@ -1,13 +1,28 @@
 /* A notification server that only replies, on raw libdbus: the peer for
  * benchmarks, so what is measured is the client's cost.
  * With --log it prints "SUMMARY REALTIME_NS" for every Notify the moment it
- * is dispatched (the lateness benchmark's clock on the receiving side). */
+ * is dispatched (the lateness benchmark's clock on the receiving side).
+ * With --hang it never answers Notify (a hung server); with --delay MS it
+ * answers each Notify MS milliseconds after receiving it (a slow one). */
 #include <dbus/dbus.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static int log_notify = 0;
+static int hang = 0;
+static int delay_ms = 0;
+
+/* Answers held back by --delay, oldest first. */
+static struct { DBusMessage *answer; long long due_ns; } delayed[4096];
+static int delayed_count = 0;
+
+static long long realtime_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
 
 static const char *INTERFACE = "org.freedesktop.Notifications";
 
@@ -32,6 +47,16 @@ static void reply(DBusConnection *connection, DBusMessage *call) {
         }
         dbus_uint32_t id = next_id++;
         dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT32, &id);
+        if (hang) {
+            dbus_message_unref(answer);
+            return;
+        }
+        if (delay_ms > 0 && delayed_count < 4096) {
+            delayed[delayed_count].answer = answer;
+            delayed[delayed_count].due_ns = realtime_ns() + (long long)delay_ms * 1000000LL;
+            delayed_count++;
+            return;
+        }
     } else if (strcmp(member, "GetCapabilities") == 0) {
         DBusMessageIter array;
         const char *caps[] = {"actions", "body", "body-markup", "persistence"};
@@ -57,7 +82,11 @@ static DBusHandlerResult filter(DBusConnection *connection, DBusMessage *message
 }
 
 int main(int argc, char **argv) {
-    log_notify = argc > 1 && strcmp(argv[1], "--log") == 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--log") == 0) log_notify = 1;
+        else if (strcmp(argv[i], "--hang") == 0) hang = 1;
+        else if (strcmp(argv[i], "--delay") == 0 && i + 1 < argc) delay_ms = atoi(argv[++i]);
+    }
     DBusError error;
     dbus_error_init(&error);
     DBusConnection *connection = dbus_bus_get_private(DBUS_BUS_SESSION, &error);
@@ -70,6 +99,25 @@ int main(int argc, char **argv) {
     dbus_connection_add_filter(connection, filter, NULL, NULL);
     printf("ready\n");
     fflush(stdout);
-    while (dbus_connection_read_write_dispatch(connection, -1)) {}
+    for (;;) {
+        int timeout = -1;
+        if (delayed_count > 0) {
+            long long left = delayed[0].due_ns - realtime_ns();
+            timeout = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+        }
+        if (!dbus_connection_read_write_dispatch(connection, timeout)) break;
+        long long now = realtime_ns();
+        int sent = 0;
+        while (sent < delayed_count && delayed[sent].due_ns <= now) {
+            dbus_connection_send(connection, delayed[sent].answer, NULL);
+            dbus_message_unref(delayed[sent].answer);
+            sent++;
+        }
+        if (sent > 0) {
+            memmove(delayed, delayed + sent, (size_t)(delayed_count - sent) * sizeof delayed[0]);
+            delayed_count -= sent;
+            dbus_connection_flush(connection);
+        }
+    }
     return 0;
 }

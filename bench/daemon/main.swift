@@ -5,6 +5,12 @@
 //   chime-bench-daemon lateness CHIME SERVER N SPACING_MS
 //     N alarms SPACING_MS apart, received by SERVER (bench/c/trivial_server.c --log);
 //     prints "lateness_p50_ms lateness_p99_ms lateness_max_ms received".
+//   chime-bench-daemon hung CHIME SERVER RUNS
+//     SERVER --hang never answers Notify; once an alarm's Notify hangs, times RUNS whole-process
+//     `chime list` and `chime in 1h` (alternated); prints "list_median_ms list_max_ms in_median_ms in_max_ms".
+//   chime-bench-daemon slow CHIME SERVER N
+//     SERVER --delay 2000 answers each Notify 2 s late; N alarms 1 s apart, each due while the one
+//     before is unanswered; prints the lateness of alarms 2...N: "p50_ms max_ms received".
 import ChimeCenter
 import ChimeDaemon
 import DBus
@@ -113,6 +119,95 @@ func lateness(chime: String, server: String, count: Int, spacingMilliseconds: In
     exit(late.count == count ? 0 : 1)
 }
 
+/// Starts `server` with `flags` and the daemon on a fresh state directory; returns both, the
+/// server's log and the directory.
+func startServerAndDaemon(chime: String, server: String, flags: [String], name: String) -> (server: pid_t, daemon: pid_t, log: String, directory: String) {
+    let directory = "/tmp/chime-bench-\(name)-\(getpid())"
+    mkdir(directory, 0o700)
+    let log = directory + "/server.log"
+    let serverPID = spawnLogging([server, "--log"] + flags, to: log)
+    while !readText(log).hasPrefix("ready") { usleep(1000) }
+    let connection = try! Connection(.session)
+    let daemon = spawn([chime, "daemon", "--no-config", "--state-dir", directory + "/state"])
+    while (try? connection.nameHasOwner(SchedulerInterface.busName)) != true { usleep(1000) }
+    return (serverPID, daemon, log, directory)
+}
+
+func stop(_ pids: [pid_t], removing directory: String) {
+    for pid in pids {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+    _ = system("rm -rf \(directory)")
+}
+
+func addOneOff(_ center: UserNotificationCenter, _ title: String, at nanoseconds: Int64) {
+    let instant = Instant(nanosecondsSinceEpoch: nanoseconds)
+    try! center.add(NotificationRequest(identifier: title, content: NotificationContent(title: title),
+                                        trigger: Trigger(rule: .instant(instant), repeats: false, timeZone: "UTC", anchor: instant)))
+}
+
+/// Whole-process wall time of `argv`, in milliseconds.
+func timed(_ argv: [String]) -> Double {
+    let start = now()
+    let pid = spawn(argv)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return (now() - start) * 1000
+}
+
+/// A server that never answers Notify: clients of the daemon must not notice.
+func hung(chime: String, server: String, runs: Int) -> Never {
+    let (serverPID, daemon, log, directory) = startServerAndDaemon(chime: chime, server: server, flags: ["--hang"], name: "hung")
+    let center = UserNotificationCenter(connection: try! Connection(.session))
+    addOneOff(center, "hung", at: wallNanoseconds() + 1_000_000_000)
+    while !readText(log).contains("hung ") { usleep(10_000) }  // its Notify is in flight, unanswered
+    var list: [Double] = []
+    var add: [Double] = []
+    for _ in 0..<runs {
+        list.append(timed([chime, "list"]))
+        add.append(timed([chime, "in", "1h", "Tea"]))
+    }
+    stop([daemon, serverPID], removing: directory)
+    list.sort()
+    add.sort()
+    print(list[list.count / 2], list.last!, add[add.count / 2], add.last!)
+    exit(0)
+}
+
+/// A server that answers each Notify 2 s late: the alarms after it must still reach it on time.
+func slow(chime: String, server: String, count: Int) -> Never {
+    let (serverPID, daemon, log, directory) = startServerAndDaemon(chime: chime, server: server, flags: ["--delay", "2000"], name: "slow")
+    let center = UserNotificationCenter(connection: try! Connection(.session))
+    let first = wallNanoseconds() + 2_000_000_000
+    var due: [String: Int64] = [:]
+    for i in 0..<count {
+        let at = first + Int64(i) * 1_000_000_000
+        addOneOff(center, "slow-\(i)", at: at)
+        due["slow-\(i)"] = at
+    }
+    var lines: [Substring] = []
+    let last = first + Int64(count) * 1_000_000_000
+    while wallNanoseconds() < last + 5_000_000_000 {
+        lines = readText(log).split(separator: "\n").dropFirst().map { $0 }
+        if lines.count >= count { break }
+        usleep(50_000)
+    }
+    var late: [Double] = []
+    for line in lines {
+        let parts = line.split(separator: " ")
+        // The first alarm has no unanswered alarm before it: the others are what is measured.
+        guard parts.count == 2, parts[0] != "slow-0", let at = due[String(parts[0])], let received = Int64(parts[1]) else { continue }
+        late.append(Double(received - at) / 1e6)
+    }
+    stop([daemon, serverPID], removing: directory)
+    late.sort()
+    guard !late.isEmpty else { print("nan nan 0"); exit(1) }
+    print(late[late.count / 2], late.last!, late.count + 1)
+    exit(late.count == count - 1 ? 0 : 1)
+}
+
 func spawnLogging(_ argv: [String], to path: String) -> pid_t {
     var pid: pid_t = 0
     var actions = posix_spawn_file_actions_t()
@@ -125,6 +220,8 @@ func spawnLogging(_ argv: [String], to path: String) -> pid_t {
 }
 
 let arguments = CommandLine.arguments
+if arguments[1] == "hung" { hung(chime: arguments[2], server: arguments[3], runs: Int(arguments[4]) ?? 20) }
+if arguments[1] == "slow" { slow(chime: arguments[2], server: arguments[3], count: Int(arguments[4]) ?? 10) }
 if arguments[1] == "lateness" {
     lateness(chime: arguments[2], server: arguments[3], count: Int(arguments[4]) ?? 200,
              spacingMilliseconds: Int64(arguments[5]) ?? 5)
