@@ -251,7 +251,9 @@ public struct List: ParsableCommand {
             case .retrying: "  retrying: \(item.note)"
             case .quarantined: "  QUARANTINED: \(item.note)"
             }
-            printLine("\(item.identifier)  \(item.state == .quarantined ? "never" : when)  \(item.title)\(label)\(origin)\(state)")
+            // An alarm whose next occurrence waits (held, retrying) says so rather than "never".
+            let shownWhen = item.state == .quarantined ? "never" : item.nextFire == nil && item.state != .scheduled ? item.state.rawValue : when
+            printLine("\(item.identifier)  \(shownWhen)  \(item.title)\(label)\(origin)\(state)")
         }
     }
 }

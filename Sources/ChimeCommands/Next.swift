@@ -119,32 +119,7 @@ public struct Next: ParsableCommand {
     /// `instant` to the second, as `iso8601(_:in:)` writes it.
     static func iso8601(_ instant: Instant, in zone: Zone) -> String { iso8601(instant.seconds, in: zone) }
 
-    static func iso8601(_ time: Int64, in zone: Zone) -> String {
-        let civil = zone.civil(at: time)
-        var out: [UInt8] = []
-        out.reserveCapacity(25)
-        func digits(_ value: Int, _ count: Int) {
-            var value = abs(value)
-            var chunk = [UInt8](repeating: 0x30, count: count)
-            for i in stride(from: count - 1, through: 0, by: -1) {
-                chunk[i] = 0x30 + UInt8(value % 10)
-                value /= 10
-            }
-            out += chunk
-        }
-        if civil.year < 0 { out.append(UInt8(ascii: "-")) }
-        digits(civil.year, 4)
-        out.append(UInt8(ascii: "-")); digits(civil.month, 2)
-        out.append(UInt8(ascii: "-")); digits(civil.day, 2)
-        out.append(UInt8(ascii: "T")); digits(civil.hour, 2)
-        out.append(UInt8(ascii: ":")); digits(civil.minute, 2)
-        out.append(UInt8(ascii: ":")); digits(civil.second, 2)
-        let offset = zone.offset(at: time)
-        out.append(UInt8(ascii: offset < 0 ? "-" : "+"))
-        digits(abs(offset) / 3600, 2)
-        out.append(UInt8(ascii: ":")); digits(abs(offset) / 60 % 60, 2)
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func iso8601(_ time: Int64, in zone: Zone) -> String { zone.iso8601(time) }
 
     /// `@UNIXTIME`, or `YYYY-MM-DD[ HH:MM[:SS]]` (a `T` may separate date and time) in `zone`.
     static func parseTime(_ text: String, in zone: Zone) -> Int64? {

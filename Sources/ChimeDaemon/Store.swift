@@ -629,9 +629,9 @@ public final class Store {
             } else if let retry = row.optionalText(8) {
                 state = .retrying
                 note = retry
-            } else if row.optionalInteger(7) != nil {
+            } else if let since = row.optionalInstant(7) {
                 state = .held
-                note = "held for a notification server"
+                note = "no notification server since \(Zone.system().iso8601(since))"
             }
             try body(PendingSummary(
                 identifier: row.text(0), nextFire: row.optionalInstant(1), title: row.text(2), label: row.text(3),

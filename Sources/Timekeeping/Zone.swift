@@ -456,3 +456,36 @@ struct PosixRule: Hashable, Sendable {
         return state ? daylight : standard
     }
 }
+
+extension Zone {
+    /// `time` as ISO 8601 in this zone, to the second: `2026-11-01T01:30:00-04:00`.
+    public func iso8601(_ time: UnixTime) -> String {
+        let civil = self.civil(at: time)
+        var out: [UInt8] = []
+        out.reserveCapacity(25)
+        func digits(_ value: Int, _ count: Int) {
+            var value = abs(value)
+            var chunk = [UInt8](repeating: 0x30, count: count)
+            for i in stride(from: count - 1, through: 0, by: -1) {
+                chunk[i] = 0x30 + UInt8(value % 10)
+                value /= 10
+            }
+            out += chunk
+        }
+        if civil.year < 0 { out.append(UInt8(ascii: "-")) }
+        digits(civil.year, 4)
+        out.append(UInt8(ascii: "-")); digits(civil.month, 2)
+        out.append(UInt8(ascii: "-")); digits(civil.day, 2)
+        out.append(UInt8(ascii: "T")); digits(civil.hour, 2)
+        out.append(UInt8(ascii: ":")); digits(civil.minute, 2)
+        out.append(UInt8(ascii: ":")); digits(civil.second, 2)
+        let offset = self.offset(at: time)
+        out.append(UInt8(ascii: offset < 0 ? "-" : "+"))
+        digits(abs(offset) / 3600, 2)
+        out.append(UInt8(ascii: ":")); digits(abs(offset) / 60 % 60, 2)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `instant` as ISO 8601 in this zone, to the second.
+    public func iso8601(_ instant: Instant) -> String { iso8601(instant.seconds) }
+}

@@ -109,6 +109,9 @@ import Timekeeping
         defer { daemon.stop(); bus.stop() }
         try center().add(try request("late", "in 1s", title: "Late one"))
         usleep(2_000_000)
+        // Listed as held, since when, not as "never".
+        let list = try runChime(["list"], environment: bus.environment())
+        #expect(list.stdout.hasPrefix("late  held  Late one  held: no notification server since "), "\(list.stdout)")
         let recorder = try RecordingServer(address: bus.address)
         defer { recorder.stop() }
         let calls = recorder.waitForCalls(1, timeout: 5)

@@ -171,7 +171,8 @@ import Timekeeping
         #expect(try !store.isFileAlarm("cli"))
         // The listing says where each came from, and what holds it.
         #expect(try store.pendingSummaries() == [PendingSummary(identifier: "file", nextFire: 6, title: "file", label: "",
-                                                                timeZone: "UTC", origin: .file, state: .held, note: "held for a notification server")])
+                                                                timeZone: "UTC", origin: .file, state: .held,
+                                                                note: "no notification server since \(Zone.system().iso8601(Instant(seconds: 2)))")])
     }
 
     @Test func aStoreFromANewerChimeIsAClearErrorAndLeftAlone() throws {
