@@ -1,7 +1,8 @@
-// `chime daemon`: one poll loop on one thread over the bus, a wall-clock timer,
-// signals, the alarm file's directory and the children's output. What happens when
-// an alarm is due is in Scheduling.swift (the queue and the store) and Delivery.swift
-// (showing it); the D-Bus interface is SchedulerService.swift.
+// `chime daemon`: one poll loop on one thread over named sources (PollSet.swift): the bus,
+// a wall-clock timer, signals, the alarm file's directory and the children's output. What
+// happens when an alarm is due is in Scheduling.swift (the queue, the store, catching up,
+// quarantine) and Delivery.swift (showing it, retries); what the daemon asks the server
+// besides Notify is ServerAnswers.swift; the D-Bus interface is SchedulerService.swift.
 import ChimeCenter
 import DBus
 import Logging
@@ -160,23 +161,18 @@ public final class SchedulerDaemon {
             if stopping { break }
             armTimer()
             guard let busFD = connection.fileDescriptor else { throw DaemonError(Self.busGone) }
-            var fds = [
-                pollfd(fd: busFD, events: Int16(POLLIN) | (connection.hasMessagesToSend ? Int16(POLLOUT) : 0), revents: 0),
-                pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0),
-            ]
-            let reading = children.values.filter { $0.output >= 0 }
-            for child in reading { fds.append(pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw DaemonError("\(SystemError.last("poll"))")
-            }
-            for (index, child) in reading.enumerated() where fds[4 + index].revents != 0 { child.readOutput() }
-            if fds[2].revents != 0 { handleSignals() }
-            if fds[3].revents != 0 { alarmFileTouched() }
-            if fds[1].revents != 0 {
+            var sources = PollSet()
+            sources.add(.bus, fd: busFD, writable: connection.hasMessagesToSend)
+            sources.add(.timer, fd: timer.fd)
+            sources.add(.signals, fd: signals.fd)
+            sources.add(.alarmFile, fd: watcher?.fd ?? -1)
+            for (pid, child) in children where child.output >= 0 { sources.add(.childOutput(pid), fd: child.output) }
+            do { try sources.wait() } catch { throw DaemonError("\(error)") }
+
+            for case .childOutput(let pid) in sources.ready { children[pid]?.readOutput() }
+            if sources.isReady(.signals) { handleSignals() }
+            if sources.isReady(.alarmFile) { alarmFileTouched() }
+            if sources.isReady(.timer) {
                 switch timer.read() {
                 case .clockChanged:
                     logger.info("the wall clock changed; re-evaluating every alarm")
@@ -190,7 +186,7 @@ public final class SchedulerDaemon {
                 closeExpired()
             }
             finishChildren()
-            if fds[0].revents != 0 || connection.hasMessagesToSend {
+            if sources.isReady(.bus) || connection.hasMessagesToSend {
                 guard connection.processAvailable() else { throw DaemonError(Self.busGone) }
             }
         }

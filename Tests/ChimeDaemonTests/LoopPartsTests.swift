@@ -1,4 +1,4 @@
-import ChimeDaemon
+@testable import ChimeDaemon
 import Foundation
 import Testing
 import TestSupport
@@ -77,5 +77,24 @@ private func ns(_ n: Int64) -> Instant { Instant(nanosecondsSinceEpoch: n) }
         var pfd = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
         #expect(poll(&pfd, 1, 1000) == 1)
         #expect(signals.read() == [SIGHUP])
+    }
+}
+
+@Suite struct PollSetTests {
+    @Test func whatWokeTheLoopIsAskedByName() throws {
+        var first: [Int32] = [0, 0]
+        var second: [Int32] = [0, 0]
+        #expect(pipe(&first) == 0 && pipe(&second) == 0)
+        defer { for fd in first + second { close(fd) } }
+        var sources = PollSet()
+        sources.add(.signals, fd: first[0])
+        sources.add(.alarmFile, fd: -1)  // none: left out
+        sources.add(.childOutput(42), fd: second[0])
+        #expect(write(second[1], "x", 1) == 1)
+        try sources.wait()
+        #expect(sources.isReady(.childOutput(42)))
+        #expect(!sources.isReady(.signals))
+        #expect(!sources.isReady(.alarmFile))
+        #expect(sources.ready == [.childOutput(42)])
     }
 }
