@@ -225,6 +225,22 @@ import Timekeeping
         #expect(try listed().first { $0.id == "tea" } == tea)
     }
 
+    @Test func aRelativeRuleCountsFromTheInstantOfTheLoad() throws {
+        // `in 2s` once fired up to a second early: it counted from the whole second of the load.
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        for round in 0..<3 {
+            let saved = Date()
+            try save("[[alarm]]\nid = \"tea-\(round)\"\ntitle = \"Tea \(round)\"\nwhen = \"in 2s\"\n")
+            let calls = recorder.waitForCalls(round + 1, timeout: 10)
+            let call = try #require(calls.first { $0.summary == "Tea \(round)" })
+            // Never early; the load itself follows the edit within the 50 ms the watcher settles for.
+            #expect(call.receivedAt.timeIntervalSince(saved) >= 2.0, "round \(round): \(call.receivedAt.timeIntervalSince(saved)) s")
+            #expect(call.receivedAt.timeIntervalSince(saved) < 2.5, "round \(round)")
+        }
+    }
+
     @Test func aFiredOneOffIsNotScheduledAgainByAReload() throws {
         let recorder = try RecordingServer(address: bus.address)
         try save(alarm("Eggs", "in 1s") + alarm("Homeroom", "16:35 mon-fri"))
