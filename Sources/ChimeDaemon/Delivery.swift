@@ -139,7 +139,11 @@ extension SchedulerDaemon {
             let presentation = Presentation(call: call, occurrence: occurrence, content: content,
                                             deadline: clock.now() + Self.serverTimeout, capabilities: capabilities)
             presenting.append(presentation)
-            try call.onCompletion { [weak self, unowned presentation] answer in self?.notifyAnswered(presentation, answer) }
+            try call.onCompletion { [weak self, weak presentation] answer in
+                // A call the daemon gave up on (and let go of) has nothing left to answer.
+                guard let self, let presentation else { return }
+                self.notifyAnswered(presentation, answer)
+            }
         } catch {
             failed(occurrence, content: content, reason: "could not send Notify: \(error)")
         }
@@ -385,9 +389,17 @@ extension SchedulerDaemon {
         capabilities = nil
         serverInformation = nil
         serverPresent = !owner.isEmpty
+        // Questions put to the server that left are asked again of the one that came (if any).
+        if let (call, _) = capabilitiesCall { call.cancel(); capabilitiesCall = nil }
+        if let (call, _) = serverInformationCall { call.cancel(); serverInformationCall = nil }
         if serverPresent {
             askCapabilities()
             if !waiting.isEmpty { showHeld() }
+        } else {
+            let ready = awaitingCapabilities
+            awaitingCapabilities.removeAll()
+            for (occurrence, _) in ready { firing(occurrence.request.identifier) { hold(occurrence, now: clock.now()) } }
+            settingsMayBeReady()
         }
     }
 
