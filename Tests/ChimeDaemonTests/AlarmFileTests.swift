@@ -7,15 +7,13 @@ import Timekeeping
 
 /// The real daemon following a real alarm file on a private bus: edits as editors make them,
 /// observed through the real `chime` command line.
-@Suite struct AlarmFileTests {
+@Suite struct AlarmFileTests: OnAPrivateBus {
     let bus: PrivateBus
-    let state: String
     let configDirectory: URL
     var configPath: String { configDirectory.appendingPathComponent("alarms.toml").path }
 
     init() throws {
         bus = try PrivateBus()
-        state = bus.directory.appendingPathComponent("state").path
         // Where the daemon looks by default: $HOME/.config/chime/alarms.toml (HOME is the bus's directory).
         configDirectory = bus.directory.appendingPathComponent(".config/chime")
     }

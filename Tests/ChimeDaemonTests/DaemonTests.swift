@@ -8,16 +8,13 @@ import TestSupport
 import Timekeeping
 
 /// The real daemon process on a private bus, with our recording server (exact contents) as the notification server.
-@Suite struct DaemonTests {
+@Suite struct DaemonTests: OnAPrivateBus {
     let bus: PrivateBus
-    let state: String
 
     init() throws {
         bus = try PrivateBus()
-        state = bus.directory.appendingPathComponent("state").path
     }
 
-    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
 
     func request(_ id: String, _ rule: String, title: String = "Alarm") throws -> NotificationRequest {
         NotificationRequest(identifier: id, content: NotificationContent(title: title, body: "body"),
@@ -262,16 +259,13 @@ func interfaceElement(_ xml: String, _ name: String) -> String? {
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Rings, snoozes and dismissals driven by the server's signals, with real time a few seconds ahead.
-@Suite struct RingingTests {
+@Suite struct RingingTests: OnAPrivateBus {
     let bus: PrivateBus
-    let state: String
 
     init() throws {
         bus = try PrivateBus()
-        state = bus.directory.appendingPathComponent("state").path
     }
 
-    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
 
     @Test func aWeekdayRuleFiresOnItsDayAndNotOnOthers() throws {
         let recorder = try RecordingServer(address: bus.address)
@@ -356,16 +350,13 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 }
 
 /// One request that crashes the daemon costs that request alone.
-@Suite struct QuarantineTests {
+@Suite struct QuarantineTests: OnAPrivateBus {
     let bus: PrivateBus
-    let state: String
 
     init() throws {
         bus = try PrivateBus()
-        state = bus.directory.appendingPathComponent("state").path
     }
 
-    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
 
     func request(_ id: String, in seconds: Int64) throws -> NotificationRequest {
         NotificationRequest(identifier: id, content: NotificationContent(title: id),
@@ -490,13 +481,11 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 }
 
 /// What another client of the session bus cannot do to the daemon.
-@Suite struct HostileClientTests {
+@Suite struct HostileClientTests: OnAPrivateBus {
     let bus: PrivateBus
-    let state: String
 
     init() throws {
         bus = try PrivateBus()
-        state = bus.directory.appendingPathComponent("state").path
     }
 
     @Test func aForgedServerLeftSignalSilencesNothing() throws {

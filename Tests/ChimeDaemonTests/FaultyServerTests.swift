@@ -8,16 +8,13 @@ import Timekeeping
 
 /// Notification servers that refuse, hang, crawl or die: the real daemon loses no alarm to them,
 /// and none of them makes another alarm or a client wait.
-@Suite struct FaultyServerTests {
+@Suite struct FaultyServerTests: OnAPrivateBus {
     let bus: PrivateBus
-    let state: String
 
     init() throws {
         bus = try PrivateBus()
-        state = bus.directory.appendingPathComponent("state").path
     }
 
-    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
 
     /// A one-off alarm with this title, due at `due`.
     @discardableResult

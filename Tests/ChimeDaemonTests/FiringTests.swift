@@ -7,19 +7,16 @@ import Timekeeping
 
 /// What happens at fire time beyond Notify: body commands, local sounds, popups the
 /// server leaves up, settings, and held alarms across a restart. Real daemon, real bus.
-@Suite struct FiringTests {
+@Suite struct FiringTests: OnAPrivateBus {
     let bus: PrivateBus
-    let state: String
     let scratch: URL
 
     init() throws {
         bus = try PrivateBus()
-        state = bus.directory.appendingPathComponent("state").path
         scratch = bus.directory.appendingPathComponent("scratch")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
-    func center() throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
 
     func chime(_ arguments: [String]) throws -> CommandResult {
         let result = try runChime(arguments, environment: bus.environment())

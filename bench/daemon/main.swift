@@ -74,24 +74,13 @@ func readText(_ path: String) -> String {
 
 /// Lateness: from each alarm's due time to the server receiving its Notify.
 func lateness(chime: String, server: String, count: Int, spacingMilliseconds: Int64) -> Never {
-    let directory = "/tmp/chime-bench-lateness-\(getpid())"
-    mkdir(directory, 0o700)
-    let log = directory + "/server.log"
-    let serverPID = spawnLogging([server, "--log"], to: log)
-    while !readText(log).hasPrefix("ready") { usleep(1000) }
-    let connection = try! Connection(.session)
-    let daemon = spawn([chime, "daemon", "--state-dir", directory + "/state"])
-    while (try? connection.nameHasOwner(SchedulerInterface.busName)) != true { usleep(1000) }
-    let center = UserNotificationCenter(connection: connection)
+    let (serverPID, daemon, log, directory) = startServerAndDaemon(chime: chime, server: server, flags: [], name: "lateness")
+    let center = UserNotificationCenter(connection: try! Connection(.session))
     let first = wallNanoseconds() + 2_000_000_000 + Int64(count) * 1_000_000
     var due: [String: Int64] = [:]
     for i in 0..<count {
         let at = first + Int64(i) * spacingMilliseconds * 1_000_000
-        let instant = Instant(nanosecondsSinceEpoch: at)
-        let request = NotificationRequest(
-            identifier: "late-\(i)", content: NotificationContent(title: "late-\(i)"),
-            trigger: Trigger(rule: .instant(instant), repeats: false, timeZone: "UTC", anchor: instant))
-        try! center.add(request)
+        addOneOff(center, "late-\(i)", at: at)
         due["late-\(i)"] = at
     }
     let last = first + Int64(count) * spacingMilliseconds * 1_000_000
@@ -107,12 +96,7 @@ func lateness(chime: String, server: String, count: Int, spacingMilliseconds: In
         guard parts.count == 2, let at = due[String(parts[0])], let received = Int64(parts[1]) else { continue }
         late.append(Double(received - at) / 1e6)
     }
-    kill(daemon, SIGTERM)
-    var status: Int32 = 0
-    waitpid(daemon, &status, 0)
-    kill(serverPID, SIGTERM)
-    waitpid(serverPID, &status, 0)
-    _ = system("rm -rf \(directory)")  // exit() below skips the defer
+    stop([daemon, serverPID], removing: directory)
     late.sort()
     guard !late.isEmpty else { print("nan nan nan 0"); exit(1) }
     print(late[late.count / 2], late[min(late.count - 1, late.count * 99 / 100)], late.last!, late.count)
