@@ -35,6 +35,7 @@ public struct Chime: ParsableCommand {
             return
         }
         if arguments.first == "notify" {
+            arguments = ["notify"] + Notify.normalizedAsGOption(arguments.dropFirst())
             // The common case, parsed without ArgumentParser's reflection (about 2.5 ms
             // of start-up); anything unusual goes to ArgumentParser for its messages.
             if let options = NotifyOptions(fastParsing: arguments.dropFirst()) {

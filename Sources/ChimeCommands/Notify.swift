@@ -30,6 +30,40 @@ public struct Notify: ParsableCommand {
     )
 
     static let graceSeconds = 5
+
+    /// notify-send's command line as GLib's option parser reads it, in the shapes both of chime's
+    /// parsers take: a flag given a value (`--transient=false`) is set, whatever the value;
+    /// `--help-all` is `--help`; an empty number (`--expire-time=`) is an error, not a cue to take
+    /// the next argument as the value.
+    static func normalizedAsGOption<C: Collection>(_ arguments: C) -> [String] where C.Element == String {
+        let flags = ["transient", "print-id", "wait", "version", "json"]
+        var out: [String] = []
+        var positionalsOnly = false
+        for argument in arguments {
+            if positionalsOnly || !argument.hasPrefix("--") {
+                out.append(argument)
+                continue
+            }
+            if argument == "--" { positionalsOnly = true }
+            if argument == "--help-all" {
+                out.append("--help")
+                continue
+            }
+            let text = argument.dropFirst(2)
+            if let equals = text.firstIndex(of: "=") {
+                let name = String(text[..<equals])
+                if flags.contains(name) {
+                    out.append("--" + name)
+                    continue
+                }
+                if ["expire-time", "replace-id"].contains(name), text[text.index(after: equals)...].isEmpty {
+                    ExitStatus.usage.exit("Cannot parse integer value “” for --\(name)")
+                }
+            }
+            out.append(argument)
+        }
+        return out
+    }
     static let defaultWaitSeconds = 120
     static let neverExpireWaitSeconds = 24 * 3600
 
@@ -337,16 +371,22 @@ struct NotifyRunner {
 
     /// The Notify call these options describe.
     func makeNotification() throws -> Notification {
+        guard let summary = options.summary, !summary.isEmpty else { throw NotifySendSyntaxError("No summary specified.") }
         var hintList: [Hint] = [.senderPID(Int64(getpid())), .urgency(options.urgency)]
         if let category = options.category, !category.isEmpty { hintList.append(.category(category)) }
         if options.transient { hintList.append(.transient(true)) }
         if let sound = options.sound { hintList.append(try Self.soundHint(sound)) }
-        for text in options.hints { hintList.append(try NotifySendSyntax.hint(text)) }
+        for text in options.hints {
+            // An empty string hint sets nothing (libnotify's set_hint_string ignores it).
+            if NotifySendSyntax.isEmptyStringHint(text) { continue }
+            hintList.append(try NotifySendSyntax.hint(text))
+        }
         return Notification(
             appName: options.appName,
-            replacesID: UInt32(bitPattern: options.replaceID),
+            // libnotify takes the id through a property that accepts 0 and up: a negative one is 0.
+            replacesID: options.replaceID > 0 ? UInt32(options.replaceID) : 0,
             icon: options.icon,
-            summary: options.summary ?? "",
+            summary: summary,
             body: try options.body.map(NotifySendSyntax.compressBody) ?? "",
             actions: NotifySendSyntax.actions(options.actions),
             hints: hintList,
@@ -379,7 +419,7 @@ struct NotifyRunner {
         if let waitTimeout = options.waitTimeout { return waitTimeout == 0 ? nil : waitTimeout }
         switch expiration {
         case .milliseconds(let ms): return (Int(ms) + 999) / 1000 + Notify.graceSeconds
-        case .serverDefault: return Notify.defaultWaitSeconds
+        case .serverDefault, .undefined: return Notify.defaultWaitSeconds
         case .never: return Notify.neverExpireWaitSeconds
         }
     }

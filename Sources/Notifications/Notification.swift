@@ -35,6 +35,9 @@ public enum Expiration: Sendable, Hashable {
     case never
     /// After this many milliseconds (a positive number).
     case milliseconds(Int32)
+    /// A negative value other than -1, which the spec leaves undefined (servers take it as their
+    /// default); kept so it goes on the wire as given, as notify-send sends `-t -5`.
+    case undefined(Int32)
 
     /// The `expire_timeout` argument of `Notify`.
     public var wireValue: Int32 {
@@ -42,13 +45,15 @@ public enum Expiration: Sendable, Hashable {
         case .serverDefault: -1
         case .never: 0
         case .milliseconds(let ms): max(1, ms)
+        case .undefined(let value): value
         }
     }
 
-    /// Reads an `expire_timeout`: negative means the server's default.
+    /// Reads an `expire_timeout`: -1 is the server's default, other negative values are undefined.
     public init(wireValue: Int32) {
         switch wireValue {
-        case ..<0: self = .serverDefault
+        case -1: self = .serverDefault
+        case ..<0: self = .undefined(wireValue)
         case 0: self = .never
         default: self = .milliseconds(wireValue)
         }

@@ -10,7 +10,7 @@ import Glibc
 public struct NotifySendSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
-    init(_ message: String) { self.message = message }
+    public init(_ message: String) { self.message = message }
 }
 
 /// Parsers for notify-send's `-h TYPE:NAME:VALUE`, `-A [NAME=]TEXT` and body escapes.
@@ -22,6 +22,12 @@ public enum NotifySendSyntax {
     /// `int` and `double` must start with a digit; `byte` must be 0-255;
     /// `boolean` is true for `true` or a non-zero number; `variant` is
     /// GVariant text (`"('a', <1>)"`, `@as []`, `uint32 7`).
+    /// `string:NAME:` with nothing after the second colon: a hint notify-send does not send.
+    public static func isEmptyStringHint(_ argument: String) -> Bool {
+        let parts = argument.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[0].lowercased() == "string" && parts[2].isEmpty
+    }
+
     public static func hint(_ argument: String) throws(NotifySendSyntaxError) -> Hint {
         let parts = argument.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 else {

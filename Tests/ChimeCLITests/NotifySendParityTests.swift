@@ -35,7 +35,39 @@ import TestSupport
         ["-h", "byte:urgency:0", "-u", "critical", "Hint beats urgency"],
         ["-r", "12", "Replace"],
         ["-e", "-u", "low", "-t", "1200", "-i", "alarm", "-c", "x", "--", "-dash summary", "-dash body"],
+        // Differences a comparison of 60 command lines found (issue 14):
+        ["-r", "-1", "Replace minus one"],
+        ["-t", "-5", "Minus five"],
+        ["-h", "variant:x:<int32 5>", "Variant in a variant"],
+        ["-h", "string:x-tag:", "Empty string hint"],
+        ["--transient=true", "Transient true"],
+        ["--transient=false", "A flag given any value is set"],
+        ["-h", "string:category:", "-c", "kept", "An empty string hint sets nothing"],
+        ["-h", "string:x-tag:first", "-h", "string:x-tag:", "An empty string hint leaves an earlier one"],
+        ["-r", "2147483647", "Largest replace id"],
     ]
+
+    /// Where notify-send refuses, chime refuses with the same words (and its own usage status).
+    @Test(arguments: [[""], ["", "Body"], ["--expire-time=", "Summary"], ["--replace-id=", "Summary"]])
+    func sameRefusal(_ arguments: [String]) throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop() }
+        let reference = try runProgram("/usr/bin/notify-send", arguments.map { Array($0.utf8) }, environment: bus.environment())
+        let ours = try runChime(["notify"] + arguments, environment: bus.environment())
+        #expect(reference.status == 1)
+        #expect(ours.status == 64)
+        #expect(ours.stderr == "chime: " + reference.stderr, "\(arguments)")
+        #expect(recorder.calls.isEmpty)
+    }
+
+    @Test func helpAllIsHelp() throws {
+        let reference = try runProgram("/usr/bin/notify-send", [Array("--help-all".utf8)], environment: ["PATH": "/usr/bin:/bin"])
+        let ours = try runChime(["notify", "--help-all"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(reference.status == 0 && ours.status == 0)
+        #expect(ours.stdout.contains("--expire-time") && ours.stdout.contains("--transient"))
+    }
 
     @Test(arguments: cases)
     func sameCallOnTheWire(_ arguments: [String]) throws {

@@ -59,11 +59,13 @@ import TestSupport
     @Test func expirationHidesTheProtocolSentinels() throws {
         defer { finish() }
         let client = NotificationClient(connection: try bus.connect())
-        for expiration in [Expiration.serverDefault, .never, .milliseconds(250)] {
+        for expiration in [Expiration.serverDefault, .never, .milliseconds(250), Expiration(wireValue: -5)] {
             _ = try client.notify(Notification(summary: "x", expiration: expiration))
         }
-        #expect(recorder.waitForCalls(3).map(\.expireTimeout) == [-1, 0, 250])
-        #expect(Expiration(wireValue: -5) == .serverDefault)
+        // A negative value the spec leaves undefined goes out as given, as notify-send sends `-t -5`.
+        #expect(recorder.waitForCalls(4).map(\.expireTimeout) == [-1, 0, 250, -5])
+        #expect(Expiration(wireValue: -1) == .serverDefault)
+        #expect(Expiration(wireValue: -5) == .undefined(-5))
         #expect(Expiration(wireValue: 0) == .never)
     }
 
