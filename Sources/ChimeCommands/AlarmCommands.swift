@@ -68,12 +68,15 @@ struct AlarmOptions: ParsableArguments {
             // A timer counts from this very moment, not from the start of the second.
             trigger = try Trigger(parsing: text, timeZone: tz, anchor: now)
         } catch {
-            ExitStatus.usage.exit("\(text): \(error.message)")
+            ExitStatus.usage.exit("\(text): \(error.message)" + (Self.suggestion(for: text).map { "; \($0)" } ?? ""))
+        }
+        if let tz, case .interval = trigger.rule {
+            ExitStatus.usage.exit("--tz \(tz): \"\(text)\" counts elapsed time, which has no time zone; --tz is for clock times such as 16:35")
         }
         var content = NotificationContent(title: title, body: body, label: label, urgency: urgency.urgency, icon: icon,
                                           category: "x-chime.alarm", actions: [.snooze, .dismiss])
         if let sound {
-            content.sound = sound.contains(Character("/")) ? .file(try NotifyRunner.soundFilePath(sound)) : .named(sound)
+            content.sound = sound.contains(Character("/")) ? .file(reportingErrors { try NotifyRunner.soundFilePath(sound) }) : .named(sound)
         }
         content.snooze = snooze.map { Self.duration($0, option: "--snooze") }
         content.grace = grace.map { Self.duration($0, option: "--grace") }
@@ -101,6 +104,27 @@ struct AlarmOptions: ParsableArguments {
             ExitStatus.usage.exit("\(option(for: error, rule: text)): \(error.message)")
         }
         return request
+    }
+
+    /// What the user probably meant by a time chime does not read: `9` or `9am` is 09:00, and
+    /// month names are written as numbers.
+    static func suggestion(for text: String) -> String? {
+        let lower = text.lowercased()
+        let words = lower.split(separator: " ")
+        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        if words.contains(where: { word in months.contains { word.hasPrefix($0) } }) {
+            return "write dates as YYYY-MM-DD, e.g. \"2026-12-24 18:00\" (month names are not understood)"
+        }
+        guard let first = words.first else { return nil }
+        var digits = Substring(first)
+        var pm = false
+        for suffix in ["am", "a.m.", "pm", "p.m."] where digits.hasSuffix(suffix) {
+            pm = suffix.hasPrefix("p")
+            digits = digits.dropLast(suffix.count)
+        }
+        guard let hour = Int(digits), (0...23).contains(hour), digits.count <= 2 else { return nil }
+        let twentyFour = pm && hour < 12 ? hour + 12 : (!pm && first.hasSuffix("m") && hour == 12 ? 0 : hour)
+        return "times are 24-hour HH:MM: did you mean \(twentyFour < 10 ? "0" : "")\(twentyFour):00?"
     }
 
     /// How the user wrote the field an error is about.
@@ -171,7 +195,8 @@ public struct At: ParsableCommand {
     @Argument(help: "When: 16:35, \"2026-12-24 18:00\", \"Mon..Fri *-*-* 16:35\", ...")
     var rule: String
 
-    @Option(help: ArgumentHelp("Days for a time rule: mon-fri, mon,wed,fri, weekdays, weekends.", valueName: "DAYS"))
+    @Option(help: ArgumentHelp("Days added to a time rule: 16:35 --days mon-fri is the rule \"16:35 mon-fri\" (also mon,wed,fri, weekdays, weekends).",
+                               valueName: "DAYS"))
     var days: String?
 
     @OptionGroup var options: AlarmOptions

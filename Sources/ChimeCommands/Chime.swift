@@ -34,6 +34,12 @@ public struct Chime: ParsableCommand {
             printLine("chime \(chimeVersion)")
             return
         }
+        // `chime in -5m`: a negative duration, not an option.
+        if arguments.first == "in", arguments.count > 1, arguments[1].hasPrefix("-"),
+            arguments[1].dropFirst().first.map({ $0.isNumber }) == true
+        {
+            ExitStatus.usage.exit("in \(arguments[1]): a duration cannot be negative; give how long from now, e.g. 5m")
+        }
         if arguments.first == "notify" {
             arguments = ["notify"] + Notify.normalizedAsGOption(arguments.dropFirst())
             // The common case, parsed without ArgumentParser's reflection (about 2.5 ms

@@ -101,7 +101,7 @@ public struct Status: ParsableCommand {
             print("Actions:        \(word(settings.actions))")
             print("Body markup:    \(word(settings.bodyMarkup))")
             print("Hyperlinks:     \(word(settings.hyperlinks))")
-            print("Images:         \(word(settings.images))")
+            print("Body images:    \(word(settings.images))")
             print("Persistence:    \(word(settings.persistence))")
             print("Badges:         no (not on this desktop)")
             if let file, let daemon {

@@ -307,8 +307,12 @@ enum HumanRule {
             if i == characters.count { break }
             let numberStart = i
             while i < characters.count, characters[i].isASCII, characters[i].isNumber { i += 1 }
-            guard i > numberStart, let value = Int64(String(characters[numberStart..<i])), value <= 10_000_000 else {
+            guard i > numberStart else {
                 throw RuleError("expected a number in the duration", at: offset + numberStart, length: 1)
+            }
+            guard let value = Int64(String(characters[numberStart..<i])), value <= 10_000_000 else {
+                throw RuleError("\(String(characters[numberStart..<i])) is too large (at most 10000000 of a unit)",
+                                at: offset + numberStart, length: i - numberStart)
             }
             while i < characters.count, characters[i] == " " { i += 1 }
             let unitStart = i

@@ -41,11 +41,25 @@ import TestSupport
             (["in", "5m", "--body-command", "date", "--body-timeout", "2m", "T"], "chime: --body-timeout 2m: must be 1s-1m, got 2m\n"),
             (["in", "5m", "--expire", "soon", "T"], "chime: --expire soon: use a duration such as 5m or 90s\n"),
             (["in", "5m", "--grace", "0s", "T"], "chime: --grace 0s: use a duration such as 5m or 90s\n"),
+            // Rough edges a new user met (issue 14): each a one-line error that says what to write.
+            (["in", "5m", "--tz", "Europe/Berlin", "T"],
+             "chime: --tz Europe/Berlin: \"in 5m\" counts elapsed time, which has no time zone; --tz is for clock times such as 16:35\n"),
+            (["in", "-5m", "T"], "chime: in -5m: a duration cannot be negative; give how long from now, e.g. 5m\n"),
+            (["in", "99999999999m", "T"], "chime: in 99999999999m: 99999999999 is too large (at most 10000000 of a unit)\n"),
+            (["at", "9", "T"], "chime: 9: expected ':' after the hour; times are 24-hour HH:MM: did you mean 09:00?\n"),
+            (["at", "9pm", "T"], "chime: 9pm: unexpected 'p' in the year or hour; times are 24-hour HH:MM: did you mean 21:00?\n"),
+            (["at", "Jan 5 10:00", "T"],
+             "chime: Jan 5 10:00: unknown weekday 'Jan'; use Mon, Tue, ... Sun; write dates as YYYY-MM-DD, e.g. \"2026-12-24 18:00\" (month names are not understood)\n"),
+            (["in", "5m", "--id", "", "T"], "chime: --id \"\": must not be empty\n"),
         ]
         for (arguments, message) in cases {
             let result = try runChime(arguments, environment: ["PATH": "/usr/bin:/bin"])
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr == message, "\(arguments)")
         }
+        // A sound file that is not there is bad input (65), in one line.
+        let missing = try runChime(["in", "5m", "--sound", "/no/such.oga", "T"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(missing.status == 65)
+        #expect(missing.stderr == "chime: --sound /no/such.oga: no readable sound file there\n")
     }
 }
