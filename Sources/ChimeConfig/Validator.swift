@@ -220,7 +220,9 @@ struct Validator {
         for (index, table) in tables(root, "alarm") {
             guard let alarm = validateAlarm(Entries(table), index: index, defaults: defaults) else { continue }
             if let first = seen[alarm.id] {
-                report("alarm[\(index)]", "duplicate id '\(alarm.id)' (first used on line \(first)); give one of them an 'id'", atValue: false)
+                // At the second `id =` (or the label it came from), not at the table's header.
+                let key = table["id"] != nil ? "id" : "label"
+                report("alarm[\(index)].\(key)", "duplicate id '\(alarm.id)' (first used on line \(first)); give one of them an 'id'")
                 continue
             }
             seen[alarm.id] = alarm.line
@@ -281,7 +283,10 @@ struct Validator {
         }
         if id == nil, table["id"] == nil {
             let derived = AlarmConfig.slug(label)
-            if derived.isEmpty {
+            if derived.isEmpty, !label.isEmpty {
+                // An id is made of the label's letters and digits: "!!!" has none.
+                report(p + ".label", "the label \"\(label)\" has no letters or digits to make an id of; give this alarm an 'id'")
+            } else if derived.isEmpty {
                 report(p, "this alarm needs an 'id' or a 'label' to name it", atValue: false)
             } else {
                 id = derived

@@ -136,8 +136,25 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
             label = "tea"
             when = "17:00"
             """)
-        #expect(dup.diagnostics.map(\.description) == ["alarms.toml:4:1: duplicate id 'tea' (first used on line 1); give one of them an 'id'"])
+        #expect(dup.diagnostics.map(\.description) == ["alarms.toml:5:9: duplicate id 'tea' (first used on line 1); give one of them an 'id'"])
         #expect(dup.alarms.map(\.id) == ["tea"])
+        let explicit = load("""
+            [[alarm]]
+            id = "tea"
+            when = "16:00"
+            title = "Tea"
+            [[alarm]]
+            when = "17:00"
+            title = "More tea"
+            id = "tea"
+            """)
+        #expect(explicit.diagnostics.map(\.description) == ["alarms.toml:8:6: duplicate id 'tea' (first used on line 1); give one of them an 'id'"])
+        let shouted = load("""
+            [[alarm]]
+            label = "!!!"
+            when = "16:00"
+            """)
+        #expect(shouted.diagnostics.map(\.description) == [#"alarms.toml:2:9: the label "!!!" has no letters or digits to make an id of; give this alarm an 'id'"#])
     }
 
     @Test func theFileItselfIsChecked() throws {
