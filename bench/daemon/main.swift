@@ -77,25 +77,8 @@ func lateness(chime: String, server: String, count: Int, spacingMilliseconds: In
     let (serverPID, daemon, log, directory) = startServerAndDaemon(chime: chime, server: server, flags: [], name: "lateness")
     let center = UserNotificationCenter(connection: try! Connection(.session))
     let first = wallNanoseconds() + 2_000_000_000 + Int64(count) * 1_000_000
-    var due: [String: Int64] = [:]
-    for i in 0..<count {
-        let at = first + Int64(i) * spacingMilliseconds * 1_000_000
-        addOneOff(center, "late-\(i)", at: at)
-        due["late-\(i)"] = at
-    }
-    let last = first + Int64(count) * spacingMilliseconds * 1_000_000
-    var lines: [Substring] = []
-    while wallNanoseconds() < last + 10_000_000_000 {
-        lines = readText(log).split(separator: "\n").dropFirst().map { $0 }
-        if lines.count >= count { break }
-        usleep(50_000)
-    }
-    var late: [Double] = []
-    for line in lines {
-        let parts = line.split(separator: " ")
-        guard parts.count == 2, let at = due[String(parts[0])], let received = Int64(parts[1]) else { continue }
-        late.append(Double(received - at) / 1e6)
-    }
+    let times = (0..<count).map { first + Int64($0) * spacingMilliseconds * 1_000_000 }
+    var late = Array(latenessOfAlarms(center, log: log, named: "late", at: times, waitingAfterLast: 10_000_000_000).values)
     stop([daemon, serverPID], removing: directory)
     late.sort()
     guard !late.isEmpty else { print("nan nan nan 0"); exit(1) }
@@ -132,6 +115,31 @@ func addOneOff(_ center: UserNotificationCenter, _ title: String, at nanoseconds
                                         trigger: Trigger(rule: .instant(instant), repeats: false, timeZone: "UTC", anchor: instant)))
 }
 
+/// Adds one-off alarms `NAME-0`, `NAME-1`, ... due at `times` (nanoseconds), waits until the
+/// server's log (`trivial_server --log`) has them all or `waitingAfterLast` has passed after the
+/// last, and returns each received alarm's lateness in milliseconds, due time to receipt.
+func latenessOfAlarms(_ center: UserNotificationCenter, log: String, named name: String, at times: [Int64],
+                      waitingAfterLast: Int64) -> [String: Double] {
+    var due: [String: Int64] = [:]
+    for (i, at) in times.enumerated() {
+        addOneOff(center, "\(name)-\(i)", at: at)
+        due["\(name)-\(i)"] = at
+    }
+    var lines: [Substring] = []
+    while wallNanoseconds() < (times.last ?? 0) + waitingAfterLast {
+        lines = readText(log).split(separator: "\n").dropFirst().map { $0 }
+        if lines.count >= times.count { break }
+        usleep(50_000)
+    }
+    var late: [String: Double] = [:]
+    for line in lines {
+        let parts = line.split(separator: " ")
+        guard parts.count == 2, let at = due[String(parts[0])], let received = Int64(parts[1]) else { continue }
+        late[String(parts[0])] = Double(received - at) / 1e6
+    }
+    return late
+}
+
 /// Whole-process wall time of `argv`, in milliseconds.
 func timed(_ argv: [String]) -> Double {
     let start = now()
@@ -165,26 +173,11 @@ func slow(chime: String, server: String, count: Int) -> Never {
     let (serverPID, daemon, log, directory) = startServerAndDaemon(chime: chime, server: server, flags: ["--delay", "2000"], name: "slow")
     let center = UserNotificationCenter(connection: try! Connection(.session))
     let first = wallNanoseconds() + 2_000_000_000
-    var due: [String: Int64] = [:]
-    for i in 0..<count {
-        let at = first + Int64(i) * 1_000_000_000
-        addOneOff(center, "slow-\(i)", at: at)
-        due["slow-\(i)"] = at
-    }
-    var lines: [Substring] = []
-    let last = first + Int64(count) * 1_000_000_000
-    while wallNanoseconds() < last + 5_000_000_000 {
-        lines = readText(log).split(separator: "\n").dropFirst().map { $0 }
-        if lines.count >= count { break }
-        usleep(50_000)
-    }
-    var late: [Double] = []
-    for line in lines {
-        let parts = line.split(separator: " ")
-        // The first alarm has no unanswered alarm before it: the others are what is measured.
-        guard parts.count == 2, parts[0] != "slow-0", let at = due[String(parts[0])], let received = Int64(parts[1]) else { continue }
-        late.append(Double(received - at) / 1e6)
-    }
+    let times = (0..<count).map { first + Int64($0) * 1_000_000_000 }
+    var measured = latenessOfAlarms(center, log: log, named: "slow", at: times, waitingAfterLast: 5_000_000_000)
+    // The first alarm has no unanswered alarm before it: the others are what is measured.
+    measured["slow-0"] = nil
+    var late = Array(measured.values)
     stop([daemon, serverPID], removing: directory)
     late.sort()
     guard !late.isEmpty else { print("nan nan 0"); exit(1) }
