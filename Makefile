@@ -4,10 +4,13 @@
 #                dunst under Xvfb when there is no desktop session)
 #   make test    the whole test suite, on a private dbus-daemon with dunst under Xvfb, then
 #                the packaging tests (install, D-Bus activation, the .deb installed and purged)
+#   make test-desktops   chime against GNOME Shell, Plasma, xfce4-notifyd, notification-daemon,
+#                MATE, LXQt, mako and swaync (docs/SERVERS.md; DOCS=1 updates it)
 #   make bench   start-up and round-trip benchmarks against notify-send, gdbus,
 #                dbus-send and raw libdbus (see docs/BENCHMARKS.md)
 #   make install PREFIX=/usr/local DESTDIR=   the binary, systemd user unit, D-Bus service,
-#                desktop entry, icon, man pages, completions and example alarm files
+#                desktop entry, icon, man pages, completions and example alarm files;
+#                NOTIFY_SEND_LINK=1 also links notify-send to chime
 #   make uninstall                            removes exactly those
 #   make deb     a Debian package in .build/ (dpkg-deb)
 #
@@ -34,9 +37,13 @@ RUNTIME_PACKAGES := dbus-daemon dunst xvfb
 TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png dpkg-dev lintian desktop-file-utils \
 	bash-completion man-db systemd libglib2.0-bin
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
+# The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
+DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
+	gir1.2-atspi-2.0 at-spi2-core dunst notification-daemon xfce4-notifyd mate-notification-daemon lxqt-notificationd \
+	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
-.PHONY: all build release demo test bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
+.PHONY: all build release demo test test-desktops bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -75,6 +82,14 @@ test: deps-test
 	$(SWIFT) test $(CXX_FLAGS)
 	@scripts/test-packaging.sh
 
+# chime on every notification server Debian packages (GNOME Shell, Plasma, xfce4-notifyd, ...), each
+# on a private bus: the table and screenshots land in .build/desktops; DOCS=1 also updates
+# docs/SERVERS.md and docs/servers/. Separate from `make test`: its packages are large.
+test-desktops:
+	@scripts/install-packages.sh $(DESKTOP_PACKAGES)
+	$(SWIFT) build $(CXX_FLAGS) --product chime
+	@scripts/test-desktops.sh .build/debug/chime .build/desktops $(SERVERS)
+
 bench: release deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
@@ -110,9 +125,16 @@ install: dist
 	install -m644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m644 docs/dbus-interface.md $(DESTDIR)$(DOCDIR)/dbus-interface.md
 	install -m644 config/*.toml $(DESTDIR)$(DOCDIR)/examples/
+	@# Opt-in: chime started as notify-send is notify-send (README, "chime as notify-send").
+	@if [ "$(NOTIFY_SEND_LINK)" = 1 ]; then \
+		if [ -e $(DESTDIR)$(BINDIR)/notify-send ] && [ "$$(readlink $(DESTDIR)$(BINDIR)/notify-send)" != chime ]; then \
+			echo "error: $(DESTDIR)$(BINDIR)/notify-send exists and is not chime's link; not replacing it" >&2; exit 1; fi; \
+		ln -sfn chime $(DESTDIR)$(BINDIR)/notify-send; fi
 
 # Removes what install put there (man pages by the names dist generates), and nothing else.
 uninstall:
+	@# The notify-send link, only where it is chime's.
+	@if [ "$$(readlink $(DESTDIR)$(BINDIR)/notify-send 2>/dev/null)" = chime ]; then rm -f $(DESTDIR)$(BINDIR)/notify-send; fi
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	rm -f $(DESTDIR)$(DATADIR)/man/man1/chime.1 $(DESTDIR)$(DATADIR)/man/man1/chime-*.1
 	rm -rf $(DESTDIR)$(DOCDIR)

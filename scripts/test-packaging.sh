@@ -25,7 +25,9 @@ fail() { echo "FAILED - $*"; failures=$((failures + 1)); }
 # 1. install and uninstall in a scratch prefix (real paths: the activation test below uses them).
 prefix=$scratch/prefix
 # PIE=1 as make deb builds, so the package below reuses this build instead of relinking.
-make --no-print-directory install PIE=1 PREFIX="$prefix" >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; exit 1; }
+make --no-print-directory install PIE=1 PREFIX="$prefix" NOTIFY_SEND_LINK=1 >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; exit 1; }
+[ "$(readlink "$prefix/bin/notify-send")" = chime ] && "$prefix/bin/notify-send" --version | grep -q '^.*notify-send 0.8.7 (chime ' \
+    && pass "NOTIFY_SEND_LINK=1 installs notify-send, and it answers as notify-send" || fail "the notify-send link is missing or wrong"
 for f in bin/chime lib/systemd/user/chime.service share/dbus-1/services/org.chime.Scheduler.service \
          share/dbus-1/interfaces/org.chime.Scheduler1.xml share/doc/chime/dbus-interface.md \
          share/applications/chime.desktop share/icons/hicolor/scalable/apps/chime.svg share/man/man1/chime.1 \
@@ -95,7 +97,7 @@ for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 pids=()
 
 make --no-print-directory uninstall PIE=1 PREFIX="$prefix" >/dev/null
-left=$(find "$prefix" -type f)
+left=$(find "$prefix" -type f -o -type l)
 [ -z "$left" ] && pass "make uninstall removed every installed file" || fail "make uninstall left: $left"
 
 # 5. the Debian package, installed and purged for real.

@@ -62,9 +62,17 @@ public struct PendingSummary: Hashable, Sendable {
     public var state: AlarmState
     /// Why it is held or quarantined; "" otherwise.
     public var note: String
+    /// Its rule as the request's `rule` key has it (`in 5m`, `every 25m`, a calendar expression in
+    /// full), or "" for a one-off at an instant.
+    public var rule: String
+    /// Its sound as the request's `sound` or `sound-file` key has it (`default`, `bell`, a path); "" for none.
+    public var sound: String
 
     public init(identifier: String, nextFire: Instant?, title: String, label: String, timeZone: String?,
-                origin: AlarmOrigin = .commandLine, state: AlarmState = .scheduled, note: String = "") {
+                origin: AlarmOrigin = .commandLine, state: AlarmState = .scheduled, note: String = "",
+                rule: String = "", sound: String = "") {
+        self.rule = rule
+        self.sound = sound
         self.identifier = identifier
         self.nextFire = nextFire
         self.title = title

@@ -90,21 +90,30 @@ struct VardictReader {
 }
 
 extension PendingSummary {
-    /// `(sxssssss)`: id, next fire (-1: never), title, label, time zone ("": the system's), origin, state, note.
+    /// `(sxssssssss)`: id, next fire (-1: never), title, label, time zone ("": the system's), origin,
+    /// state, note, rule ("": a one-off at an instant), sound ("": none).
     public var dbusValue: Value {
         .structure([
             .string(identifier), wireTime(nextFire), .string(title), .string(label), .string(timeZone ?? ""),
-            .string(origin.rawValue), .string(state.rawValue), .string(note),
+            .string(origin.rawValue), .string(state.rawValue), .string(note), .string(rule), .string(sound),
         ])
     }
 
     public init(dbus value: Value) throws(DBusError) {
-        guard case .structure(let f) = value, f.count == 8, let id = f[0].stringValue, let title = f[2].stringValue,
+        guard case .structure(let f) = value, f.count == 10, let id = f[0].stringValue, let title = f[2].stringValue,
             let label = f[3].stringValue, let zone = f[4].stringValue, let origin = f[5].stringValue.flatMap(AlarmOrigin.init),
-            let state = f[6].stringValue.flatMap(AlarmState.init), let note = f[7].stringValue
+            let state = f[6].stringValue.flatMap(AlarmState.init), let note = f[7].stringValue, let rule = f[8].stringValue,
+            let sound = f[9].stringValue
         else { throw mismatch("a pending alarm", value) }
         self.init(identifier: id, nextFire: instant(fromWire: f[1]), title: title, label: label, timeZone: zone.isEmpty ? nil : zone,
-                  origin: origin, state: state, note: note)
+                  origin: origin, state: state, note: note, rule: rule, sound: sound)
+    }
+
+    /// The rule as a person writes it: `16:35 mon-fri`, `in 5m`, `every 25m`, `once`.
+    public var ruleText: String {
+        if rule.isEmpty { return "once" }
+        if rule.hasPrefix("in ") || rule.hasPrefix("every ") { return rule }
+        return (try? CalendarExpression(parsing: rule))?.shortDescription ?? rule
     }
 }
 

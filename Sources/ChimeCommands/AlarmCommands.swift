@@ -214,13 +214,20 @@ public struct List: ParsableCommand {
     public static let configuration = CommandConfiguration(
         abstract: "List pending alarms (or missed ones).",
         discussion: """
-            One line per alarm: identifier, next fire time, title, [label], "(alarm file)" for the alarm \
-            file's alarms, and what is wrong where something is: "held: …" for an occurrence waiting for a \
+            One line per alarm: identifier, next fire time, title, [label], then in parentheses its rule \
+            (16:35 mon-fri, in 5m, every 25m, once), its sound and where it comes from (command line or alarm \
+            file), and what is wrong where something is: "held: …" for an occurrence waiting for a \
             notification server, "QUARANTINED: …" for an alarm the daemon keeps but will not fire (it crashed \
             twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
-            it). --json gives each as {id, title, label, nextFire, origin, state, note} with origin \
-            "command-line" or "file" and state "scheduled", "held", "retrying" (the server failed to show it; \
-            it is tried again, 1 s then doubling to 1 min, while within its grace) or "quarantined".
+            it). chime show ID prints everything about one. --json gives each as {id, title, label, nextFire, \
+            rule, sound, origin, state, note} with origin "command-line" or "file" and state "scheduled", \
+            "held", "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
+            while within its grace) or "quarantined".
+
+            Examples:
+              chime list
+              chime list --json | jq -r '.[] | select(.origin == "file") | .id'
+              chime list --missed
             """)
 
     @Flag(name: .customLong("json"), help: "Print JSON.")
@@ -259,6 +266,7 @@ public struct List: ParsableCommand {
                 .object([
                     ("id", .string(item.identifier)), ("title", .string(item.title)), ("label", .string(item.label)),
                     ("nextFire", item.nextFire.map { .string(Next.iso8601($0, in: zone(item))) } ?? .bool(false)),
+                    ("rule", .string(item.ruleText)), ("sound", .string(item.sound)),
                     ("origin", .string(item.origin.rawValue)), ("state", .string(item.state.rawValue)),
                     ("note", .string(item.note)),
                 ])
@@ -269,7 +277,8 @@ public struct List: ParsableCommand {
         for item in pending {
             let when = item.nextFire.map { Next.iso8601($0, in: zone(item)) } ?? "never"
             let label = item.label.isEmpty ? "" : " [\(item.label)]"
-            let origin = item.origin == .file ? "  (alarm file)" : ""
+            let sound = item.sound.isEmpty ? "no sound" : item.sound == "default" ? "default sound" : "sound \(item.sound)"
+            let origin = "  (\(item.ruleText), \(sound), \(item.origin == .file ? "alarm file" : "command line"))"
             let state = switch item.state {
             case .scheduled: ""
             case .held: "  held: \(item.note)"
@@ -279,6 +288,72 @@ public struct List: ParsableCommand {
             // An alarm whose next occurrence waits (held, retrying) says so rather than "never".
             let shownWhen = item.state == .quarantined ? "never" : item.nextFire == nil && item.state != .scheduled ? item.state.rawValue : when
             printLine("\(item.identifier)  \(shownWhen)  \(item.title)\(label)\(origin)\(state)")
+        }
+    }
+}
+
+/// `chime show ID`: everything about one pending alarm.
+public struct Show: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
+        abstract: "Show everything about one pending alarm.",
+        discussion: """
+            Its title, body, label, rule (as written and in full), time zone, next fire time, sound, urgency, \
+            icon, actions, snooze, grace and expire times, body command, where it comes from and its state. \
+            --json gives the same as one object.
+
+            Examples:
+              chime show homeroom
+              chime show --json eggs-15
+            """)
+
+    @Argument(help: "The alarm's identifier (see chime list).")
+    var id: String
+
+    @Flag(name: .customLong("json"), help: "Print JSON.")
+    var json = false
+
+    public func run() throws {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        let request = reportingErrors { try center.request(withIdentifier: id) }
+        let summary = reportingErrors { try center.pendingSummaries() }.first { $0.identifier == id }
+        let content = request.content
+        let zone = request.trigger.zone
+        let next = summary?.nextFire.map { Next.iso8601($0, in: zone) } ?? "never"
+        let rule = summary?.ruleText ?? ""
+        let full: String = switch request.trigger.rule {
+        case .calendar(let expression): expression.description
+        case .interval(let span, let again): (again ? "every " : "in ") + span.description
+        case .instant(let instant): "at " + Next.iso8601(instant, in: zone)
+        }
+        let sound: String = switch content.sound {
+        case nil: "none"
+        case .default?: "default (\(Sound.defaultName))"
+        case .named(let name)?: name
+        case .file(let path)?: path
+        }
+        let expire: String = switch content.expiry {
+        case .serverDefault: "the server's default"
+        case .never: "never"
+        case .after(let span): span.description
+        }
+        let fields: [(String, String)] = [
+            ("id", id), ("title", content.title), ("subtitle", content.subtitle), ("body", content.body),
+            ("label", content.label), ("rule", rule == full || rule.isEmpty ? full : "\(rule) (\(full))"),
+            ("time zone", request.trigger.timeZone ?? "the system's (\(Zone.system().identifier))"), ("next", next),
+            ("sound", sound), ("urgency", content.urgency.name), ("icon", content.icon),
+            ("actions", content.actions.map { "\($0.identifier)=\($0.title)" }.joined(separator: ", ")),
+            ("snooze", (content.snooze ?? .minutes(10)).description), ("grace", (content.grace ?? .minutes(60)).description),
+            ("expire", expire), ("body command", content.bodyCommand.map { $0.arguments.joined(separator: " ") } ?? ""),
+            ("origin", summary?.origin == .file ? "alarm file" : "command line"),
+            ("state", summary.map { $0.note.isEmpty ? $0.state.rawValue : "\($0.state.rawValue): \($0.note)" } ?? "not pending"),
+        ]
+        if json {
+            printLine(JSON.object(fields.map { ($0.0 == "time zone" ? "timeZone" : $0.0 == "body command" ? "bodyCommand" : $0.0, JSON.string($0.1)) }).text)
+        } else {
+            for (name, value) in fields where !value.isEmpty {
+                printLine((name + ":").padding(14) + value)
+            }
         }
     }
 }

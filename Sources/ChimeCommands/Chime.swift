@@ -13,7 +13,7 @@ public struct Chime: ParsableCommand {
 
             \(ExitStatus.helpText)
             """,
-        subcommands: [Notify.self, In.self, At.self, List.self, Cancel.self, Delivered.self, Close.self, Next.self, Timer.self, ConfigCommand.self, Status.self, Capabilities.self, ServerInfo.self, DaemonCommand.self]
+        subcommands: [Notify.self, In.self, At.self, List.self, Show.self, Cancel.self, Delivered.self, Close.self, Next.self, Timer.self, ConfigCommand.self, Status.self, Capabilities.self, ServerInfo.self, DaemonCommand.self]
     )
 
     public func run() throws {
@@ -28,6 +28,7 @@ public struct Chime: ParsableCommand {
             ExitStatus.invalidInput.exit(
                 "argument \(bad.index) is not valid UTF-8 (\(bad.shown)); D-Bus can only carry UTF-8 text")
         }
+        if NotifySendName.isActive { NotifySendName.main() }
         var arguments = Array(CommandLine.arguments.dropFirst())
         // `chime -v` / `chime --version`; handled here so `notify -v` stays notify-send's.
         if arguments == ["-v"] || arguments == ["--version"] {
@@ -57,7 +58,7 @@ public struct Chime: ParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }
             let message = Chime.message(for: error)
-            let command = arguments.first.flatMap { ["notify", "in", "at", "list", "cancel", "delivered", "close", "next", "status", "capabilities", "server-info", "daemon"].contains($0) ? " " + $0 : nil } ?? ""
+            let command = arguments.first.flatMap { ["notify", "in", "at", "list", "show", "cancel", "delivered", "close", "next", "status", "capabilities", "server-info", "daemon"].contains($0) ? " " + $0 : nil } ?? ""
             ExitStatus(rawValue: code.rawValue) .map { $0.exit("\(message) (see 'chime\(command) --help')") }
             exit(withError: error)
         }

@@ -51,7 +51,14 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     /// Prints `chime: message` on standard error and exits with this status.
+    /// Started as notify-send: messages without "chime: ", and every failure is status 1.
+    nonisolated(unsafe) static var asNotifySend = false
+
     func exit(_ message: String) -> Never {
+        if Self.asNotifySend {
+            printError(message)
+            Glibc.exit(self == .success ? 0 : 1)
+        }
         printError("chime: \(message)")
         Glibc.exit(rawValue)
     }
@@ -75,6 +82,8 @@ enum ExitStatus: Int32, CaseIterable {
             usage.exit(error.message)
         case let error as DBusError where error.name == .noReply || error.name == .timeout:
             callTimedOut.exit("the notification server did not answer in time (\(error.message)); it may be hung: restart it")
+        case let error as DBusError where error.name == SchedulerInterface.unknownIdentifier:
+            unknownIdentifier.exit("\(error.message); see chime list")
         case let error as DBusError where error.name == SchedulerInterface.fromAlarmFile:
             fromAlarmFile.exit(error.message)
         case let error as DBusError where error.name == .disconnected:
@@ -86,7 +95,7 @@ enum ExitStatus: Int32, CaseIterable {
         case let error as InvalidNameError:
             invalidInput.exit("\(error)")
         case let error as NotifySendSyntaxError:
-            usage.exit(error.message)
+            usage.exit(asNotifySend ? error.notifySendMessage : error.message)
         case let error as InputError:
             invalidInput.exit(error.message)
         case let error as ImageError:

@@ -14,7 +14,7 @@ public struct Notify: ParsableCommand {
     public static let configuration = CommandConfiguration(
         abstract: "Show a notification (a drop-in for notify-send).",
         discussion: """
-            Takes every option of notify-send with the same short and long names and the same meaning, and puts the same Notify call on the wire (the default app name is "chime"). Exit statuses are listed in `chime --help`.
+            Takes every option of notify-send (libnotify 0.8.7) with the same short and long names and the same meaning, and puts the same Notify call on the wire (the default app name is "chime"); -i is the image and -n the application's icon. dunstify's -C/--close, --stack-tag and -I/--raw-icon work too. Exit statuses are listed in `chime --help`. Started under the name notify-send (a link), chime is notify-send: its app name, help, messages and exit statuses.
 
             Hints (-h TYPE:NAME:VALUE) take the types boolean, int, double, string, byte and variant (GVariant text, e.g. -h "variant:x-pos:<int32 5>"). The body's C escapes (\\n, \\t, \\\\) are expanded as notify-send does.
 
@@ -25,6 +25,8 @@ public struct Notify: ParsableCommand {
               chime notify -u critical -t 10000 "Backup failed" "Disk full on /home"
               chime notify -A snooze=Snooze -A dismiss=Dismiss "Alarm" "16:35 homeroom"
               chime notify -p -h int:value:42 -c transfer.complete --sound complete "Done"
+              chime notify --stack-tag volume -h int:value:60 "Volume"
+              chime notify -C 17
             """,
         helpNames: [.customShort("?"), .long]
     )
@@ -56,7 +58,9 @@ public struct Notify: ParsableCommand {
                     out.append("--" + name)
                     continue
                 }
-                if ["expire-time", "replace-id"].contains(name), text[text.index(after: equals)...].isEmpty {
+                if ["expire-time", "replace-id", "id-fd", "selected-action-fd", "activation-token-fd"].contains(name),
+                    text[text.index(after: equals)...].isEmpty
+                {
                     ExitStatus.usage.exit("Cannot parse integer value “” for --\(name)")
                 }
             }
@@ -86,6 +90,10 @@ public struct Notify: ParsableCommand {
     @Option(name: [.customShort("i"), .customLong("icon")], help: ArgumentHelp("An icon file name or theme icon name.", valueName: "ICON"))
     var icon: String = ""
 
+    @Option(name: [.customShort("n"), .customLong("app-icon")],
+            help: ArgumentHelp("An application icon file name or icon name; the server may or may not show it.", valueName: "ICON"))
+    var appIcon: String = ""
+
     @Option(name: [.customShort("c"), .customLong("category")], help: ArgumentHelp("The notification category.", valueName: "TYPE[,TYPE...]"))
     var category: String?
 
@@ -114,6 +122,24 @@ public struct Notify: ParsableCommand {
     @Flag(name: [.customShort("v"), .customLong("version")], help: "Print the version and exit.")
     var version = false
 
+    @Option(name: .customLong("id-fd"), help: ArgumentHelp("Write the notification id to this file descriptor.", valueName: "FD"))
+    var idFD: Int32?
+
+    @Option(name: .customLong("selected-action-fd"), help: ArgumentHelp("Write the invoked action's name to this file descriptor.", valueName: "FD"))
+    var selectedActionFD: Int32?
+
+    @Option(name: .customLong("activation-token-fd"), help: ArgumentHelp("Write the action's activation token to this file descriptor.", valueName: "FD"))
+    var activationTokenFD: Int32?
+
+    @Option(name: [.customShort("C"), .customLong("close")], help: ArgumentHelp("Close the notification with this id, and exit (as dunstify).", valueName: "ID"))
+    var close: UInt32?
+
+    @Option(name: .customLong("stack-tag"), help: ArgumentHelp("Replace any notification with the same tag (servers that stack by tag: dunst, mako, swaync).", valueName: "TAG"))
+    var stackTag: String?
+
+    @Option(name: [.customShort("I"), .customLong("raw-icon")], help: ArgumentHelp("Send this PNG file's pixels as the image (image-data hint), as dunstify does.", valueName: "FILE"))
+    var rawIcon: String?
+
     @Option(name: .customLong("sound"), help: ArgumentHelp("A sound: a theme name (sound-name hint) or a file path (sound-file hint).", valueName: "NAME|PATH"))
     var sound: String?
 
@@ -124,7 +150,7 @@ public struct Notify: ParsableCommand {
     var json = false
 
     public func validate() throws {
-        if summary == nil && !version { throw ValidationError("No summary specified.") }
+        if summary == nil && !version && close == nil { throw ValidationError("No summary specified.") }
         if let waitTimeout, waitTimeout < 0 { throw ValidationError("--wait-timeout must be 0 or more seconds") }
     }
 
@@ -134,7 +160,8 @@ public struct Notify: ParsableCommand {
             summary: summary, body: body, urgency: urgency.urgency, expireTime: expireTime, appName: appName,
             icon: icon, category: category, transient: transient, hints: hints, printID: printID,
             replaceID: replaceID, wait: wait, actions: actions, version: version, sound: sound,
-            waitTimeout: waitTimeout, json: json)
+            waitTimeout: waitTimeout, json: json, appIcon: appIcon, idFD: idFD, selectedActionFD: selectedActionFD,
+            activationTokenFD: activationTokenFD, close: close, stackTag: stackTag, rawIcon: rawIcon)
     }
 
     public func run() throws {
@@ -199,14 +226,32 @@ public struct NotifyOptions: Equatable, Sendable {
     public var sound: String?
     public var waitTimeout: Int?
     public var json = false
+    /// `-n/--app-icon` (libnotify 0.8.7): the app_icon argument; `-i` is the image.
+    public var appIcon = ""
+    /// `--id-fd`, `--selected-action-fd`, `--activation-token-fd` (libnotify 0.8.7).
+    public var idFD: Int32?
+    public var selectedActionFD: Int32?
+    public var activationTokenFD: Int32?
+    /// dunstify's `-C/--close ID`, `--stack-tag TAG` and `-I/--raw-icon FILE`.
+    public var close: UInt32?
+    public var stackTag: String?
+    public var rawIcon: String?
 
     public init(
         summary: String? = nil, body: String? = nil, urgency: Urgency = .normal, expireTime: Int32 = -1,
         appName: String = "chime", icon: String = "", category: String? = nil, transient: Bool = false,
         hints: [String] = [], printID: Bool = false, replaceID: Int32 = 0, wait: Bool = false,
         actions: [String] = [], version: Bool = false, sound: String? = nil, waitTimeout: Int? = nil,
-        json: Bool = false
+        json: Bool = false, appIcon: String = "", idFD: Int32? = nil, selectedActionFD: Int32? = nil,
+        activationTokenFD: Int32? = nil, close: UInt32? = nil, stackTag: String? = nil, rawIcon: String? = nil
     ) {
+        self.appIcon = appIcon
+        self.idFD = idFD
+        self.selectedActionFD = selectedActionFD
+        self.activationTokenFD = activationTokenFD
+        self.close = close
+        self.stackTag = stackTag
+        self.rawIcon = rawIcon
         self.summary = summary
         self.body = body
         self.urgency = urgency
@@ -228,7 +273,7 @@ public struct NotifyOptions: Equatable, Sendable {
 
     /// Short options that take a value.
     /// (An array, not a Set: see `Connection.subscriptions` on start-up cost.)
-    static let shortWithValue: [Character] = ["u", "t", "a", "i", "c", "h", "r", "A"]
+    static let shortWithValue: [Character] = ["u", "t", "a", "i", "n", "c", "h", "r", "A", "C", "I"]
 
     /// Parses the common shapes of notify-send's command line without
     /// ArgumentParser (whose reflection costs milliseconds of start-up). Returns
@@ -236,54 +281,81 @@ public struct NotifyOptions: Equatable, Sendable {
     /// arguments), which then goes to ArgumentParser for its messages; the
     /// tests check that both agree wherever this one answers.
     public init?<C: Collection>(fastParsing arguments: C) where C.Element == String {
+        guard let options = try? Self(gOptionParsing: arguments) else { return nil }
+        self = options
+    }
+
+    /// Why notify-send's parser refuses a command line, in GLib's words (`Unknown option --x`,
+    /// `Missing argument for -t`, `Cannot parse integer value “x” for -t`), or that it asks for help.
+    public enum GOptionFailure: Error, Equatable {
+        case message(String)
+        case help
+        /// A shape this parser leaves to ArgumentParser ("-pt5", a lone "-").
+        case unusual
+    }
+
+    /// Parses a command line as notify-send's GOption parser does, with chime's and dunstify's
+    /// options besides; throws notify-send's message for what it refuses.
+    public init<C: Collection>(gOptionParsing arguments: C, defaultAppName: String = "chime") throws(GOptionFailure)
+    where C.Element == String {
+        appName = defaultAppName
         var positionals: [String] = []
         var iterator = arguments.makeIterator()
         var onlyPositionals = false
 
-        /// Applies a value option; false when the value is not acceptable.
-        func apply(_ option: String, _ value: String) -> Bool {
+        /// Applies a value option (`given` as written, for messages); throws where the value is not acceptable.
+        func apply(_ option: String, _ value: String, given: String) throws(GOptionFailure) {
+            func integer<T: FixedWidthInteger>(_: T.Type) throws(GOptionFailure) -> T {
+                guard let number = T(value) else { throw .message("Cannot parse integer value “\(value)” for \(given)") }
+                return number
+            }
             switch option {
             case "u", "urgency":
-                guard let level = Urgency(name: value) else { return false }
+                guard let level = Urgency(name: value) else {
+                    throw .message("Unknown urgency \(value) specified. Known urgency levels: low, normal, critical.")
+                }
                 urgency = level
-            case "t", "expire-time":
-                guard let number = Int32(value) else { return false }
-                expireTime = number
+            case "t", "expire-time": expireTime = try integer(Int32.self)
             case "a", "app-name": appName = value
             case "i", "icon": icon = value
+            case "n", "app-icon": appIcon = value
             case "c", "category": category = value
+            case "id-fd": idFD = try integer(Int32.self)
+            case "selected-action-fd": selectedActionFD = try integer(Int32.self)
+            case "activation-token-fd": activationTokenFD = try integer(Int32.self)
+            case "C", "close": close = try integer(UInt32.self)
+            case "stack-tag": stackTag = value
+            case "I", "raw-icon": rawIcon = value
             case "h", "hint": hints.append(value)
-            case "r", "replace-id":
-                guard let number = Int32(value) else { return false }
-                replaceID = number
+            case "r", "replace-id": replaceID = try integer(Int32.self)
             case "A", "action": actions.append(value)
             case "sound": sound = value
             case "wait-timeout":
-                guard let number = Int(value), number >= 0 else { return false }
+                guard let number = Int(value), number >= 0 else { throw .unusual }
                 waitTimeout = number
-            default: return false
+            default: throw .message("Unknown option \(given)")
             }
-            return true
         }
-        func applyFlag(_ option: String) -> Bool {
+        func applyFlag(_ option: String, given: String) throws(GOptionFailure) {
             switch option {
             case "e", "transient": transient = true
             case "p", "print-id": printID = true
             case "w", "wait": wait = true
             case "v", "version": version = true
             case "json": json = true
-            default: return false
+            case "?", "help", "help-all": throw .help
+            default: throw .message("Unknown option \(given)")
             }
-            return true
         }
         let longWithValue: [String] = [
             "urgency", "expire-time", "app-name", "icon", "category", "hint", "replace-id", "action", "sound",
-            "wait-timeout",
+            "wait-timeout", "app-icon", "id-fd", "selected-action-fd", "activation-token-fd", "close", "stack-tag",
+            "raw-icon",
         ]
 
         while let argument = iterator.next() {
             if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
-                if argument == "-" { return nil }
+                if argument == "-" { throw .unusual }
                 positionals.append(argument)
                 continue
             }
@@ -295,13 +367,13 @@ public struct NotifyOptions: Equatable, Sendable {
                 let text = argument.dropFirst(2)
                 if let equals = text.firstIndex(of: "=") {
                     let name = String(text[..<equals])
-                    guard longWithValue.contains(name), apply(name, String(text[text.index(after: equals)...])) else {
-                        return nil
-                    }
+                    guard longWithValue.contains(name) else { throw .message("Unknown option --\(name)") }
+                    try apply(name, String(text[text.index(after: equals)...]), given: "--" + name)
                 } else if longWithValue.contains(String(text)) {
-                    guard let value = iterator.next(), apply(String(text), value) else { return nil }
+                    guard let value = iterator.next() else { throw .message("Missing argument for \(argument)") }
+                    try apply(String(text), value, given: argument)
                 } else {
-                    guard applyFlag(String(text)) else { return nil }
+                    try applyFlag(String(text), given: argument)
                 }
                 continue
             }
@@ -313,19 +385,20 @@ public struct NotifyOptions: Equatable, Sendable {
                     let value: String
                     if !rest.isEmpty {
                         // ArgumentParser reads "-pt5" differently from GOption; leave such clusters to it.
-                        guard argument.count > 2, argument.dropFirst().first == option else { return nil }
+                        guard argument.count > 2, argument.dropFirst().first == option else { throw .unusual }
                         value = String(rest)
                     } else {
-                        guard let next = iterator.next() else { return nil }
+                        guard let next = iterator.next() else { throw .message("Missing argument for -\(option)") }
                         value = next
                     }
-                    guard apply(String(option), value) else { return nil }
+                    try apply(String(option), value, given: "-\(option)")
                     break
                 }
-                guard applyFlag(String(option)) else { return nil }
+                try applyFlag(String(option), given: "-\(option)")
             }
         }
-        guard positionals.count <= 2, positionals.count >= 1 || version else { return nil }
+        guard positionals.count <= 2 else { throw .message("Invalid number of options.") }
+        guard positionals.count >= 1 || version || close != nil else { throw .message("No summary specified.") }
         summary = positionals.first
         body = positionals.count > 1 ? positionals[1] : nil
     }
@@ -334,22 +407,37 @@ public struct NotifyOptions: Equatable, Sendable {
 /// Shows the notification the options describe, waits if asked, prints, and exits.
 struct NotifyRunner {
     var options: NotifyOptions
+    /// Started as `notify-send`: notify-send's messages and exit statuses (see `NotifySendName`).
+    var asNotifySend = false
 
     func runAndExit() -> Never {
         if options.version {
-            printLine("chime \(chimeVersion)")
+            printLine(asNotifySend ? "\(NotifySendName.programName) \(NotifySendName.matchedVersion) (chime \(chimeVersion))" : "chime \(chimeVersion)")
             exit(ExitStatus.success.rawValue)
         }
-        let notification = reportingErrors { try makeNotification() }
+        if let id = options.close {
+            // dunstify -C ID: close that notification, and nothing else.
+            let client = NotificationClient(connection: reportingErrors { try openSessionBus() })
+            reportingErrors { try client.close(id) }
+            exit(ExitStatus.success.rawValue)
+        }
+        // Everything the command line alone can refuse is refused before the bus is touched.
+        var notification = reportingErrors { try makeNotification(specVersion: "1.2") }
         let connection = reportingErrors { try openSessionBus() }
         let client = NotificationClient(connection: connection)
+        if !options.icon.isEmpty {
+            // -i is an image hint whose name depends on the spec version the server follows.
+            let spec = reportingErrors { try client.serverInformation().specVersion }
+            notification = reportingErrors { try makeNotification(specVersion: spec) }
+        }
 
         var shown = notification
         var actionsDropped = false
         if !notification.actions.isEmpty {
             let capabilities = reportingErrors { try client.capabilities() }
             if !capabilities.contains(.actions) {
-                printError("chime: the notification server does not support actions; showing the notification without them")
+                printError(asNotifySend ? "Actions are not supported by this notifications server. Displaying non-interactively."
+                    : "chime: the notification server does not support actions; showing the notification without them")
                 shown.actions = []
                 actionsDropped = true
             }
@@ -358,24 +446,47 @@ struct NotifyRunner {
         if options.wait || !shown.actions.isEmpty {
             status = reportingErrors { try waitForOutcome(client, shown) }
         } else {
-            let id = reportingErrors { try client.notify(shown) }
-            if options.json {
-                printLine(JSON.object([("id", .number(Int64(id)))]).text)
-            } else if options.printID {
-                printLine(String(id))
-            }
+            let id = reportingErrors { try show(client, shown) }
+            if options.json { printLine(JSON.object([("id", .number(Int64(id)))]).text) }
         }
         if actionsDropped && status == .success { status = .actionsUnsupported }
-        exit(status.rawValue)
+        exit(asNotifySend && status != .success ? 1 : status.rawValue)
     }
 
-    /// The Notify call these options describe.
-    func makeNotification() throws -> Notification {
+    /// Shows the notification, then gives its id to whoever asked: `-p` on stdout, `--id-fd`.
+    func show(_ client: NotificationClient, _ notification: Notification) throws -> UInt32 {
+        let id = try client.notify(notification)
+        if options.printID && !options.json { printLine(String(id)) }
+        if let fd = options.idFD { writeLine(String(id), to: fd) }
+        return id
+    }
+
+    /// The Notify call these options describe, for a server following `specVersion` of the spec.
+    func makeNotification(specVersion: String) throws -> Notification {
         guard let summary = options.summary, !summary.isEmpty else { throw NotifySendSyntaxError("No summary specified.") }
         var hintList: [Hint] = [.senderPID(Int64(getpid())), .urgency(options.urgency)]
+        var appIcon = options.appIcon
+        if !options.icon.isEmpty {
+            // As libnotify 0.8.7 sends its icon-name: the image hint of the server's spec version
+            // ("image-path" from 1.2, "image_path" in 1.1), or the app icon before them.
+            let spec = specVersion.split(separator: ".").map { Int($0) ?? 0 }
+            if !spec.lexicographicallyPrecedes([1, 2]) {
+                hintList.append(.imagePath(options.icon))
+            } else if !spec.lexicographicallyPrecedes([1, 1]) {
+                hintList.append(.custom(name: "image_path", value: .string(options.icon)))
+            } else if appIcon.isEmpty {
+                appIcon = options.icon
+            }
+        }
         if let category = options.category, !category.isEmpty { hintList.append(.category(category)) }
         if options.transient { hintList.append(.transient(true)) }
         if let sound = options.sound { hintList.append(try Self.soundHint(sound)) }
+        if let tag = options.stackTag, !tag.isEmpty {
+            // dunstify's hint, and the one mako and swaync also stack by.
+            hintList.append(.custom(name: "x-dunst-stack-tag", value: .string(tag)))
+            hintList.append(.custom(name: "x-canonical-private-synchronous", value: .string(tag)))
+        }
+        if let path = options.rawIcon { hintList.append(.imageData(try ImageData(pngFile: path))) }
         for text in options.hints {
             // An empty string hint sets nothing (libnotify's set_hint_string ignores it).
             if NotifySendSyntax.isEmptyStringHint(text) { continue }
@@ -385,7 +496,7 @@ struct NotifyRunner {
             appName: options.appName,
             // libnotify takes the id through a property that accepts 0 and up: a negative one is 0.
             replacesID: options.replaceID > 0 ? UInt32(options.replaceID) : 0,
-            icon: options.icon,
+            icon: appIcon,
             summary: summary,
             body: try options.body.map(NotifySendSyntax.compressBody) ?? "",
             actions: NotifySendSyntax.actions(options.actions),
@@ -414,13 +525,18 @@ struct NotifyRunner {
         return path
     }
 
-    /// How long to wait for the notification to close, or nil for no limit.
-    func waitLimitSeconds(for expiration: Expiration) -> Int? {
-        if let waitTimeout = options.waitTimeout { return waitTimeout == 0 ? nil : waitTimeout }
+    /// How long to wait for the notification to close, or nil for no limit. notify-send waits
+    /// exactly the expire time (none for 0; -1 is a timer of 2^32-1 ms, about 50 days); chime adds
+    /// a grace and has limits for the server's default and for never.
+    func waitLimit(for expiration: Expiration) -> Duration? {
+        if let waitTimeout = options.waitTimeout { return waitTimeout == 0 ? nil : .seconds(waitTimeout) }
+        if asNotifySend {
+            return options.expireTime == 0 ? nil : .milliseconds(Int64(UInt32(bitPattern: options.expireTime)))
+        }
         switch expiration {
-        case .milliseconds(let ms): return (Int(ms) + 999) / 1000 + Notify.graceSeconds
-        case .serverDefault, .undefined: return Notify.defaultWaitSeconds
-        case .never: return Notify.neverExpireWaitSeconds
+        case .milliseconds(let ms): return .seconds((Int(ms) + 999) / 1000 + Notify.graceSeconds)
+        case .serverDefault, .undefined: return .seconds(Notify.defaultWaitSeconds)
+        case .never: return .seconds(Notify.neverExpireWaitSeconds)
         }
     }
 
@@ -437,19 +553,25 @@ struct NotifyRunner {
         }
         let signals = SignalFD(blocking: [SIGINT, SIGTERM])
 
-        let shownID = try client.notify(notification)
+        let shownID = try show(client, notification)
         id = shownID
-        if options.printID && !options.json { printLine(String(shownID)) }
 
-        let limit = waitLimitSeconds(for: notification.expiration)
-        let deadline = limit.map { ContinuousClock.now + .seconds($0) }
+        let limit = waitLimit(for: notification.expiration)
+        let deadline = limit.map { ContinuousClock.now + $0 }
+        let offered = Set(notification.actions.map(\.key))
         var action: String? = nil
         var closed: CloseReason? = nil
         var token: String? = nil
         let result = connection.run(until: deadline, wakeOn: signals?.fd) {
             for event in events where event.id == id {
                 switch event {
-                case .actionInvoked(_, let key): if action == nil { action = key }
+                case .actionInvoked(_, let key):
+                    // An action this notification never offered is reported, and the wait goes on.
+                    guard offered.contains(key) else {
+                        printError(asNotifySend ? "Received unknown action \(key)" : "chime: received unknown action \(key); still waiting")
+                        continue
+                    }
+                    if action == nil { action = key }
                 case .closed(_, let reason): if closed == nil { closed = reason }
                 case .activationToken(_, let text): token = text
                 }
@@ -464,6 +586,8 @@ struct NotifyRunner {
         if let action {
             // As notify-send does: print the action, then take the notification down.
             if options.json { fields.append(("action", .string(action))) } else { printLine(action) }
+            if let fd = options.selectedActionFD { writeLine(action, to: fd) }
+            if let fd = options.activationTokenFD, let token { writeLine(token, to: fd) }
             if closed == nil { try? client.close(shownID) }
             status = .success
         } else if let closed {
@@ -474,14 +598,20 @@ struct NotifyRunner {
             printError("chime: the notification server left the bus while waiting")
             status = .serverVanished
         } else if result == .woken {
-            printError("chime: wait cancelled, closing notification")
+            // notify-send says this and exits 0; chime exits 130, as a program stopped by Ctrl-C does.
+            printError(asNotifySend ? "Wait cancelled, closing notification" : "chime: wait cancelled, closing notification")
             try? client.close(shownID)
             fields.append(("interrupted", .bool(true)))
-            status = .interrupted
+            status = asNotifySend ? .success : .interrupted
         } else {
             fields.append(("timedOut", .bool(true)))
-            printError("chime: stopped waiting after \(limit ?? 0) s without the notification closing")
-            status = .waitTimedOut
+            if asNotifySend {
+                printError("Wait timeout expired")
+                status = .success
+            } else {
+                printError("chime: stopped waiting after \(limit.map { "\($0.components.seconds)" } ?? "0") s without the notification closing")
+                status = .waitTimedOut
+            }
         }
         if options.json { printLine(JSON.object(fields).text) }
         return status
@@ -498,6 +628,20 @@ struct UrgencyArgument: ExpressibleByArgument {
     }
     var defaultValueDescription: String { urgency.name }
     static var allValueStrings: [String] { Urgency.allCases.map(\.name) }
+}
+
+/// Writes `text` and a newline to a descriptor the caller passed (`--id-fd`); a closed or bad one
+/// is skipped, as libnotify does.
+func writeLine(_ text: String, to fd: Int32) {
+    guard fd >= 0 else { return }
+    let line = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < line.count {
+        let written = line[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 { return }
+        offset += written
+    }
 }
 
 /// SIGINT and SIGTERM delivered as a readable file descriptor, so a poll loop can wake on them.

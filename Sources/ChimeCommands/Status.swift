@@ -83,6 +83,7 @@ public struct Status: ParsableCommand {
                 ("hyperlinks", .bool(settings.hyperlinks == .enabled)), ("images", .bool(settings.images == .enabled)),
                 ("persistence", .bool(settings.persistence == .enabled)), ("badge", .bool(false)),
                 ("capabilities", .array(settings.capabilities.map { .string($0.rawValue) })),
+                ("serverNotes", .array(ServerWays.notes(for: settings.server, capabilities: settings.capabilities).map { .string($0) })),
                 ("daemon", .bool(file != nil)),
             ]
             if let file { fields.append(("alarmFile", alarmFileJSON(file))) }
@@ -104,6 +105,11 @@ public struct Status: ParsableCommand {
             print("Body images:    \(word(settings.images))")
             print("Persistence:    \(word(settings.persistence))")
             print("Badges:         no (not on this desktop)")
+            let notes = settings.isAuthorized ? ServerWays.notes(for: settings.server, capabilities: settings.capabilities) : []
+            if !notes.isEmpty {
+                print("This server:")
+                for note in notes { print("  " + note) }
+            }
             if let file, let daemon {
                 print("Daemon:         running (chime \(daemon.version), \(daemon.pending) pending)")
                 for warning in daemon.storeWarnings { print("  " + warning) }

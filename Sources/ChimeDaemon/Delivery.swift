@@ -36,13 +36,17 @@ extension SchedulerDaemon {
         let content: NotificationContent
         let deadline: Instant
         let capabilities: [Capability]
+        /// Sent again with an invisible change, after the server refused it as a duplicate.
+        let varied: Bool
 
-        init(call: PendingCall, occurrence: Occurrence, content: NotificationContent, deadline: Instant, capabilities: [Capability]) {
+        init(call: PendingCall, occurrence: Occurrence, content: NotificationContent, deadline: Instant, capabilities: [Capability],
+             varied: Bool) {
             self.call = call
             self.occurrence = occurrence
             self.content = content
             self.deadline = deadline
             self.capabilities = capabilities
+            self.varied = varied
         }
     }
 
@@ -129,15 +133,15 @@ extension SchedulerDaemon {
         present(occurrence, content: content, capabilities: capabilities)
     }
 
-    func present(_ occurrence: Occurrence, content: NotificationContent, capabilities: [Capability]) {
+    func present(_ occurrence: Occurrence, content: NotificationContent, capabilities: [Capability], varied: Bool = false) {
         let identifier = occurrence.request.identifier
         let previous = (try? store.delivered(identifier: identifier))??.serverID ?? 0
         // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
         let rendered = render(content, for: capabilities, replacesID: previous)
         do {
-            let call = try client.beginNotify(rendered.notification)
+            let call = try client.beginNotify(varied ? rendered.notification.variedInvisibly() : rendered.notification)
             let presentation = Presentation(call: call, occurrence: occurrence, content: content,
-                                            deadline: clock.now() + Self.serverTimeout, capabilities: capabilities)
+                                            deadline: clock.now() + Self.serverTimeout, capabilities: capabilities, varied: varied)
             presenting.append(presentation)
             try call.onCompletion { [weak self, weak presentation] answer in
                 // A call the daemon gave up on (and let go of) has nothing left to answer.
@@ -160,6 +164,13 @@ extension SchedulerDaemon {
                 // The answer comes from the server's own connection: the popup lives as long as it does.
                 let server = (try? answer.get())?.sender ?? ""
                 shown(occurrence, content: presentation.content, serverID: serverID, server: server, capabilities: presentation.capabilities)
+            } catch where NotificationClient.isDuplicateRefusal(error) && !presentation.varied {
+                // Plasma refuses a notification identical to the one it showed within the last
+                // second (two alarms with the same title at the same minute): at once, again, with a
+                // change nobody sees.
+                logger.info("the server refused the alarm as a duplicate of the one before; sending it again",
+                            metadata: ["alarm.id": "\(occurrence.request.identifier)"])
+                present(occurrence, content: presentation.content, capabilities: presentation.capabilities, varied: true)
             } catch let error as NoNotificationServerError {
                 logger.warning("\(error); holding the alarm", metadata: ["alarm.id": "\(occurrence.request.identifier)"])
                 serverPresent = false

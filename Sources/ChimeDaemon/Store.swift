@@ -616,7 +616,10 @@ public final class Store {
             SELECT identifier, next_fire, title, label, time_zone, origin, quarantine,
                    (SELECT min(due) FROM held WHERE held.identifier = pending.identifier),
                    (SELECT 'attempt ' || attempt || ' failed: ' || reason FROM retrying WHERE retrying.identifier = pending.identifier
-                    ORDER BY due LIMIT 1)
+                    ORDER BY due LIMIT 1),
+                   json_extract(request, '$.trigger.kind'), json_extract(request, '$.trigger.rule'),
+                   json_extract(request, '$.trigger.seconds'), json_extract(request, '$.trigger.repeats'),
+                   json_extract(request, '$.content.sound.kind'), json_extract(request, '$.content.sound.value')
             FROM pending \(Self.bySoonest)
             """
         do {
@@ -633,9 +636,21 @@ public final class Store {
                 state = .held
                 note = "no notification server since \(Zone.system().iso8601(since))"
             }
+            // The rule and sound as the request's D-Bus keys have them, read from its stored form.
+            let rule: String = switch row.optionalText(9) {
+            case "interval": (row.integer(12) != 0 ? "every " : "in ") + TimeSpan.seconds(row.integer(11)).description
+            case "calendar": row.optionalText(10) ?? ""
+            default: ""
+            }
+            let sound: String = switch row.optionalText(13) {
+            case nil: ""
+            case "named", "file": row.optionalText(14) ?? ""
+            default: "default"
+            }
             try body(PendingSummary(
                 identifier: row.text(0), nextFire: row.optionalInstant(1), title: row.text(2), label: row.text(3),
-                timeZone: row.optionalText(4), origin: row.integer(5) == 1 ? .file : .commandLine, state: state, note: note))
+                timeZone: row.optionalText(4), origin: row.integer(5) == 1 ? .file : .commandLine, state: state, note: note,
+                rule: rule, sound: sound))
             })
         } catch let error as DatabaseError {
             throw StoreError("read", path: path, error.message, cause: .sqlite(error.code))

@@ -248,3 +248,14 @@ public enum NotificationEvent: Sendable, Hashable {
         }
     }
 }
+
+extension Notification {
+    /// The same notification with a change nobody sees: a zero-width space (U+200B) after the
+    /// body, or after the summary when the body is empty (where an empty body stays empty). Plasma
+    /// compares app name, summary and body to refuse a repeat within a second; this passes it.
+    public func variedInvisibly() -> Notification {
+        var varied = self
+        if body.isEmpty { varied.summary += "\u{200B}" } else { varied.body += "\u{200B}" }
+        return varied
+    }
+}

@@ -52,8 +52,27 @@ public final class NotificationClient {
         }
     }
 
-    /// Shows (or replaces) a notification and returns its id. `Notify`.
+    /// The error KDE Plasma answers to a notification identical (app name, summary and body) to the one
+    /// it accepted less than a second before.
+    public static let excessNotificationGeneration: ErrorName = "org.freedesktop.Notifications.Error.ExcessNotificationGeneration"
+
+    /// Whether `error` is Plasma's refusal of a duplicate, which `Notification.variedInvisibly()` gets past.
+    public static func isDuplicateRefusal(_ error: any Error) -> Bool {
+        (error as? DBusError)?.name == excessNotificationGeneration
+    }
+
+    /// Shows (or replaces) a notification and returns its id. `Notify`. A server that refuses it as
+    /// a duplicate of the one before (Plasma, within a second) gets it once more with a change the
+    /// user cannot see: the user asked for two notifications, so they get two.
     public func notify(_ notification: Notification) throws -> UInt32 {
+        do {
+            return try notifyOnce(notification)
+        } catch where Self.isDuplicateRefusal(error) {
+            return try notifyOnce(notification.variedInvisibly())
+        }
+    }
+
+    private func notifyOnce(_ notification: Notification) throws -> UInt32 {
         let reply = try call("Notify", notification.arguments)
         guard let id = reply.first?.uint32Value else {
             throw DBusError(name: .invalidSignature, message: "Notify replied with '\(reply.map(\.signature).joined())' instead of 'u'")

@@ -9,8 +9,13 @@ import Glibc
 /// one line to show.
 public struct NotifySendSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
+    /// What notify-send itself prints for the same mistake (chime's own words say more).
+    public var notifySendMessage: String
     public var description: String { message }
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, notifySend: String? = nil) {
+        self.message = message
+        self.notifySendMessage = notifySend ?? message
+    }
 }
 
 /// Parsers for notify-send's `-h TYPE:NAME:VALUE`, `-A [NAME=]TEXT` and body escapes.
@@ -19,7 +24,7 @@ public enum NotifySendSyntax {
     public static let hintTypes = ["boolean", "int", "double", "string", "byte", "variant"]
 
     /// Parses `TYPE:NAME:VALUE` as notify-send does: the type ignores case;
-    /// `int` and `double` must start with a digit; `byte` must be 0-255;
+    /// `int` and `double` must start with a digit; `byte` must be 0-255 (`0x` hexadecimal);
     /// `boolean` is true for `true` or a non-zero number; `variant` is
     /// GVariant text (`"('a', <1>)"`, `@as []`, `uint32 7`).
     /// `string:NAME:` with nothing after the second colon: a hint notify-send does not send.
@@ -31,11 +36,13 @@ public enum NotifySendSyntax {
     public static func hint(_ argument: String) throws(NotifySendSyntaxError) -> Hint {
         let parts = argument.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 else {
-            throw NotifySendSyntaxError("invalid hint \"\(argument)\": use TYPE:NAME:VALUE")
+            throw NotifySendSyntaxError("invalid hint \"\(argument)\": use TYPE:NAME:VALUE",
+                                        notifySend: "Invalid hint syntax specified. Use TYPE:NAME:VALUE.")
         }
         let (type, name, text) = (parts[0].lowercased(), parts[1], parts[2])
         func unparsable() -> NotifySendSyntaxError {
-            NotifySendSyntaxError("value \"\(text)\" of hint \"\(name)\" could not be parsed as type \"\(parts[0])\"")
+            NotifySendSyntaxError("value \"\(text)\" of hint \"\(name)\" could not be parsed as type \"\(parts[0])\"",
+                                  notifySend: "Value \"\(text)\" of hint \"\(name)\" could not be parsed as type \"\(parts[0])\".")
         }
         let startsWithDigit = text.utf8.first.map { (0x30...0x39).contains($0) } ?? false
         switch type {
@@ -48,7 +55,8 @@ public enum NotifySendSyntax {
             guard startsWithDigit else { throw unparsable() }
             return .init(name: name, value: .double(strtod(text, nil)))
         case "byte":
-            let number = Int32(truncatingIfNeeded: asciiStrtoull(text))
+            // libnotify 0.8.7 reads "0x11" as hexadecimal (only a lower-case "0x" prefix).
+            let number = Int32(truncatingIfNeeded: asciiStrtoull(text, base: text.hasPrefix("0x") ? 16 : 10))
             guard (0...255).contains(number) else { throw unparsable() }
             return .init(name: name, value: .byte(UInt8(number)))
         case "boolean":
@@ -58,11 +66,13 @@ public enum NotifySendSyntax {
             do {
                 return .init(name: name, value: try GVariantText.parse(text))
             } catch {
-                throw NotifySendSyntaxError("value \"\(text)\" of hint \"\(name)\" is not GVariant text: \(error.message)")
+                throw NotifySendSyntaxError("value \"\(text)\" of hint \"\(name)\" is not GVariant text: \(error.message)",
+                                            notifySend: "Value \"\(text)\" of hint \"\(name)\" could not be parsed as type \"\(parts[0])\".")
             }
         default:
             throw NotifySendSyntaxError(
-                "invalid hint type \"\(parts[0])\": use one of \(hintTypes.joined(separator: ", "))")
+                "invalid hint type \"\(parts[0])\": use one of \(hintTypes.joined(separator: ", "))",
+                notifySend: "Invalid hint type \"\(parts[0])\". Valid types are int, double, string and byte.")
         }
     }
 
@@ -145,7 +155,7 @@ public enum NotifySendSyntax {
     /// `g_ascii_strtoull(text, NULL, 10)`: leading space, an optional sign
     /// (a minus negates modulo 2^64), decimal digits; saturates on overflow;
     /// 0 when there are no digits.
-    static func asciiStrtoull(_ text: String) -> UInt64 {
+    static func asciiStrtoull(_ text: String, base: UInt64 = 10) -> UInt64 {
         var bytes = text.utf8[...]
         while let b = bytes.first, b == 0x20 || (0x09...0x0D).contains(b) { bytes = bytes.dropFirst() }
         var negative = false
@@ -153,14 +163,30 @@ public enum NotifySendSyntax {
             negative = sign == UInt8(ascii: "-")
             bytes = bytes.dropFirst()
         }
+        func digitValue(_ b: UInt8) -> UInt64 {
+            switch b {
+            case 0x30...0x39: UInt64(b - 0x30)
+            case 0x61...0x66: UInt64(b - 0x61 + 10)
+            case 0x41...0x46: UInt64(b - 0x41 + 10)
+            default: 99
+            }
+        }
+        // Base 16 skips a "0x" or "0X" (as g_ascii_strtoull does) when a digit follows it.
+        if base == 16, bytes.count > 2, bytes.first == UInt8(ascii: "0"),
+            bytes.dropFirst().first.map({ $0 | 0x20 == UInt8(ascii: "x") }) == true,
+            bytes.dropFirst(2).first.map({ digitValue($0) < 16 }) == true
+        {
+            bytes = bytes.dropFirst(2)
+        }
         var value: UInt64 = 0
         var overflow = false
         var sawDigit = false
         for b in bytes {
-            guard (0x30...0x39).contains(b) else { break }
+            let digit = digitValue(b)
+            guard digit < base else { break }
             sawDigit = true
-            let (times, o1) = value.multipliedReportingOverflow(by: 10)
-            let (plus, o2) = times.addingReportingOverflow(UInt64(b - 0x30))
+            let (times, o1) = value.multipliedReportingOverflow(by: base)
+            let (plus, o2) = times.addingReportingOverflow(digit)
             if o1 || o2 { overflow = true }
             value = plus
         }

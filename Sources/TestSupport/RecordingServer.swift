@@ -57,6 +57,9 @@ public final class RecordingServer: @unchecked Sendable {
         case delay(milliseconds: Int)
         /// It leaves the bus (closes its connection) when it receives Notify, without answering.
         case exitOnNotify
+        /// As KDE Plasma does: a Notify with the same app name, summary and body as the one it showed
+        /// less than a second before is answered `ExcessNotificationGeneration`.
+        case refusesRepeats
     }
 
     private let lock = NSLock()
@@ -167,6 +170,7 @@ public final class RecordingServer: @unchecked Sendable {
             return
         }
         var nextID: UInt32 = 1
+        var lastShown: ([String], ContinuousClock.Instant)? = nil
         var quit = false
         var pendingSignals: [(MemberName, [Value])] = []
         var delayed: [(due: ContinuousClock.Instant, message: Message, id: UInt32)] = []
@@ -200,6 +204,15 @@ public final class RecordingServer: @unchecked Sendable {
                         if fault == .neverReply || fault == .hangsOnEverything {
                             self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
                             throw ReplyLater()
+                        }
+                        if fault == .refusesRepeats {
+                            let key = [0, 3, 4].map { call.arguments[$0].stringValue ?? "" }
+                            if let (previous, at) = lastShown, previous == key, ContinuousClock.now - at < .seconds(1) {
+                                self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
+                                throw DBusError(name: "org.freedesktop.Notifications.Error.ExcessNotificationGeneration",
+                                                message: "Created too many similar notifications in quick succession")
+                            }
+                            lastShown = (key, ContinuousClock.now)
                         }
                         let replaces = call.arguments[1].uint32Value ?? 0
                         let id: UInt32

@@ -332,6 +332,39 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     // MARK: - Normalized form
 
+    /// The short form chime's rules are written in, where the expression has one (`16:35 mon-fri`,
+    /// `08:00`, `07:30 sat,sun`, `2026-12-24 18:00`); the full form (`description`) otherwise.
+    /// Parsing the short form gives this expression back.
+    public var shortDescription: String {
+        func single(_ chain: [Component]?) -> Int? {
+            guard let chain, chain.count == 1, chain[0].stop == nil, chain[0].repeatEvery == 0 else { return nil }
+            return chain[0].start
+        }
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        guard timeZone == nil, !daysFromEnd, let hour = single(hours), let minute = single(minutes), single(seconds) == 0 else {
+            return description
+        }
+        let time = "\(two(hour)):\(two(minute))"
+        if years == nil, months == nil, days == nil {
+            guard let weekdays else { return time }
+            let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+            var runs: [String] = []
+            var i = 0
+            while i < 7 {
+                guard weekdays & (1 << i) != 0 else { i += 1; continue }
+                var j = i
+                while j + 1 < 7, weekdays & (1 << (j + 1)) != 0 { j += 1 }
+                runs.append(j - i >= 2 ? "\(names[i])-\(names[j])" : (i...j).map { names[$0] }.joined(separator: ","))
+                i = j + 1
+            }
+            return time + " " + runs.joined(separator: ",")
+        }
+        if weekdays == nil, let year = single(years), let month = single(months), let day = single(days) {
+            return "\(year)-\(two(month))-\(two(day)) \(time)"
+        }
+        return description
+    }
+
     /// The expression written out in full, as `systemd-analyze calendar` normalizes it.
     public var description: String {
         var out = ""
@@ -604,9 +637,11 @@ private struct Parser {
                 guard every > 0 else { throw fail("a repetition must be at least 1", from: repeatStart) }
                 component.repeatEvery = every
             }
-            if let stop = component.stop, component.repeatEvery > 0 {
-                // As systemd does: the range ends on a repetition.
+            if let stop = component.stop, component.repeatEvery > 0, stop >= component.start {
+                // As systemd does: the range ends on a repetition, and a range holding one value
+                // (`5..5`, `10..12/5`) is that value.
                 component.stop = stop - (stop - component.start) % component.repeatEvery
+                if component.stop == component.start { (component.stop, component.repeatEvery) = (nil, 0) }
             }
             components.append(component)
             guard current == Self.comma else { break }

@@ -21,8 +21,6 @@ import TestSupport
         ["--expire-time=250", "Long form"],
         ["-a", "my-app", "App"],
         ["--app-name", "", "Empty app"],
-        ["-i", "dialog-information", "Icon"],
-        ["-i", "/usr/share/icons/x.png", "Icon path"],
         ["-c", "email.arrived,im.received", "Categories"],
         ["-c", "", "Empty category"],
         ["-e", "Transient"],
@@ -34,7 +32,7 @@ import TestSupport
         ["-h", "string:category:from-hint", "-c", "from-option", "Hint beats option"],
         ["-h", "byte:urgency:0", "-u", "critical", "Hint beats urgency"],
         ["-r", "12", "Replace"],
-        ["-e", "-u", "low", "-t", "1200", "-i", "alarm", "-c", "x", "--", "-dash summary", "-dash body"],
+        ["-e", "-u", "low", "-t", "1200", "-a", "alarm", "-c", "x", "--", "-dash summary", "-dash body"],
         // Differences a comparison of 60 command lines found (issue 14):
         ["-r", "-1", "Replace minus one"],
         ["-t", "-5", "Minus five"],
@@ -45,7 +43,106 @@ import TestSupport
         ["-h", "string:category:", "-c", "kept", "An empty string hint sets nothing"],
         ["-h", "string:x-tag:first", "-h", "string:x-tag:", "An empty string hint leaves an earlier one"],
         ["-r", "2147483647", "Largest replace id"],
+        // More of what scripts write (issue 14 asks for 100 command lines on the wire).
+        ["-u", "Low", "Mixed-case urgency"],
+        ["-u", "NORMAL", "Upper-case urgency"],
+        ["--urgency", "critical", "Separate long value"],
+        ["-t", "1", "One millisecond"],
+        ["-t", "2147483647", "Largest expire time"],
+        ["-t", "-2147483648", "Smallest expire time"],
+        ["--expire-time", "100", "Long form, separate value"],
+        ["-a", "Ünïcödé app", "Unicode app name"],
+        ["--app-name=x y", "App name with a space"],
+        ["-c", "a,b,c", "Three categories"],
+        ["--category=device.added", "Long category"],
+        ["--transient", "Long transient"],
+        ["-e", "-e", "Transient twice"],
+        ["-h", "int:n:0", "Int zero"],
+        ["-h", "int:n:42", "Int"],
+        ["-h", "int:n:2147483648", "Int that wraps"],
+        ["-h", "int:n:7abc", "Int with trailing letters"],
+        ["-h", "double:d:3.14", "Double"],
+        ["-h", "double:d:0", "Double zero"],
+        ["-h", "double:d:1e-3", "Double with exponent"],
+        ["-h", "byte:b:0", "Byte zero"],
+        ["-h", "byte:b:255", "Largest byte"],
+        ["-h", "byte:b:12x", "Byte with trailing letter"],
+        ["-h", "boolean:b:TRUE", "Upper-case true"],
+        ["-h", "boolean:b:false", "False"],
+        ["-h", "boolean:b:0", "Boolean zero"],
+        ["-h", "boolean:b:1", "Boolean one"],
+        ["-h", "boolean:b:yes", "Boolean yes is false"],
+        ["-h", "STRING:s:upper type", "Upper-case type"],
+        ["-h", "string:s:a:b:c", "String with colons"],
+        ["-h", "string:s:ünï ✓", "Unicode string hint"],
+        ["-h", "string:desktop-entry:org.example.App", "Desktop entry"],
+        ["-h", "string:sound-name:message-new-instant", "Sound name"],
+        ["-h", "string:sound-file:/usr/share/sounds/x.oga", "Sound file"],
+        ["-h", "boolean:suppress-sound:true", "Suppress sound"],
+        ["-h", "boolean:resident:true", "Resident"],
+        ["-h", "int:x:100", "-h", "int:y:200", "Position"],
+        ["-h", "variant:v:<'x'>", "Variant holding a string"],
+        ["-h", "variant:v:uint32 7", "Variant uint32"],
+        ["-h", "variant:v:int64 -5", "Variant int64"],
+        ["-h", "variant:v:true", "Variant boolean"],
+        ["-h", "variant:v:@ay []", "Variant empty byte array"],
+        ["-h", "variant:v:[1, 2, 3]", "Variant int array"],
+        ["-h", "variant:v:('x', 1, true)", "Variant tuple of three"],
+        ["-h", "variant:v:{'a': <'b'>}", "Variant dict of variants"],
+        ["-h", "variant:v:3.5", "Variant double"],
+        ["-h", "variant:v:'quoted'", "Variant string"],
+        ["-h", "string:s:one", "-h", "string:s:two", "A later hint replaces an earlier one"],
+        ["Summary", ""],
+        ["Escapes", #"bell\a form\f vertical\v octal\101 unknown\q"#],
+        ["Escapes", #"carriage\rreturn and a trailing backslash\"#],
+        ["Multi\nline summary", "body"],
+        ["Markup <b>summary</b>", "<i>body</i> <a href=\"https://example.org\">link</a>"],
+        ["Tabs\tin summary", "and\tbody"],
+        [String(repeating: "long ", count: 200), String(repeating: "body ", count: 400)],
+        ["-r", "0", "Replace zero"],
+        ["-r", "1", "Replace one"],
+        ["--replace-id=5", "Replace, long form"],
+        ["Summary", "-t", "100", "Options after the summary"],
+        ["--", "-t", "Double dash makes an option a summary"],
+        ["-u", "low", "-u", "critical", "The last urgency wins"],
+        ["-t", "100", "-t", "200", "The last expire time wins"],
+        ["-a", "first", "-a", "second", "The last app name wins"],
+        ["-c", "first", "-c", "second", "The last category wins"],
+        ["-eu", "low", "Cluster of a flag and a value option"],
+        ["-pe", "Cluster of two flags"],
+        ["--print-id", "--transient", "Long flags"],
+        ["-h", "double:d:2.50000", "Double with trailing zeros"],
     ]
+
+    /// notify-send's newer behaviour chime follows where Debian's 0.8.1 differs (README, "notify-send"):
+    /// `-i` is an image hint (image-path for spec 1.2 servers) instead of the app icon, and a byte
+    /// hint reads "0x11" as hexadecimal.
+    static let newerCases: [(arguments: [String], reference: [String])] = [
+        (["-i", "dialog-information", "Icon as image"], ["-h", "string:image-path:dialog-information", "Icon as image"]),
+        (["-i", "/usr/share/icons/x.png", "Icon path as image"], ["-h", "string:image-path:/usr/share/icons/x.png", "Icon path as image"]),
+        (["-h", "byte:b:0x11", "Hexadecimal byte"], ["-h", "byte:b:17", "Hexadecimal byte"]),
+        (["-h", "byte:b:0xff", "Largest hexadecimal byte"], ["-h", "byte:b:255", "Largest hexadecimal byte"]),
+        (["-n", "app-icon-name", "App icon"], ["-i", "app-icon-name", "App icon"]),
+        (["--app-icon=/tmp/app.png", "App icon path"], ["-i", "/tmp/app.png", "App icon path"]),
+        (["-n", "app", "-i", "image", "Both"], ["-i", "app", "-h", "string:image-path:image", "Both"]),
+    ]
+
+    /// chime following libnotify 0.8.7 sends what Debian's notify-send sends for the equivalent older
+    /// command line.
+    @Test(arguments: newerCases.map { [$0.arguments, $0.reference] })
+    func newerBehaviourOnTheWire(_ pair: [[String]]) throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop() }
+        let reference = try runProgram("/usr/bin/notify-send", pair[1].map { Array($0.utf8) }, environment: bus.environment())
+        try #require(reference.status == 0, "notify-send failed: \(reference.stderr)")
+        let ours = try runChime(["notify"] + pair[0], environment: bus.environment())
+        #expect(ours.status == 0, "\(ours.stderr)")
+        let calls = recorder.waitForCalls(2)
+        try #require(calls.count == 2)
+        expectSameCall(calls[0], calls[1], appNameMatters: false)
+    }
 
     /// Where notify-send refuses, chime refuses with the same words (and its own usage status).
     @Test(arguments: [[""], ["", "Body"], ["--expire-time=", "Summary"], ["--replace-id=", "Summary"]])

@@ -95,3 +95,29 @@ import TestSupport
         #expect(rendered.droppedActions.isEmpty == !actions.isEmpty)
     }
 }
+
+/// What `chime status` says of each server's ways.
+@Suite struct ServerWaysTests {
+    @Test func gnomeShellsWaysAreSaid() {
+        let gnome = ServerInformation(name: "gnome-shell", vendor: "GNOME", version: "43.9", specVersion: "1.2")
+        let notes = ServerWays.notes(for: gnome, capabilities: ["actions", "body", "body-markup", "icon-static", "persistence", "sound"])
+        #expect(notes.contains { $0.hasPrefix("ignores expire times") })
+        #expect(notes.contains { $0.contains("--wait-timeout") })
+        #expect(!notes.contains { $0.hasPrefix("no buttons") })
+    }
+
+    @Test func theTwoNotificationDaemonsAreToldApartByVendor() {
+        let caps: [Capability] = ["actions", "body"]
+        let gnome = ServerWays.notes(for: ServerInformation(name: "Notification Daemon", vendor: "GNOME", version: "3.20.0", specVersion: "1.2"), capabilities: caps)
+        let mate = ServerWays.notes(for: ServerInformation(name: "Notification Daemon", vendor: "MATE", version: "1.26.0", specVersion: "1.1"), capabilities: caps)
+        #expect(gnome == ["ignores expire times: chime closes an alarm itself when its --expire passes"])
+        #expect(mate == ["keeps critical popups up: chime closes an alarm when its --expire passes"])
+    }
+
+    @Test func anUnknownServerGetsWhatItsCapabilitiesSay() {
+        let notes = ServerWays.notes(for: ServerInformation(name: "someday-notifyd", vendor: "x", version: "1", specVersion: "1.2"),
+                                     capabilities: ["body"])
+        #expect(notes == ["no buttons: alarms show without Snooze and Dismiss (chime cancel ID stops one)"])
+        #expect(ServerWays.notes(for: nil, capabilities: ["actions"]).isEmpty)
+    }
+}

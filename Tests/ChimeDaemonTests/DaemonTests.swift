@@ -108,7 +108,8 @@ import Timekeeping
         usleep(2_000_000)
         // Listed as held, since when, not as "never".
         let list = try runChime(["list"], environment: bus.environment())
-        #expect(list.stdout.hasPrefix("late  held  Late one  held: no notification server since "), "\(list.stdout)")
+        #expect(list.stdout.hasPrefix("late  held  Late one  (in 1s, no sound, command line)  held: no notification server since "),
+                "\(list.stdout)")
         let recorder = try RecordingServer(address: bus.address)
         defer { recorder.stop() }
         let calls = recorder.waitForCalls(1, timeout: 5)
@@ -147,6 +148,43 @@ import Timekeeping
         let unusable = try runChime(["daemon", "--state-dir", "/dev/null/chime"], environment: bus.environment())
         #expect(unusable.status == 71)
         #expect(unusable.stderr.hasPrefix("chime: cannot open the state: cannot create the directory /dev/null/chime"))
+    }
+
+    /// `chime list` shows each alarm's rule as it was written, its sound and where it comes from;
+    /// `chime show` everything about one; an unknown identifier is exit 6.
+    @Test func listAndShowSayRuleSoundAndOrigin() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let env = bus.environment()
+        for arguments in [["in", "1h", "Tea", "--id", "tea"],
+                          ["at", "16:35", "--days", "mon-fri", "--label", "school", "--sound", "bell", "--id", "homeroom", "Homeroom", "Check"],
+                          ["at", "*:0/15", "--id", "quarter", "Quarter"]] {
+            let added = try runChime(arguments, environment: env)
+            try #require(added.status == 0, "\(added.stderr)")
+        }
+        let lines = try runChime(["list"], environment: env).stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("tea  ") && $0.hasSuffix("  Tea  (in 1h, no sound, command line)") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("homeroom  ") && $0.hasSuffix("  Homeroom [school]  (16:35 mon-fri, sound bell, command line)") },
+                "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("quarter  ") && $0.hasSuffix("  Quarter  (*-*-* *:00/15:00, no sound, command line)") }, "\(lines)")
+        let json = try runChime(["list", "--json"], environment: env).stdout
+        #expect(json.contains(#""id":"homeroom","title":"Homeroom","label":"school","nextFire":"#))
+        #expect(json.contains(#""rule":"16:35 mon-fri","sound":"bell","origin":"command-line""#))
+
+        let show = try runChime(["show", "homeroom"], environment: env)
+        #expect(show.status == 0)
+        for line in ["id:           homeroom", "body:         Check", "label:        school",
+                     "rule:         16:35 mon-fri (Mon..Fri *-*-* 16:35:00)", "sound:        bell", "urgency:      critical",
+                     "actions:      snooze=Snooze, dismiss=Dismiss", "snooze:       10m", "origin:       command line",
+                     "state:        scheduled"] {
+            #expect(show.stdout.contains(line + "\n"), "\(line) in \(show.stdout)")
+        }
+        let showJSON = try runChime(["show", "--json", "tea"], environment: env)
+        #expect(showJSON.stdout.hasPrefix(#"{"id":"tea","title":"Tea","#))
+        #expect(showJSON.stdout.contains(#""rule":"in 1h""#))
+        let unknown = try runChime(["show", "nope"], environment: env)
+        #expect(unknown.status == 6)
+        #expect(unknown.stderr == "chime: no pending alarm \"nope\"; see chime list\n")
     }
 
     @Test func withoutADaemonTheCLISaysHowToStartOne() throws {
@@ -391,7 +429,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(calls.map(\.summary) == ["control"])
         #expect(daemon.isRunning)
         let list = try runChime(["list"], environment: bus.environment())
-        #expect(list.stdout.contains("victim  never  victim  QUARANTINED: the daemon crashed twice while firing it"))
+        #expect(list.stdout.contains("victim  never  victim  (in 1s, no sound, command line)  QUARANTINED: the daemon crashed twice while firing it"))
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("Quarantined:    1 alarm kept but not fired"))
         #expect(try runChime(["cancel", "victim"], environment: bus.environment()).status == 0)

@@ -55,6 +55,42 @@ import Timekeeping
         #expect(try center().missedOccurrences().isEmpty)
     }
 
+    /// Plasma refuses a notification identical to the one it showed less than a second before:
+    /// two alarms with the same title at the same time both show, at once, neither retried later.
+    @Test func twoAlarmsAlikeBothShowOnAServerThatRefusesRepeats() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        recorder.fault = .refusesRepeats
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let due = WallClock.system.now() + .seconds(1)
+        try add("Stand up", at: due)
+        try add("Stand up", at: due)
+        #expect(try waitUntil(4) { recorder.calls.count == 2 })
+        #expect(recorder.refusedCalls.count == 1)
+        let shown = recorder.calls
+        try #require(shown.count == 2)
+        // The second differs only by a zero-width space, which nobody sees.
+        func seen(_ call: RecordingServer.Call) -> String { (call.summary + "|" + call.body).replacingOccurrences(of: "\u{200B}", with: "") }
+        #expect(seen(shown[0]) == seen(shown[1]))
+        #expect(shown[0].summary + shown[0].body != shown[1].summary + shown[1].body)
+        #expect(shown[1].receivedAt.timeIntervalSince(shown[0].receivedAt) < 0.5)
+        #expect(try center().pendingSummaries().isEmpty)
+    }
+
+    /// The same for `chime notify` run twice: both shown, as the user asked.
+    @Test func notifyTwiceShowsTwiceOnAServerThatRefusesRepeats() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        recorder.fault = .refusesRepeats
+        defer { recorder.stop(); bus.stop() }
+        for _ in 0..<2 {
+            let result = try runChime(["notify", "Build done", "all green"], environment: bus.environment())
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(recorder.calls.count == 2)
+        #expect(recorder.refusedCalls.count == 1)
+        #expect(recorder.calls.map(\.body) == ["all green", "all green\u{200B}"])
+    }
+
     @Test func aHungServerMakesNoClientWaitAndLosesNothing() throws {
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)

@@ -60,7 +60,7 @@ import Timekeeping
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let record = scratch.appendingPathComponent("played")
         let player = bin.appendingPathComponent("paplay")
-        try "#!/bin/sh\necho \"$$ $*\" > '\(record.path)'\nexec sleep 60\n".write(to: player, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\necho \"$$ $*\" > '\(record.path)'\nexec /bin/sleep 60\n".write(to: player, atomically: true, encoding: .utf8)
         chmod(player.path, 0o755)
         let sounds = scratch.appendingPathComponent("share/sounds/freedesktop/stereo")
         try FileManager.default.createDirectory(at: sounds, withIntermediateDirectories: true)
@@ -69,7 +69,8 @@ import Timekeeping
         let recorder = try RecordingServer(address: bus.address, capabilities: ["body", "actions"])
         let daemon = try DaemonProcess(
             bus: bus, stateDirectory: state, arguments: ["--player-time-limit", "1s"],
-            environment: ["PATH": "\(bin.path):/usr/bin:/bin", "XDG_DATA_DIRS": scratch.appendingPathComponent("share").path])
+            // Only the stand-in on PATH: a machine with a player chime prefers (pw-play) must not win.
+            environment: ["PATH": bin.path, "XDG_DATA_DIRS": scratch.appendingPathComponent("share").path])
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         let settings = try center().notificationSettings()
         #expect(settings.sound == .localPlayer(name: "paplay", path: player.path))

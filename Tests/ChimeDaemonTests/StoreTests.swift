@@ -108,7 +108,8 @@ import Timekeeping
         #expect(store.warnings.isEmpty)
         #expect(try store.request(withIdentifier: "a") == a)
         #expect(try store.origin(of: "a") == .commandLine)
-        #expect(try store.pendingSummaries() == [PendingSummary(identifier: "a", nextFire: 5, title: "a", label: "old", timeZone: "UTC")])
+        #expect(try store.pendingSummaries() == [PendingSummary(identifier: "a", nextFire: 5, title: "a", label: "old", timeZone: "UTC",
+                                                                rule: "Mon..Fri *-*-* 16:35:00")])
         #expect(try store.fileDefinitions().isEmpty)
         try store.add(try request("f"), nextFire: Instant(nanosecondsSinceEpoch: 6_000_000_000), origin: .file)
         try store.setFileDefinition("f", "enabled {}")
@@ -172,7 +173,8 @@ import Timekeeping
         // The listing says where each came from, and what holds it.
         #expect(try store.pendingSummaries() == [PendingSummary(identifier: "file", nextFire: 6, title: "file", label: "",
                                                                 timeZone: "UTC", origin: .file, state: .held,
-                                                                note: "no notification server since \(Zone.system().iso8601(Instant(seconds: 2)))")])
+                                                                note: "no notification server since \(Zone.system().iso8601(Instant(seconds: 2)))",
+                                                                rule: "Mon..Fri *-*-* 16:35:00")])
     }
 
     @Test func aStoreFromANewerChimeIsAClearErrorAndLeftAlone() throws {

@@ -195,9 +195,25 @@ import TestSupport
         ("Sat,Sun 10:00 UTC", "Sat,Sun *-*-* 10:00:00 UTC"),
         ("2026-12-24 18:00 Europe/Berlin", "2026-12-24 18:00:00 Europe/Berlin"),
         ("12-24", "*-12-24 00:00:00"),
+        // Degenerate ranges, accepted and normalized as systemd-analyze does (issue 14).
+        ("*-*-5..5 07:00", "*-*-05 07:00:00"),
+        ("*:10..12/5", "*-*-* *:10:00"),
+        ("*-*-5..5/3 07:00", "*-*-05 07:00:00"),
+        ("*:10..12/1", "*-*-* *:10..12:00"),
     ])
     func normalizedForms(_ text: String, _ normalized: String) throws {
         #expect(try CalendarExpression(parsing: text).description == normalized)
+    }
+
+    /// The degenerate ranges a user met, normalized exactly as systemd-analyze normalizes them.
+    @Test(arguments: ["*-*-5..5 07:00", "*:10..12/5", "*-*-5..5/3 07:00", "*:10..12/1", "Mon..Mon 08:00"])
+    func degenerateRangesAsSystemd(_ text: String) throws {
+        let result = try runProgram("/usr/bin/systemd-analyze", ["calendar", text].map { Array($0.utf8) },
+                                    environment: ["PATH": "/usr/bin:/bin", "LANG": "C", "TZ": "UTC"])
+        try #require(result.status == 0, "\(result.stderr)")
+        let line = result.stdout.split(separator: "\n").first { $0.contains("Normalized form:") }
+        let theirs = try #require(line.map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) })
+        #expect(try CalendarExpression(parsing: text).description == theirs)
     }
 
     @Test(arguments: [

@@ -98,3 +98,25 @@ import TestSupport
         }
     }
 }
+
+/// `chime list` shows a calendar rule in chime's short form, which reads back as the same rule.
+@Suite struct ShortRuleTextTests {
+    @Test(arguments: [
+        ("16:35 mon-fri", "16:35 mon-fri"), ("08:00", "08:00"), ("07:30 sat,sun", "07:30 sat,sun"),
+        ("2026-12-24 18:00", "2026-12-24 18:00"), ("weekdays 08:00", "08:00 mon-fri"), ("09:00 mon,wed,fri", "09:00 mon,wed,fri"),
+        ("Mon..Thu,Sat *-*-* 06:05:00", "06:05 mon-thu,sat"), ("*:0/15", "*-*-* *:00/15:00"), ("16:35:30", "*-*-* 16:35:30"),
+        ("Sat *-*-1..7 10:00", "Sat *-*-01..07 10:00:00"),
+    ])
+    func shortFormReadsBack(_ text: String, _ short: String) throws {
+        guard case .calendar(let expression) = try Rule(parsing: text) else {
+            Issue.record("\(text) is not a calendar rule")
+            return
+        }
+        #expect(expression.shortDescription == short)
+        guard case .calendar(let again) = try Rule(parsing: expression.shortDescription) else {
+            Issue.record("\(short) is not a calendar rule")
+            return
+        }
+        #expect(again == expression)
+    }
+}
