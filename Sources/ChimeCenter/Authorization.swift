@@ -114,3 +114,53 @@ public func requestAuthorization(options: AuthorizationOptions, connection: Conn
     if options.contains(.badge) { granted = false }
     return (granted, settings)
 }
+
+/// The file a freedesktop sound-theme name stands for (`bell` →
+/// `/usr/share/sounds/freedesktop/stereo/bell.oga`), searched in `$XDG_DATA_DIRS`.
+public func soundThemeFile(named name: String) -> String? {
+    guard !name.contains(Character("/")), !name.isEmpty else { return nil }
+    let dataDirectories = getenv("XDG_DATA_DIRS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        ?? "/usr/local/share:/usr/share"
+    for directory in dataDirectories.split(separator: ":") {
+        for theme in ["freedesktop"] {
+            for ext in ["oga", "ogg", "wav"] {
+                let candidate = "\(directory)/sounds/\(theme)/stereo/\(name).\(ext)"
+                if access(candidate, R_OK) == 0 { return candidate }
+            }
+        }
+    }
+    return nil
+}
+
+/// The argument vector that plays `sound` with `player` (name and path), or nil
+/// when that player cannot play it (no file for a theme name, aplay and a non-WAV file).
+public func playerArguments(player: (name: String, path: String), sound: String, isFile: Bool) -> [String]? {
+    if player.name == "canberra-gtk-play" {
+        return isFile ? [player.path, "-f", sound] : [player.path, "-i", sound]
+    }
+    guard let file = isFile ? sound : soundThemeFile(named: sound) else { return nil }
+    if player.name == "aplay", !file.hasSuffix(".wav") { return nil }
+    return [player.path, file]
+}
+
+extension Sound {
+    /// Why nothing here can play this sound with `settings`, or nil when something can: the server
+    /// plays it, or the local player finds it (a theme name needs its file for all but canberra-gtk-play;
+    /// aplay plays only WAV).
+    public func whyUnplayable(with sound: SoundSetting) -> String? {
+        let (name, isFile): (String, Bool) = switch self {
+        case .default: (Sound.defaultName, false)
+        case .named(let name): (name, false)
+        case .file(let path): (path, true)
+        }
+        switch sound {
+        case .byServer: return nil
+        case .notSupported:
+            return "the notification server plays no sounds and no player was found (\(soundPlayers.joined(separator: ", ")))"
+        case .localPlayer(let player, let path):
+            if playerArguments(player: (player, path), sound: name, isFile: isFile) != nil { return nil }
+            if player == "aplay", isFile || soundThemeFile(named: name) != nil { return "aplay, the only player here, plays WAV files only" }
+            return "the server plays no sounds, and \(player) needs a file: no \(name).oga, .ogg or .wav in a sounds/freedesktop/stereo directory of $XDG_DATA_DIRS"
+        }
+    }
+}

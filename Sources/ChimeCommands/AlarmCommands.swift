@@ -162,7 +162,17 @@ struct AlarmOptions: ParsableArguments {
         } else {
             printLine("\(added.identifier): \(Next.iso8601(added.nextFire, in: request.trigger.zone))")
         }
+        warnIfUnplayable(request.content.sound, center: center)
     }
+}
+
+/// Says, after the alarm is set, when nothing here can play its sound (the alarm stays: it will be
+/// silent, or a server or player installed later plays it).
+func warnIfUnplayable(_ sound: Sound?, center: UserNotificationCenter) {
+    guard let sound, let settings = try? center.notificationSettings(), settings.isAuthorized,
+        let why = sound.whyUnplayable(with: settings.sound)
+    else { return }
+    printError("chime: warning: nothing here can play this alarm's sound: \(why); the alarm is set, and silent until that changes")
 }
 
 /// `chime in 5m TITLE [BODY]`: an egg timer.
@@ -171,7 +181,14 @@ public struct In: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "in",
         abstract: "Set a timer: chime in 5m \"Wait!\" \"Your eggs are almost done!\"",
-        discussion: "DURATION is a number with a unit: 90s, 5m, 1h30m, 2d (s, m, h, d, w). Needs `chime daemon` running.")
+        discussion: """
+            DURATION is a number with a unit: 90s, 5m, 1h30m, 2d (s, m, h, d, w). Needs `chime daemon` running.
+
+            Examples:
+              chime in 5m "Eggs" "Take them off the heat"
+              chime in 1h30m --sound bell --snooze 5m "Laundry"
+              chime in 25m --id pomodoro --expire 1m "Break"
+            """)
 
     @Argument(help: "How long from now.")
     var duration: String
@@ -190,7 +207,16 @@ public struct At: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "at",
         abstract: "Set an alarm: chime at 16:35 --days mon-fri \"Homeroom\" \"Check the guidance list\"",
-        discussion: "RULE is any rule `chime next` accepts (see `chime next --help`). Needs `chime daemon` running.")
+        discussion: """
+            RULE is any rule `chime next` accepts (see `chime next --help`). --days adds days to a time: \
+            `16:35 --days mon-fri` is the rule "16:35 mon-fri". Needs `chime daemon` running.
+
+            Examples:
+              chime at 16:35 --days mon-fri --label school "Homeroom" "Check the guidance list"
+              chime at "2026-12-24 18:00" --tz Europe/Berlin "Presents"
+              chime at "*:0/15" "Quarter hour"
+              chime at 07:00 --days weekdays --sound bell --snooze 9m "Get up"
+            """)
 
     @Argument(help: "When: 16:35, \"2026-12-24 18:00\", \"Mon..Fri *-*-* 16:35\", ...")
     var rule: String
@@ -366,6 +392,11 @@ public struct Cancel: ParsableCommand {
         discussion: """
             Alarms from the alarm file are changed in the file (remove them, or set enabled = false): \
             cancelling one exits 7 and says so, and --all leaves them.
+
+            Examples:
+              chime cancel eggs-15
+              chime cancel homeroom tea
+              chime cancel --all
             """)
 
     @Argument(help: "Identifiers, as `chime list` shows them.")
@@ -394,7 +425,16 @@ public struct Cancel: ParsableCommand {
 /// `chime delivered`: alarms on screen (or shown and not yet closed).
 public struct Delivered: ParsableCommand {
     public init() {}
-    public static let configuration = CommandConfiguration(abstract: "List delivered alarms.")
+    public static let configuration = CommandConfiguration(
+        abstract: "List delivered alarms.",
+        discussion: """
+            The alarms shown whose popups are still up (the daemon forgets one when it is closed, answered, or \
+            its server leaves): identifier, when it was shown, title.
+
+            Examples:
+              chime delivered
+              chime delivered --json
+            """)
 
     @Flag(name: .customLong("json"), help: "Print JSON.")
     var json = false
@@ -419,7 +459,16 @@ public struct Delivered: ParsableCommand {
 /// `chime close ID...`: take delivered alarms off the screen.
 public struct Close: ParsableCommand {
     public init() {}
-    public static let configuration = CommandConfiguration(abstract: "Close delivered alarms by identifier.")
+    public static let configuration = CommandConfiguration(
+        abstract: "Close delivered alarms by identifier.",
+        discussion: """
+            Takes the popups of delivered alarms down (CloseNotification); a repeating alarm rings again at its \
+            next time.
+
+            Examples:
+              chime close homeroom
+              chime close homeroom tea
+            """)
 
     @Argument(help: "Identifiers, as `chime delivered` shows them.")
     var identifiers: [String]

@@ -16,6 +16,12 @@ public struct ConfigCommand: ParsableCommand {
             The file is --config FILE, else $CHIME_CONFIG, else $XDG_CONFIG_HOME/chime/alarms.toml \
             (~/.config/chime/alarms.toml). See config/alarms.toml for every key. The running daemon \
             follows the file by itself; `chime status` shows what it made of it.
+
+            Examples:
+              chime config check
+              chime config check ~/alarms-draft.toml
+              $EDITOR "$(chime config path)"
+              chime config reload
             """,
         subcommands: [Check.self, Path.self, Reload.self])
 
@@ -24,7 +30,13 @@ public struct ConfigCommand: ParsableCommand {
         public init() {}
         public static let configuration = CommandConfiguration(
             abstract: "Validate the alarm file and show each alarm's next three fire times.",
-            discussion: "Every problem is printed at once as file:line:col: message; the exit status is then 78.")
+            discussion: """
+                Every problem is printed at once as file:line:col: message; the exit status is then 78.
+
+                Examples:
+                  chime config check
+                  chime config check config/school-day.toml
+                """)
 
         @Argument(help: "The file (default: the one in use).")
         var file: String?
@@ -86,7 +98,13 @@ public struct ConfigCommand: ParsableCommand {
     /// `chime config path`.
     public struct Path: ParsableCommand {
         public init() {}
-        public static let configuration = CommandConfiguration(abstract: "Print the alarm file in use (it need not exist yet).")
+        public static let configuration = CommandConfiguration(
+            abstract: "Print the alarm file in use (it need not exist yet).",
+            discussion: """
+                Examples:
+                  chime config path
+                  mkdir -p "$(dirname "$(chime config path)")" && cp /usr/share/doc/chime/examples/alarms.toml "$(chime config path)"
+                """)
 
         @Option(help: ArgumentHelp("The file to use instead.", valueName: "FILE"))
         var config: String?
@@ -107,6 +125,10 @@ extension ConfigCommand {
                 The daemon reads the file by itself after every saved edit and on SIGHUP; this does the same \
                 and waits for the outcome. On errors they are printed as file:line:col: message, the alarms \
                 of the file's last good version keep running, and the exit status is 78.
+
+                Examples:
+                  chime config reload
+                  chime config reload --json
                 """)
 
         @Flag(name: .customLong("json"), help: "Print the daemon's view of the file as JSON.")
@@ -158,6 +180,11 @@ public struct Timer: ParsableCommand {
             Each start is a timer of its own, with an identifier of its own (eggs-12, then eggs-13): starting \
             `chime timer eggs` for a second pot while the first runs gives two timers, and neither replaces the \
             other. To restart one instead, cancel it (chime cancel eggs-12) or give --id.
+
+            Examples:
+              chime timer eggs
+              chime timer --list
+              chime timer tea --id tea
             """)
 
     @Argument(help: "The preset's name.")
@@ -206,5 +233,6 @@ public struct Timer: ParsableCommand {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         let added = reportingErrors { try center.add(request) }
         printLine("\(added.identifier): \(Next.iso8601(added.nextFire, in: Zone.system()))")
+        warnIfUnplayable(content.sound, center: center)
     }
 }

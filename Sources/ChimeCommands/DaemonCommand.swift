@@ -39,6 +39,12 @@ public struct DaemonCommand: ParsableCommand {
             Sounds: where the notification server does not play sounds, chime plays them with the first of \
             canberra-gtk-play, pw-play, paplay or aplay on PATH (theme names are looked up under \
             $XDG_DATA_DIRS/sounds/freedesktop).
+
+            Examples:
+              chime daemon &
+              systemctl --user enable --now chime
+              chime daemon --config ~/alarms-test.toml
+              chime daemon --no-config
             """)
 
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Keep the state here instead.", valueName: "DIR"))

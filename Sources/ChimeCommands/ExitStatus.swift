@@ -95,7 +95,7 @@ enum ExitStatus: Int32, CaseIterable {
         case let error as InvalidNameError:
             invalidInput.exit("\(error)")
         case let error as NotifySendSyntaxError:
-            usage.exit(asNotifySend ? error.notifySendMessage : error.message)
+            (error.isInvalidText ? invalidInput : usage).exit(asNotifySend ? error.notifySendMessage : error.message)
         case let error as InputError:
             invalidInput.exit(error.message)
         case let error as ImageError:

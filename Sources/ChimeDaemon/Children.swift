@@ -132,30 +132,3 @@ func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, de
     return Child(pid: pid, output: captureOutput ? pipeFDs[0] : -1, outputLimit: outputLimit, deadline: deadline)
 }
 
-/// The file a freedesktop sound-theme name stands for (`bell` →
-/// `/usr/share/sounds/freedesktop/stereo/bell.oga`), searched in `$XDG_DATA_DIRS`.
-func soundThemeFile(named name: String) -> String? {
-    guard !name.contains(Character("/")), !name.isEmpty else { return nil }
-    let dataDirectories = getenv("XDG_DATA_DIRS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        ?? "/usr/local/share:/usr/share"
-    for directory in dataDirectories.split(separator: ":") {
-        for theme in ["freedesktop"] {
-            for ext in ["oga", "ogg", "wav"] {
-                let candidate = "\(directory)/sounds/\(theme)/stereo/\(name).\(ext)"
-                if access(candidate, R_OK) == 0 { return candidate }
-            }
-        }
-    }
-    return nil
-}
-
-/// The argument vector that plays `sound` with `player` (name and path), or nil
-/// when that player cannot play it (no file for a theme name, aplay and a non-WAV file).
-func playerArguments(player: (name: String, path: String), sound: String, isFile: Bool) -> [String]? {
-    if player.name == "canberra-gtk-play" {
-        return isFile ? [player.path, "-f", sound] : [player.path, "-i", sound]
-    }
-    guard let file = isFile ? sound : soundThemeFile(named: sound) else { return nil }
-    if player.name == "aplay", !file.hasSuffix(".wav") { return nil }
-    return [player.path, file]
-}

@@ -9,6 +9,8 @@ import Glibc
 /// one line to show.
 public struct NotifySendSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
+    /// The text is not valid UTF-8 (bad input, not bad usage).
+    public var isInvalidText = false
     /// What notify-send itself prints for the same mistake (chime's own words say more).
     public var notifySendMessage: String
     public var description: String { message }
@@ -138,7 +140,10 @@ public enum NotifySendSyntax {
         }
         if let nul = out.firstIndex(of: 0) { out.removeSubrange(nul...) }
         guard let body = String(validating: out, as: UTF8.self) else {
-            throw NotifySendSyntaxError("invalid UTF-8 in the body after expanding its escapes")
+            var error = NotifySendSyntaxError("invalid UTF-8 in the body after expanding its escapes",
+                                              notifySend: "Invalid UTF-8 provided for parameter: Body")
+            error.isInvalidText = true
+            throw error
         }
         return body
     }

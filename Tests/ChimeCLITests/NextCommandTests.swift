@@ -60,3 +60,18 @@ import TestSupport
         #expect(result.stdout == #"["2026-11-02T01:30:00-05:00","2026-11-03T01:30:00-05:00"]"# + "\n")
     }
 }
+
+/// Every subcommand's --help ends with examples a user can copy.
+@Suite struct HelpExamplesTests {
+    @Test(arguments: [["notify"], ["in"], ["at"], ["list"], ["show"], ["cancel"], ["delivered"], ["close"], ["next"], ["timer"],
+                      ["config"], ["config", "check"], ["config", "path"], ["config", "reload"], ["status"], ["capabilities"],
+                      ["server-info"], ["daemon"]])
+    func everyHelpHasExamples(_ command: [String]) throws {
+        let help = try runChime(command + ["--help"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(help.status == 0)
+        let examples = help.stdout.components(separatedBy: "Examples:\n").dropFirst().first ?? ""
+        let lines = examples.split(separator: "\n").prefix { $0.hasPrefix("  ") }
+        #expect(!lines.isEmpty, "chime \(command.joined(separator: " ")) --help has no examples")
+        #expect(lines.allSatisfy { $0.contains("chime") || $0.contains("$EDITOR") }, "\(lines)")
+    }
+}

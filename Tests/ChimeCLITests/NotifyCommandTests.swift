@@ -130,7 +130,7 @@ import TestSupport
         #expect(bad.status == 65)
         #expect(bad.stderr == "chime: argument 2 is not valid UTF-8 (S\\xff\\xfe); D-Bus can only carry UTF-8 text\n")
         let badEscape = try runChime(["notify", "Title", #"\377"#], environment: bus.environment())
-        #expect(badEscape.status == 64)
+        #expect(badEscape.status == 65)
         #expect(badEscape.stderr == "chime: invalid UTF-8 in the body after expanding its escapes\n")
         #expect(recorder.calls.isEmpty)
     }

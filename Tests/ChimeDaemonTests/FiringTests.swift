@@ -24,6 +24,39 @@ import Timekeeping
         return result
     }
 
+    /// Setting an alarm whose sound nothing here can play sets it, and says why in one line.
+    @Test(arguments: [
+        ("", "", "the notification server plays no sounds and no player was found"),
+        ("aplay", "bell.oga", "aplay, the only player here, plays WAV files only"),
+        ("paplay", "", "the server plays no sounds, and paplay needs a file: no bell.oga, .ogg or .wav"),
+        ("paplay", "bell.oga", ""),
+    ])
+    func anUnplayableSoundIsAWarning(_ player: String, _ soundFile: String, _ warning: String) throws {
+        let bin = scratch.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        if !player.isEmpty {
+            try "#!/bin/sh\nexit 0\n".write(to: bin.appendingPathComponent(player), atomically: true, encoding: .utf8)
+            chmod(bin.appendingPathComponent(player).path, 0o755)
+        }
+        let sounds = scratch.appendingPathComponent("share/sounds/freedesktop/stereo")
+        try FileManager.default.createDirectory(at: sounds, withIntermediateDirectories: true)
+        if !soundFile.isEmpty { try Data("OggS".utf8).write(to: sounds.appendingPathComponent(soundFile)) }
+        let environment = ["PATH": bin.path, "XDG_DATA_DIRS": scratch.appendingPathComponent("share").path]
+        let recorder = try RecordingServer(address: bus.address, capabilities: ["body", "actions"])
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: environment)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let result = try runChime(["in", "1h", "--sound", "bell", "--id", "tea", "Tea"], environment: bus.environment().merging(environment) { $1 })
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("tea: "))
+        if warning.isEmpty {
+            #expect(result.stderr == "")
+        } else {
+            #expect(result.stderr.hasPrefix("chime: warning: nothing here can play this alarm's sound: " + warning), "\(result.stderr)")
+            #expect(result.stderr.hasSuffix("; the alarm is set, and silent until that changes\n"))
+        }
+        #expect(try center().pendingSummaries().map(\.identifier) == ["tea"])
+    }
+
     @Test func aBodyCommandsOutputBecomesTheBody() throws {
         let recorder = try RecordingServer(address: bus.address, capabilities: ["body"])
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
