@@ -41,7 +41,13 @@ grep -qx "Exec=$prefix/bin/chime daemon" "$prefix/share/dbus-1/services/org.chim
 # 2. the unit file and the desktop entry.
 runtime=$scratch/runtime && mkdir -m 700 "$runtime"
 # (verify also looks up the man pages the unit's Documentation= names.)
-if verify=$(MANPATH=$prefix/share/man: XDG_RUNTIME_DIR=$runtime systemd-analyze verify --user "$prefix/lib/systemd/user/chime.service" 2>&1) \
+# What systemd-analyze says of a unit that cannot be wrong is about this machine's other user units
+# (several notification servers installed claim the same bus name): only what it says beyond that
+# is about chime.service.
+printf '[Unit]\nDescription=baseline\n[Service]\nExecStart=/bin/true\n' >"$scratch/baseline.service"
+baseline=$(XDG_RUNTIME_DIR=$runtime systemd-analyze verify --user --man=no "$scratch/baseline.service" 2>&1 || true)
+if verify=$(MANPATH=$prefix/share/man: XDG_RUNTIME_DIR=$runtime systemd-analyze verify --user "$prefix/lib/systemd/user/chime.service" 2>&1 \
+        | grep -vxF -f <(printf '%s\n' "$baseline" | grep -v '^$') || true) \
     && [ -z "$verify" ]; then
     pass "systemd-analyze verify --user accepts chime.service"
 else
