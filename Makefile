@@ -27,6 +27,19 @@ PIE ?= 0
 # a diagnostic, not a crash (the fuzz test in Tests/ChimeConfigTests checks it).
 CXX_FLAGS := -Xcxx -DNDEBUG
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS) $(CXX_FLAGS)
+# libdbus linked statically (STATIC_DBUS=1, the default): libsystemd and the six libraries it
+# loads (libgcrypt, liblz4, libzstd, liblzma, libcap, libgpg-error) are then not loaded by every
+# chime notify: 0.75 ms of start-up (docs/BENCHMARKS.md). Release builds read dbus-1.pc and
+# zlib.pc from $(STATIC_LIBS)/pkgconfig, which point -ldbus-1 at Debian's libdbus-1.a; the .deb
+# says Built-Using: dbus. packaging/static/sd-daemon-stubs.c stands in for the two libsystemd
+# calls libdbus-1.a makes only as a socket-activated bus server.
+STATIC_DBUS ?= 1
+ifeq ($(STATIC_DBUS),1)
+RELEASE_FLAGS += -Xlinker $(CURDIR)/$(STATIC_LIBS)/sd-daemon-stubs.o
+RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
+STATIC_DBUS_FILES := $(STATIC_LIBS)/sd-daemon-stubs.o $(STATIC_LIBS)/pkgconfig/dbus-1.pc
+endif
+PIE_FLAGS := $(RELEASE_FLAGS)
 ifeq ($(PIE),0)
 RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
@@ -60,12 +73,28 @@ all: build
 build: deps-build
 	$(SWIFT) build $(CXX_FLAGS)
 
-release: deps-build $(STATIC_LIBS)/libstdc++.a
-	$(SWIFT) build $(RELEASE_FLAGS) --product chime
+release: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime
 	@# swift-corelibs Foundation (NSString bridging, CoreFoundation, ICU: 48 MB, 2 MB of RSS and a
 	@# slower start for every chime notify) must not be linked in; one String method can pull it.
 	@if nm $(RELEASE_BIN) | grep -q __CFInitialize; then \
 		echo "error: $(RELEASE_BIN) links swift-corelibs Foundation; relink with -Xlinker -Map=chime.map and look for libFoundation.a(" >&2; exit 1; fi
+
+# libdbus-1.a where dbus-1.pc below sends the linker, and zlib.pc without the system library
+# directory (which would otherwise come first and find libdbus-1.so).
+$(STATIC_LIBS)/pkgconfig/dbus-1.pc:
+	@mkdir -p $(STATIC_LIBS)/pkgconfig $(STATIC_LIBS)/dbus
+	@lib=$$(pkg-config --variable=libdir dbus-1)/libdbus-1.a; \
+	[ -f "$$lib" ] || { echo "error: $$lib not found (libdbus-1-dev); build with STATIC_DBUS=0" >&2; exit 1; }; \
+	ln -sf "$$lib" $(STATIC_LIBS)/dbus/libdbus-1.a
+	@printf 'Name: zlib\nDescription: zlib\nVersion: %s\nLibs: -lz\nCflags: %s\n' \
+		"$$(pkg-config --modversion zlib)" "$$(pkg-config --cflags zlib)" >$(STATIC_LIBS)/pkgconfig/zlib.pc
+	@printf 'Name: dbus-1\nDescription: libdbus, linked statically\nVersion: %s\nLibs: -L%s -ldbus-1\nCflags: %s\n' \
+		"$$(pkg-config --modversion dbus-1)" "$(CURDIR)/$(STATIC_LIBS)/dbus" "$$(pkg-config --cflags dbus-1)" >$@
+
+$(STATIC_LIBS)/sd-daemon-stubs.o: packaging/static/sd-daemon-stubs.c
+	@mkdir -p $(STATIC_LIBS)
+	gcc -O2 -fPIC -c $< -o $@
 
 # A folder holding only libstdc++.a, searched first, so -lstdc++ links statically.
 $(STATIC_LIBS)/libstdc++.a:
@@ -90,11 +119,16 @@ test-desktops:
 	$(SWIFT) build $(CXX_FLAGS) --product chime
 	@scripts/test-desktops.sh .build/debug/chime .build/desktops $(SERVERS)
 
-bench: release deps-bench
-	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
-	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
-	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-daemon
-	$(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
+bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
+	@# The binary make install and make deb ship (position-independent), kept aside, then the
+	@# one make release builds (PIE=0) for everything else.
+	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime
+	@mkdir -p .build/shipped && cp .build/release/chime .build/shipped/chime
+	$(MAKE) --no-print-directory release PIE=0
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-daemon
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
 	@scripts/bench.sh
 
 # Man pages and completions, generated from the release binary.

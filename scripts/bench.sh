@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
 chime=$PWD/.build/release/chime
+# The binary make install and make deb ship: position-independent (make bench builds it first).
+shipped=$PWD/.build/shipped/chime
 bench=$PWD/.build/release/chime-bench
 ROUNDS=${ROUNDS:-300}
 DUNST_ROUNDS=${DUNST_ROUNDS:-100}
@@ -81,6 +83,7 @@ gdbus_args=(gdbus call --session --dest org.freedesktop.Notifications --object-p
             "{'urgency': <byte 1>, 'sender-pid': <int64 1>}" 5000)
 whole_process trivial "$ROUNDS" \
     -- chime "$chime" notify -a bench -t 5000 Summary Body \
+    -- chime-shipped "$shipped" notify -a bench -t 5000 Summary Body \
     -- notify-send notify-send -a bench -t 5000 Summary Body \
     -- gdbus "${gdbus_args[@]}" \
     -- dbus-send dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications \
@@ -95,6 +98,7 @@ start_dunst "$chime"
 gdbus_args[${#gdbus_args[@]}-1]=100
 whole_process dunst "$DUNST_ROUNDS" \
     -- chime "$chime" notify -a bench -t 100 Summary Body \
+    -- chime-shipped "$shipped" notify -a bench -t 100 Summary Body \
     -- notify-send notify-send -a bench -t 100 Summary Body \
     -- gdbus "${gdbus_args[@]}"
 

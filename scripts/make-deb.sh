@@ -32,6 +32,11 @@ mkdir -p "$root/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
     packaging/deb/control.in >"$root/DEBIAN/control"
+# libdbus linked in (STATIC_DBUS=1): say which source it came from, as Debian policy asks, so a
+# security update of dbus shows which packages to rebuild.
+if ! readelf -d "$root/usr/bin/chime" | grep -q 'NEEDED.*libdbus-1'; then
+    echo "Built-Using: dbus (= $(dpkg-query -W -f='${source:Version}' libdbus-1-dev))" >>"$root/DEBIAN/control"
+fi
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
 chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 

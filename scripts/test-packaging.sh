@@ -113,6 +113,12 @@ else
     deb=$(make --no-print-directory deb 2>"$scratch/deb.log" | tail -1) || { cat "$scratch/deb.log"; fail "make deb failed"; deb=""; }
     if [ -n "$deb" ] && [ -f "$deb" ]; then
         pass "make deb built $deb (lintian: no errors)"
+        # libdbus is linked in (STATIC_DBUS=1): no libdbus dependency, and Built-Using names its source.
+        if ! dpkg-deb -f "$deb" Depends | grep -q libdbus && dpkg-deb -f "$deb" Built-Using | grep -q '^dbus (= '; then
+            pass "the package links libdbus in and says Built-Using: $(dpkg-deb -f "$deb" Built-Using)"
+        else
+            fail "the package's Depends/Built-Using do not match a static libdbus: $(dpkg-deb -f "$deb" Depends Built-Using)"
+        fi
         dpkg -i "$deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
         [ "$(/usr/bin/chime --version)" = "chime $version" ] && pass "/usr/bin/chime --version says chime $version" \
             || fail "/usr/bin/chime --version said $(/usr/bin/chime --version)"

@@ -78,6 +78,27 @@ extension NotificationRequest {
         return .vardict(entries)
     }
 
+    /// Its rule as a person writes it for the `rule` key (`16:35 mon-fri`, `in 5m`, `every 25m`, a
+    /// calendar expression in full where it has no short form), or "" for a one-off at an instant:
+    /// what `ListPending` lists.
+    public var summaryRule: String {
+        switch trigger.rule {
+        case .instant: ""
+        case .interval(let span, let again): (again ? "every " : "in ") + span.description
+        case .calendar(let expression): expression.shortDescription
+        }
+    }
+
+    /// Its sound as the `sound` or `sound-file` key has it (`default`, `bell`, a path), or "".
+    public var summarySound: String {
+        switch content.sound {
+        case nil: ""
+        case .default?: "default"
+        case .named(let name)?: name
+        case .file(let path)?: path
+        }
+    }
+
     /// Reads a request dictionary as `Add` receives it, anchored at `now`, and validates it
     /// (`validate(now:)`): every key known and of its documented type, every field within its
     /// bound, and at least one occurrence ahead. Without an `id` (or with an empty one), the

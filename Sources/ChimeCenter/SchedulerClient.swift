@@ -62,8 +62,9 @@ public struct PendingSummary: Hashable, Sendable {
     public var state: AlarmState
     /// Why it is held or quarantined; "" otherwise.
     public var note: String
-    /// Its rule as the request's `rule` key has it (`in 5m`, `every 25m`, a calendar expression in
-    /// full), or "" for a one-off at an instant.
+    /// Its rule as a person writes it for the request's `rule` key (`16:35 mon-fri`, `in 5m`,
+    /// `every 25m`, a calendar expression in full where it has no short form), or "" for a one-off
+    /// at an instant.
     public var rule: String
     /// Its sound as the request's `sound` or `sound-file` key has it (`default`, `bell`, a path); "" for none.
     public var sound: String

@@ -110,11 +110,7 @@ extension PendingSummary {
     }
 
     /// The rule as a person writes it: `16:35 mon-fri`, `in 5m`, `every 25m`, `once`.
-    public var ruleText: String {
-        if rule.isEmpty { return "once" }
-        if rule.hasPrefix("in ") || rule.hasPrefix("every ") { return rule }
-        return (try? CalendarExpression(parsing: rule))?.shortDescription ?? rule
-    }
+    public var ruleText: String { rule.isEmpty ? "once" : rule }
 }
 
 extension DeliveredSummary {

@@ -88,7 +88,7 @@ public final class Store {
 
     /// The schema version this chime reads and writes. 1: before the alarm file; 2: times in
     /// seconds but for the next fire; 3: every time in nanoseconds, quarantine, identifiers.
-    public static let schemaVersion: Int64 = 3
+    public static let schemaVersion: Int64 = 4
     public static let fileName = "chime.sqlite3"
 
     /// The default directory: `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`.
@@ -179,7 +179,9 @@ public final class Store {
                     label TEXT NOT NULL,
                     time_zone TEXT,
                     origin INTEGER NOT NULL DEFAULT 0,
-                    quarantine TEXT
+                    quarantine TEXT,
+                    rule TEXT NOT NULL DEFAULT '',
+                    sound TEXT NOT NULL DEFAULT ''
                 ) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS pending_by_time ON pending(next_fire);
                 CREATE TABLE IF NOT EXISTS delivered(
@@ -221,6 +223,39 @@ public final class Store {
                 PRAGMA user_version = 3;
                 COMMIT;
                 """)
+        }
+        if version > 0 && version < 4 {
+            // Schema 4 lists each alarm's rule and sound (chime list), written with the row, as the
+            // request's D-Bus keys have them; read once here from the stored requests.
+            try database.executeScript("""
+                BEGIN;
+                ALTER TABLE pending ADD COLUMN rule TEXT NOT NULL DEFAULT '';
+                ALTER TABLE pending ADD COLUMN sound TEXT NOT NULL DEFAULT '';
+                UPDATE pending SET
+                    sound = CASE json_extract(request, '$.content.sound.kind')
+                        WHEN 'named' THEN coalesce(json_extract(request, '$.content.sound.value'), '')
+                        WHEN 'file' THEN coalesce(json_extract(request, '$.content.sound.value'), '')
+                        WHEN 'default' THEN 'default'
+                        ELSE '' END;
+                """)
+            // Rules are written out by Swift (16:35 mon-fri, in 5m), as new rows are; in the same
+            // transaction, so a crash here leaves schema 3 to migrate again.
+            var intervals: [(String, String)] = []
+            do {
+                try database.query("SELECT identifier, request FROM pending") { row in
+                    if let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(row.text(1).utf8)) {
+                        intervals.append((row.text(0), request.summaryRule))
+                    }
+                }
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                throw DatabaseError(code: 1, message: "\(error)")
+            }
+            for (identifier, rule) in intervals {
+                try database.execute("UPDATE pending SET rule = ? WHERE identifier = ?", [.text(rule), .text(identifier)])
+            }
+            try database.executeScript("PRAGMA user_version = 4; COMMIT;")
         }
         // Reading every table once finds a damaged file now rather than at the first alarm.
         try database.executeScript("SELECT count(*) FROM pending; SELECT count(*) FROM delivered;")
@@ -280,12 +315,13 @@ public final class Store {
             try run("DELETE FROM retrying WHERE identifier = ?", [.text(request.identifier)])
             try run("DELETE FROM suspects WHERE identifier = ?", [.text(request.identifier)])
             try run("""
-                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine)
-                VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL)
+                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine,
+                                               rule, sound)
+                VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?)
                 """,
                 [.text(request.identifier), .text(json), .instant(nextFire), .text(request.content.title),
                  .text(request.content.label), request.trigger.timeZone.map(SQLValue.text) ?? .null,
-                 .integer(origin == .file ? 1 : 0)])
+                 .integer(origin == .file ? 1 : 0), .text(request.summaryRule), .text(request.summarySound)])
         }
     }
 
@@ -617,9 +653,7 @@ public final class Store {
                    (SELECT min(due) FROM held WHERE held.identifier = pending.identifier),
                    (SELECT 'attempt ' || attempt || ' failed: ' || reason FROM retrying WHERE retrying.identifier = pending.identifier
                     ORDER BY due LIMIT 1),
-                   json_extract(request, '$.trigger.kind'), json_extract(request, '$.trigger.rule'),
-                   json_extract(request, '$.trigger.seconds'), json_extract(request, '$.trigger.repeats'),
-                   json_extract(request, '$.content.sound.kind'), json_extract(request, '$.content.sound.value')
+                   rule, sound
             FROM pending \(Self.bySoonest)
             """
         do {
@@ -636,21 +670,10 @@ public final class Store {
                 state = .held
                 note = "no notification server since \(Zone.system().iso8601(since))"
             }
-            // The rule and sound as the request's D-Bus keys have them, read from its stored form.
-            let rule: String = switch row.optionalText(9) {
-            case "interval": (row.integer(12) != 0 ? "every " : "in ") + TimeSpan.seconds(row.integer(11)).description
-            case "calendar": row.optionalText(10) ?? ""
-            default: ""
-            }
-            let sound: String = switch row.optionalText(13) {
-            case nil: ""
-            case "named", "file": row.optionalText(14) ?? ""
-            default: "default"
-            }
             try body(PendingSummary(
                 identifier: row.text(0), nextFire: row.optionalInstant(1), title: row.text(2), label: row.text(3),
                 timeZone: row.optionalText(4), origin: row.integer(5) == 1 ? .file : .commandLine, state: state, note: note,
-                rule: rule, sound: sound))
+                rule: row.text(9), sound: row.text(10)))
             })
         } catch let error as DatabaseError {
             throw StoreError("read", path: path, error.message, cause: .sqlite(error.code))

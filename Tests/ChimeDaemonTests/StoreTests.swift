@@ -109,7 +109,7 @@ import Timekeeping
         #expect(try store.request(withIdentifier: "a") == a)
         #expect(try store.origin(of: "a") == .commandLine)
         #expect(try store.pendingSummaries() == [PendingSummary(identifier: "a", nextFire: 5, title: "a", label: "old", timeZone: "UTC",
-                                                                rule: "Mon..Fri *-*-* 16:35:00")])
+                                                                rule: "16:35 mon-fri")])
         #expect(try store.fileDefinitions().isEmpty)
         try store.add(try request("f"), nextFire: Instant(nanosecondsSinceEpoch: 6_000_000_000), origin: .file)
         try store.setFileDefinition("f", "enabled {}")
@@ -120,6 +120,51 @@ import Timekeeping
         let again = try Store(directory: directory.path, now: 11)
         #expect(try again.origin(of: "f") == .file)
         #expect(try again.fileDefinitions() == ["f": "enabled {}"])
+    }
+
+    /// chime 0.2's first stores (schema 3) gain the rule and sound chime list shows, read from
+    /// each stored request: calendar, interval and instant rules, every kind of sound.
+    @Test func aSchemaThreeStoreGainsRulesAndSoundsForTheListing() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let old = try Database(path: databasePath)
+        try old.executeScript("""
+            CREATE TABLE pending(identifier TEXT PRIMARY KEY NOT NULL, request TEXT NOT NULL, next_fire INTEGER,
+                last_fired INTEGER, title TEXT NOT NULL, label TEXT NOT NULL, time_zone TEXT,
+                origin INTEGER NOT NULL DEFAULT 0, quarantine TEXT) WITHOUT ROWID;
+            CREATE TABLE delivered(identifier TEXT PRIMARY KEY NOT NULL, server_id INTEGER NOT NULL, date INTEGER NOT NULL,
+                content TEXT NOT NULL, server TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+            CREATE TABLE missed(identifier TEXT NOT NULL, due INTEGER NOT NULL, recorded INTEGER NOT NULL, reason TEXT,
+                PRIMARY KEY(identifier, due)) WITHOUT ROWID;
+            CREATE TABLE held(identifier TEXT NOT NULL, due INTEGER NOT NULL, PRIMARY KEY(identifier, due)) WITHOUT ROWID;
+            CREATE TABLE file_alarms(identifier TEXT PRIMARY KEY NOT NULL, definition TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE suspects(identifier TEXT PRIMARY KEY NOT NULL, crashes INTEGER NOT NULL, definition TEXT) WITHOUT ROWID;
+            CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE retrying(identifier TEXT NOT NULL, due INTEGER NOT NULL, attempt INTEGER NOT NULL,
+                next_try INTEGER NOT NULL, reason TEXT NOT NULL, PRIMARY KEY(identifier, due)) WITHOUT ROWID;
+            PRAGMA user_version = 3;
+            """)
+        var weekday = try request("weekday")
+        weekday.content.sound = .named("bell")
+        var timer = try request("timer", "every 25m")
+        timer.content.sound = .default
+        var once = NotificationRequest(identifier: "once", content: NotificationContent(title: "once"),
+                                       trigger: Trigger(rule: .instant(5), repeats: false, timeZone: nil, anchor: 1))
+        once.content.sound = .file("/usr/share/sounds/x.oga")
+        for (index, r) in [weekday, timer, once].enumerated() {
+            try old.execute("INSERT INTO pending VALUES (?, ?, ?, NULL, ?, '', NULL, 0, NULL)",
+                            [.text(r.identifier), .text(String(decoding: try JSONEncoder().encode(r), as: UTF8.self)),
+                             .integer(Int64(index + 1) * 1_000_000_000), .text(r.identifier)])
+        }
+        old.close()
+
+        let store = try Store(directory: directory.path, now: 10)
+        let listed = try store.pendingSummaries().map { [$0.identifier, $0.rule, $0.sound] }
+        #expect(listed == [["weekday", "16:35 mon-fri", "bell"], ["timer", "every 25m", "default"],
+                           ["once", "", "/usr/share/sounds/x.oga"]])
+        var version: Int64 = 0
+        try Database(path: databasePath).query("PRAGMA user_version") { version = $0.integer(0) }
+        #expect(version == 4)
     }
 
     @Test func aSchemaTwoStoreHasItsTimesMadeNanoseconds() throws {
@@ -174,7 +219,7 @@ import Timekeeping
         #expect(try store.pendingSummaries() == [PendingSummary(identifier: "file", nextFire: 6, title: "file", label: "",
                                                                 timeZone: "UTC", origin: .file, state: .held,
                                                                 note: "no notification server since \(Zone.system().iso8601(Instant(seconds: 2)))",
-                                                                rule: "Mon..Fri *-*-* 16:35:00")])
+                                                                rule: "16:35 mon-fri")])
     }
 
     @Test func aStoreFromANewerChimeIsAClearErrorAndLeftAlone() throws {
