@@ -23,6 +23,11 @@ public struct DaemonCommand: ParsableCommand {
             every change is on disk before it is acknowledged, in one SQLite file (chime.sqlite3). Logs to standard \
             error. SIGTERM or SIGINT stop it.
 
+            Time: the daemon sleeps until the next alarm is due. A jump of the wall clock (the kernel tells \
+            it) and a change of the system time zone (/etc/localtime re-pointed, as timedatectl does) each \
+            re-plan every alarm at once: a wall-clock rule (16:35 mon-fri) keeps its wall time in the new \
+            zone, a timer (in 5m) its length.
+
             The alarm file: the daemon loads the file `chime config path` names (or --config) at start and \
             follows it: every saved edit is applied within a second (new alarms added, changed ones replaced, \
             removed ones cancelled; unchanged ones are not touched), and so is SIGHUP or `chime config reload`. \

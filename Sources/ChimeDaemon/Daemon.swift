@@ -65,6 +65,11 @@ public final class SchedulerDaemon {
     /// The alarm file the daemon follows (nil: none). Set before `run()`.
     public var configPath: String?
     var watcher: ConfigWatcher?
+    /// Follows the system's time zone (/etc/localtime, re-pointed by timedatectl): a change re-plans
+    /// every alarm, as a clock jump does. nil when it cannot be watched (then only a restart sees it).
+    var zoneWatcher: ConfigWatcher?
+    /// The system's zone as last planned with, to tell a real change from other events in /etc.
+    var plannedZone = ""
     /// When to read the alarm file after an edit.
     var reloadAt: Instant?
     var fileStatus = AlarmFileStatus(path: "")
@@ -152,6 +157,7 @@ public final class SchedulerDaemon {
         chargeCrash()
         // The file first: an alarm changed while the daemon was down is not caught up in its old form.
         startFollowingAlarmFile(now: clock.now())
+        startFollowingTimeZone()
         do { try catchUp(now: clock.now()) } catch { throw DaemonError("\(error)") }
         logger.info("chime daemon ready", metadata: ["pending": "\(queue.count)"])
         while !stopping {
@@ -166,17 +172,18 @@ public final class SchedulerDaemon {
             sources.add(.timer, fd: timer.fd)
             sources.add(.signals, fd: signals.fd)
             sources.add(.alarmFile, fd: watcher?.fd ?? -1)
+            sources.add(.timeZone, fd: zoneWatcher?.fd ?? -1)
             for (pid, child) in children where child.output >= 0 { sources.add(.childOutput(pid), fd: child.output) }
             do { try sources.wait() } catch { throw DaemonError("\(error)") }
 
             for case .childOutput(let pid) in sources.ready { children[pid]?.readOutput() }
             if sources.isReady(.signals) { handleSignals() }
             if sources.isReady(.alarmFile) { alarmFileTouched() }
+            if sources.isReady(.timeZone) { timeZoneTouched() }
             if sources.isReady(.timer) {
                 switch timer.read() {
                 case .clockChanged:
-                    logger.info("the wall clock changed; re-evaluating every alarm")
-                    rescheduleAll(after: clock.now())
+                    wallClockJumped()
                 default: break
                 }
                 reloadIfSettled(now: clock.now())
@@ -192,6 +199,46 @@ public final class SchedulerDaemon {
         }
         connection.flush()
         logger.info("chime daemon stopped")
+    }
+
+    /// The kernel said the wall clock was set (the timer's TFD_TIMER_CANCEL_ON_SET): every alarm's
+    /// next time is computed again from the new now.
+    func wallClockJumped() {
+        logger.info("the wall clock changed; re-evaluating every alarm")
+        rescheduleAll(after: clock.now())
+    }
+
+    func startFollowingTimeZone() {
+        #if DEBUG
+        // Test builds only: a test points the daemon at a localtime of its own, since a test must
+        // never change the machine's zone. Release builds have no such switch.
+        if let path = getenv("CHIME_TEST_LOCALTIME").map({ String(cString: $0) }), !path.isEmpty { Zone.localtimePath = path }
+        #endif
+        plannedZone = Self.zoneFingerprint(now: clock.now())
+        do {
+            zoneWatcher = try ConfigWatcher(path: Zone.localtimePath)
+        } catch {
+            logger.warning("cannot follow the system time zone (\(error)); a change is seen at the next start")
+        }
+    }
+
+    /// Something changed where the system's zone is named: when the zone is another one now, every
+    /// alarm's next time is computed again (a wall-clock rule keeps its wall time in the new zone).
+    func timeZoneTouched() {
+        guard let zoneWatcher, zoneWatcher.read() else { return }
+        zoneWatcher.refresh()
+        let zone = Self.zoneFingerprint(now: clock.now())
+        guard zone != plannedZone else { return }
+        logger.info("the system time zone changed (\(plannedZone) → \(zone)); re-evaluating every alarm")
+        plannedZone = zone
+        rescheduleAll(after: clock.now())
+    }
+
+    /// The system's zone by name and by its offsets now and in half a year: a localtime that is a
+    /// copied file (no name to compare) is told apart by what it does.
+    static func zoneFingerprint(now: Instant) -> String {
+        let zone = Zone.system()
+        return "\(zone.identifier) \(zone.offset(at: now.seconds))/\(zone.offset(at: now.seconds + 182 * 86_400))"
     }
 
     /// Why the daemon stops when the session bus goes away. It does not reconnect: a session bus

@@ -15,6 +15,8 @@ enum PollSource: Hashable {
     case signals
     /// inotify on the alarm file's directory.
     case alarmFile
+    /// inotify on the directory of /etc/localtime: the system's time zone.
+    case timeZone
     /// A body command's standard output.
     case childOutput(pid_t)
 }

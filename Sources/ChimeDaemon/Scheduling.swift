@@ -144,7 +144,14 @@ extension SchedulerDaemon {
             try store.write { () throws(StoreError) in
                 for time in times where time.quarantine == nil {
                     guard let request = try store.request(withIdentifier: time.identifier) else { continue }
-                    let base = max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
+                    // A wall-clock rule plans from the new now (after a jump back, today's 16:35 is
+                    // still ahead) but never rings an occurrence it already rang; a timer keeps
+                    // counting from when it was set.
+                    let base: Instant = if case .calendar = request.trigger.rule {
+                        max(time.lastFired ?? .earliest, now - .seconds(1))
+                    } else {
+                        max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
+                    }
                     // Computing the next fire is work on one request: on the record, like firing it.
                     mark(time.identifier)
                     let next = request.trigger.nextFire(after: base)

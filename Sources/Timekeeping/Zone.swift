@@ -98,6 +98,10 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
         return try cachedZone(path: databasePath + "/" + identifier, identifier: identifier)
     }
 
+    /// The file that names the system's zone (a test build of the daemon points it elsewhere: a test
+    /// must not change the machine's zone).
+    nonisolated(unsafe) public static var localtimePath = "/etc/localtime"
+
     /// The system's zone: `$TZ` when set to a zone name, else the zone `/etc/localtime` names, else UTC.
     public static func system() -> Zone {
         if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
@@ -109,7 +113,7 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
             }
         }
         var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/etc/localtime", &buffer, buffer.count - 1)
+        let length = readlink(localtimePath, &buffer, buffer.count - 1)
         if length > 0 {
             let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let marker = Array("zoneinfo/".utf8)
@@ -121,7 +125,7 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
                 if let zone = try? named(name) { return zone }
             }
         }
-        if let zone = try? cachedZone(path: "/etc/localtime", identifier: "localtime") { return zone }
+        if let zone = try? cachedZone(path: localtimePath, identifier: "localtime") { return zone }
         return .utc
     }
 

@@ -3,6 +3,7 @@ import ChimeCenter
 import DBus
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import TestSupport
 import Timekeeping
@@ -71,5 +72,88 @@ import Timekeeping
         restarted.rescheduleAll(after: insideTheHour)
         #expect(try store.scheduledTime(of: id)?.nextFire == nextDay)
         #expect(try store.missedOccurrences().isEmpty)
+    }
+}
+
+/// A change of the system's time zone (timedatectl re-points /etc/localtime) re-plans every alarm at
+/// once, through the same path as a clock jump. The test never touches the machine's zone: a test
+/// build of the daemon reads a localtime of the test's own (CHIME_TEST_LOCALTIME).
+@Suite struct TimeZoneChangeTests: OnAPrivateBus {
+    let bus: PrivateBus
+
+    init() throws {
+        bus = try PrivateBus()
+    }
+
+    @Test func aZoneChangeRePlansWallClockAlarmsAndLeavesTimersAlone() throws {
+        let zones = bus.directory.appendingPathComponent("etc")
+        try FileManager.default.createDirectory(at: zones, withIntermediateDirectories: true)
+        let localtime = zones.appendingPathComponent("localtime").path
+        try FileManager.default.createSymbolicLink(atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["CHIME_TEST_LOCALTIME": localtime, "TZ": ""])
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        for arguments in [["at", "16:35", "--id", "homeroom", "Homeroom"], ["in", "3h", "--id", "eggs", "Eggs"]] {
+            let added = try runChime(arguments, environment: bus.environment())
+            try #require(added.status == 0, "\(added.stderr)")
+        }
+        func next(_ id: String) throws -> Instant? { try center().pendingSummaries().first { $0.identifier == id }?.nextFire }
+        let berlin = try Zone.named("Europe/Berlin"), newYork = try Zone.named("America/New_York")
+        let before = try #require(try next("homeroom"))
+        #expect(berlin.civil(at: before.seconds).hour == 16 && berlin.civil(at: before.seconds).minute == 35)
+        let eggs = try next("eggs")
+
+        // As timedatectl does: a new link renamed over the old one.
+        let replacement = zones.appendingPathComponent("localtime.new").path
+        try FileManager.default.createSymbolicLink(atPath: replacement, withDestinationPath: "/usr/share/zoneinfo/America/New_York")
+        #expect(rename(replacement, localtime) == 0)
+        var after = before
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline, after == before {
+            usleep(50_000)
+            after = try #require(try next("homeroom"))
+        }
+        #expect(after != before, "the alarm was not re-planned after the zone changed")
+        #expect(newYork.civil(at: after.seconds).hour == 16 && newYork.civil(at: after.seconds).minute == 35)
+        #expect(try next("eggs") == eggs)
+        // A touch that changes nothing re-plans nothing (the daemon logs each re-plan).
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: zones.path)
+        #expect(try next("homeroom") == after)
+    }
+}
+
+/// A jump of the wall clock, as the kernel reports it to the daemon's timer, re-plans every alarm:
+/// forward past a day and back before the alarm's time. The machine's clock is never touched: the
+/// daemon runs in-process on a clock the test sets, and the test calls what the loop calls when the
+/// timer reports the jump.
+@Suite struct WallClockJumpTests {
+    @Test func aJumpEitherWayRePlansFromTheNewNow() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let directory = try makeTemporaryDirectory("chime-jump")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let connection = try bus.connect()
+        try SchedulerDaemon.claimBusName(on: connection)
+        let store = try Store(directory: directory.path, now: .epoch)
+        let newYear2030 = Instant(seconds: 1_893_456_000)  // 2030-01-01 00:00 UTC
+        let now = Mutex(newYear2030)
+        let daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
+                                         clock: WallClock { now.withLock { $0 } })
+        let service = try #require(daemon.service)
+        let entries: [(String, Value)] = [("title", .string("Homeroom")), ("rule", .string("16:35")), ("time-zone", .string("UTC"))]
+        let alarm = try service.add(Value.vardict(entries).dictionaryEntries ?? [])
+        let at1635: TimeSpan = .seconds(16 * 3600 + 35 * 60)
+        #expect(alarm.nextFire == newYear2030 + at1635)
+
+        // Forward two days and some: the next 16:35 is that day's.
+        now.withLock { $0 = newYear2030 + .seconds(2 * 86_400 + 10 * 3600) }
+        daemon.wallClockJumped()
+        let twoDaysOn: TimeSpan = .seconds(2 * 86_400)
+        #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 + twoDaysOn + at1635)
+        // Back to the last day of 2029, 10:00: the next 16:35 is that afternoon, not two days on.
+        now.withLock { $0 = newYear2030 - .seconds(14 * 3600) }
+        daemon.wallClockJumped()
+        let dayBefore: TimeSpan = .seconds(86_400)
+        #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 - dayBefore + at1635)
     }
 }
