@@ -107,7 +107,10 @@ extension SchedulerDaemon {
         if serverPresent, !waiting.isEmpty { showHeld() }
     }
 
-    private func catchUp(_ time: ScheduledTime, now: Instant) {
+    /// Catches one request up to `now`: its occurrences that passed, the latest shown as
+    /// `timeliness` (`.missed` after the daemon was down, `.late` after a sleep or a jump) when
+    /// within its grace, every other one recorded missed.
+    private func catchUp(_ time: ScheduledTime, now: Instant, timeliness: Timeliness = .missed) {
         guard let first = time.nextFire, let request = load(time.identifier) else { return }
         // Missed while down: find the latest occurrence that passed.
         var latest = first
@@ -119,10 +122,15 @@ extension SchedulerDaemon {
             steps += 1
         }
         logging { () throws(StoreError) in
-            try store.recordMissed(older.map { MissedOccurrence(identifier: request.identifier, due: $0, recorded: now) })
+            try store.write { () throws(StoreError) in
+                try store.recordMissed(older.map { MissedOccurrence(identifier: request.identifier, due: $0, recorded: now) })
+                // The store's next fire is the occurrence that rings now, so showing it (or holding it)
+                // moves the alarm on from there, not from the first one it missed.
+                if latest != first { try store.setNextFire(request.identifier, latest) }
+            }
         }
         if now - latest <= request.content.grace ?? Self.defaultGrace {
-            deliver(request, due: latest, timeliness: .missed, now: now)
+            deliver(request, due: latest, timeliness: timeliness, now: now)
         } else {
             logging { () throws(StoreError) in
                 var next: Instant?
@@ -136,13 +144,23 @@ extension SchedulerDaemon {
         }
     }
 
-    /// After a clock jump: every request's next occurrence is computed again.
+    /// After a clock jump, a resume from sleep (which the kernel reports to the timer as a clock
+    /// change) or a change of zone: every request's next occurrence is computed again. What fell due
+    /// between the old plan and now (the machine slept, or the clock jumped ahead) is not skipped: it
+    /// is caught up as at start, one ring for the latest occurrence, marked late (or recorded missed
+    /// past its grace), the older ones recorded missed.
     func rescheduleAll(after now: Instant) {
         queue = OccurrenceQueue()
+        var overdue: [ScheduledTime] = []
         logging { () throws(StoreError) in
             let times = try store.scheduledTimes()
             try store.write { () throws(StoreError) in
                 for time in times where time.quarantine == nil {
+                    if let next = time.nextFire, next <= now {
+                        // One already on its way to the server moves on when the server answers.
+                        if !isInFlight(time.identifier, due: next) { overdue.append(time) }
+                        continue
+                    }
                     guard let request = try store.request(withIdentifier: time.identifier) else { continue }
                     // A wall-clock rule plans from the new now (after a jump back, today's 16:35 is
                     // still ahead) but never rings an occurrence it already rang; a timer keeps
@@ -161,6 +179,17 @@ extension SchedulerDaemon {
                 }
             }
         }
+        for time in overdue {
+            firing(time.identifier) { catchUp(time, now: now, timeliness: .late) }
+        }
+    }
+
+    /// Whether this occurrence is being shown now: its body command runs, it waits for the
+    /// server's capabilities, or its Notify is unanswered.
+    func isInFlight(_ identifier: String, due: Instant) -> Bool {
+        func same(_ occurrence: Occurrence) -> Bool { occurrence.request.identifier == identifier && occurrence.due == due }
+        return presenting.contains { same($0.occurrence) } || preparing.values.contains { same($0.occurrence) }
+            || awaitingCapabilities.contains { same($0.0) }
     }
 
     // MARK: - Due

@@ -145,15 +145,73 @@ import Timekeeping
         let at1635: TimeSpan = .seconds(16 * 3600 + 35 * 60)
         #expect(alarm.nextFire == newYear2030 + at1635)
 
-        // Forward two days and some: the next 16:35 is that day's.
-        now.withLock { $0 = newYear2030 + .seconds(2 * 86_400 + 10 * 3600) }
-        daemon.wallClockJumped()
-        let twoDaysOn: TimeSpan = .seconds(2 * 86_400)
-        #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 + twoDaysOn + at1635)
-        // Back to the last day of 2029, 10:00: the next 16:35 is that afternoon, not two days on.
+        // Back to the last day of 2029, 10:00: the next 16:35 is that afternoon, not the planned one.
         now.withLock { $0 = newYear2030 - .seconds(14 * 3600) }
         daemon.wallClockJumped()
         let dayBefore: TimeSpan = .seconds(86_400)
         #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 - dayBefore + at1635)
+        // Forward to 3 January, 10:00: the three 16:35s passed in the jump are recorded missed (past their
+        // hour of grace), not rung, and the next is that day's.
+        now.withLock { $0 = newYear2030 + .seconds(2 * 86_400 + 10 * 3600) }
+        daemon.wallClockJumped()
+        let twoDaysOn: TimeSpan = .seconds(2 * 86_400)
+        #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 + twoDaysOn + at1635)
+        #expect(try store.missedOccurrences().map(\.due) == [newYear2030 - dayBefore + at1635, newYear2030 + at1635,
+                                                             newYear2030 + dayBefore + at1635])
+        // An occurrence already dealt with is not rung again after a jump back.
+        now.withLock { $0 = newYear2030 + .seconds(86_400 + 12 * 3600) }
+        daemon.wallClockJumped()
+        #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 + twoDaysOn + at1635)
+    }
+}
+
+/// After a sleep, which the kernel reports to the daemon's timer as a change of the wall clock:
+/// what fell due while the machine slept is not skipped. Each alarm rings once for its latest
+/// occurrence, marked late; a repeating alarm's older occurrences are recorded missed; one past its
+/// grace is recorded missed and not shown. (No notification server here: the rings are held for one,
+/// which is where they would wait for it.)
+@Suite struct ResumeCatchUpTests {
+    @Test func whatFellDueDuringSleepRingsOnceLateAndTheRestIsRecordedMissed() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let directory = try makeTemporaryDirectory("chime-resume")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let connection = try bus.connect()
+        try SchedulerDaemon.claimBusName(on: connection)
+        let store = try Store(directory: directory.path, now: .epoch)
+        let midnight = Instant(seconds: 1_893_456_000)  // 2030-01-01 00:00 UTC
+        let now = Mutex(midnight)
+        let daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
+                                         clock: WallClock { now.withLock { $0 } })
+        let service = try #require(daemon.service)
+        func add(_ id: String, _ rule: String, grace: UInt32? = nil) throws {
+            var entries: [(String, Value)] = [("id", .string(id)), ("title", .string(id)), ("rule", .string(rule)), ("time-zone", .string("UTC"))]
+            if let grace { entries.append(("grace", .uint32(grace))) }
+            _ = try service.add(Value.vardict(entries).dictionaryEntries ?? [])
+        }
+        try add("wake", "07:00")
+        try add("half-hourly", "*:0/30")
+        try add("strict", "06:00", grace: 60)
+        try add("later", "12:00")
+
+        // The machine sleeps from just after midnight to 07:40 and wakes: the timer reports a clock change.
+        now.withLock { $0 = midnight + .seconds(7 * 3600 + 40 * 60) }
+        daemon.wallClockJumped()
+
+        let at = { (h: Int64, m: Int64) in midnight + .seconds(h * 3600 + m * 60) }
+        // One ring each, for the latest occurrence, waiting for a server.
+        #expect(Set(try store.held().map { "\($0.identifier)@\($0.due.seconds)" })
+                == ["wake@\(at(7, 0).seconds)", "half-hourly@\(at(7, 30).seconds)"])
+        // The half-hourly alarm's 14 older occurrences (00:30 ... 07:00) and the 06:00 one past its
+        // minute of grace are on the record.
+        let missed = try store.missedOccurrences()
+        #expect(missed.filter { $0.identifier == "half-hourly" }.map(\.due) == (1...14).map { at(Int64($0) / 2, Int64($0) % 2 * 30) })
+        #expect(missed.filter { $0.identifier == "strict" }.map(\.due) == [at(6, 0)])
+        // Each is planned on from now; the noon alarm was never due and is untouched.
+        #expect(try store.scheduledTime(of: "wake")?.nextFire == at(7, 0) + .seconds(86_400))
+        let halfHourly = try store.scheduledTime(of: "half-hourly")
+        #expect(halfHourly?.nextFire == at(8, 0), "\(String(describing: halfHourly))")
+        #expect(try store.scheduledTime(of: "strict")?.nextFire == at(6, 0) + .seconds(86_400))
+        #expect(try store.scheduledTime(of: "later")?.nextFire == at(12, 0))
     }
 }
