@@ -122,44 +122,78 @@ import Timekeeping
     }
 }
 
+/// A scheduler daemon in this process, on a private bus, on a clock the test sets: the machine's
+/// clock is never touched. Nothing runs its loop; a test calls what the loop would.
+final class DaemonOnASetClock {
+    let bus: PrivateBus
+    let directory: URL
+    let store: Store
+    let daemon: SchedulerDaemon
+    let service: SchedulerService
+    private final class Now: Sendable {
+        let value: Mutex<Instant>
+        init(_ start: Instant) { value = Mutex(start) }
+    }
+    private let now: Now
+
+    init(at start: Instant) throws {
+        bus = try PrivateBus()
+        directory = try makeTemporaryDirectory("chime-set-clock")
+        let connection = try bus.connect()
+        try SchedulerDaemon.claimBusName(on: connection)
+        store = try Store(directory: directory.path, now: .epoch)
+        let now = Now(start)
+        self.now = now
+        daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
+                                     clock: WallClock { now.value.withLock { $0 } })
+        service = try #require(daemon.service)
+    }
+
+    /// Sets the daemon's now.
+    func set(_ instant: Instant) { now.value.withLock { $0 = instant } }
+
+    /// Adds an alarm through the D-Bus door (the request dictionary `Add` takes).
+    @discardableResult
+    func add(_ entries: [(String, Value)]) throws -> (identifier: String, nextFire: Instant) {
+        try service.add(Value.vardict(entries).dictionaryEntries ?? [])
+    }
+
+    func stop() {
+        bus.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
 /// A jump of the wall clock, as the kernel reports it to the daemon's timer, re-plans every alarm:
 /// forward past a day and back before the alarm's time. The machine's clock is never touched: the
 /// daemon runs in-process on a clock the test sets, and the test calls what the loop calls when the
 /// timer reports the jump.
 @Suite struct WallClockJumpTests {
     @Test func aJumpEitherWayRePlansFromTheNewNow() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let directory = try makeTemporaryDirectory("chime-jump")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let connection = try bus.connect()
-        try SchedulerDaemon.claimBusName(on: connection)
-        let store = try Store(directory: directory.path, now: .epoch)
         let newYear2030 = Instant(seconds: 1_893_456_000)  // 2030-01-01 00:00 UTC
-        let now = Mutex(newYear2030)
-        let daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
-                                         clock: WallClock { now.withLock { $0 } })
-        let service = try #require(daemon.service)
+        let test = try DaemonOnASetClock(at: newYear2030)
+        defer { test.stop() }
+        let (store, daemon) = (test.store, test.daemon)
         let entries: [(String, Value)] = [("title", .string("Homeroom")), ("rule", .string("16:35")), ("time-zone", .string("UTC"))]
-        let alarm = try service.add(Value.vardict(entries).dictionaryEntries ?? [])
+        let alarm = try test.add(entries)
         let at1635: TimeSpan = .seconds(16 * 3600 + 35 * 60)
         #expect(alarm.nextFire == newYear2030 + at1635)
 
         // Back to the last day of 2029, 10:00: the next 16:35 is that afternoon, not the planned one.
-        now.withLock { $0 = newYear2030 - .seconds(14 * 3600) }
+        test.set(newYear2030 - .seconds(14 * 3600))
         daemon.wallClockJumped()
         let dayBefore: TimeSpan = .seconds(86_400)
         #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 - dayBefore + at1635)
         // Forward to 3 January, 10:00: the three 16:35s passed in the jump are recorded missed (past their
         // hour of grace), not rung, and the next is that day's.
-        now.withLock { $0 = newYear2030 + .seconds(2 * 86_400 + 10 * 3600) }
+        test.set(newYear2030 + .seconds(2 * 86_400 + 10 * 3600))
         daemon.wallClockJumped()
         let twoDaysOn: TimeSpan = .seconds(2 * 86_400)
         #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 + twoDaysOn + at1635)
         #expect(try store.missedOccurrences().map(\.due) == [newYear2030 - dayBefore + at1635, newYear2030 + at1635,
                                                              newYear2030 + dayBefore + at1635])
         // An occurrence already dealt with is not rung again after a jump back.
-        now.withLock { $0 = newYear2030 + .seconds(86_400 + 12 * 3600) }
+        test.set(newYear2030 + .seconds(86_400 + 12 * 3600))
         daemon.wallClockJumped()
         #expect(try store.scheduledTime(of: alarm.identifier)?.nextFire == newYear2030 + twoDaysOn + at1635)
     }
@@ -172,22 +206,14 @@ import Timekeeping
 /// which is where they would wait for it.)
 @Suite struct ResumeCatchUpTests {
     @Test func whatFellDueDuringSleepRingsOnceLateAndTheRestIsRecordedMissed() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let directory = try makeTemporaryDirectory("chime-resume")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let connection = try bus.connect()
-        try SchedulerDaemon.claimBusName(on: connection)
-        let store = try Store(directory: directory.path, now: .epoch)
         let midnight = Instant(seconds: 1_893_456_000)  // 2030-01-01 00:00 UTC
-        let now = Mutex(midnight)
-        let daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
-                                         clock: WallClock { now.withLock { $0 } })
-        let service = try #require(daemon.service)
+        let test = try DaemonOnASetClock(at: midnight)
+        defer { test.stop() }
+        let (store, daemon) = (test.store, test.daemon)
         func add(_ id: String, _ rule: String, grace: UInt32? = nil) throws {
             var entries: [(String, Value)] = [("id", .string(id)), ("title", .string(id)), ("rule", .string(rule)), ("time-zone", .string("UTC"))]
             if let grace { entries.append(("grace", .uint32(grace))) }
-            _ = try service.add(Value.vardict(entries).dictionaryEntries ?? [])
+            try test.add(entries)
         }
         try add("wake", "07:00")
         try add("half-hourly", "*:0/30")
@@ -195,7 +221,7 @@ import Timekeeping
         try add("later", "12:00")
 
         // The machine sleeps from just after midnight to 07:40 and wakes: the timer reports a clock change.
-        now.withLock { $0 = midnight + .seconds(7 * 3600 + 40 * 60) }
+        test.set(midnight + .seconds(7 * 3600 + 40 * 60))
         daemon.wallClockJumped()
 
         let at = { (h: Int64, m: Int64) in midnight + .seconds(h * 3600 + m * 60) }
