@@ -47,7 +47,7 @@ RELEASE_BIN := .build/release/chime
 
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
-TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png dpkg-dev lintian desktop-file-utils \
+TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock dpkg-dev lintian desktop-file-utils \
 	bash-completion man-db systemd libglib2.0-bin
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).

@@ -31,8 +31,12 @@ public struct DaemonStatus: Hashable, Sendable {
     public var store: String
     /// What happened to the store at start (a damaged file moved aside).
     public var storeWarnings: [String]
+    /// Whether the daemon follows the machine's sleep, and how or why not ("": a daemon that does not say).
+    public var sleep: String
 
-    public init(version: String, pending: Int, quarantined: [(identifier: String, reason: String)], store: String, storeWarnings: [String]) {
+    public init(version: String, pending: Int, quarantined: [(identifier: String, reason: String)], store: String, storeWarnings: [String],
+                sleep: String = "") {
+        self.sleep = sleep
         self.version = version
         self.pending = pending
         self.quarantined = quarantined
@@ -41,7 +45,7 @@ public struct DaemonStatus: Hashable, Sendable {
     }
 
     public static func == (a: DaemonStatus, b: DaemonStatus) -> Bool {
-        a.version == b.version && a.pending == b.pending && a.store == b.store && a.storeWarnings == b.storeWarnings
+        a.version == b.version && a.pending == b.pending && a.store == b.store && a.storeWarnings == b.storeWarnings && a.sleep == b.sleep
             && a.quarantined.elementsEqual(b.quarantined) { $0 == $1 }
     }
 
@@ -206,12 +210,12 @@ extension AlarmFileStatus {
 }
 
 extension DaemonStatus {
-    /// `a{sv}`: version (s), pending (u), quarantined (a(ss): id, reason), store (s), store-warnings (as).
+    /// `a{sv}`: version (s), pending (u), quarantined (a(ss): id, reason), store (s), store-warnings (as), sleep (s).
     public var dbusValue: Value {
         .vardict([
             ("version", .string(version)), ("pending", .uint32(UInt32(clamping: pending))),
             ("quarantined", .array(element: .structure([.string, .string]), quarantined.map { .structure([.string($0.identifier), .string($0.reason)]) })),
-            ("store", .string(store)), ("store-warnings", .strings(storeWarnings)),
+            ("store", .string(store)), ("store-warnings", .strings(storeWarnings)), ("sleep", .string(sleep)),
         ])
     }
 
@@ -222,6 +226,6 @@ extension DaemonStatus {
             return (id, reason)
         }
         self.init(version: r.string("version") ?? "", pending: Int(r.int("pending") ?? 0), quarantined: quarantined,
-                  store: r.string("store") ?? "", storeWarnings: r.strings("store-warnings"))
+                  store: r.string("store") ?? "", storeWarnings: r.strings("store-warnings"), sleep: r.string("sleep") ?? "")
     }
 }

@@ -90,6 +90,7 @@ public struct Status: ParsableCommand {
             if let daemon {
                 fields.append(("quarantined", .array(daemon.quarantined.map { .object([("id", .string($0.identifier)), ("reason", .string($0.reason))]) })))
                 fields.append(("storeWarnings", .array(daemon.storeWarnings.map { .string($0) })))
+                fields.append(("sleep", .string(daemon.sleep)))
             }
             printLine(JSON.object(fields).text)
         } else {
@@ -112,6 +113,7 @@ public struct Status: ParsableCommand {
             }
             if let file, let daemon {
                 print("Daemon:         running (chime \(daemon.version), \(daemon.pending) pending)")
+                if !daemon.sleep.isEmpty { print("Sleep:          \(daemon.sleep)") }
                 for warning in daemon.storeWarnings { print("  " + warning) }
                 if !daemon.quarantined.isEmpty {
                     print("Quarantined:    \(daemon.quarantined.count) alarm\(daemon.quarantined.count == 1 ? "" : "s") kept but not fired (chime cancel ID removes one)")

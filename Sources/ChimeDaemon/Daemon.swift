@@ -70,6 +70,8 @@ public final class SchedulerDaemon {
     var zoneWatcher: ConfigWatcher?
     /// The system's zone as last planned with, to tell a real change from other events in /etc.
     var plannedZone = ""
+    /// logind's sleep signal and the delay lock (nil: no system bus).
+    var sleepFollower: SleepFollower?
     /// When to read the alarm file after an edit.
     var reloadAt: Instant?
     var fileStatus = AlarmFileStatus(path: "")
@@ -158,6 +160,7 @@ public final class SchedulerDaemon {
         // The file first: an alarm changed while the daemon was down is not caught up in its old form.
         startFollowingAlarmFile(now: clock.now())
         startFollowingTimeZone()
+        startFollowingSleep()
         do { try catchUp(now: clock.now()) } catch { throw DaemonError("\(error)") }
         logger.info("chime daemon ready", metadata: ["pending": "\(queue.count)"])
         while !stopping {
@@ -173,6 +176,9 @@ public final class SchedulerDaemon {
             sources.add(.signals, fd: signals.fd)
             sources.add(.alarmFile, fd: watcher?.fd ?? -1)
             sources.add(.timeZone, fd: zoneWatcher?.fd ?? -1)
+            sleepFollower?.connection.dispatchPending()
+            sources.add(.systemBus, fd: sleepFollower?.connection.fileDescriptor ?? -1,
+                        writable: sleepFollower?.connection.hasMessagesToSend ?? false)
             for (pid, child) in children where child.output >= 0 { sources.add(.childOutput(pid), fd: child.output) }
             do { try sources.wait() } catch { throw DaemonError("\(error)") }
 
@@ -180,6 +186,10 @@ public final class SchedulerDaemon {
             if sources.isReady(.signals) { handleSignals() }
             if sources.isReady(.alarmFile) { alarmFileTouched() }
             if sources.isReady(.timeZone) { timeZoneTouched() }
+            if sources.isReady(.systemBus), let follower = sleepFollower, !follower.connection.processAvailable() {
+                logger.warning("the system bus went away; sleep is seen only through the clock from now on")
+                sleepFollower = nil
+            }
             if sources.isReady(.timer) {
                 switch timer.read() {
                 case .clockChanged:
@@ -199,6 +209,31 @@ public final class SchedulerDaemon {
         }
         connection.flush()
         logger.info("chime daemon stopped")
+    }
+
+    /// Follows logind's PrepareForSleep where there is a system bus: before a sleep the store is made
+    /// durable and the delay lock let go; after it, what fell due is caught up at once.
+    func startFollowingSleep() {
+        guard let follower = SleepFollower(logger: logger) else { return }
+        follower.onSleep = { [unowned self] starting in
+            if starting {
+                logging { () throws(StoreError) in try store.makeDurable() }
+            } else {
+                rescheduleAll(after: clock.now())
+            }
+        }
+        follower.start()
+        sleepFollower = follower
+    }
+
+    /// What `chime status` says of sleep.
+    var sleepStatus: String {
+        guard let sleepFollower else {
+            return "not followed: no system bus; what falls due during a sleep is still caught up at resume (the clock tells)"
+        }
+        return sleepFollower.following
+            ? "followed: logind's delay lock is held, let go once the alarms are on disk"
+            : "not followed: logind gives no sleep lock; what falls due during a sleep is still caught up at resume (the clock tells)"
     }
 
     /// The kernel said the wall clock was set (the timer's TFD_TIMER_CANCEL_ON_SET): every alarm's

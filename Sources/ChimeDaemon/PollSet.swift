@@ -17,6 +17,8 @@ enum PollSource: Hashable {
     case alarmFile
     /// inotify on the directory of /etc/localtime: the system's time zone.
     case timeZone
+    /// The system bus connection (logind's sleep signal).
+    case systemBus
     /// A body command's standard output.
     case childOutput(pid_t)
 }

@@ -95,7 +95,7 @@ final class SchedulerService {
         do {
             return DaemonStatus(version: SchedulerInterface.version, pending: daemon.store.pendingCount,
                                 quarantined: try daemon.store.quarantined(), store: daemon.store.path,
-                                storeWarnings: daemon.store.warnings)
+                                storeWarnings: daemon.store.warnings, sleep: daemon.sleepStatus)
         } catch {
             throw Self.error(.store(error))
         }

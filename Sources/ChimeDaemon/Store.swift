@@ -264,6 +264,14 @@ public final class Store {
 
     // MARK: - Writing
 
+    /// Everything committed is on disk now (firing records are otherwise fsynced with the next
+    /// acknowledged change): before the machine sleeps.
+    public func makeDurable() throws(StoreError) {
+        do { try database.executeScript("PRAGMA wal_checkpoint(FULL);") } catch {
+            throw StoreError("sync", path: path, error.message, cause: .sqlite(error.code))
+        }
+    }
+
     private func run(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) {
         do { try database.execute(sql, values) } catch { throw StoreError("write", path: path, error.message, cause: .sqlite(error.code)) }
     }

@@ -1,0 +1,92 @@
+// Follows systemd-logind's PrepareForSleep on the system bus. While the daemon runs it holds a
+// *delay* inhibitor lock ("recording alarms before sleep"): when logind announces a sleep, the
+// daemon makes its store durable and only then lets go of the lock, so the machine never sleeps
+// with an acknowledged change only in the page cache; at resume it takes the lock again and catches
+// up what fell due during the sleep. No system bus, or no logind on it, is not an error: the kernel
+// still reports the resume to the daemon's timer as a change of the wall clock.
+import DBus
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class SleepFollower {
+    static let login1: BusName = "org.freedesktop.login1"
+    static let managerPath: ObjectPath = "/org/freedesktop/login1"
+    static let manager: InterfaceName = "org.freedesktop.login1.Manager"
+
+    let connection: Connection
+    private let logger: Logger
+    private var subscription: SubscriptionToken?
+    /// The inhibitor lock's descriptor; -1 while none is held.
+    private(set) var inhibitor: Int32 = -1
+    /// Whether logind answered: the daemon follows sleep (for chime status).
+    private(set) var following = false
+    /// Called with true before a sleep, false after the resume.
+    var onSleep: (Bool) -> Void = { _ in }
+
+    /// Connects to the system bus (`$DBUS_SYSTEM_BUS_ADDRESS`, else the default), or nil when there is none.
+    init?(logger: Logger) {
+        self.logger = logger
+        do {
+            connection = try Connection(.system)
+        } catch {
+            logger.info("no system bus (\(error)); sleep is seen only through the clock")
+            return nil
+        }
+    }
+
+    deinit { releaseInhibitor() }
+
+    /// Subscribes to PrepareForSleep and takes the delay lock.
+    func start() {
+        do {
+            subscription = try connection.subscribe(
+                MatchRule(sender: Self.login1, interface: Self.manager, member: "PrepareForSleep", path: Self.managerPath)
+            ) { [weak self] message in
+                guard let self, case .boolean(let starting)? = (try? message.arguments())?.first else { return }
+                self.prepareForSleep(starting)
+            }
+            takeInhibitor()
+        } catch {
+            logger.info("cannot follow logind's sleep signal (\(error)); sleep is seen only through the clock")
+        }
+    }
+
+    private func prepareForSleep(_ starting: Bool) {
+        if starting {
+            logger.info("the machine is going to sleep")
+            onSleep(true)
+            releaseInhibitor()
+        } else {
+            logger.info("the machine woke up")
+            takeInhibitor()
+            onSleep(false)
+        }
+    }
+
+    /// `Inhibit("sleep", "chime", …, "delay")`: the lock lasts as long as the descriptor is open.
+    func takeInhibitor() {
+        guard inhibitor < 0 else { return }
+        do {
+            let reply = try connection.call(
+                destination: Self.login1, path: Self.managerPath, interface: Self.manager, member: "Inhibit",
+                arguments: [.string("sleep"), .string("chime"), .string("recording alarms before sleep"), .string("delay")],
+                timeout: .milliseconds(5000))
+            guard case .unixFD(let fd)? = reply.first, fd >= 0 else {
+                logger.warning("logind answered Inhibit without a descriptor")
+                return
+            }
+            inhibitor = fd
+            following = true
+        } catch {
+            logger.info("logind gives no sleep lock (\(error)); sleep is seen only through the clock")
+        }
+    }
+
+    func releaseInhibitor() {
+        guard inhibitor >= 0 else { return }
+        close(inhibitor)
+        inhibitor = -1
+    }
+}
