@@ -60,8 +60,9 @@ final class SleepFollower {
             releaseInhibitor()
         } else {
             logger.info("the machine woke up")
-            takeInhibitor()
+            // What fell due first: taking the lock again is a round trip to logind.
             onSleep(false)
+            takeInhibitor()
         }
     }
 
