@@ -27,8 +27,8 @@ struct AlarmOptions: ParsableArguments {
     @Option(help: ArgumentHelp("low, normal or critical.", valueName: "LEVEL"))
     var urgency: UrgencyArgument = UrgencyArgument(urgency: .critical)
 
-    @Option(help: ArgumentHelp("A theme icon name or an image path.", valueName: "ICON"))
-    var icon: String = "alarm-clock"
+    @Option(help: ArgumentHelp("A theme icon name or an image path (default: chime's own icon, which make install and the package put in the hicolor theme every icon theme falls back to).", valueName: "ICON"))
+    var icon: String = "chime"
 
     @Option(help: ArgumentHelp("Time zone to evaluate the rule in (default: the system's).", valueName: "ZONE"))
     var tz: String?

@@ -40,7 +40,9 @@ struct Validator {
     struct Defaults {
         var sound: Sound? = nil
         var urgency: Urgency = .critical
-        var icon = "alarm-clock"
+        // chime's own icon, installed in hicolor (which every icon theme falls back to): "alarm-clock"
+        // is in no theme Debian ships, and GNOME Shell drew a placeholder for it.
+        var icon = "chime"
         var snooze: TimeSpan? = nil
         var grace: TimeSpan? = nil
         var expire: TimeSpan? = nil

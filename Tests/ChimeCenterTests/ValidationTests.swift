@@ -54,7 +54,7 @@ import Timekeeping
 
     @Test func aRequestCrossesTheBusUnchanged() throws {
         var content = NotificationContent(title: "Homeroom", subtitle: "4b", body: "Check the list", label: "homeroom",
-                                          sound: .named("bell"), urgency: .critical, icon: "alarm-clock", category: "x-chime.alarm",
+                                          sound: .named("bell"), urgency: .critical, icon: "chime", category: "x-chime.alarm",
                                           actions: [.snooze, .dismiss], expiry: .after(.seconds(30)), userInfo: ["room": "4b"])
         content.snooze = .seconds(300)
         content.grace = .seconds(0)
