@@ -332,6 +332,21 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     // MARK: - Normalized form
 
+    /// Weekdays (bit 0 Monday) as a list: a run of three or more days as `first<through>last`
+    /// (`Mon..Fri`, `mon-fri`), shorter runs day by day (`Sat,Sun`).
+    static func dayList(_ weekdays: UInt8, names: [String], through: String) -> String {
+        var parts: [String] = []
+        var i = 0
+        while i < 7 {
+            guard weekdays & (1 << i) != 0 else { i += 1; continue }
+            var j = i
+            while j + 1 < 7, weekdays & (1 << (j + 1)) != 0 { j += 1 }
+            parts.append(j - i >= 2 ? names[i] + through + names[j] : (i...j).map { names[$0] }.joined(separator: ","))
+            i = j + 1
+        }
+        return parts.joined(separator: ",")
+    }
+
     /// The short form chime's rules are written in, where the expression has one (`16:35 mon-fri`,
     /// `08:00`, `07:30 sat,sun`, `2026-12-24 18:00`); the full form (`description`) otherwise.
     /// Parsing the short form gives this expression back.
@@ -340,27 +355,16 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
             guard let chain, chain.count == 1, chain[0].stop == nil, chain[0].repeatEvery == 0 else { return nil }
             return chain[0].start
         }
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         guard timeZone == nil, !daysFromEnd, let hour = single(hours), let minute = single(minutes), single(seconds) == 0 else {
             return description
         }
-        let time = "\(two(hour)):\(two(minute))"
+        let time = "\(pad(hour, 2)):\(pad(minute, 2))"
         if years == nil, months == nil, days == nil {
             guard let weekdays else { return time }
-            let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-            var runs: [String] = []
-            var i = 0
-            while i < 7 {
-                guard weekdays & (1 << i) != 0 else { i += 1; continue }
-                var j = i
-                while j + 1 < 7, weekdays & (1 << (j + 1)) != 0 { j += 1 }
-                runs.append(j - i >= 2 ? "\(names[i])-\(names[j])" : (i...j).map { names[$0] }.joined(separator: ","))
-                i = j + 1
-            }
-            return time + " " + runs.joined(separator: ",")
+            return time + " " + Self.dayList(weekdays, names: ["mon", "tue", "wed", "thu", "fri", "sat", "sun"], through: "-")
         }
         if weekdays == nil, let year = single(years), let month = single(months), let day = single(days) {
-            return "\(year)-\(two(month))-\(two(day)) \(time)"
+            return "\(year)-\(pad(month, 2))-\(pad(day, 2)) \(time)"
         }
         return description
     }
@@ -369,17 +373,7 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         var out = ""
         if let weekdays {
-            let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-            var parts: [String] = []
-            var i = 0
-            while i < 7 {
-                guard weekdays & (1 << i) != 0 else { i += 1; continue }
-                var j = i
-                while j + 1 < 7, weekdays & (1 << (j + 1)) != 0 { j += 1 }
-                parts.append(j > i + 1 ? "\(names[i])..\(names[j])" : (j == i + 1 ? "\(names[i]),\(names[j])" : names[i]))
-                i = j + 1
-            }
-            out = parts.joined(separator: ",") + " "
+            out = Self.dayList(weekdays, names: ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"], through: "..") + " "
         }
         func chain(_ c: [Component]?, _ width: Int) -> String {
             guard let c else { return "*" }
