@@ -322,3 +322,19 @@ public final class RecordingServer: @unchecked Sendable {
         connection.close()
     }
 }
+
+/// Debian's notify-send with `reference`, then `ours`, against one recording server on a private bus:
+/// both results, and the calls the server saw once `calls` had arrived (or its wait ran out). The
+/// parity tests compare the two.
+public func besideNotifySend(
+    _ reference: [String], capabilities: [String] = ["actions", "body", "body-markup", "persistence"], calls: Int,
+    ours: ([String: String]) throws -> CommandResult
+) throws -> (reference: CommandResult, ours: CommandResult, calls: [RecordingServer.Call]) {
+    let bus = try PrivateBus()
+    defer { bus.stop() }
+    let recorder = try RecordingServer(address: bus.address, capabilities: capabilities)
+    defer { recorder.stop() }
+    let theirs = try runProgram("/usr/bin/notify-send", reference.map { Array($0.utf8) }, environment: bus.environment())
+    let mine = try ours(bus.environment())
+    return (theirs, mine, calls == 0 ? recorder.calls : recorder.waitForCalls(calls))
+}

@@ -29,30 +29,19 @@ import TestSupport
         ["-h", "int:x:-5", "S"], ["-h", "byte:x:256", "S"], ["--expire-time=", "S"], ["--replace-id", "x", "S"],
     ])
     func sameRefusal(_ arguments: [String]) throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
-        let reference = try runProgram("/usr/bin/notify-send", arguments.map { Array($0.utf8) }, environment: bus.environment())
-        let ours = try Self.runAsNotifySend(arguments, environment: bus.environment())
+        let (reference, ours, calls) = try besideNotifySend(arguments, calls: 0) { try Self.runAsNotifySend(arguments, environment: $0) }
         #expect(reference.status == 1)
         #expect(ours.status == 1, "\(arguments): \(ours.stderr)")
         #expect(ours.stderr == reference.stderr, "\(arguments)")
         #expect(ours.stdout == reference.stdout)
-        #expect(recorder.calls.isEmpty)
+        #expect(calls.isEmpty)
     }
 
     /// The same Notify call as notify-send, app name included.
     @Test(arguments: [["Summary", "Body"], ["-u", "critical", "-t", "0", "-c", "x", "Critical"], ["-a", "given", "App"]])
     func sameCallAndAppName(_ arguments: [String]) throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
-        let reference = try runProgram("/usr/bin/notify-send", arguments.map { Array($0.utf8) }, environment: bus.environment())
-        let ours = try Self.runAsNotifySend(arguments, environment: bus.environment())
+        let (reference, ours, calls) = try besideNotifySend(arguments, calls: 2) { try Self.runAsNotifySend(arguments, environment: $0) }
         #expect(reference.status == 0 && ours.status == 0, "\(ours.stderr)")
-        let calls = recorder.waitForCalls(2)
         try #require(calls.count == 2)
         #expect(calls[0].appName == calls[1].appName)
         #expect(Array(calls[0].arguments.dropLast(2)) == Array(calls[1].arguments.dropLast(2)))
@@ -92,16 +81,12 @@ import TestSupport
 
     /// A server without actions: notify-send's message, shown without them, status 1.
     @Test func actionsNotSupported() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address, capabilities: ["body"])
-        defer { recorder.stop() }
         let arguments = ["-A", "Foo", "-A", "bar=Bar", "Action!", "Choose it"]
-        let reference = try runProgram("/usr/bin/notify-send", arguments.map { Array($0.utf8) }, environment: bus.environment())
-        let ours = try Self.runAsNotifySend(arguments, environment: bus.environment())
+        let (reference, ours, calls) = try besideNotifySend(arguments, capabilities: ["body"], calls: 2) {
+            try Self.runAsNotifySend(arguments, environment: $0)
+        }
         #expect(reference.status == 1 && ours.status == 1)
         #expect(ours.stderr == reference.stderr)
-        let calls = recorder.waitForCalls(2)
         try #require(calls.count == 2)
         #expect(calls[0].actions == [] && calls[1].actions == [])
     }

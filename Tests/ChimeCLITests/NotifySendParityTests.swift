@@ -131,15 +131,9 @@ import TestSupport
     /// command line.
     @Test(arguments: newerCases.map { [$0.arguments, $0.reference] })
     func newerBehaviourOnTheWire(_ pair: [[String]]) throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
-        let reference = try runProgram("/usr/bin/notify-send", pair[1].map { Array($0.utf8) }, environment: bus.environment())
+        let (reference, ours, calls) = try besideNotifySend(pair[1], calls: 2) { try runChime(["notify"] + pair[0], environment: $0) }
         try #require(reference.status == 0, "notify-send failed: \(reference.stderr)")
-        let ours = try runChime(["notify"] + pair[0], environment: bus.environment())
         #expect(ours.status == 0, "\(ours.stderr)")
-        let calls = recorder.waitForCalls(2)
         try #require(calls.count == 2)
         expectSameCall(calls[0], calls[1], appNameMatters: false)
     }
@@ -147,16 +141,11 @@ import TestSupport
     /// Where notify-send refuses, chime refuses with the same words (and its own usage status).
     @Test(arguments: [[""], ["", "Body"], ["--expire-time=", "Summary"], ["--replace-id=", "Summary"]])
     func sameRefusal(_ arguments: [String]) throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
-        let reference = try runProgram("/usr/bin/notify-send", arguments.map { Array($0.utf8) }, environment: bus.environment())
-        let ours = try runChime(["notify"] + arguments, environment: bus.environment())
+        let (reference, ours, calls) = try besideNotifySend(arguments, calls: 0) { try runChime(["notify"] + arguments, environment: $0) }
         #expect(reference.status == 1)
         #expect(ours.status == 64)
         #expect(ours.stderr == "chime: " + reference.stderr, "\(arguments)")
-        #expect(recorder.calls.isEmpty)
+        #expect(calls.isEmpty)
     }
 
     @Test func helpAllIsHelp() throws {
@@ -168,15 +157,9 @@ import TestSupport
 
     @Test(arguments: cases)
     func sameCallOnTheWire(_ arguments: [String]) throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let recorder = try RecordingServer(address: bus.address)
-        defer { recorder.stop() }
-        let reference = try runProgram("/usr/bin/notify-send", arguments.map { Array($0.utf8) }, environment: bus.environment())
+        let (reference, ours, calls) = try besideNotifySend(arguments, calls: 2) { try runChime(["notify"] + arguments, environment: $0) }
         try #require(reference.status == 0, "notify-send failed: \(reference.stderr)")
-        let ours = try runChime(["notify"] + arguments, environment: bus.environment())
         #expect(ours.status == 0, "\(ours.stderr)")
-        let calls = recorder.waitForCalls(2)
         try #require(calls.count == 2)
         expectSameCall(calls[0], calls[1], appNameMatters: arguments.contains { $0.hasPrefix("-a") || $0.hasPrefix("--app-name") })
     }
