@@ -128,6 +128,15 @@ public struct NotificationContent: Hashable, Sendable, Codable {
     public var grace: TimeSpan? = nil
     /// A program that writes the body at fire time.
     public var bodyCommand: BodyCommand? = nil
+    /// How long the sound repeats until Dismiss or Snooze is pressed (nil or zero: it plays once).
+    /// `chime at`/`in`/`timer` and the alarm file give alarms `RingPolicy.defaultRing`.
+    public var ring: TimeSpan? = nil
+    /// Whether an alarm whose ring time ends unanswered snoozes itself.
+    public var autoSnooze = false
+    /// Whether the machine is woken from suspend for it (`--wake`).
+    public var wake = false
+    /// What happens while the notification server's do-not-disturb is on (nil: `.breakThrough`).
+    public var doNotDisturb: DoNotDisturbPolicy? = nil
 
     public init(title: String, subtitle: String = "", body: String = "", label: String = "", sound: Sound? = nil,
                 urgency: Urgency = .normal, icon: String = "", category: String = "", actions: [NotificationAction] = [],
@@ -191,7 +200,7 @@ public struct NotificationContent: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case title, subtitle, body, label, sound, urgency, icon, category, actions, expiry, bodyIsMarkup, userInfo
-        case snooze, grace, bodyCommand
+        case snooze, grace, bodyCommand, ring, autoSnooze, wake, doNotDisturb
     }
 
     public init(from decoder: any Decoder) throws {
@@ -212,6 +221,11 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         snooze = try c.decodeIfPresent(Int64.self, forKey: .snooze).map { .seconds($0) }
         grace = try c.decodeIfPresent(Int64.self, forKey: .grace).map { .seconds($0) }
         bodyCommand = try c.decodeIfPresent(BodyCommand.self, forKey: .bodyCommand)
+        ring = try c.decodeIfPresent(Int64.self, forKey: .ring).map { .seconds($0) }
+        autoSnooze = try c.decodeIfPresent(Bool.self, forKey: .autoSnooze) ?? false
+        wake = try c.decodeIfPresent(Bool.self, forKey: .wake) ?? false
+        // A policy from a newer chime reads as the default.
+        doNotDisturb = (try? c.decodeIfPresent(String.self, forKey: .doNotDisturb)).flatMap { $0.flatMap(DoNotDisturbPolicy.init(rawValue:)) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -231,7 +245,30 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         try c.encodeIfPresent(snooze?.seconds, forKey: .snooze)
         try c.encodeIfPresent(grace?.seconds, forKey: .grace)
         try c.encodeIfPresent(bodyCommand, forKey: .bodyCommand)
+        try c.encodeIfPresent(ring?.seconds, forKey: .ring)
+        if autoSnooze { try c.encode(true, forKey: .autoSnooze) }
+        if wake { try c.encode(true, forKey: .wake) }
+        try c.encodeIfPresent(doNotDisturb?.rawValue, forKey: .doNotDisturb)
     }
+}
+
+/// What an alarm does while the notification server's do-not-disturb (Focus) is on.
+public enum DoNotDisturbPolicy: String, Hashable, Sendable, CaseIterable {
+    /// Shown as the server lets through what matters: critical urgency (and dunst's pause level).
+    case breakThrough = "break-through"
+    /// Held until do-not-disturb ends, then shown, marked late.
+    case `defer`
+    /// Recorded as delivered, with no popup and no sound.
+    case silent
+}
+
+/// How long alarms ring.
+public enum RingPolicy {
+    /// What `chime at`, `in`, `timer` and the alarm file give an alarm with a sound: five minutes,
+    /// as a clock app's alarm rings (a one-second bell is easy to sleep through).
+    public static let defaultRing = TimeSpan.seconds(300)
+    /// How often a server that plays sounds itself is sent the alarm again while it rings.
+    public static let serverRepeat = TimeSpan.seconds(5)
 }
 
 /// When a request fires: a rule, whether it repeats, the zone it is evaluated

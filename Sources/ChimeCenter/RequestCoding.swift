@@ -56,6 +56,10 @@ extension NotificationRequest {
         }
         if let snooze = c.snooze { entries.append(("snooze", .uint32(UInt32(clamping: snooze.seconds)))) }
         if let grace = c.grace { entries.append(("grace", .uint32(UInt32(clamping: grace.seconds)))) }
+        if let ring = c.ring { entries.append(("ring", .uint32(UInt32(clamping: ring.seconds)))) }
+        if c.autoSnooze { entries.append(("auto-snooze", .boolean(true))) }
+        if c.wake { entries.append(("wake", .boolean(true))) }
+        if let policy = c.doNotDisturb { entries.append(("dnd", .string(policy.rawValue))) }
         if let command = c.bodyCommand {
             entries.append(("body-command", .strings(command.arguments)))
             if command.timeLimit != BodyCommand.defaultTimeLimit {
@@ -196,6 +200,15 @@ extension NotificationRequest {
         }
         content.snooze = try reader.seconds(.snooze)
         content.grace = try reader.seconds(.grace)
+        content.ring = try reader.seconds(.ring)
+        content.autoSnooze = try reader.bool(.autoSnooze) ?? false
+        content.wake = try reader.bool(.wake) ?? false
+        if let name = try reader.string(.dnd) {
+            guard let policy = DoNotDisturbPolicy(rawValue: name) else {
+                throw RequestError(.dnd, "must be \"break-through\", \"defer\" or \"silent\", got \"\(escapedForMessage(name))\"")
+            }
+            content.doNotDisturb = policy
+        }
         let timeout = try reader.seconds(.bodyTimeout)
         let outputLimit = try reader.integer(.bodyOutputLimit)
         if let words = fields[.bodyCommand] {

@@ -14,6 +14,9 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case actions
     case userInfo = "user-info"
     case expire, persistent, snooze, grace
+    case ring
+    case autoSnooze = "auto-snooze"
+    case wake, dnd
     case bodyCommand = "body-command"
     case bodyTimeout = "body-timeout"
     case bodyOutputLimit = "body-output-limit"
@@ -81,6 +84,8 @@ public enum RequestBounds {
     public static let expire = TimeSpan.seconds(1)...TimeSpan.seconds(86_400)
     public static let snooze = TimeSpan.seconds(1)...TimeSpan.seconds(7 * 86_400)
     public static let grace = TimeSpan.zero...TimeSpan.seconds(366 * 86_400)
+    /// How long a sound may ring (0: once).
+    public static let ring = TimeSpan.zero...TimeSpan.seconds(3600)
     public static let bodyCommandArguments = 1...64
     public static let bodyCommandArgumentBytes = 0...4096
     public static let bodyTimeout = TimeSpan.seconds(1)...TimeSpan.seconds(60)
@@ -152,6 +157,10 @@ extension NotificationContent {
         if case .after(let span) = expiry { try checkSpan(span, .expire, RequestBounds.expire) }
         if let snooze { try checkSpan(snooze, .snooze, RequestBounds.snooze) }
         if let grace { try checkSpan(grace, .grace, RequestBounds.grace) }
+        if let ring { try checkSpan(ring, .ring, RequestBounds.ring) }
+        if autoSnooze, !rings {
+            throw RequestError(.autoSnooze, "needs a sound that rings (a sound and a ring time above 0)")
+        }
         if let command = bodyCommand {
             try checkCount(command.arguments.count, .bodyCommand, RequestBounds.bodyCommandArguments, "words")
             for argument in command.arguments {
@@ -164,6 +173,11 @@ extension NotificationContent {
             }
         }
     }
+}
+
+extension NotificationContent {
+    /// Whether its sound repeats until answered.
+    public var rings: Bool { sound != nil && (ring ?? .zero) > .zero }
 }
 
 extension Trigger {

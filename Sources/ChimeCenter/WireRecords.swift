@@ -33,10 +33,22 @@ public struct DaemonStatus: Hashable, Sendable {
     public var storeWarnings: [String]
     /// Whether the daemon follows the machine's sleep, and how or why not ("": a daemon that does not say).
     public var sleep: String
+    /// Whether `--wake` alarms wake the machine here, how or why not (and the next wake time).
+    public var wake: String = ""
+    /// How: `kernel`, `systemd` or `none` ("": a daemon that does not say).
+    public var wakeMethod: String = ""
+    /// Whether the daemon holds logind's block lock for a wake alarm now, and why.
+    public var stayAwake: String = ""
+    /// The notification server's do-not-disturb state, as far as it tells.
+    public var doNotDisturb: String = ""
 
     public init(version: String, pending: Int, quarantined: [(identifier: String, reason: String)], store: String, storeWarnings: [String],
-                sleep: String = "") {
+                sleep: String = "", wake: String = "", wakeMethod: String = "", stayAwake: String = "", doNotDisturb: String = "") {
         self.sleep = sleep
+        self.wake = wake
+        self.wakeMethod = wakeMethod
+        self.stayAwake = stayAwake
+        self.doNotDisturb = doNotDisturb
         self.version = version
         self.pending = pending
         self.quarantined = quarantined
@@ -46,6 +58,7 @@ public struct DaemonStatus: Hashable, Sendable {
 
     public static func == (a: DaemonStatus, b: DaemonStatus) -> Bool {
         a.version == b.version && a.pending == b.pending && a.store == b.store && a.storeWarnings == b.storeWarnings && a.sleep == b.sleep
+            && a.wake == b.wake && a.wakeMethod == b.wakeMethod && a.stayAwake == b.stayAwake && a.doNotDisturb == b.doNotDisturb
             && a.quarantined.elementsEqual(b.quarantined) { $0 == $1 }
     }
 
@@ -210,12 +223,15 @@ extension AlarmFileStatus {
 }
 
 extension DaemonStatus {
-    /// `a{sv}`: version (s), pending (u), quarantined (a(ss): id, reason), store (s), store-warnings (as), sleep (s).
+    /// `a{sv}`: version (s), pending (u), quarantined (a(ss): id, reason), store (s), store-warnings (as), sleep (s),
+    /// wake (s), wake-method (s), stay-awake (s), dnd (s).
     public var dbusValue: Value {
         .vardict([
             ("version", .string(version)), ("pending", .uint32(UInt32(clamping: pending))),
             ("quarantined", .array(element: .structure([.string, .string]), quarantined.map { .structure([.string($0.identifier), .string($0.reason)]) })),
             ("store", .string(store)), ("store-warnings", .strings(storeWarnings)), ("sleep", .string(sleep)),
+            ("wake", .string(wake)), ("wake-method", .string(wakeMethod)), ("stay-awake", .string(stayAwake)),
+            ("dnd", .string(doNotDisturb)),
         ])
     }
 
@@ -226,6 +242,8 @@ extension DaemonStatus {
             return (id, reason)
         }
         self.init(version: r.string("version") ?? "", pending: Int(r.int("pending") ?? 0), quarantined: quarantined,
-                  store: r.string("store") ?? "", storeWarnings: r.strings("store-warnings"), sleep: r.string("sleep") ?? "")
+                  store: r.string("store") ?? "", storeWarnings: r.strings("store-warnings"), sleep: r.string("sleep") ?? "",
+                  wake: r.string("wake") ?? "", wakeMethod: r.string("wake-method") ?? "", stayAwake: r.string("stay-awake") ?? "",
+                  doNotDisturb: r.string("dnd") ?? "")
     }
 }

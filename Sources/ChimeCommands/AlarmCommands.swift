@@ -52,6 +52,22 @@ struct AlarmOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How long the body command may run (default 5s, at most 60s).", valueName: "DURATION"))
     var bodyTimeout: String?
 
+    @Option(help: ArgumentHelp(
+        "How long the sound repeats until Dismiss or Snooze is pressed (default 5m with --sound; 0: it plays once).",
+        valueName: "DURATION"))
+    var ring: String?
+
+    @Flag(help: "When the alarm rings out unanswered, snooze it (the ring time is recorded either way).")
+    var autoSnooze = false
+
+    @Flag(help: "Wake the machine from suspend for this alarm (chime says so when this system cannot).")
+    var wake = false
+
+    @Option(help: ArgumentHelp(
+        "While the server's do-not-disturb is on: break-through (default: shown as critical, which servers let through), defer (shown when it ends, marked late) or silent (recorded, not shown).",
+        valueName: "POLICY"))
+    var dnd: String?
+
     @Flag(name: .customLong("json"), help: "Print the identifier and next fire time as JSON.")
     var json = false
 
@@ -80,6 +96,20 @@ struct AlarmOptions: ParsableArguments {
         }
         content.snooze = snooze.map { Self.duration($0, option: "--snooze") }
         content.grace = grace.map { Self.duration($0, option: "--grace") }
+        if let ring {
+            guard sound != nil else { ExitStatus.usage.exit("--ring \(ring): give --sound too (an alarm without a sound has nothing to ring)") }
+            content.ring = ["0", "0s"].contains(ring) ? .zero : Self.duration(ring, option: "--ring")
+        } else if sound != nil {
+            content.ring = RingPolicy.defaultRing
+        }
+        content.autoSnooze = autoSnooze
+        content.wake = wake
+        if let dnd {
+            guard let policy = DoNotDisturbPolicy(rawValue: dnd) else {
+                ExitStatus.usage.exit("--dnd \(dnd): must be break-through, defer or silent")
+            }
+            content.doNotDisturb = policy
+        }
         if let expire { content.expiry = .after(Self.duration(expire, option: "--expire")) }
         if let bodyCommand {
             let words: [String]
@@ -138,6 +168,8 @@ struct AlarmOptions: ParsableArguments {
         case .expire?: "--expire \(expire ?? "")"
         case .snooze?: "--snooze \(snooze ?? "")"
         case .grace?: "--grace \(grace ?? "")"
+        case .ring?: "--ring \(ring ?? "")"
+        case .autoSnooze?: "--auto-snooze"
         case .bodyCommand?: "--body-command"
         case .bodyTimeout?: "--body-timeout \(bodyTimeout ?? "")"
         case .timeZone?: "--tz \(tz ?? "")"
@@ -163,7 +195,17 @@ struct AlarmOptions: ParsableArguments {
             printLine("\(added.identifier): \(Next.iso8601(added.nextFire, in: request.trigger.zone))")
         }
         warnIfUnplayable(request.content.sound, center: center)
+        if request.content.wake { warnIfCannotWake(center: center) }
     }
+}
+
+/// Says, after a `--wake` alarm is set, when this system cannot wake the machine for it, why, and
+/// what would make it work (the alarm stays: it rings whenever the machine is awake).
+func warnIfCannotWake(center: UserNotificationCenter) {
+    guard let status = try? center.daemonStatus(), status.wakeMethod == "none" else { return }
+    var why = Substring(status.wake)
+    if why.hasPrefix("no: ") { why = why.dropFirst(4) }
+    printError("chime: warning: this alarm cannot wake the machine: \(why). It is set, and rings if the machine is awake")
 }
 
 /// Says, after the alarm is set, when nothing here can play its sound (the alarm stays: it will be
@@ -325,7 +367,8 @@ public struct Show: ParsableCommand {
         abstract: "Show everything about one pending alarm.",
         discussion: """
             Its title, body, label, rule (as written and in full), time zone, next fire time, sound, urgency, \
-            icon, actions, snooze, grace and expire times, body command, where it comes from and its state. \
+            icon, actions, snooze, grace and expire times, body command, how long it rings, whether it wakes the \
+            machine, its do-not-disturb policy, where it comes from and its state. \
             --json gives the same as one object.
 
             Examples:
@@ -371,6 +414,12 @@ public struct Show: ParsableCommand {
             ("actions", content.actions.map { "\($0.identifier)=\($0.title)" }.joined(separator: ", ")),
             ("snooze", (content.snooze ?? .minutes(10)).description), ("grace", (content.grace ?? .minutes(60)).description),
             ("expire", expire), ("body command", content.bodyCommand.map { $0.arguments.joined(separator: " ") } ?? ""),
+            ("ring", content.sound == nil ? "" : content.rings
+                ? "\(content.ring ?? .zero) until answered" + (content.autoSnooze ? ", then snoozes itself" : "") : "plays once"),
+            ("wake", content.wake ? "yes" : "no"), ("dnd", (content.doNotDisturb ?? .breakThrough).rawValue),
+            ("ring", content.sound == nil ? "" : content.rings
+                ? "\(content.ring ?? .zero) until answered" + (content.autoSnooze ? ", then snoozes itself" : "") : "plays once"),
+            ("wake", content.wake ? "yes" : "no"), ("dnd", (content.doNotDisturb ?? .breakThrough).rawValue),
             ("origin", summary?.origin == .file ? "alarm file" : "command line"),
             ("state", summary.map { $0.note.isEmpty ? $0.state.rawValue : "\($0.state.rawValue): \($0.note)" } ?? "not pending"),
         ]

@@ -185,6 +185,7 @@ public struct Timer: ParsableCommand {
               chime timer eggs
               chime timer --list
               chime timer tea --id tea
+              chime timer eggs --ring 2m --auto-snooze
             """)
 
     @Argument(help: "The preset's name.")
@@ -198,6 +199,13 @@ public struct Timer: ParsableCommand {
 
     @Option(name: .customLong("id"), help: "An identifier: replaces a pending alarm with the same one (without it, each start is a new timer).")
     var identifier: String?
+
+    @Option(help: ArgumentHelp("How long the sound repeats until answered (default: the preset's 'ring', else 5m; 0: once).",
+                               valueName: "DURATION"))
+    var ring: String?
+
+    @Flag(help: "When the timer rings out unanswered, snooze it.")
+    var autoSnooze = false
 
     public func validate() throws {
         if list == (name != nil) { throw ValidationError("give a preset name or --list") }
@@ -229,6 +237,14 @@ public struct Timer: ParsableCommand {
         var content = timer.content
         // The label names the timer in `chime list`, and the identifier the daemon makes (eggs-12).
         if content.label.isEmpty { content.label = timer.name }
+        if let ring {
+            guard content.sound != nil else { ExitStatus.usage.exit("--ring \(ring): the preset '\(timer.name)' has no sound to ring") }
+            content.ring = ["0", "0s"].contains(ring) ? .zero : AlarmOptions.duration(ring, option: "--ring")
+        }
+        if autoSnooze { content.autoSnooze = true }
+        do throws(RequestError) { try content.validate() } catch {
+            ExitStatus.usage.exit("\(error.field == .autoSnooze ? "--auto-snooze" : "--ring \(ring ?? "")"): \(error.message)")
+        }
         let request = NotificationRequest(identifier: identifier ?? "", content: content, trigger: .timeInterval(timer.duration, anchor: now))
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         let added = reportingErrors { try center.add(request) }

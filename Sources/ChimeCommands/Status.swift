@@ -91,6 +91,10 @@ public struct Status: ParsableCommand {
                 fields.append(("quarantined", .array(daemon.quarantined.map { .object([("id", .string($0.identifier)), ("reason", .string($0.reason))]) })))
                 fields.append(("storeWarnings", .array(daemon.storeWarnings.map { .string($0) })))
                 fields.append(("sleep", .string(daemon.sleep)))
+                fields.append(("wake", .string(daemon.wake)))
+                fields.append(("wakeMethod", .string(daemon.wakeMethod)))
+                fields.append(("stayAwake", .string(daemon.stayAwake)))
+                fields.append(("doNotDisturb", .string(daemon.doNotDisturb)))
             }
             printLine(JSON.object(fields).text)
         } else {
@@ -114,6 +118,9 @@ public struct Status: ParsableCommand {
             if let file, let daemon {
                 print("Daemon:         running (chime \(daemon.version), \(daemon.pending) pending)")
                 if !daemon.sleep.isEmpty { print("Sleep:          \(daemon.sleep)") }
+                if !daemon.wake.isEmpty { print("Wake:           \(daemon.wake)") }
+                if !daemon.stayAwake.isEmpty { print("Stay awake:     \(daemon.stayAwake)") }
+                if !daemon.doNotDisturb.isEmpty { print("Do not disturb: \(daemon.doNotDisturb)") }
                 for warning in daemon.storeWarnings { print("  " + warning) }
                 if !daemon.quarantined.isEmpty {
                     print("Quarantined:    \(daemon.quarantined.count) alarm\(daemon.quarantined.count == 1 ? "" : "s") kept but not fired (chime cancel ID removes one)")

@@ -48,6 +48,9 @@ struct Validator {
         var expire: TimeSpan? = nil
         var timeZone: String? = nil
         var actions: [NotificationAction] = [.snooze, .dismiss]
+        var ring: TimeSpan? = nil
+        var autoSnooze = false
+        var doNotDisturb: DoNotDisturbPolicy? = nil
     }
 
     init(path: String, locator: KeyLocator, anchor: Instant) {
@@ -114,7 +117,7 @@ struct Validator {
         if let n = value.int {
             seconds = Int64(n)
         } else if let text = value.string {
-            seconds = parseDuration(text)
+            seconds = ["0", "0s"].contains(text) ? 0 : parseDuration(text)
             guard seconds != nil else {
                 report(keyPath, "'\(key)' must be a duration such as \"5m\", \"90s\" or \"1h30m\", found \"\(text)\"")
                 return nil
@@ -128,6 +131,27 @@ struct Validator {
             return nil
         }
         return .seconds(seconds)
+    }
+
+    /// `ring`, `auto-snooze` and `dnd`, as the command line has them: an alarm with a sound rings
+    /// `RingPolicy.defaultRing` unless the file says otherwise.
+    mutating func ringing(_ table: Entries, _ p: String, defaults: Defaults, into content: inout NotificationContent) {
+        let ring = duration(table, "ring", p + ".ring", range: RequestBounds.ring) ?? defaults.ring
+        if table["ring"] != nil, ring != nil, content.sound == nil {
+            report(p + ".ring", "'ring' needs a 'sound' (an alarm without a sound has nothing to ring)")
+        }
+        if content.sound != nil { content.ring = ring ?? RingPolicy.defaultRing }
+        content.autoSnooze = bool(table, "auto-snooze", p + ".auto-snooze") ?? (content.rings && defaults.autoSnooze)
+        content.doNotDisturb = policy(table, "dnd", p + ".dnd") ?? defaults.doNotDisturb
+    }
+
+    mutating func policy(_ table: Entries, _ key: String, _ keyPath: String) -> DoNotDisturbPolicy? {
+        guard let name = string(table, key, keyPath) else { return nil }
+        guard let policy = DoNotDisturbPolicy(rawValue: name) else {
+            report(keyPath, "'\(key)' must be \"break-through\", \"defer\" or \"silent\", found \"\(name)\"")
+            return nil
+        }
+        return policy
     }
 
     mutating func urgency(_ table: Entries, _ key: String, _ keyPath: String) -> Urgency? {
@@ -270,6 +294,9 @@ struct Validator {
         if let v = duration(table, "expire", p + "expire", range: RequestBounds.expire) { d.expire = v }
         if let v = zone(table, "tz", p + "tz") { d.timeZone = v }
         if let v = actions(table, "actions", p + "actions") { d.actions = v }
+        if let v = duration(table, "ring", p + "ring", range: RequestBounds.ring) { d.ring = v }
+        if let v = bool(table, "auto-snooze", p + "auto-snooze") { d.autoSnooze = v }
+        if let v = policy(table, "dnd", p + "dnd") { d.doNotDisturb = v }
         return d
     }
 
@@ -320,6 +347,8 @@ struct Validator {
             content.expiry = .after(expire)
         }
         if let v = actions(table, "actions", p + ".actions") { content.actions = v }
+        ringing(table, p, defaults: defaults, into: &content)
+        content.wake = bool(table, "wake", p + ".wake") ?? false
         let timeout = duration(table, "body-timeout", p + ".body-timeout", range: RequestBounds.bodyTimeout)
         if let value = table["body-command"] {
             let words = value.array?.compactMap(\.string)
@@ -365,6 +394,7 @@ struct Validator {
         if let v = urgency(table, "urgency", p + ".urgency") { content.urgency = v }
         if let v = string(table, "icon", p + ".icon") { content.icon = v }
         content.snooze = defaults.snooze
+        ringing(table, p, defaults: defaults, into: &content)
         guard diagnostics.count == errorsBefore, let name, let seconds else { return nil }
         do throws(RequestError) {
             try content.validate()

@@ -56,6 +56,14 @@ public final class SchedulerDaemon {
     var preparing: [pid_t: Preparing] = [:]
     /// Notifications chime closes itself when their expiry passes (servers may ignore it).
     var closeDeadlines: [(time: Instant, identifier: String, serverID: UInt32)] = []
+    /// The server's do-not-disturb as last read (DoNotDisturb.swift), and when.
+    var doNotDisturb: DoNotDisturbState?
+    var lastDoNotDisturbRead: Instant?
+    /// Alarms held until do-not-disturb ends (`--dnd defer`); they wait with the held ones.
+    var deferred: Set<String> = []
+    var doNotDisturbSubscriptions: [SubscriptionToken] = []
+    /// Alarms ringing until answered (Ringing.swift), by identifier.
+    var ringing: [String: Ring] = [:]
     /// The local sound player for servers that do not play sounds.
     let player: (name: String, path: String)?
     /// How long a sound player may run.
@@ -72,6 +80,12 @@ public final class SchedulerDaemon {
     var plannedZone = ""
     /// logind's sleep signal and the delay lock (nil: no system bus).
     var sleepFollower: SleepFollower?
+    /// What wakes the machine for `--wake` alarms (Waking.swift).
+    var waker: WakeArranger?
+    /// The earliest wake alarm, as last read from the store.
+    var nextWakeAlarm: (identifier: String, time: Instant, title: String)?
+    /// Wake alarms shown and not yet answered: until when the machine is kept awake for each.
+    var awakeFor: [String: (until: Instant, title: String)] = [:]
     /// When to read the alarm file after an edit.
     var reloadAt: Instant?
     var fileStatus = AlarmFileStatus(path: "")
@@ -126,12 +140,14 @@ public final class SchedulerDaemon {
         }
         client = NotificationClient(connection: connection, timeout: .milliseconds(10_000))
         player = findSoundPlayer()
+        waker = WakeArranger(connection: connection, logger: logger)
         for warning in store.warnings { logger.warning("\(warning)") }
 
         let service = SchedulerService(daemon: self)
         self.service = service
         connection.export(service.object(), at: SchedulerInterface.path)
         try client.subscribe { [weak self] event in self?.handle(event) }
+        try followDoNotDisturb()
         try connection.watchNameOwner(NotificationClient.busName) { [weak self] old, new in
             self?.serverOwnerChanged(from: old, to: new)
         }
@@ -168,6 +184,14 @@ public final class SchedulerDaemon {
             // libdbus's queue: dispatch those first, or poll would sleep on a quiet socket.
             connection.dispatchPending()
             if stopping { break }
+            // Arranging the wake may call systemd's user manager (blocking): what arrives meanwhile
+            // is dispatched before the wait, and may change what to arrange.
+            arrangeWake(now: clock.now())
+            while connection.hasMessagesToDispatch {
+                connection.dispatchPending()
+                arrangeWake(now: clock.now())
+            }
+            if stopping { break }
             armTimer()
             guard let busFD = connection.fileDescriptor else { throw DaemonError(Self.busGone) }
             var sources = PollSet()
@@ -179,6 +203,7 @@ public final class SchedulerDaemon {
             sleepFollower?.connection.dispatchPending()
             sources.add(.systemBus, fd: sleepFollower?.connection.fileDescriptor ?? -1,
                         writable: sleepFollower?.connection.hasMessagesToSend ?? false)
+            sources.add(.wakeTimer, fd: waker?.fd ?? -1)
             for (pid, child) in children where child.output >= 0 { sources.add(.childOutput(pid), fd: child.output) }
             do { try sources.wait() } catch { throw DaemonError("\(error)") }
 
@@ -186,6 +211,10 @@ public final class SchedulerDaemon {
             if sources.isReady(.signals) { handleSignals() }
             if sources.isReady(.alarmFile) { alarmFileTouched() }
             if sources.isReady(.timeZone) { timeZoneTouched() }
+            if sources.isReady(.wakeTimer) {
+                waker?.read()
+                logger.info("the wake alarm went off: the machine is awake for an alarm")
+            }
             if sources.isReady(.systemBus), let follower = sleepFollower, !follower.connection.processAvailable() {
                 logger.warning("the system bus went away; sleep is seen only through the clock from now on")
                 sleepFollower = nil
@@ -201,6 +230,8 @@ public final class SchedulerDaemon {
                 expireCalls(now: clock.now())
                 retryDue(now: clock.now())
                 closeExpired()
+                ringDue(now: clock.now())
+                if let recheck = nextDoNotDisturbRecheck, recheck <= clock.now() { doNotDisturbMayHaveChanged() }
             }
             finishChildren()
             if sources.isReady(.bus) || connection.hasMessagesToSend {
@@ -295,6 +326,11 @@ public final class SchedulerDaemon {
         for retry in retries { consider(retry.nextTry) }
         for child in children.values where !child.finished { consider(child.deadline) }
         for entry in closeDeadlines { consider(entry.time) }
+        if let ring = nextRingEvent { consider(ring) }
+        // When to take the lock that keeps the machine awake, and when to let go of it.
+        if let wake = nextWakeAlarm, wake.time - Self.stayAwakeBefore > clock.now() { consider(wake.time - Self.stayAwakeBefore) }
+        for hold in awakeFor.values { consider(hold.until) }
+        if let recheck = nextDoNotDisturbRecheck { consider(recheck) }
         if let earliest { timer.arm(at: earliest) } else { timer.disarm() }
     }
 

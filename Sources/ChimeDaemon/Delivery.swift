@@ -66,6 +66,22 @@ extension SchedulerDaemon {
             return
         }
         var content = request.content
+        switch doNotDisturbAction(for: content) {
+        case nil: break
+        case .show(let urgency)?:
+            logger.info("do-not-disturb is on; the alarm breaks through as \(urgency.name)", metadata: ["alarm.id": "\(identifier)"])
+            content.urgency = urgency
+        case .hold?:
+            logger.info("do-not-disturb is on; the alarm waits until it ends", metadata: ["alarm.id": "\(identifier)"])
+            deferred.insert(identifier)
+            lastDoNotDisturbRead = clock.now()
+            hold(occurrence, now: now)
+            return
+        case .silence?:
+            logger.info("do-not-disturb is on; the alarm is recorded without a popup", metadata: ["alarm.id": "\(identifier)"])
+            shown(occurrence, content: content, serverID: 0, server: "", capabilities: [], silent: true)
+            return
+        }
         switch timeliness {
         case .onTime: break
         case .late: content.subtitle = Self.joined("Late: due at \(clock(due, request))", content.subtitle)
@@ -137,7 +153,10 @@ extension SchedulerDaemon {
         let identifier = occurrence.request.identifier
         let previous = (try? store.delivered(identifier: identifier))??.serverID ?? 0
         // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
-        let rendered = render(content, for: capabilities, replacesID: previous)
+        var shownContent = content
+        // A ringing alarm's popup stays up while it rings, where the server allows it.
+        if content.rings, shownContent.expiry == .serverDefault { shownContent.expiry = .never }
+        let rendered = render(shownContent, for: capabilities, replacesID: previous)
         do {
             let call = try client.beginNotify(varied ? rendered.notification.variedInvisibly() : rendered.notification)
             let presentation = Presentation(call: call, occurrence: occurrence, content: content,
@@ -213,7 +232,9 @@ extension SchedulerDaemon {
     }
 
     /// Records a shown occurrence, moves its request on, plays its sound.
-    func shown(_ occurrence: Occurrence, content: NotificationContent, serverID: UInt32, server: String, capabilities: [Capability]) {
+    /// `silent`: recorded during do-not-disturb without a popup (`--dnd silent`): no sound either.
+    func shown(_ occurrence: Occurrence, content: NotificationContent, serverID: UInt32, server: String, capabilities: [Capability],
+               silent: Bool = false) {
         let identifier = occurrence.request.identifier
         let now = clock.now()
         logging { () throws(StoreError) in
@@ -242,7 +263,9 @@ extension SchedulerDaemon {
         emit("Fired", [.string(identifier), .int64(occurrence.due.seconds), .string(occurrence.timeliness.rawValue)])
         logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
                                         "timeliness": "\(occurrence.timeliness.rawValue)"])
-        if let sound = content.sound, !capabilities.contains(.sound) { play(sound, for: identifier) }
+        if silent { return }
+        startRinging(identifier, serverID: serverID, due: occurrence.due, content: content, capabilities: capabilities)
+        keepAwake(for: identifier, content: content)
         if case .after(let span) = content.expiry {
             closeDeadlines.append((clock.now() + span + Self.closeSlack, identifier, serverID))
         }
@@ -307,11 +330,12 @@ extension SchedulerDaemon {
         }
     }
 
-    /// Plays `sound` through the local player (the server does not play sounds).
-    func play(_ sound: Sound, for identifier: String) {
+    /// Plays `sound` through the local player (the server does not play sounds): the player's process id.
+    @discardableResult
+    func play(_ sound: Sound, for identifier: String) -> pid_t? {
         guard let player else {
             logger.warning("the notification server plays no sounds and no local player was found (\(soundPlayers.joined(separator: ", ")))")
-            return
+            return nil
         }
         let (name, isFile): (String, Bool) = switch sound {
         case .default: (Sound.defaultName, false)
@@ -320,13 +344,15 @@ extension SchedulerDaemon {
         }
         guard let arguments = playerArguments(player: player, sound: name, isFile: isFile) else {
             logger.warning("\(player.name) cannot play the sound \(name)", metadata: ["alarm.id": "\(identifier)"])
-            return
+            return nil
         }
         do throws(SpawnError) {
             let child = try spawnChild(arguments, captureOutput: false, outputLimit: 0, deadline: clock.now() + playerTimeLimit)
             children[child.pid] = child
+            return child.pid
         } catch {
             logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
+            return nil
         }
     }
 
@@ -345,6 +371,8 @@ extension SchedulerDaemon {
                 child.finished = true
                 if let waiting = preparing.removeValue(forKey: pid) {
                     firing(waiting.occurrence.request.identifier) { bodyCommandFinished(child, waiting) }
+                } else {
+                    playerEnded(pid, succeeded: child.succeeded, ending: child.ending)
                 }
             }
             if child.finished, child.waitStatus != nil { children[pid] = nil }
@@ -378,6 +406,8 @@ extension SchedulerDaemon {
         let due = closeDeadlines.filter { $0.time <= now }
         closeDeadlines.removeAll { $0.time <= now }
         for entry in due where (try? store.delivered(identifier: entry.identifier))??.serverID == entry.serverID {
+            // An alarm still ringing when its popup expires was not answered.
+            if ringing[entry.identifier]?.serverID == entry.serverID { ringOut(entry.identifier) }
             logger.info("closing an expired popup the server left up", metadata: ["alarm.id": "\(entry.identifier)"])
             try? client.requestClose(entry.serverID)
         }
@@ -434,12 +464,21 @@ extension SchedulerDaemon {
     /// What the notification server says about a popup of ours: closed, or an action pressed.
     func handle(_ event: NotificationEvent) {
         switch event {
-        case .closed(let id, _):
+        case .closed(let id, let reason):
+            if reason == .expired, let ring = ringing.values.first(where: { $0.serverID == id }) {
+                ringOut(ring.identifier)  // the server took it down unanswered
+            } else {
+                stopRinging(serverID: id, because: "its popup was closed")
+            }
             if let delivered = try? store.delivered(serverID: id) {
+                awakeFor[delivered.identifier] = nil
                 logging { () throws(StoreError) in try store.removeDelivered([delivered.identifier]) }
             }
         case .actionInvoked(let id, let key):
+            // The answer: the sound stops before anything else is done.
+            stopRinging(serverID: id, because: "\(key) was pressed")
             guard let delivered = try? store.delivered(serverID: id) else { return }
+            awakeFor[delivered.identifier] = nil
             if key == NotificationAction.snooze.identifier {
                 firing(delivered.identifier) { snooze(delivered) }
             }

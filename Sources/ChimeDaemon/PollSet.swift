@@ -19,6 +19,8 @@ enum PollSource: Hashable {
     case timeZone
     /// The system bus connection (logind's sleep signal).
     case systemBus
+    /// The CLOCK_REALTIME_ALARM timer that woke the machine for a wake alarm.
+    case wakeTimer
     /// A body command's standard output.
     case childOutput(pid_t)
 }

@@ -95,7 +95,9 @@ final class SchedulerService {
         do {
             return DaemonStatus(version: SchedulerInterface.version, pending: daemon.store.pendingCount,
                                 quarantined: try daemon.store.quarantined(), store: daemon.store.path,
-                                storeWarnings: daemon.store.warnings, sleep: daemon.sleepStatus)
+                                storeWarnings: daemon.store.warnings, sleep: daemon.sleepStatus,
+                                wake: daemon.wakeStatus, wakeMethod: daemon.waker?.method.name ?? "none",
+                                stayAwake: daemon.stayAwakeStatus, doNotDisturb: daemon.doNotDisturbStatus)
         } catch {
             throw Self.error(.store(error))
         }
@@ -223,6 +225,7 @@ final class SchedulerService {
                 signals: [
                     ExportedSignal("Fired", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("timeliness", .string)]),
                     ExportedSignal("Missed", arguments: [Parameter("id", .string), Parameter("due", .int64)]),
+                    ExportedSignal("RangOut", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("snoozed", .boolean)]),
                 ]),
         ])
     }

@@ -274,6 +274,8 @@ extension SchedulerDaemon {
         for id in identifiers {
             queue.cancel(id)
             suspects.remove(id)
+            stopRinging(id, because: "it was cancelled")
+            deferred.remove(id)
         }
         waiting.removeAll { identifiers.contains($0.identifier) }
         retries.removeAll { identifiers.contains($0.identifier) }
@@ -285,7 +287,10 @@ extension SchedulerDaemon {
     func removeAll() throws(SchedulerError) -> [String] {
         let removed: [String]
         do { removed = try store.removeAll() } catch { throw .store(error) }
-        for id in removed { queue.cancel(id) }
+        for id in removed {
+            queue.cancel(id)
+            stopRinging(id, because: "it was cancelled")
+        }
         let gone = Set(removed)
         waiting.removeAll { gone.contains($0.identifier) }
         retries.removeAll { gone.contains($0.identifier) }

@@ -36,7 +36,10 @@ final class SleepFollower {
         }
     }
 
-    deinit { releaseInhibitor() }
+    deinit {
+        releaseInhibitor()
+        holdBlock(nil)
+    }
 
     /// Subscribes to PrepareForSleep and takes the delay lock.
     func start() {
@@ -70,15 +73,7 @@ final class SleepFollower {
     func takeInhibitor() {
         guard inhibitor < 0 else { return }
         do {
-            let reply = try connection.call(
-                destination: Self.login1, path: Self.managerPath, interface: Self.manager, member: "Inhibit",
-                arguments: [.string("sleep"), .string("chime"), .string("recording alarms before sleep"), .string("delay")],
-                timeout: .milliseconds(5000))
-            guard case .unixFD(let fd)? = reply.first, fd >= 0 else {
-                logger.warning("logind answered Inhibit without a descriptor")
-                return
-            }
-            inhibitor = fd
+            inhibitor = try inhibit(why: "recording alarms before sleep", mode: "delay")
             following = true
         } catch {
             logger.info("logind gives no sleep lock (\(error)); sleep is seen only through the clock")
@@ -89,5 +84,40 @@ final class SleepFollower {
         guard inhibitor >= 0 else { return }
         close(inhibitor)
         inhibitor = -1
+    }
+
+    /// The *block* lock held for an alarm that must not be slept through (nil: none).
+    private(set) var blockReason: String?
+    private var blockLock: Int32 = -1
+    /// Why logind refused the block lock last time it was asked (nil: it did not).
+    private(set) var blockRefusal: String?
+
+    /// Holds a block lock with this reason ("alarm “Get up” at 07:00"), or lets go of it (nil).
+    /// A lock for a new reason is taken before the old one is let go: no gap.
+    func holdBlock(_ reason: String?) {
+        guard reason != blockReason else { return }
+        let old = blockLock
+        blockLock = -1
+        blockReason = nil
+        if let reason {
+            do {
+                blockLock = try inhibit(why: reason, mode: "block")
+                blockReason = reason
+                blockRefusal = nil
+                logger.info("keeping the machine awake: \(reason)")
+            } catch {
+                blockRefusal = "\(error)"
+                logger.warning("logind refused a lock to keep the machine awake for \(reason): \(error)")
+            }
+        }
+        if old >= 0 { close(old) }
+    }
+
+    private func inhibit(why: String, mode: String) throws -> Int32 {
+        let reply = try connection.call(
+            destination: Self.login1, path: Self.managerPath, interface: Self.manager, member: "Inhibit",
+            arguments: [.string("sleep"), .string("chime"), .string(why), .string(mode)], timeout: .milliseconds(5000))
+        guard case .unixFD(let fd)? = reply.first, fd >= 0 else { throw DaemonError("logind answered Inhibit without a descriptor") }
+        return fd
     }
 }

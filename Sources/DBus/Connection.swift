@@ -243,6 +243,10 @@ public final class Connection {
     /// Whether messages are queued to be written.
     public var hasMessagesToSend: Bool { dbus_connection_has_messages_to_send(raw) != 0 }
 
+    /// Whether messages wait in the connection's queue (read during a blocking call, say): a poll
+    /// on the socket would not see them.
+    public var hasMessagesToDispatch: Bool { dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS }
+
     /// For a caller's own poll loop: reads and writes what the socket allows
     /// without blocking, then dispatches every complete message. False once disconnected.
     @discardableResult

@@ -71,12 +71,17 @@ public final class DaemonProcess: @unchecked Sendable {
     public let stateDirectory: String
     private let child: ChildProcess
     public var pid: Int32 { child.pid }
+    /// The log file's name (after the program started: chime, or the wrapper).
+    private let logName: String
 
     /// Starts `chime daemon` and waits until it owns its bus name.
+    /// `wrapper`: a program that runs the daemon (e.g. `setpriv` dropping a capability).
     public init(bus: PrivateBus, stateDirectory: String, waitForName: Bool = true, arguments: [String] = [],
-                environment: [String: String] = [:]) throws {
+                environment: [String: String] = [:], wrapper: [String] = []) throws {
         self.stateDirectory = stateDirectory
-        child = try ChildProcess(chimeBinaryPath(), ["daemon", "--state-dir", stateDirectory] + arguments,
+        let command = wrapper + [chimeBinaryPath(), "daemon", "--state-dir", stateDirectory] + arguments
+        logName = URL(fileURLWithPath: command[0]).lastPathComponent + ".log"
+        child = try ChildProcess(command[0], Array(command.dropFirst()),
                                  environment: bus.environment().merging(environment) { $1 }, logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
         if waitForName { try waitUntilOwner(bus: bus) }
     }
@@ -101,7 +106,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// The daemon's log so far (stderr of every daemon started with this state directory's parent).
     public var log: String {
-        (try? String(contentsOfFile: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent().appendingPathComponent("chime.log").path,
+        (try? String(contentsOfFile: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent().appendingPathComponent(logName).path,
                      encoding: .utf8)) ?? ""
     }
 

@@ -8,7 +8,7 @@ public enum RandomRequests {
     public static let keys = [
         "id", "title", "subtitle", "body", "label", "icon", "category", "urgency", "sound", "sound-file", "body-markup",
         "actions", "user-info", "expire", "persistent", "snooze", "grace", "body-command", "body-timeout",
-        "body-output-limit", "rule", "at", "repeats", "time-zone", "snoze", "", "anchor",
+        "body-output-limit", "rule", "at", "repeats", "time-zone", "ring", "auto-snooze", "wake", "dnd", "snoze", "", "anchor",
     ]
 
     /// Numbers at and around every bound.
@@ -88,6 +88,9 @@ public enum RandomRequests {
             ("grace", [.uint32(0), .uint64(31_622_400)]),
             ("time-zone", [.string("UTC"), .string("Pacific/Kiritimati"), .string("America/St_Johns")]),
             ("repeats", [.boolean(true)]),
+            ("ring", [.uint32(0), .int64(3600)]),
+            ("wake", [.boolean(true), .boolean(false)]),
+            ("dnd", [.string("break-through"), .string("defer"), .string("silent")]),
         ]
         for (key, choices) in optional where r.below(4) == 0 {
             pairs.append((key, choices[r.below(choices.count)]))

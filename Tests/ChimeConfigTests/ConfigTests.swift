@@ -33,7 +33,13 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
         #expect(alarm.request.content.expiry == .after(.seconds(60)))
         #expect(alarm.request.content.bodyCommand == BodyCommand(arguments: ["date", "+%A"], timeLimit: 5))
         #expect(alarm.request.trigger.timeZone == "Europe/Berlin")
+        #expect(alarm.request.content.ring == .seconds(180))
+        #expect(alarm.request.content.autoSnooze)
+        #expect(!alarm.request.content.wake)
+        #expect(alarm.request.content.doNotDisturb == .breakThrough)
         #expect(file.timers.map(\.name) == ["eggs"])
+        #expect(file.timers.first?.content.ring == .seconds(60))
+        #expect(file.timers.first?.content.doNotDisturb == .defer)
         // Every key the loader knows appears in the reference.
         let text = try String(contentsOf: configDirectory.appendingPathComponent("alarms.toml"), encoding: .utf8)
         for key in Set(AlarmConfig.alarmKeys + AlarmConfig.defaultKeys + AlarmConfig.timerKeys) {
@@ -155,6 +161,60 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
             when = "16:00"
             """)
         #expect(shouted.diagnostics.map(\.description) == [#"alarms.toml:2:9: the label "!!!" has no letters or digits to make an id of; give this alarm an 'id'"#])
+    }
+
+    /// An alarm with a sound rings 5 minutes unless it says otherwise; ring, auto-snooze, wake and dnd
+    /// are checked like every other key.
+    @Test func ringingWakingAndDoNotDisturb() {
+        let file = load("""
+            [defaults]
+            dnd = "defer"
+            [[alarm]]
+            label = "quiet"
+            when = "07:00"
+            [[alarm]]
+            label = "loud"
+            when = "07:00"
+            sound = "bell"
+            wake = true
+            [[alarm]]
+            label = "once"
+            when = "07:00"
+            sound = "bell"
+            ring = 0
+            dnd = "silent"
+            """)
+        #expect(file.diagnostics.isEmpty, "\(file.diagnostics.map(\.description))")
+        let content = file.alarms.map(\.request.content)
+        #expect(content.map(\.ring) == [nil, .seconds(300), .zero])
+        #expect(content.map(\.wake) == [false, true, false])
+        #expect(content.map(\.doNotDisturb) == [.defer, .defer, .silent])
+        let bad = load("""
+            [[alarm]]
+            label = "a"
+            when = "07:00"
+            ring = "5m"
+            [[alarm]]
+            label = "b"
+            when = "07:00"
+            sound = "bell"
+            ring = "2h"
+            dnd = "sometimes"
+            wake = "yes"
+            [[alarm]]
+            label = "c"
+            when = "07:00"
+            sound = "bell"
+            ring = "0s"
+            auto-snooze = true
+            """)
+        #expect(bad.diagnostics.map(\.description) == [
+            "alarms.toml:4:8: 'ring' needs a 'sound' (an alarm without a sound has nothing to ring)",
+            "alarms.toml:9:8: 'ring' must be 0s-1h, found 2h",
+            "alarms.toml:10:7: 'dnd' must be \"break-through\", \"defer\" or \"silent\", found \"sometimes\"",
+            "alarms.toml:11:8: 'wake' must be true or false, found a string",
+            "alarms.toml:17:15: 'auto-snooze': needs a sound that rings (a sound and a ring time above 0)",
+        ])
     }
 
     @Test func theFileItselfIsChecked() throws {

@@ -1,0 +1,195 @@
+import ChimeCenter
+import DBus
+import Foundation
+import Testing
+import TestSupport
+import Timekeeping
+
+/// An alarm rings until it is answered: the real daemon, a recording server, and a recording sound
+/// player (a `canberra-gtk-play` on the daemon's PATH that notes each start and how it ended).
+@Suite struct RingTests: OnAPrivateBus {
+    let bus: PrivateBus
+    /// Where the recording player lives and writes.
+    let playerDirectory: URL
+    var playerLog: URL { playerDirectory.appendingPathComponent("plays.log") }
+
+    init() throws {
+        bus = try PrivateBus()
+        playerDirectory = bus.directory.appendingPathComponent("player")
+        try FileManager.default.createDirectory(at: playerDirectory, withIntermediateDirectories: true)
+    }
+
+    /// Installs a player whose sound lasts `seconds`: it logs "start TIME PID", plays (sleeps), logs "end TIME PID".
+    func installPlayer(soundSeconds seconds: Double) throws {
+        let script = """
+            #!/bin/sh
+            echo "start $(date +%s.%N) $$" >> '\(playerLog.path)'
+            sleep \(seconds)
+            echo "end $(date +%s.%N) $$" >> '\(playerLog.path)'
+            """
+        let path = playerDirectory.appendingPathComponent("canberra-gtk-play")
+        try script.write(to: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path.path)
+    }
+
+    /// The player's log: (event, time, pid) lines.
+    func plays() -> [(event: String, time: Double, pid: Int32)] {
+        let text = (try? String(contentsOf: playerLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, let time = Double(parts[1]), let pid = Int32(parts[2]) else { return nil }
+            return (String(parts[0]), time, pid)
+        }
+    }
+
+    func daemon() throws -> DaemonProcess {
+        try DaemonProcess(bus: bus, stateDirectory: state,
+                          environment: ["PATH": playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+    }
+
+    func waitUntil(_ timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(10_000)
+        }
+        return try condition()
+    }
+
+    /// Whether a process has ended (gone, or a zombie waiting for its parent).
+    func hasEnded(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(close, offsetBy: 2)] == "Z"
+    }
+
+    func set(_ arguments: [String]) throws {
+        let result = try runChime(arguments, environment: bus.environment())
+        try #require(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Unanswered, the sound plays again each time it ends for the ring time, then stops; the ring
+    /// is recorded, and the popup asked to stay meanwhile.
+    @Test func unansweredTheSoundRepeatsForItsRingTimeThenIsRecorded() throws {
+        try installPlayer(soundSeconds: 0.3)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let set = Date()
+        try self.set(["in", "1s", "--sound", "bell", "--ring", "3s", "--id", "tea", "Tea"])
+        #expect(recorder.waitForCalls(1).count == 1)
+        let shownAt = try #require(recorder.calls.first).receivedAt
+        #expect(recorder.calls.first?.expireTimeout == 0, "a ringing popup is sent to stay up")
+        #expect(try waitUntil(8) { try center().missedOccurrences().contains { $0.identifier == "tea" } })
+        usleep(1_500_000)
+        let starts = plays().filter { $0.event == "start" }
+        // Started at once, then again each time it ended (at most once a second) for 3 s: 3 plays.
+        #expect((3...4).contains(starts.count), "\(plays())")
+        if let first = starts.first { #expect(first.time - shownAt.timeIntervalSince1970 < 0.5) }
+        let lastStart = try #require(starts.last).time
+        #expect(lastStart - shownAt.timeIntervalSince1970 < 3.2, "no play starts after the ring time")
+        let missed = try center().missedOccurrences().first { $0.identifier == "tea" }
+        #expect(missed?.reason == "rang 3s unanswered", "\(String(describing: missed))")
+        #expect(set.timeIntervalSinceNow > -10)
+        // Nothing rings on.
+        let count = plays().count
+        usleep(1_200_000)
+        #expect(plays().count == count)
+    }
+
+    /// Dismiss stops a long sound within half a second, and it does not play again.
+    @Test func dismissStopsTheSoundWithinHalfASecond() throws {
+        try installPlayer(soundSeconds: 20)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try set(["in", "1s", "--sound", "bell", "--id", "get-up", "Get up"])  // the default ring: 5 minutes
+        let call = try #require(recorder.waitForCalls(1).first)
+        #expect(try waitUntil(3) { plays().contains { $0.event == "start" } })
+        let pid = try #require(plays().first?.pid)
+        #expect(!hasEnded(pid))
+        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "get-up" }?.serverID)
+        let pressed = Date()
+        try recorder.invokeAction(id: id, key: "dismiss")
+        #expect(try waitUntil(2) { hasEnded(pid) })
+        #expect(Date().timeIntervalSince(pressed) < 0.5, "the sound stopped \(Date().timeIntervalSince(pressed)) s after Dismiss")
+        usleep(1_500_000)
+        #expect(plays().filter { $0.event == "start" }.count == 1)
+        #expect(recorder.closedIDs.contains(id))
+        #expect(try center().missedOccurrences().isEmpty, "an answered alarm is not recorded as rung out")
+        _ = call
+    }
+
+    /// Snooze stops it the same way, and the alarm comes back after its snooze time.
+    @Test func snoozeStopsTheSoundAndComesBack() throws {
+        try installPlayer(soundSeconds: 20)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try set(["in", "1s", "--sound", "bell", "--snooze", "2s", "--id", "nap", "Nap"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(3) { plays().contains { $0.event == "start" } })
+        let pid = try #require(plays().first?.pid)
+        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "nap" }?.serverID)
+        let pressed = Date()
+        try recorder.invokeAction(id: id, key: "snooze")
+        #expect(try waitUntil(2) { hasEnded(pid) })
+        #expect(Date().timeIntervalSince(pressed) < 0.5)
+        // Back after 2 s, ringing again.
+        #expect(recorder.waitForCalls(2, timeout: 5).count == 2)
+        #expect(try waitUntil(3) { plays().filter { $0.event == "start" }.count == 2 })
+    }
+
+    /// --auto-snooze: rung out unanswered, the alarm takes its popup down and snoozes itself.
+    @Test func autoSnoozeSnoozesAnAlarmNobodyAnswered() throws {
+        try installPlayer(soundSeconds: 0.2)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try set(["in", "1s", "--sound", "bell", "--ring", "2s", "--auto-snooze", "--snooze", "1m", "--id", "late", "Late"])
+        let call = try #require(recorder.waitForCalls(1).first)
+        #expect(try waitUntil(6) { try center().pendingSummaries().contains { $0.identifier == "late" } })
+        let pending = try #require(try center().pendingSummaries().first { $0.identifier == "late" })
+        let next = try #require(pending.nextFire)
+        #expect(abs(next.seconds - (Int64(call.receivedAt.timeIntervalSince1970) + 62)) <= 2, "snoozed a minute from the end of the ring")
+        #expect(try waitUntil(2) { !recorder.closedIDs.isEmpty })
+        #expect(try center().missedOccurrences().first?.reason == "rang 2s unanswered; snoozed itself for 1m")
+    }
+
+    /// A server that plays sounds itself is sent the popup again in place while it rings, until Dismiss.
+    @Test func aServerThatPlaysSoundsIsSentThePopupAgainInPlace() throws {
+        let recorder = try RecordingServer(address: bus.address, capabilities: ["actions", "body", "persistence", "sound"])
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try set(["in", "1s", "--sound", "bell", "--id", "loud", "Loud"])
+        let first = try #require(recorder.waitForCalls(1).first)
+        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "loud" }?.serverID)
+        let again = recorder.waitForCalls(2, timeout: 8)
+        try #require(again.count == 2)
+        #expect(again[1].replacesID == id)
+        #expect(again[1].hints["sound-name"]?.stringValue == "bell")
+        let gap = again[1].receivedAt.timeIntervalSince(first.receivedAt)
+        #expect(gap > 4.5 && gap < 6, "sent again after \(gap) s")
+        #expect(plays().isEmpty, "the local player stays quiet where the server plays")
+        try recorder.invokeAction(id: id, key: "dismiss")
+        usleep(6_000_000)
+        #expect(recorder.calls.count == 2, "nothing sent after Dismiss")
+    }
+
+    /// The command line refuses what cannot ring, each in one line naming the option.
+    @Test func ringOptionsAreCheckedAtTheDoor() throws {
+        defer { bus.stop() }
+        let cases: [([String], String)] = [
+            (["in", "5m", "--ring", "1m", "T"], "chime: --ring 1m: give --sound too (an alarm without a sound has nothing to ring)\n"),
+            (["in", "5m", "--sound", "bell", "--ring", "2h", "T"], "chime: --ring 2h: must be 0s-1h, got 2h\n"),
+            (["in", "5m", "--sound", "bell", "--ring", "0", "--auto-snooze", "T"],
+             "chime: --auto-snooze: needs a sound that rings (a sound and a ring time above 0)\n"),
+            (["in", "5m", "--dnd", "never", "T"], "chime: --dnd never: must be break-through, defer or silent\n"),
+        ]
+        for (arguments, message) in cases {
+            let result = try runChime(arguments, environment: bus.environment())
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr == message, "\(arguments)")
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import ChimeCenter
+import DBus
+import Foundation
+import Testing
+import TestSupport
+import Timekeeping
+
+/// `--wake` alarms: the kernel's CLOCK_REALTIME_ALARM where the daemon has CAP_WAKE_ALARM (the tests
+/// run as root, so it has), systemd's user manager where it has not (a stand-in: no user manager
+/// runs here), a plain warning where neither can; and logind's block lock before and while one rings.
+/// Nothing here changes the machine's clock or suspends it: this machine has no RTC, and the armed
+/// timer is read back from /proc, not waited for.
+@Suite struct WakeTests: OnAPrivateBus {
+    let bus: PrivateBus
+
+    init() throws {
+        bus = try PrivateBus()
+    }
+
+    /// Runs the daemon without CAP_WAKE_ALARM (dropped from its bounding set, so not even root has it).
+    static let withoutWakeAlarm = ["/usr/bin/setpriv", "--bounding-set", "-wake_alarm", "--inh-caps", "-wake_alarm"]
+
+    /// The daemon's timerfds on CLOCK_REALTIME_ALARM (clock 8), with the seconds left on each (0 when
+    /// disarmed, which the daemon does with a relative zero: `settime flags: 00`; the kernel goes on
+    /// showing an alarm timer's last expiry after it is disarmed).
+    func alarmTimers(of pid: Int32) -> [Double] {
+        let directory = "/proc/\(pid)/fd"
+        guard let fds = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return fds.compactMap { fd in
+            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(fd)")) == "anon_inode:[timerfd]",
+                let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8),
+                info.contains("clockid: 8")
+            else { return nil }
+            // it_value: (seconds, nanoseconds) left
+            let lines = info.split(separator: "\n")
+            if lines.contains("settime flags: 00") { return 0 }
+            guard let line = lines.first(where: { $0.hasPrefix("it_value:") }) else { return nil }
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
+            return numbers.count == 2 ? numbers[0] + numbers[1] / 1e9 : nil
+        }
+    }
+
+    func waitFor(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
+    @Test func withTheCapabilityTheKernelWakesTheMachineHalfAMinuteEarly() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        #expect(try waitFor { alarmTimers(of: daemon.pid) == [0] }, "one wake timer, not armed: \(alarmTimers(of: daemon.pid))")
+        let set = try runChime(["in", "10m", "--wake", "--id", "up", "Get up"], environment: bus.environment())
+        #expect(set.status == 0)
+        #expect(set.stderr == "", "no warning where the machine can be woken")
+        // Armed for 9m30s from now.
+        #expect(try waitFor { alarmTimers(of: daemon.pid).first.map { abs($0 - 570) < 3 } ?? false }, "\(alarmTimers(of: daemon.pid))")
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("Wake:           yes, by the kernel's RTC alarm (the daemon has CAP_WAKE_ALARM); next: “Get up” at "),
+                "\(status.stdout)")
+        // An earlier wake alarm takes over; cancelling both disarms.
+        _ = try runChime(["in", "5m", "--wake", "--id", "nap", "Nap"], environment: bus.environment())
+        #expect(try waitFor { alarmTimers(of: daemon.pid).first.map { abs($0 - 270) < 3 } ?? false })
+        _ = try runChime(["cancel", "up", "nap"], environment: bus.environment())
+        #expect(try waitFor { alarmTimers(of: daemon.pid) == [0] })
+        // An alarm without --wake arms nothing.
+        _ = try runChime(["in", "5m", "--id", "plain", "Plain"], environment: bus.environment())
+        usleep(200_000)
+        #expect(alarmTimers(of: daemon.pid) == [0])
+    }
+
+    @Test func withoutTheCapabilityOrSystemdTheUserIsToldWhyAndWhatToDo() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, wrapper: Self.withoutWakeAlarm)
+        defer { daemon.stop(); bus.stop() }
+        #expect(alarmTimers(of: daemon.pid).isEmpty)
+        let set = try runChime(["at", "07:00", "--days", "mon-fri", "--wake", "--id", "up", "Get up"], environment: bus.environment())
+        #expect(set.status == 0, "the alarm is still set")
+        #expect(set.stderr == "chime: warning: this alarm cannot wake the machine: the daemon lacks CAP_WAKE_ALARM, and no systemd user "
+                + "manager is on the session bus; give the daemon CAP_WAKE_ALARM: AmbientCapabilities=CAP_WAKE_ALARM in the [Service] "
+                + "section of chime.service (systemctl --user edit chime), or as root once: setcap cap_wake_alarm+ep $(command -v chime). "
+                + "It is set, and rings if the machine is awake\n", "\(set.stderr)")
+        #expect(try center().pendingSummaries().map(\.identifier) == ["up"])
+        let status = try runChime(["status", "--json"], environment: bus.environment())
+        #expect(status.stdout.contains(#""wakeMethod":"none""#), "\(status.stdout)")
+    }
+
+    @Test func aSystemdThatCanWakeGetsATransientTimer() throws {
+        let systemd = try SystemdStandIn(address: bus.address, version: "255.4-1")
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, wrapper: Self.withoutWakeAlarm)
+        defer { daemon.stop(); systemd.stop(); bus.stop() }
+        let set = try runChime(["in", "10m", "--wake", "--id", "up", "Get up"], environment: bus.environment())
+        #expect(set.status == 0)
+        #expect(set.stderr == "")
+        #expect(systemd.wait { !$0.started.isEmpty })
+        let unit = try #require(systemd.started.first)
+        let pending = try #require(try center().pendingSummaries().first?.nextFire)
+        let wakeAt = pending.seconds - 30
+        #expect(unit.name == "chime-wake-\(wakeAt).timer")
+        #expect(unit.mode == "replace")
+        #expect(unit.properties["WakeSystem"] == .boolean(true))
+        #expect(unit.properties["RemainAfterElapse"] == .boolean(false))
+        let c = Zone.utc.civil(at: wakeAt)
+        let calendar = String(format: "%04d-%02d-%02d %02d:%02d:%02d UTC", c.year, c.month, c.day, c.hour, c.minute, c.second)
+        #expect(unit.properties["TimersCalendar"] == .array(element: .structure([.string, .string]),
+                                                             [.structure([.string("OnCalendar"), .string(calendar)])]))
+        #expect(unit.auxiliary.map(\.name) == ["chime-wake-\(wakeAt).service"])
+        #expect(unit.auxiliary.first?.properties["ExecStart"] == .array(element: .structure([.string, .array(.string), .boolean]),
+                                                                        [.structure([.string("/bin/true"), .strings(["/bin/true"]), .boolean(false)])]))
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("Wake:           yes, through systemd's user manager (systemd 255"), "\(status.stdout)")
+        // Cancelled: the timer is stopped.
+        _ = try runChime(["cancel", "up"], environment: bus.environment())
+        #expect(systemd.wait { $0.stopped.contains(unit.name) })
+    }
+
+    @Test func aSystemdTooOldToWakeIsNamed() throws {
+        let systemd = try SystemdStandIn(address: bus.address, version: "252.39-1~deb12u2")
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, wrapper: Self.withoutWakeAlarm)
+        defer { daemon.stop(); systemd.stop(); bus.stop() }
+        let set = try runChime(["in", "10m", "--wake", "Get up"], environment: bus.environment())
+        #expect(set.status == 0)
+        #expect(set.stderr.hasPrefix("chime: warning: this alarm cannot wake the machine: the daemon lacks CAP_WAKE_ALARM, and systemd 252's "
+                                     + "user manager cannot wake the system (WakeSystem= for users needs systemd 254); as root once: "
+                                     + "setcap cap_wake_alarm+ep $(command -v chime), or systemd 254 or later."), "\(set.stderr)")
+        usleep(200_000)
+        #expect(systemd.started.isEmpty)
+    }
+
+    /// logind's block lock: taken when a wake alarm is near, held while it is shown and unanswered,
+    /// let go at the answer (logind stands in from python3-dbusmock, on a private system bus).
+    @Test func theMachineStaysAwakeForAWakeAlarmUntilItIsAnswered() throws {
+        let system = try PrivateBus()
+        defer { system.stop() }
+        let logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
+                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "PATH": "/usr/bin:/bin"],
+                                      logDirectory: system.directory)
+        defer { logind.stop() }
+        func inhibitors() throws -> String {
+            try runProgram("/usr/bin/gdbus", ["call", "--address", system.address, "-d", "org.freedesktop.login1", "-o",
+                                              "/org/freedesktop/login1", "-m", "org.freedesktop.login1.Manager.ListInhibitors"].map { Array($0.utf8) },
+                           environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]).stdout
+        }
+        #expect(try waitFor { try inhibitors().contains("[") }, "the logind stand-in did not start")
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        // Far off: no lock.
+        _ = try runChime(["in", "1h", "--wake", "--id", "later", "Later"], environment: bus.environment())
+        usleep(300_000)
+        #expect(try !inhibitors().contains("'block'"))
+        // Within five minutes: the lock, naming the alarm.
+        _ = try runChime(["in", "2m", "--wake", "--id", "soon", "Soon"], environment: bus.environment())
+        #expect(try waitFor { try inhibitors().contains("('sleep', 'chime', 'alarm “Soon” at ") }, "\((try? inhibitors()) ?? "")")
+        #expect(try inhibitors().contains("'block'"))
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("Stay awake:     holding logind's block lock: alarm “Soon” at "), "\(status.stdout)")
+        _ = try runChime(["cancel", "soon"], environment: bus.environment())
+        #expect(try waitFor { try !inhibitors().contains("'block'") }, "\((try? inhibitors()) ?? "")")
+        // Shown: held until it is answered.
+        _ = try runChime(["in", "1s", "--wake", "--id", "now", "Now"], environment: bus.environment())
+        let call = try #require(recorder.waitForCalls(1).first)
+        #expect(call.summary == "Now")
+        #expect(try waitFor { try inhibitors().contains("'alarm “Now” until it is answered', 'block'") }, "\((try? inhibitors()) ?? "")")
+        let id = try #require(try center().deliveredNotifications().first?.serverID)
+        try recorder.invokeAction(id: id, key: "dismiss")
+        #expect(try waitFor { try !inhibitors().contains("'block'") }, "\((try? inhibitors()) ?? "")")
+        // The delay lock stays throughout.
+        #expect(try inhibitors().contains("recording alarms before sleep"))
+    }
+}
