@@ -52,6 +52,10 @@ public struct NotificationSettings: Hashable, Sendable {
     public var server: ServerInformation?
     /// Every capability the server advertises, in its order.
     public var capabilities: [Capability]
+    /// The server's do-not-disturb, as iOS shows Focus: on, off, or nil where the server does not say.
+    public var doNotDisturb: Bool? = nil
+    /// Where that was read ("dunst is paused", "GNOME's do-not-disturb is off (show-banners true)").
+    public var doNotDisturbSource: String = ""
 
     public var isAuthorized: Bool { authorizationStatus == .authorized }
 }

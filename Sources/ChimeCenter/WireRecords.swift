@@ -159,7 +159,8 @@ extension NotificationSettings {
     /// `a{sv}`: authorized (b), reason (s, when denied), alert, actions, body-markup, hyperlinks,
     /// images, persistence, badge (b), sound (s: "server", "chime" or "none"), player and
     /// player-path (s, when chime plays), capabilities (as), server-name, server-vendor,
-    /// server-version, spec-version (s, when a server runs).
+    /// server-version, spec-version (s, when a server runs), dnd (b, where the server says) and
+    /// dnd-source (s).
     public var dbusValue: Value {
         var entries: [(String, Value)] = [("authorized", .boolean(isAuthorized))]
         if case .denied(let reason) = authorizationStatus { entries.append(("reason", .string(reason))) }
@@ -177,6 +178,8 @@ extension NotificationSettings {
             entries += [("server-name", .string(server.name)), ("server-vendor", .string(server.vendor)),
                         ("server-version", .string(server.version)), ("spec-version", .string(server.specVersion))]
         }
+        if let doNotDisturb { entries.append(("dnd", .boolean(doNotDisturb))) }
+        if !doNotDisturbSource.isEmpty { entries.append(("dnd-source", .string(doNotDisturbSource))) }
         return .vardict(entries)
     }
 
@@ -195,7 +198,8 @@ extension NotificationSettings {
         self.init(authorizationStatus: r.bool("authorized") == true ? .authorized : .denied(reason: r.string("reason") ?? ""),
                   alert: setting("alert"), sound: sound, actions: setting("actions"), bodyMarkup: setting("body-markup"),
                   hyperlinks: setting("hyperlinks"), images: setting("images"), persistence: setting("persistence"),
-                  server: server, capabilities: r.strings("capabilities").map { Capability(rawValue: $0) })
+                  server: server, capabilities: r.strings("capabilities").map { Capability(rawValue: $0) },
+                  doNotDisturb: r.bool("dnd"), doNotDisturbSource: r.string("dnd-source") ?? "")
     }
 }
 

@@ -85,9 +85,9 @@ extension SchedulerDaemon {
         ring.nextPlay = nil
         if ring.byServer {
             // The same popup, sent in place: the server plays its sound again.
-            let rendered = render(ring.content, for: ring.capabilities, replacesID: ring.serverID)
-            var notification = rendered.notification
-            notification.expiration = .never
+            var content = ring.content
+            if content.expiry == .serverDefault { content.expiry = .never }  // as `present` sent it
+            let notification = render(content, for: ring.capabilities, replacesID: ring.serverID).notification
             do {
                 let call = try client.beginNotify(notification)
                 try call.onCompletion { [weak self] answer in

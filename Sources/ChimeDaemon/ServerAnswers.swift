@@ -69,6 +69,12 @@ extension SchedulerDaemon {
     }
 
     func replySettings(_ settings: NotificationSettings) {
+        var settings = settings
+        if settings.isAuthorized, !settingsWaiters.isEmpty {
+            let state = readDoNotDisturb()
+            settings.doNotDisturb = state.on
+            settings.doNotDisturbSource = state.description
+        }
         let waiters = settingsWaiters
         settingsWaiters.removeAll()
         for call in waiters {

@@ -91,11 +91,13 @@ final class SleepFollower {
     private var blockLock: Int32 = -1
     /// Why logind refused the block lock last time it was asked (nil: it did not).
     private(set) var blockRefusal: String?
+    private var refusedReason: String?
 
     /// Holds a block lock with this reason ("alarm “Get up” at 07:00"), or lets go of it (nil).
     /// A lock for a new reason is taken before the old one is let go: no gap.
     func holdBlock(_ reason: String?) {
-        guard reason != blockReason else { return }
+        // Asked again only when the reason changes: a refusal is not retried on every turn of the loop.
+        guard reason != blockReason, reason == nil || reason != refusedReason else { return }
         let old = blockLock
         blockLock = -1
         blockReason = nil
@@ -104,9 +106,11 @@ final class SleepFollower {
                 blockLock = try inhibit(why: reason, mode: "block")
                 blockReason = reason
                 blockRefusal = nil
+                refusedReason = nil
                 logger.info("keeping the machine awake: \(reason)")
             } catch {
                 blockRefusal = "\(error)"
+                refusedReason = reason
                 logger.warning("logind refused a lock to keep the machine awake for \(reason): \(error)")
             }
         }

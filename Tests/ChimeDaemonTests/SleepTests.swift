@@ -56,6 +56,83 @@ import TestSupport
         #expect(try center().pendingSummaries().isEmpty)
     }
 
+    /// A whole night, end to end: the real daemon, a notification server, and logind's stand-in
+    /// announcing the sleep and the resume. The daemon is stopped (SIGSTOP) while "asleep", as a
+    /// suspended machine stops every process; alarms fall due meanwhile. At resume, within a second:
+    /// the one-off is shown marked late, the every-two-seconds alarm rings once for all it missed
+    /// (the rest on the missed list), and one past its one-second grace is recorded missed, not shown.
+    @Test func alarmsDueDuringASleepArriveOnceRightAfterResume() throws {
+        let system = try PrivateBus()
+        defer { system.stop() }
+        let logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
+                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "PATH": "/usr/bin:/bin"],
+                                      logDirectory: system.directory)
+        defer { logind.stop() }
+        func gdbus(_ arguments: [String]) throws -> CommandResult {
+            try runProgram("/usr/bin/gdbus", (["call", "--address", system.address, "-d", "org.freedesktop.login1",
+                                               "-o", "/org/freedesktop/login1", "-m"] + arguments).map { Array($0.utf8) },
+                           environment: ["PATH": "/usr/bin:/bin"])
+        }
+        func waitFor(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if try condition() { return true }
+                usleep(20_000)
+            }
+            return try condition()
+        }
+        #expect(try waitFor { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).status == 0 })
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        #expect(try waitFor { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).stdout.contains("'delay'") })
+        func set(_ arguments: [String]) throws {
+            let result = try runChime(arguments, environment: bus.environment())
+            try #require(result.status == 0, "\(result.stderr)")
+        }
+        try set(["in", "2s", "--id", "tea", "Tea"])
+        try set(["in", "2s", "--grace", "1s", "--id", "strict", "Strict"])
+        try set(["at", "*:*:0/2", "--id", "tick", "Tick"])
+        // Whatever rang before the sleep is not counted.
+        usleep(300_000)
+        let before = recorder.calls.count
+
+        func prepareForSleep(_ starting: Bool) throws {
+            let sent = try gdbus(["org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.login1.Manager", "PrepareForSleep", "b",
+                                  "[<\(starting)>]"])
+            try #require(sent.status == 0, "\(sent.stderr)")
+        }
+        try prepareForSleep(true)
+        #expect(try waitFor { try !gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).stdout.contains("'delay'") })
+        kill(daemon.pid, SIGSTOP)
+        let slept = Date()
+        usleep(6_000_000)
+        try prepareForSleep(false)
+        let woke = Date()
+        kill(daemon.pid, SIGCONT)
+        _ = recorder.waitForCalls(before + 2, timeout: 3)
+        usleep(500_000)
+        let after = Array(recorder.calls.dropFirst(before))
+        let shown = after.map(\.summary)
+        #expect(shown.filter { $0 == "Tea" }.count == 1, "\(shown)")
+        // One late ring for the ticks missed (a tick falling due after the resume rings on time).
+        let lateTicks = after.filter { $0.summary == "Tick" && $0.body.contains("Late: due at") }
+        #expect(lateTicks.count == 1, "one ring for the missed ticks: \(after.map { $0.summary + "|" + $0.body })")
+        #expect(after.filter { $0.summary == "Tick" }.count <= 2)
+        #expect(!shown.contains("Strict"), "past its grace: recorded, not shown")
+        for call in after where call.summary == "Tea" || lateTicks.contains(where: { $0.receivedAt == call.receivedAt }) {
+            #expect(call.receivedAt.timeIntervalSince(woke) < 1, "\(call.summary) came \(call.receivedAt.timeIntervalSince(woke)) s after the resume")
+            #expect(call.body.contains("Late: due at"), "\(call.body)")
+        }
+        let missed = try center().missedOccurrences()
+        #expect(missed.contains { $0.identifier == "strict" })
+        // The ticks of the night, but the one that rang, are on the missed list.
+        let ticks = missed.filter { $0.identifier == "tick" }
+        #expect(ticks.count >= 2, "\(missed)")
+        #expect(ticks.allSatisfy { $0.due.seconds >= Int64(slept.timeIntervalSince1970) - 1 })
+        #expect(try waitFor { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).stdout.contains("'delay'") })
+    }
+
     /// Without a system bus the daemon runs as before, and says what it does about sleep.
     @Test func withoutASystemBusSleepIsSeenThroughTheClock() throws {
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state,

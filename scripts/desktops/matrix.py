@@ -461,6 +461,11 @@ def alarm(s, monitor, presser, name):
     reasons = monitor.closed(sid, t)
     checks["alarm-expiry"] = (bool(reasons), f"NotificationClosed reasons {reasons} (1: the server let it expire, 3: chime closed it)")
     results["alarmClosedBy"] = "server" if 1 in reasons else "chime" if 3 in reasons else "nobody"
+    dnd = do_not_disturb(s, monitor, name)
+    if dnd is not None:
+        dnd_checks, dnd_results = dnd
+        checks.update(dnd_checks)
+        results.update(dnd_results)
     code, out, err, _ = s.chime("status")
     checks["status"] = (code == 0 and "Authorization:  authorized" in out and "Daemon:         running" in out, out or err)
     results["status"] = out
@@ -470,14 +475,90 @@ def alarm(s, monitor, presser, name):
     return results
 
 
+class PlasmaInhibition:
+    """Plasma's do-not-disturb for as long as the inhibiting program runs (as a presentation app holds it)."""
+
+    def __init__(self, s):
+        code = ("import dbus, sys, time\n"
+                "bus = dbus.SessionBus()\n"
+                "n = bus.get_object('org.freedesktop.Notifications', '/org/freedesktop/Notifications')\n"
+                "dbus.Interface(n, 'org.freedesktop.Notifications').Inhibit('chime-matrix', 'testing do-not-disturb', {})\n"
+                "print('inhibited', flush=True)\n"
+                "time.sleep(600)\n")
+        self.proc = s.spawn(["/usr/bin/python3", "-c", code], stdout=subprocess.PIPE)
+        self.proc.stdout.readline()
+
+    def end(self):
+        self.proc.terminate()
+        self.proc.wait(5)
+
+
+# How each server's own do-not-disturb switch is turned on and off, as its users do.
+def dnd_switch(s, name):
+    def run(*argv):
+        subprocess.run(list(argv), env=s.env, capture_output=True, timeout=30)
+    if name == "dunst":
+        return lambda: run("dunstctl", "set-paused", "true"), lambda: run("dunstctl", "set-paused", "false")
+    if name == "gnome-shell":
+        return (lambda: run("gsettings", "set", "org.gnome.desktop.notifications", "show-banners", "false"),
+                lambda: run("gsettings", "set", "org.gnome.desktop.notifications", "show-banners", "true"))
+    if name == "swaync":
+        return lambda: run("swaync-client", "--dnd-on"), lambda: run("swaync-client", "--dnd-off")
+    if name == "mako":
+        return lambda: run("makoctl", "mode", "-a", "do-not-disturb"), lambda: run("makoctl", "mode", "-r", "do-not-disturb")
+    if name == "plasma":
+        held = []
+        return lambda: held.append(PlasmaInhibition(s)), lambda: held.pop().end()
+    return None
+
+
+def do_not_disturb(s, monitor, name):
+    """The server's do-not-disturb, switched on and off with its own tool: chime status reads it; an
+    alarm breaks through as critical, a deferred one waits and comes when it ends."""
+    switch = dnd_switch(s, name)
+    if switch is None:
+        return None
+    on, off = switch
+    checks, results = {}, {}
+    code, before, _, _ = s.chime("status")
+    on()
+    time.sleep(1)
+    code, during, err, _ = s.chime("status")
+    line = next((l for l in during.splitlines() if l.startswith("Do not disturb:")), "")
+    checks["dnd-read"] = ("Do not disturb: on" in line and "Do not disturb: off" in before, line or err)
+    results["dndStatus"] = line
+    t = time.monotonic()
+    s.chime("in", "1s", "Through", "--urgency", "normal", "--id", "through")
+    s.chime("in", "1s", "Deferred", "--urgency", "normal", "--dnd", "defer", "--id", "deferred")
+    until_or_none(lambda: monitor.notify_results(t, "Through"), 8)
+    through = monitor.notify_results(t, "Through")
+    urgency = through[0][0][6].get("urgency", {}).get("data") if through else None
+    checks["dnd-break-through"] = (urgency == 2, f"sent with urgency {urgency}")
+    time.sleep(2)
+    checks["dnd-defer-waits"] = (not monitor.notify_results(t, "Deferred"), "not sent while do-not-disturb was on")
+    ended = time.monotonic()
+    off()
+    # Servers that announce the change: at once; GNOME's setting is read again every 30 s.
+    until_or_none(lambda: monitor.notify_results(ended, "Deferred"), 40)
+    shown = monitor.notify_results(ended, "Deferred")
+    with monitor.lock:
+        seen = [m["seen"] for m in monitor.messages if m.get("type") == "method_call" and m.get("member") == "Notify"
+                and m["seen"] >= ended and m["payload"]["data"][3] == "Deferred"]
+    after = round(min(seen) - ended, 1) if seen else -1
+    checks["dnd-defer-comes"] = (bool(shown) and "Late: due at" in shown[0][0][4] + shown[0][0][3],
+                                 f"shown {after} s after do-not-disturb ended" if shown else "never shown")
+    results["dndDeferredAfter"] = after
+    return checks, results
+
+
 def table(rows):
     """The server × behaviour table of docs/SERVERS.md, every cell from what this run saw."""
     lines = ["| Server (Debian package) | Spec | Capabilities | A 1.5 s popup | A critical alarm at its `--expire` "
-             "| Snooze pressed | A repeat within 1 s | chime's checks | What `chime status` says of it |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| Snooze pressed | A repeat within 1 s | Do-not-disturb | chime's checks | What `chime status` says of it |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['server']} ({r.get('packageVersion', '')}) | | did not run here: `{r['error']}` | | | | | | |")
+            lines.append(f"| {r['server']} ({r.get('packageVersion', '')}) | | did not run here: `{r['error']}` | | | | | | | |")
             continue
         info = r["serverInformation"].strip("()").replace("'", "").split(", ")
         passed = sum(1 for c in r["checks"].values() if c["ok"])
@@ -485,13 +566,16 @@ def table(rows):
         notes = status.split("This server:\n", 1)[1].split("\nDaemon:", 1)[0] if "This server:" in status else ""
         notes = "; ".join(line.strip() for line in notes.splitlines()) or "nothing to handle"
         closed = {"server": "closed by the server", "chime": "**left up**; chime closed it", "nobody": "**left up**"}
-        lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+        dnd = r.get("dndStatus", "")
+        dnd = (dnd.split(":", 1)[1].split(":")[0].strip() + (f"; a deferred alarm came {r['dndDeferredAfter']} s after it ended"
+                                                              if r.get("dndDeferredAfter", -1) >= 0 else "")) if dnd else "no switch chime reads"
+        lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
             f"{info[0]} {info[2]} ({r['package']} {r['packageVersion']})", info[3],
             ", ".join(f"`{c}`" for c in r["capabilities"]),
             "expired by the server" if r.get("expiryHonoured") else "**left up** (expire time ignored)",
             closed.get(r.get("alarmClosedBy", "nobody")),
             "yes: chime snoozed it" if r.get("snoozePressed") else "not automated here",
-            "**refused**; chime resent it" if r.get("refusesDuplicates") else "shown",
+            "**refused**; chime resent it" if r.get("refusesDuplicates") else "shown", dnd.replace("|", "\\|"),
             f"{passed}/{len(r['checks'])}", notes.replace("|", "\\|")))
     return "\n".join(lines)
 
