@@ -201,11 +201,17 @@ struct AlarmOptions: ParsableArguments {
 
 /// Says, after a `--wake` alarm is set, when this system cannot wake the machine for it, why, and
 /// what would make it work (the alarm stays: it rings whenever the machine is awake).
-func warnIfCannotWake(center: UserNotificationCenter) {
-    guard let status = try? center.daemonStatus(), status.wakeMethod == "none" else { return }
+func warnIfCannotWake(center: UserNotificationCenter, what: String = "this alarm", rings: String = "It is set, and rings") {
+    guard let why = cannotWake(center: center) else { return }
+    printError("chime: warning: \(what) cannot wake the machine: \(why). \(rings) if the machine is awake")
+}
+
+/// Why the running daemon cannot wake the machine (nil: it can, or it does not say).
+func cannotWake(center: UserNotificationCenter) -> String? {
+    guard let status = try? center.daemonStatus(), status.wakeMethod == "none" else { return nil }
     var why = Substring(status.wake)
     if why.hasPrefix("no: ") { why = why.dropFirst(4) }
-    printError("chime: warning: this alarm cannot wake the machine: \(why). It is set, and rings if the machine is awake")
+    return String(why)
 }
 
 /// Says, after the alarm is set, when nothing here can play its sound (the alarm stays: it will be

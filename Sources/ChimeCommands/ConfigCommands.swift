@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChimeCenter
+import DBus
 import ChimeConfig
 import Timekeeping
 #if canImport(Glibc)
@@ -92,6 +93,19 @@ public struct ConfigCommand: ParsableCommand {
             for timer in loaded.timers {
                 printLine("timer \(timer.name)  \(timer.duration)  \(timer.content.title)")
             }
+            warnOfWakeAlarms(loaded)
+        }
+
+        /// Says when the file has wake alarms and the running daemon cannot wake the machine (a
+        /// daemon that does not run is not started to ask).
+        func warnOfWakeAlarms(_ loaded: AlarmFile) {
+            let waking = loaded.alarms.filter { $0.enabled && $0.request.content.wake }
+            guard !waking.isEmpty, let connection = try? openSessionBus(),
+                (try? connection.nameHasOwner(SchedulerInterface.busName)) == true
+            else { return }
+            let ids = waking.map(\.id).joined(separator: ", ")
+            warnIfCannotWake(center: UserNotificationCenter(connection: connection), what: "\(ids) (wake = true)",
+                             rings: waking.count == 1 ? "It rings" : "They ring")
         }
     }
 

@@ -19,7 +19,10 @@ public struct Status: ParsableCommand {
 
             When `chime daemon` runs, it also says what the daemon made of the alarm file: how many \
             alarms it runs from it, and every error of the file's last edit (the alarms of its last good \
-            version keep running until it is fixed).
+            version keep running until it is fixed), and for a laptop: Sleep (whether it follows logind's \
+            sleep signal), Wake (whether --wake alarms can wake the machine here, how, or why not and what \
+            to do), Stay awake (whether it holds logind's block lock for a wake alarm now) and Do not \
+            disturb (the server's own switch, read from it, and what alarms do while it is on).
 
             Exits 0 when authorized, 69 when no server runs, 78 when the daemon's alarm file has errors.
 

@@ -1,16 +1,19 @@
 // Do-not-disturb, read from the running notification server where it tells (no server announces it
 // through the notification spec: each has its own way), and each alarm's policy while it is on:
-//  - break-through (the default): sent as critical, which GNOME Shell, Plasma, swaync and a usual
-//    mako configuration still show; dunst 1.9 holds every popup while paused, critical ones too, so
-//    there the sound (chime plays it: dunst plays none) rings and the popup shows at resume;
+//  - break-through (the default): sent as critical, which GNOME Shell's message tray lets through
+//    with banners off and Plasma shows by default; swaync and mako decide by their configuration;
+//    dunst 1.9 holds every popup while paused, critical ones too, so there the sound (chime plays
+//    it: dunst plays none) rings and the popup shows at resume;
 //  - defer: held (durably, like an alarm waiting for a server) until do-not-disturb ends, then
 //    shown marked "Late: due at 07:00";
 //  - silent: recorded as delivered (`chime delivered`), no popup, no sound.
 //
 // The state is read when an alarm that cares is due, and again whenever the server announces a
-// change (dunst's, Plasma's and mako's PropertiesChanged, swaync's Subscribe signals); GNOME Shell's
-// `show-banners` is read with `gsettings`, which announces nothing to us, so while an alarm is
-// deferred there it is read again every `recheck`.
+// change (dunst's and Plasma's PropertiesChanged, swaync's Subscribe signals; mako's, where a newer
+// mako announces its Modes). GNOME Shell's `show-banners` (read with `gsettings`) and mako 1.7's
+// modes announce nothing to us, so while an alarm is deferred the server is asked again every
+// `doNotDisturbRecheck`. The compatibility matrix (make test-desktops) switches each server's own
+// do-not-disturb and measures how soon a deferred alarm comes.
 import ChimeCenter
 import DBus
 import Logging

@@ -85,6 +85,14 @@ import Timekeeping
         #expect(try center().pendingSummaries().map(\.identifier) == ["up"])
         let status = try runChime(["status", "--json"], environment: bus.environment())
         #expect(status.stdout.contains(#""wakeMethod":"none""#), "\(status.stdout)")
+        // The alarm file's wake alarms: said by `chime config check`.
+        let file = bus.directory.appendingPathComponent("alarms.toml")
+        try "[[alarm]]\nlabel = \"Get up\"\nwhen = \"07:00\"\nwake = true\n".write(to: file, atomically: true, encoding: .utf8)
+        let check = try runChime(["config", "check", file.path], environment: bus.environment())
+        #expect(check.status == 0)
+        #expect(check.stderr.hasPrefix("chime: warning: get-up (wake = true) cannot wake the machine: the daemon lacks CAP_WAKE_ALARM"),
+                "\(check.stderr)")
+        #expect(check.stderr.hasSuffix(". It rings if the machine is awake\n"))
     }
 
     @Test func aSystemdThatCanWakeGetsATransientTimer() throws {

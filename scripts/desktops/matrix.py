@@ -567,7 +567,7 @@ def table(rows):
         notes = "; ".join(line.strip() for line in notes.splitlines()) or "nothing to handle"
         closed = {"server": "closed by the server", "chime": "**left up**; chime closed it", "nobody": "**left up**"}
         dnd = r.get("dndStatus", "")
-        dnd = (dnd.split(":", 1)[1].split(":")[0].strip() + (f"; a deferred alarm came {r['dndDeferredAfter']} s after it ended"
+        dnd = (dnd.split(":", 1)[1].split(": alarms")[0].strip() + (f"; a deferred alarm came {r['dndDeferredAfter']} s after it ended"
                                                               if r.get("dndDeferredAfter", -1) >= 0 else "")) if dnd else "no switch chime reads"
         lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
             f"{info[0]} {info[2]} ({r['package']} {r['packageVersion']})", info[3],
