@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "chime", targets: ["chime"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "Notifications", targets: ["Notifications"]),
+        // Apple's notification API on Linux, backed by chime's daemon: `import UserNotifications`.
+        .library(name: "UserNotifications", targets: ["UserNotifications"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,6 +39,8 @@ let package = Package(
         .target(name: "Notifications", dependencies: ["DBus", "CZlib", "Posix"]),
         .target(name: "Timekeeping"),
         .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Timekeeping"]),
+        // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
+        .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
         .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit", "Posix"]),
         .target(
             name: "ChimeDaemon",
@@ -68,6 +72,7 @@ let package = Package(
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["DBus", "Notifications", "Timekeeping"]),
+        .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "TestSupport"]),
         .testTarget(
             name: "DBusTests",
             dependencies: [

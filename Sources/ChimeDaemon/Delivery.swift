@@ -473,12 +473,15 @@ extension SchedulerDaemon {
             if let delivered = try? store.delivered(serverID: id) {
                 awakeFor[delivered.identifier] = nil
                 logging { () throws(StoreError) in try store.removeDelivered([delivered.identifier]) }
+                if reason == .dismissed { emit("Dismissed", [.string(delivered.identifier)]) }
             }
         case .actionInvoked(let id, let key):
             // The answer: the sound stops before anything else is done.
             stopRinging(serverID: id, because: "\(key) was pressed")
             guard let delivered = try? store.delivered(serverID: id) else { return }
             awakeFor[delivered.identifier] = nil
+            // For the program that set it (the UserNotifications library's delegate).
+            emit("Answered", [.string(delivered.identifier), .string(key)])
             if key == NotificationAction.snooze.identifier {
                 firing(delivered.identifier) { snooze(delivered) }
             }

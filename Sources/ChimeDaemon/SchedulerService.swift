@@ -226,6 +226,8 @@ final class SchedulerService {
                     ExportedSignal("Fired", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("timeliness", .string)]),
                     ExportedSignal("Missed", arguments: [Parameter("id", .string), Parameter("due", .int64)]),
                     ExportedSignal("RangOut", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("snoozed", .boolean)]),
+                    ExportedSignal("Answered", arguments: [Parameter("id", .string), Parameter("action", .string)]),
+                    ExportedSignal("Dismissed", arguments: [Parameter("id", .string)]),
                 ]),
         ])
     }

@@ -1,0 +1,285 @@
+import Foundation
+import Testing
+import TestSupport
+import UserNotifications
+
+/// Code written as an iOS developer writes it, against the real daemon and dunst on a private bus
+/// (the center is made for that bus; `UNUserNotificationCenter.current()` is the same on the
+/// session bus). The daemon's own `Fired` signal tells when each arrived.
+@Suite(.serialized) struct AppleStyleTests {
+    /// A private bus with dunst and the daemon, and a listener for the daemon's signals.
+    final class Desktop: @unchecked Sendable {
+        let session: DunstSession
+        let daemon: DaemonProcess
+        let address: String
+        let lock = NSLock()
+        private var _fired: [(id: String, at: Date)] = []
+        var fired: [(id: String, at: Date)] { lock.withLock { _fired } }
+        private var listener: Process?
+
+        init(dunst: Bool = true) throws {
+            session = try DunstSession()
+            address = session.bus.address
+            daemon = try DaemonProcess(bus: session.bus, stateDirectory: session.bus.directory.appendingPathComponent("state").path)
+        }
+
+        func center(_ app: String = "org.example.habits") -> UNUserNotificationCenter {
+            UNUserNotificationCenter(applicationIdentifier: app, busAddress: address)
+        }
+
+        /// Waits until the daemon has fired `id` (watching `chime delivered`).
+        func waitDelivered(_ id: String, timeout: TimeInterval = 10) throws -> Date? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let out = try runChime(["delivered", "--json"], environment: session.bus.environment()).stdout
+                if out.contains("\"id\":\"\(id)\"") { return Date() }
+                usleep(50_000)
+            }
+            return nil
+        }
+
+        func stop() {
+            daemon.stop()
+            session.stop()
+        }
+    }
+
+    @Test func threeAndFiveSecondTimersArriveOnTimeWithTheirContent() async throws {
+        let desktop = try Desktop()
+        defer { desktop.stop() }
+        let center = desktop.center("org.example.eggs")
+        let granted = try await center.requestAuthorization(options: [.alert, .sound, .badge])
+        #expect(granted)
+
+        let content = UNMutableNotificationContent()
+        content.title = "Wait!"
+        content.body = "Your eggs are almost done!"
+        content.sound = UNNotificationSound.default
+        let set = Date()
+        let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 3, repeats: false)
+        try await center.add(UNNotificationRequest(identifier: "eggs", content: content, trigger: trigger))
+
+        let tea = UNMutableNotificationContent()
+        tea.title = "Tea"
+        tea.subtitle = "Green"
+        tea.body = "Ready"
+        tea.sound = UNNotificationSound(named: UNNotificationSoundName(rawValue: "bell.mp3"))
+        tea.userInfo = ["cups": 2, "kind": "sencha"]
+        let added: Bool = await withCheckedContinuation { continuation in
+            center.add(UNNotificationRequest(identifier: "tea", content: tea,
+                                             trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5, repeats: false))) { error in
+                continuation.resume(returning: error == nil)
+            }
+        }
+        #expect(added)
+
+        // Pending, for this program, with what was asked.
+        let pending = await center.pendingNotificationRequests()
+        #expect(pending.map(\.identifier).sorted() == ["eggs", "tea"])
+        let pendingTea = try #require(pending.first { $0.identifier == "tea" })
+        #expect(pendingTea.content.title == "Tea")
+        #expect(pendingTea.content.subtitle == "Green")
+        #expect(pendingTea.content.body == "Ready")
+        #expect(pendingTea.content.userInfo["cups"] as? String == "2")
+        #expect(pendingTea.content.sound?.chimeSound == .named("bell"))
+        #expect((pendingTea.trigger as? UNTimeIntervalNotificationTrigger)?.timeInterval == 5)
+        // chime list shows them under the program's name.
+        let list = try runChime(["list"], environment: desktop.session.bus.environment()).stdout
+        #expect(list.contains("org.example.eggs/eggs"), "\(list)")
+
+        let eggsAt = try #require(try desktop.waitDelivered("org.example.eggs/eggs"))
+        let teaAt = try #require(try desktop.waitDelivered("org.example.eggs/tea"))
+        #expect(abs(eggsAt.timeIntervalSince(set) - 3) < 0.7, "eggs after \(eggsAt.timeIntervalSince(set)) s")
+        #expect(abs(teaAt.timeIntervalSince(set) - 5) < 0.7, "tea after \(teaAt.timeIntervalSince(set)) s")
+        let delivered = await center.deliveredNotifications()
+        #expect(Set(delivered.map(\.request.identifier)) == ["eggs", "tea"])
+        #expect(delivered.first { $0.request.identifier == "eggs" }?.request.content.body == "Your eggs are almost done!")
+        #expect(await center.pendingNotificationRequests().isEmpty)
+    }
+
+    @Test func weekdayRemindersListTheirNextDatesAndOneCanBeRemoved() async throws {
+        let desktop = try Desktop()
+        defer { desktop.stop() }
+        let center = desktop.center()
+        let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        for weekday in [2, 4, 6] {  // Monday, Wednesday, Friday (1 is Sunday)
+            var components = DateComponents()
+            components.weekday = weekday
+            components.hour = 16
+            components.minute = 35
+            let content = UNMutableNotificationContent()
+            content.title = "Habit check"
+            content.body = names[weekday - 1]
+            let trigger = UNCalendarNotificationTrigger(dateMatching: components, repeats: true)
+            try await center.add(UNNotificationRequest(identifier: "habit/\(names[weekday - 1])", content: content, trigger: trigger))
+        }
+        let pending = await center.pendingNotificationRequests()
+        #expect(Set(pending.map(\.identifier)) == ["habit/Monday", "habit/Wednesday", "habit/Friday"])
+        // Each lists the next such weekday at 16:35 in the system's zone.
+        let calendar = Calendar.current
+        for request in pending {
+            let trigger = try #require(request.trigger as? UNCalendarNotificationTrigger)
+            #expect(trigger.repeats)
+            #expect(trigger.dateComponents.weekday == names.firstIndex(of: String(request.identifier.dropFirst(6))).map { $0 + 1 })
+            let next = try #require(trigger.nextTriggerDate())
+            let parts = calendar.dateComponents([.weekday, .hour, .minute, .second], from: next)
+            #expect(parts.weekday == trigger.dateComponents.weekday)
+            #expect(parts.hour == 16 && parts.minute == 35 && parts.second == 0)
+            #expect(next > Date() && next.timeIntervalSinceNow <= 7 * 86_400)
+            // The daemon agrees.
+            let fresh = UNCalendarNotificationTrigger(dateMatching: trigger.dateComponents, repeats: true)
+            #expect(fresh.nextTriggerDate() == next)
+        }
+        center.removePendingNotificationRequests(withIdentifiers: ["habit/Monday"])
+        let left = await center.pendingNotificationRequests()
+        #expect(Set(left.map(\.identifier)) == ["habit/Wednesday", "habit/Friday"])
+        // Only the hour: the next 09:00, once.
+        var nine = DateComponents()
+        nine.hour = 9
+        let once = UNCalendarNotificationTrigger(dateMatching: nine, repeats: false)
+        let next = try #require(once.nextTriggerDate())
+        #expect(calendar.component(.hour, from: next) == 9 && calendar.component(.minute, from: next) == 0)
+        #expect(next > Date() && next.timeIntervalSinceNow <= 86_400)
+    }
+
+    @Test func requestsOfOneProcessArePendingForAnotherAndSurviveARestart() async throws {
+        let desktop = try Desktop()
+        defer { desktop.stop() }
+        let content = UNMutableNotificationContent()
+        content.title = "Stand up"
+        try await desktop.center().add(UNNotificationRequest(identifier: UUID().uuidString, content: content,
+                                                             trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: true)))
+        // Another program's request is not this program's.
+        try await desktop.center("org.example.other").add(UNNotificationRequest(identifier: "x", content: content,
+                                                                                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 600, repeats: false)))
+        // Another process (a new center, its own connection) sees it; so does it after a daemon restart.
+        #expect(await desktop.center().pendingNotificationRequests().count == 1)
+        desktop.daemon.stop()
+        let again = try DaemonProcess(bus: desktop.session.bus, stateDirectory: desktop.session.bus.directory.appendingPathComponent("state").path)
+        defer { again.stop() }
+        let after = await desktop.center().pendingNotificationRequests()
+        #expect(after.count == 1)
+        #expect(after.first?.content.title == "Stand up")
+        #expect((after.first?.trigger as? UNTimeIntervalNotificationTrigger)?.timeInterval == 3600)
+        // Removing all removes only this program's.
+        desktop.center().removeAllPendingNotificationRequests()
+        #expect(await desktop.center().pendingNotificationRequests().isEmpty)
+        #expect(await desktop.center("org.example.other").pendingNotificationRequests().count == 1)
+    }
+
+    @Test func settingsAreDeniedWithoutAServerAndAuthorizedWithDunst() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let lonely = UNUserNotificationCenter(applicationIdentifier: "org.example.x", busAddress: bus.address)
+        let denied = await lonely.notificationSettings()
+        #expect(denied.authorizationStatus == .denied)
+        #expect(denied.alertSetting == .disabled)
+        await #expect(throws: Never.self) { _ = try await lonely.requestAuthorization(options: [.alert]) }
+        #expect(try await lonely.requestAuthorization(options: [.alert]) == false)
+
+        let desktop = try Desktop()
+        defer { desktop.stop() }
+        let settings = await desktop.center().notificationSettings()
+        #expect(settings.authorizationStatus == .authorized)
+        #expect(settings.alertSetting == .enabled)
+        #expect(settings.badgeSetting == .notSupported)
+        #expect(settings.soundSetting == (settings.chime.sound == .notSupported ? .notSupported : .enabled))
+        let nothing = await withCheckedContinuation { continuation in
+            desktop.center().getNotificationSettings { settings in continuation.resume(returning: settings.authorizationStatus) }
+        }
+        #expect(nothing == .authorized)
+    }
+
+    @Test func withoutADaemonAddSaysSo() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let center = UNUserNotificationCenter(applicationIdentifier: "org.example.x", busAddress: bus.address)
+        let content = UNMutableNotificationContent()
+        content.title = "x"
+        do {
+            try await center.add(UNNotificationRequest(identifier: "x", content: content, trigger: nil))
+            Issue.record("added without a daemon")
+        } catch {
+            #expect("\(error)".contains("the chime daemon is not running"), "\(error)")
+        }
+    }
+
+    @Test func repeatingIntervalsUnderAMinuteAreApplesError() {
+        #expect(UNTimeIntervalNotificationTrigger.problem(timeInterval: 30, repeats: true) == "time interval must be at least 60 if repeating")
+        #expect(UNTimeIntervalNotificationTrigger.problem(timeInterval: 0, repeats: false) == "time interval must be greater than 0")
+        #expect(UNTimeIntervalNotificationTrigger.problem(timeInterval: 60, repeats: true) == nil)
+        #expect(UNTimeIntervalNotificationTrigger.problem(timeInterval: 3, repeats: false) == nil)
+    }
+}
+
+/// Marks the main queue, to tell it from other queues (on Linux the main queue may be drained by a
+/// thread other than the process's first, as under `dispatchMain()`).
+let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+/// The delegate: a click reaches `didReceive` on the main queue with the action's identifier.
+@MainActor final class Recorder: NSObject, UNUserNotificationCenterDelegate {
+    var presented: [String] = []
+    var responses: [(String, String)] = []
+    var onMain = true
+
+    nonisolated func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+                                            withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {
+        let id = notification.request.identifier
+        let main = DispatchQueue.getSpecific(key: mainQueueKey) == true
+        MainActor.assumeIsolated {
+            presented.append(id)
+            onMain = onMain && main
+        }
+        completionHandler([.sound, .banner, .list, .badge])
+    }
+
+    nonisolated func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+                                            withCompletionHandler completionHandler: @escaping () -> Void) {
+        let pair = (response.notification.request.identifier, response.actionIdentifier)
+        let main = DispatchQueue.getSpecific(key: mainQueueKey) == true
+        MainActor.assumeIsolated {
+            responses.append(pair)
+            onMain = onMain && main
+        }
+        completionHandler()
+    }
+}
+
+@Suite struct DelegateTests {
+    @MainActor @Test func aClickReachesTheDelegate() async throws {
+        let session = try DunstSession()
+        let daemon = try DaemonProcess(bus: session.bus, stateDirectory: session.bus.directory.appendingPathComponent("state").path)
+        defer { daemon.stop(); session.stop() }
+        let center = UNUserNotificationCenter(applicationIdentifier: "org.example.click", busAddress: session.bus.address)
+        _ = mainQueueKey
+        let recorder = Recorder()
+        center.delegate = recorder
+        let done = UNNotificationAction(identifier: "done", title: "Done")
+        center.setNotificationCategories([UNNotificationCategory(identifier: "habit", actions: [done], intentIdentifiers: [])])
+        let content = UNMutableNotificationContent()
+        content.title = "Water the plants"
+        content.categoryIdentifier = "habit"
+        try await center.add(UNNotificationRequest(identifier: "plants", content: content,
+                                                   trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
+        func waitUntil(_ condition: () -> Bool) async -> Bool {
+            for _ in 0..<200 {
+                if condition() { return true }
+                try? await Task.sleep(nanoseconds: 25_000_000)
+            }
+            return condition()
+        }
+        #expect(await waitUntil { recorder.presented == ["plants"] }, "\(recorder.presented)")
+        // The user clicks the popup (dunst's default action), as a tap on iOS.
+        let clicked = try runProgram("/usr/bin/dunstctl", [Array("action".utf8), Array("0".utf8)],
+                                     environment: session.bus.environment().merging(["PATH": "/usr/bin:/bin"]) { $1 })
+        #expect(clicked.status == 0, "\(clicked.stderr)")
+        #expect(await waitUntil { !recorder.responses.isEmpty }, "no response")
+        #expect(recorder.responses.first?.0 == "plants")
+        #expect(recorder.responses.first?.1 == UNNotificationDefaultActionIdentifier)
+        #expect(recorder.onMain, "delegate methods are called on the main queue")
+    }
+}
