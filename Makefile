@@ -6,6 +6,7 @@
 #                the packaging tests (install, D-Bus activation, the .deb installed and purged)
 #   make test-desktops   chime against GNOME Shell, Plasma, xfce4-notifyd, notification-daemon,
 #                MATE, LXQt, mako and swaync (docs/SERVERS.md; DOCS=1 updates it)
+#   make docs    the UserNotifications documentation (DocC) into .build/docs
 #   make bench   start-up and round-trip benchmarks against notify-send, gdbus,
 #                dbus-send and raw libdbus (see docs/BENCHMARKS.md)
 #   make install PREFIX=/usr/local DESTDIR=   the binary, systemd user unit, D-Bus service,
@@ -56,7 +57,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
-.PHONY: all build release demo test test-desktops bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
+.PHONY: all build release demo test test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -109,7 +110,15 @@ test: deps-test
 	$(SWIFT) build $(CXX_FLAGS)
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test $(CXX_FLAGS)
+	@scripts/test-examples.sh
+	$(MAKE) docs
 	@scripts/test-packaging.sh
+
+# The UserNotifications documentation (DocC, with the porting guide) into .build/docs, as a static
+# site; a broken link or symbol reference is an error.
+docs:
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target UserNotifications \
+		--output-path .build/docs --disable-indexing --transform-for-static-hosting --warnings-as-errors
 
 # chime on every notification server Debian packages (GNOME Shell, Plasma, xfce4-notifyd, ...), each
 # on a private bus: the table and screenshots land in .build/desktops; DOCS=1 also updates

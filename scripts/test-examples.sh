@@ -1,0 +1,62 @@
+#!/bin/bash
+# The Examples/ package, built as a user builds it (swift build in Examples/) and run against chime's
+# daemon and dunst on a private session bus: what each program prints, and what the daemon then holds.
+# Every process it starts is stopped by its PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+chime=$root/.build/debug/chime
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "test-examples: $*" >&2; exit 1; }
+
+swift build --package-path Examples >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "Examples/ did not build"; }
+bin=$(swift build --package-path Examples --show-bin-path)
+
+dbus-daemon --session --nofork --print-address=1 --address="unix:dir=$work" >"$work/address" 2>"$work/dbus.log" &
+pids+=($!)
+for _ in $(seq 50); do [ -s "$work/address" ] && break; sleep 0.1; done
+export DBUS_SESSION_BUS_ADDRESS=$(head -1 "$work/address")
+Xvfb -displayfd 3 -nolisten tcp -screen 0 1024x768x24 3>"$work/display" 2>"$work/xvfb.log" &
+pids+=($!)
+for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
+export DISPLAY=:$(head -1 "$work/display")
+dunst >"$work/dunst.log" 2>&1 &
+pids+=($!)
+"$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do "$chime" list >/dev/null 2>&1 && break; sleep 0.1; done
+# Each program is an application of its own, named after itself (no CHIME_APPLICATION_ID).
+unset CHIME_APPLICATION_ID
+
+run() { "$bin/$1" "${@:2}" 2>&1; }
+
+out=$(run check-authorization)
+echo "$out" | grep -q "^authorization: authorized, sound: .*badges: not supported$" || fail "check-authorization said: $out"
+echo "$out" | grep -q "^scheduled: every hour$" || fail "check-authorization said: $out"
+
+out=$(run egg-timer 2)
+echo "$out" | grep -q "^Eggs in 2 s, at " || fail "egg-timer said: $out"
+for _ in $(seq 40); do "$chime" delivered | grep -q "Wait!" && break; sleep 0.1; done
+"$chime" delivered | grep -q "^egg-timer/.*Wait!" || fail "the egg timer was not shown: $("$chime" delivered)"
+
+out=$(run weekday-alarm)
+[ "$(echo "$out" | grep -c "^homeroom/[2-6] ")" = 5 ] || fail "weekday-alarm said: $out"
+
+out=$(run weekly-reminders habit)
+[ "$(echo "$out" | grep -c "^habit/")" = 6 ] || fail "weekly-reminders said: $out"
+echo "$out" | grep -q "^habit/Monday" && fail "weekly-reminders kept Monday: $out"
+
+# What the daemon holds, under each program's name.
+list=$("$chime" list)
+[ "$(echo "$list" | grep -c "^check-authorization/stretch ")" = 1 ] || fail "chime list: $list"
+[ "$(echo "$list" | grep -c "^weekday-alarm/homeroom/")" = 5 ] || fail "chime list: $list"
+[ "$(echo "$list" | grep -c "^weekly-reminders/habit/")" = 6 ] || fail "chime list: $list"
+echo "$list" | grep -q "^egg-timer/" && fail "the egg timer is still pending: $list"
+echo "test-examples: the four examples built and ran against the daemon and dunst"
