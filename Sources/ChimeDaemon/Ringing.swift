@@ -35,7 +35,12 @@ extension SchedulerDaemon {
         /// The local player playing it now.
         var player: pid_t?
         var plays = 0
+        /// Starts of the player that failed in a row (a binary being replaced: ETXTBSY).
+        var failedStarts = 0
     }
+
+    /// How many failed starts of the player in a row end the sound (the ring goes on silently).
+    static let playerStartAttempts = 3
 
     /// The smallest gap between two starts of the local player, so a player that ends at once
     /// cannot make a busy loop.
@@ -57,8 +62,7 @@ extension SchedulerDaemon {
             ring.plays = 1  // the server played it with the popup
             ring.nextPlay = now + RingPolicy.serverRepeat
         } else {
-            ring.player = play(sound, for: identifier)
-            if ring.player != nil { ring.plays = 1 }
+            startPlayer(&ring)
         }
         ringing[identifier] = ring
         logger.info("ringing until answered, at most \(content.ring ?? .zero)", metadata: ["alarm.id": "\(identifier)"])
@@ -104,10 +108,22 @@ extension SchedulerDaemon {
                 logger.warning("could not send the ring again: \(error)", metadata: ["alarm.id": "\(identifier)"])
             }
         } else {
-            ring.player = play(ring.sound, for: identifier)
-            if ring.player != nil { ring.plays += 1 }
+            startPlayer(&ring)
         }
         ringing[identifier] = ring
+    }
+
+    /// Starts the local player for a ring; a player that could not start (its file being replaced,
+    /// say) is tried again a second later, up to `playerStartAttempts` times in a row.
+    private func startPlayer(_ ring: inout Ring) {
+        ring.player = play(ring.sound, for: ring.identifier)
+        if ring.player != nil {
+            ring.plays += 1
+            ring.failedStarts = 0
+        } else if player != nil {
+            ring.failedStarts += 1
+            if ring.failedStarts < Self.playerStartAttempts { ring.nextPlay = clock.now() + Self.smallestReplay }
+        }
     }
 
     /// A child ended: when it was a ring's player, the sound starts again (unless the player failed,

@@ -68,7 +68,8 @@ extension UNUserNotificationCenterDelegate {
 ///   list` shows them so, labelled with APP). Removing all removes only the program's own.
 /// - Completion handlers are called on a background queue (one serial queue per center), as Apple
 ///   says of its own; the `async` forms may be awaited anywhere. Delegate methods are called on the
-///   main queue.
+///   main queue. One center carries out its calls in the order they are made (a remove, then a
+///   listing, sees the remove).
 open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     nonisolated(unsafe) private static var shared: UNUserNotificationCenter?
     private static let sharedLock = NSLock()

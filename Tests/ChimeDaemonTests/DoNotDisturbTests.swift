@@ -70,6 +70,7 @@ import TestSupport
         let resumed = Date()
         _ = try dunstctl(["set-paused", "false"])
         #expect(try pump { fired["later"] != nil })
+        print("measured: the deferred alarm fired \(Int(Date().timeIntervalSince(resumed) * 1000)) ms after dunstctl set-paused false")
         #expect(Date().timeIntervalSince(resumed) < 1.5, "shown \(Date().timeIntervalSince(resumed)) s after do-not-disturb ended")
         #expect(fired["later"] == "late")
         #expect(try center.pendingSummaries().isEmpty)

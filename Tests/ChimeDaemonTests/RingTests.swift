@@ -105,14 +105,16 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--id", "get-up", "Get up"])  // the default ring: 5 minutes
         let call = try #require(recorder.waitForCalls(1).first)
-        #expect(try waitUntil(3) { plays().contains { $0.event == "start" } })
+        #expect(try waitUntil(3) { plays().contains { $0.event == "start" } }, "\(daemon.log)")
         let pid = try #require(plays().first?.pid)
         #expect(!hasEnded(pid))
         let id = try #require(try center().deliveredNotifications().first { $0.identifier == "get-up" }?.serverID)
         let pressed = Date()
         try recorder.invokeAction(id: id, key: "dismiss")
         #expect(try waitUntil(2) { hasEnded(pid) })
-        #expect(Date().timeIntervalSince(pressed) < 0.5, "the sound stopped \(Date().timeIntervalSince(pressed)) s after Dismiss")
+        let stopped = Date().timeIntervalSince(pressed)
+        print("measured: the sound stopped \(Int(stopped * 1000)) ms after Dismiss (within the test's 10 ms polling)")
+        #expect(stopped < 0.5, "the sound stopped \(stopped) s after Dismiss")
         usleep(1_500_000)
         #expect(plays().filter { $0.event == "start" }.count == 1)
         #expect(recorder.closedIDs.contains(id))

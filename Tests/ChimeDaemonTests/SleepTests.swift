@@ -121,6 +121,7 @@ import TestSupport
         #expect(after.filter { $0.summary == "Tick" }.count <= 2)
         #expect(!shown.contains("Strict"), "past its grace: recorded, not shown")
         for call in after where call.summary == "Tea" || lateTicks.contains(where: { $0.receivedAt == call.receivedAt }) {
+            print("measured: \(call.summary) shown \(Int(call.receivedAt.timeIntervalSince(woke) * 1000)) ms after the resume")
             #expect(call.receivedAt.timeIntervalSince(woke) < 1, "\(call.summary) came \(call.receivedAt.timeIntervalSince(woke)) s after the resume")
             #expect(call.body.contains("Late: due at"), "\(call.body)")
         }

@@ -161,9 +161,10 @@ import UserNotifications
         #expect(after.count == 1)
         #expect(after.first?.content.title == "Stand up")
         #expect((after.first?.trigger as? UNTimeIntervalNotificationTrigger)?.timeInterval == 3600)
-        // Removing all removes only this program's.
-        desktop.center().removeAllPendingNotificationRequests()
-        #expect(await desktop.center().pendingNotificationRequests().isEmpty)
+        // Removing all removes only this program's (one center's calls are done in order, as Apple's are).
+        let center = desktop.center()
+        center.removeAllPendingNotificationRequests()
+        #expect(await center.pendingNotificationRequests().isEmpty)
         #expect(await desktop.center("org.example.other").pendingNotificationRequests().count == 1)
     }
 
@@ -281,5 +282,65 @@ let mainQueueKey: DispatchSpecificKey<Bool> = {
         #expect(recorder.responses.first?.0 == "plants")
         #expect(recorder.responses.first?.1 == UNNotificationDefaultActionIdentifier)
         #expect(recorder.onMain, "delegate methods are called on the main queue")
+    }
+
+    /// A button of the category reaches the delegate with its identifier; a delegate that answers
+    /// `willPresent` with no banner, alert or list has the popup taken down (our recording server
+    /// beside dunst, to press a button by its key and see the close on the wire).
+    @MainActor @Test func aCategoryButtonReachesTheDelegateAndWillPresentDecides() async throws {
+        let bus = try PrivateBus()
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: bus.directory.appendingPathComponent("state").path)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let center = UNUserNotificationCenter(applicationIdentifier: "org.example.buttons", busAddress: bus.address)
+        final class Quiet: NSObject, UNUserNotificationCenterDelegate {
+            var responses: [String] = []
+            func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
+                -> UNNotificationPresentationOptions {
+                notification.request.identifier == "quiet" ? [.sound] : [.banner, .list]
+            }
+            func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
+                responses.append(response.actionIdentifier)
+            }
+        }
+        let delegate = Quiet()
+        center.delegate = delegate
+        let done = UNNotificationAction(identifier: "done", title: "Done")
+        let skip = UNNotificationAction(identifier: "skip", title: "Skip", options: [.destructive])
+        center.setNotificationCategories([UNNotificationCategory(identifier: "habit", actions: [done, skip], intentIdentifiers: [])])
+        for id in ["loud", "quiet"] {
+            let content = UNMutableNotificationContent()
+            content.title = id.capitalized
+            content.categoryIdentifier = "habit"
+            try await center.add(UNNotificationRequest(identifier: id, content: content,
+                                                       trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
+        }
+        let calls = recorder.waitForCalls(2)
+        try #require(calls.count == 2)
+        #expect(calls.allSatisfy { $0.actions == ["default", "Open", "done", "Done", "skip", "Skip"] }, "\(calls.map(\.actions))")
+        let quietID = try #require(try UserNotificationsTestSupport.serverID(of: "org.example.buttons/quiet", on: bus))
+        let loudID = try #require(try UserNotificationsTestSupport.serverID(of: "org.example.buttons/loud", on: bus))
+        // willPresent said [.sound] for "quiet": taken down.
+        for _ in 0..<100 where !recorder.closedIDs.contains(quietID) { try await Task.sleep(nanoseconds: 30_000_000) }
+        #expect(recorder.closedIDs.contains(quietID))
+        #expect(!recorder.closedIDs.contains(loudID))
+        try recorder.invokeAction(id: loudID, key: "done")
+        for _ in 0..<100 where delegate.responses.isEmpty { try await Task.sleep(nanoseconds: 30_000_000) }
+        #expect(delegate.responses == ["done"])
+    }
+}
+
+enum UserNotificationsTestSupport {
+    /// The notification server's id for a delivered alarm, from `chime delivered --json`.
+    static func serverID(of identifier: String, on bus: PrivateBus) throws -> UInt32? {
+        for _ in 0..<100 {
+            let out = try runChime(["delivered", "--json"], environment: bus.environment()).stdout
+            if let data = out.data(using: .utf8), let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]],
+                let item = list.first(where: { $0["id"] as? String == identifier }), let id = item["notificationID"] as? Int {
+                return UInt32(id)
+            }
+            usleep(30_000)
+        }
+        return nil
     }
 }
