@@ -14,18 +14,9 @@ import TestSupport
     }
 
     @Test func theDelayLockIsHeldLetGoBeforeSleepAndTakenAgainAfter() throws {
-        let system = try PrivateBus()
-        defer { system.stop() }
-        let logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
-                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "PATH": "/usr/bin:/bin"],
-                                      logDirectory: system.directory)
+        let logind = try LogindStandIn()
         defer { logind.stop() }
-        func gdbus(_ arguments: [String]) throws -> CommandResult {
-            try runProgram("/usr/bin/gdbus", (["call", "--address", system.address, "-d", "org.freedesktop.login1",
-                                               "-o", "/org/freedesktop/login1", "-m"] + arguments).map { Array($0.utf8) },
-                           environment: ["PATH": "/usr/bin:/bin"])
-        }
-        func inhibitors() throws -> String { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).stdout }
+        func inhibitors() throws -> String { try logind.inhibitors() }
         func waitFor(_ condition: () throws -> Bool) rethrows -> Bool {
             for _ in 0..<100 {
                 if try condition() { return true }
@@ -33,23 +24,17 @@ import TestSupport
             }
             return try condition()
         }
-        #expect(try waitFor { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).status == 0 }, "the logind stand-in did not start")
 
-        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: logind.environment)
         defer { daemon.stop(); bus.stop() }
         let lock = "'sleep', 'chime', 'recording alarms before sleep', 'delay'"
         #expect(try waitFor { try inhibitors().contains(lock) }, "no delay lock")
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("Sleep:          followed: logind's delay lock is held"), "\(status.stdout)")
 
-        func prepareForSleep(_ starting: Bool) throws {
-            let sent = try gdbus(["org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.login1.Manager", "PrepareForSleep", "b",
-                                  "[<\(starting)>]"])
-            try #require(sent.status == 0, "\(sent.stderr)")
-        }
-        try prepareForSleep(true)
+        try logind.prepareForSleep(true)
         #expect(try waitFor { try !inhibitors().contains(lock) }, "the lock was not let go before sleep")
-        try prepareForSleep(false)
+        try logind.prepareForSleep(false)
         #expect(try waitFor { try inhibitors().contains(lock) }, "the lock was not taken again after resume")
         #expect(daemon.isRunning)
         // The daemon still answers, and says nothing went wrong.
@@ -62,17 +47,8 @@ import TestSupport
     /// the one-off is shown marked late, the every-two-seconds alarm rings once for all it missed
     /// (the rest on the missed list), and one past its one-second grace is recorded missed, not shown.
     @Test func alarmsDueDuringASleepArriveOnceRightAfterResume() throws {
-        let system = try PrivateBus()
-        defer { system.stop() }
-        let logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
-                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "PATH": "/usr/bin:/bin"],
-                                      logDirectory: system.directory)
+        let logind = try LogindStandIn()
         defer { logind.stop() }
-        func gdbus(_ arguments: [String]) throws -> CommandResult {
-            try runProgram("/usr/bin/gdbus", (["call", "--address", system.address, "-d", "org.freedesktop.login1",
-                                               "-o", "/org/freedesktop/login1", "-m"] + arguments).map { Array($0.utf8) },
-                           environment: ["PATH": "/usr/bin:/bin"])
-        }
         func waitFor(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
@@ -81,11 +57,10 @@ import TestSupport
             }
             return try condition()
         }
-        #expect(try waitFor { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).status == 0 })
         let recorder = try RecordingServer(address: bus.address)
-        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: logind.environment)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        #expect(try waitFor { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).stdout.contains("'delay'") })
+        #expect(try waitFor { try logind.inhibitors().contains("'delay'") })
         func set(_ arguments: [String]) throws {
             let result = try runChime(arguments, environment: bus.environment())
             try #require(result.status == 0, "\(result.stderr)")
@@ -97,17 +72,12 @@ import TestSupport
         usleep(300_000)
         let before = recorder.calls.count
 
-        func prepareForSleep(_ starting: Bool) throws {
-            let sent = try gdbus(["org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.login1.Manager", "PrepareForSleep", "b",
-                                  "[<\(starting)>]"])
-            try #require(sent.status == 0, "\(sent.stderr)")
-        }
-        try prepareForSleep(true)
-        #expect(try waitFor { try !gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).stdout.contains("'delay'") })
+        try logind.prepareForSleep(true)
+        #expect(try waitFor { try !logind.inhibitors().contains("'delay'") })
         kill(daemon.pid, SIGSTOP)
         let slept = Date()
         usleep(6_000_000)
-        try prepareForSleep(false)
+        try logind.prepareForSleep(false)
         let woke = Date()
         kill(daemon.pid, SIGCONT)
         _ = recorder.waitForCalls(before + 2, timeout: 3)
@@ -131,7 +101,7 @@ import TestSupport
         let ticks = missed.filter { $0.identifier == "tick" }
         #expect(ticks.count >= 2, "\(missed)")
         #expect(ticks.allSatisfy { $0.due.seconds >= Int64(slept.timeIntervalSince1970) - 1 })
-        #expect(try waitFor { try gdbus(["org.freedesktop.login1.Manager.ListInhibitors"]).stdout.contains("'delay'") })
+        #expect(try waitFor { try logind.inhibitors().contains("'delay'") })
     }
 
     /// Without a system bus the daemon runs as before, and says what it does about sleep.

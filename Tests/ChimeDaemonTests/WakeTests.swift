@@ -140,20 +140,11 @@ import Timekeeping
     /// logind's block lock: taken when a wake alarm is near, held while it is shown and unanswered,
     /// let go at the answer (logind stands in from python3-dbusmock, on a private system bus).
     @Test func theMachineStaysAwakeForAWakeAlarmUntilItIsAnswered() throws {
-        let system = try PrivateBus()
-        defer { system.stop() }
-        let logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
-                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "PATH": "/usr/bin:/bin"],
-                                      logDirectory: system.directory)
+        let logind = try LogindStandIn()
         defer { logind.stop() }
-        func inhibitors() throws -> String {
-            try runProgram("/usr/bin/gdbus", ["call", "--address", system.address, "-d", "org.freedesktop.login1", "-o",
-                                              "/org/freedesktop/login1", "-m", "org.freedesktop.login1.Manager.ListInhibitors"].map { Array($0.utf8) },
-                           environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]).stdout
-        }
-        #expect(try waitFor { try inhibitors().contains("[") }, "the logind stand-in did not start")
+        func inhibitors() throws -> String { try logind.inhibitors() }
         let recorder = try RecordingServer(address: bus.address)
-        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: logind.environment)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         // Far off: no lock.
         _ = try runChime(["in", "1h", "--wake", "--id", "later", "Later"], environment: bus.environment())

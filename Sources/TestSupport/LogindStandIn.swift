@@ -1,0 +1,52 @@
+import Foundation
+
+/// logind cannot run here: python3-dbusmock's logind template stands in for it, on a private bus the
+/// daemon is given as its system bus (`environment`: `DBUS_SYSTEM_BUS_ADDRESS`, which libdbus reads).
+/// It takes inhibitor locks (`inhibitors`) and emits `PrepareForSleep` when told (`prepareForSleep`).
+public final class LogindStandIn: @unchecked Sendable {
+    public let system: PrivateBus
+    private let logind: ChildProcess
+
+    public init() throws {
+        system = try PrivateBus()
+        do {
+            logind = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
+                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address, "PATH": "/usr/bin:/bin"],
+                                      logDirectory: system.directory)
+        } catch {
+            system.stop()
+            throw error
+        }
+        for _ in 0..<200 {
+            if (try? call("org.freedesktop.login1.Manager.ListInhibitors"))?.status == 0 { return }
+            usleep(25_000)
+        }
+        stop()
+        throw HarnessError("the logind stand-in did not start")
+    }
+
+    /// What the daemon needs to find it.
+    public var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": system.address] }
+
+    /// `gdbus call` on logind's manager (in a UTF-8 locale, so titles come back as written).
+    public func call(_ method: String, _ arguments: [String] = []) throws -> CommandResult {
+        try runProgram("/usr/bin/gdbus", (["call", "--address", system.address, "-d", "org.freedesktop.login1",
+                                           "-o", "/org/freedesktop/login1", "-m", method] + arguments).map { Array($0.utf8) },
+                       environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
+    }
+
+    /// The locks held, as `ListInhibitors` prints them.
+    public func inhibitors() throws -> String { try call("org.freedesktop.login1.Manager.ListInhibitors").stdout }
+
+    /// Announces a sleep (true) or the resume (false), as logind does.
+    public func prepareForSleep(_ starting: Bool) throws {
+        let sent = try call("org.freedesktop.DBus.Mock.EmitSignal", ["org.freedesktop.login1.Manager", "PrepareForSleep", "b", "[<\(starting)>]"])
+        guard sent.status == 0 else { throw HarnessError("PrepareForSleep: \(sent.stderr)") }
+    }
+
+    /// Stops the stand-in and its bus, by PID.
+    public func stop() {
+        logind.stop()
+        system.stop()
+    }
+}
