@@ -155,7 +155,10 @@ public final class SchedulerDaemon {
         // capabilities are asked without waiting (the first alarm waits for the answer).
         let owner = try? connection.nameOwner(NotificationClient.busName)
         serverPresent = owner != nil
-        if serverPresent { askCapabilities() }
+        if serverPresent {
+            askCapabilities()
+            askServerInformation()
+        }
         // Popups shown by a server that has since left (while the daemon was down) are gone.
         do {
             let gone = try store.forgetDelivered(notShownBy: owner ?? nil)

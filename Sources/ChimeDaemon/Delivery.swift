@@ -429,12 +429,14 @@ extension SchedulerDaemon {
         }
         capabilities = nil
         serverInformation = nil
+        doNotDisturb = nil
         serverPresent = !owner.isEmpty
         // Questions put to the server that left are asked again of the one that came (if any).
         if let (call, _) = capabilitiesCall { call.cancel(); capabilitiesCall = nil }
         if let (call, _) = serverInformationCall { call.cancel(); serverInformationCall = nil }
         if serverPresent {
             askCapabilities()
+            askServerInformation()
             if !waiting.isEmpty { showHeld() }
         } else {
             let ready = awaitingCapabilities

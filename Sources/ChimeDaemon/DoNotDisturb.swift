@@ -37,23 +37,15 @@ extension SchedulerDaemon {
     /// How often a deferred alarm's server is asked again when it announces no changes.
     static let doNotDisturbRecheck = TimeSpan.seconds(30)
 
-    /// The server's name (GetServerInformation), asked once per server and waited for briefly.
-    func serverName() -> String? {
-        if let serverInformation { return serverInformation.name }
-        guard serverPresent, let reply = try? connection.call(
-            destination: NotificationClient.busName, path: NotificationClient.objectPath, interface: NotificationClient.interface,
-            member: "GetServerInformation", timeout: .milliseconds(Int32(Self.doNotDisturbTimeout.milliseconds))),
-            reply.count == 4, let name = reply[0].stringValue
-        else { return nil }
-        serverInformation = ServerInformation(name: name, vendor: reply[1].stringValue ?? "", version: reply[2].stringValue ?? "",
-                                              specVersion: reply[3].stringValue ?? "")
-        return name
-    }
-
     /// Reads the running server's do-not-disturb now.
     func readDoNotDisturb() -> DoNotDisturbState {
         guard serverPresent else { return DoNotDisturbState(on: nil, description: "no notification server") }
-        let name = serverName() ?? ""
+        // The server's name, as asked (without waiting) when it appeared: a server that does not
+        // answer GetServerInformation is not asked anything else, and holds nothing up.
+        guard let name = serverInformation?.name else {
+            askServerInformation()
+            return DoNotDisturbState(on: nil, description: "the server has not said who it is")
+        }
         let timeout = CallTimeout.milliseconds(Int32(Self.doNotDisturbTimeout.milliseconds))
         func property(_ path: ObjectPath, _ interface: String, _ property: String) -> Value? {
             guard let reply = try? connection.call(
@@ -130,8 +122,15 @@ extension SchedulerDaemon {
         let policy = content.doNotDisturb ?? .breakThrough
         // A critical alarm that breaks through needs no question asked.
         if policy == .breakThrough, content.urgency == .critical { return nil }
-        let state = readDoNotDisturb()
-        doNotDisturb = state
+        // Servers that announce their changes are not asked again: the state was read when the server
+        // came and follows its signals. The others (GNOME's setting, mako 1.7) are read now.
+        let state: DoNotDisturbState
+        if let known = doNotDisturb, announcesDoNotDisturb {
+            state = known
+        } else {
+            state = readDoNotDisturb()
+            doNotDisturb = state
+        }
         guard state.on == true else { return nil }
         switch policy {
         case .breakThrough: return .show(urgency: .critical)
@@ -161,6 +160,15 @@ extension SchedulerDaemon {
             doNotDisturbSubscriptions.append(try connection.subscribe(
                 MatchRule(sender: "org.erikreider.swaync.cc", interface: "org.erikreider.swaync.cc", member: member,
                           path: "/org/erikreider/swaync/cc"), handler: changed))
+        }
+    }
+
+    /// Whether the running server announces a change of its do-not-disturb (dunst and Plasma through
+    /// PropertiesChanged, swaync through its Subscribe signals).
+    var announcesDoNotDisturb: Bool {
+        switch ServerWays.Known(rawValue: serverInformation?.name ?? "") {
+        case .dunst?, .plasma?, .swaync?: true
+        default: false
         }
     }
 

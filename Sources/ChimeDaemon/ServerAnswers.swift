@@ -109,6 +109,8 @@ extension SchedulerDaemon {
         do {
             serverInformation = try NotificationClient.serverInformation(from: answer)
             settingsMayBeReady()
+            // Who the server is tells how to read its do-not-disturb: read once now, then followed.
+            doNotDisturbMayHaveChanged()
         } catch is NoNotificationServerError {
             serverPresent = false
             settingsMayBeReady()
