@@ -115,9 +115,11 @@ final class WakeArranger {
     }
 
     /// Arms the wake for the earliest wake alarm (`lead` before it), or disarms it (nil).
-    func arrange(for alarm: Instant?, now: Instant) {
-        let wakeAt = alarm.map { max($0 - Self.lead, now) }
-        // A wake time already passing stays as armed: re-arming it every loop would be noise.
+    func arrange(for alarm: Instant?) {
+        // One wake time per alarm, even when it has passed (an alarm set less than `lead` ahead: the
+        // machine is awake, and the kernel's timer goes off at once, harmlessly): a time computed
+        // from now would change on every turn of the loop and re-arm the timer each time.
+        let wakeAt = alarm.map { $0 - Self.lead }
         guard wakeAt != armed else { return }
         switch method {
         case .kernel:
@@ -233,7 +235,7 @@ extension SchedulerDaemon {
     func arrangeWake(now: Instant) {
         guard let waker else { return }
         do { nextWakeAlarm = try store.nextWake() } catch { logger.error("\(error)") }
-        waker.arrange(for: nextWakeAlarm?.time, now: now)
+        waker.arrange(for: nextWakeAlarm?.time)
         awakeFor = awakeFor.filter { $0.value.until > now }
         guard let sleepFollower else { return }
         var reason: String?

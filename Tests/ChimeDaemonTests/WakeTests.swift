@@ -66,6 +66,13 @@ import Timekeeping
         #expect(try waitFor { alarmTimers(of: daemon.pid).first.map { abs($0 - 270) < 3 } ?? false })
         _ = try runChime(["cancel", "up", "nap"], environment: bus.environment())
         #expect(try waitFor { alarmTimers(of: daemon.pid) == [0] })
+        // A wake alarm less than the lead ahead is armed once (its wake time has passed: the timer
+        // goes off at once), not again on every turn of the loop.
+        _ = try runChime(["in", "10s", "--wake", "--id", "soon", "Soon"], environment: bus.environment())
+        usleep(700_000)
+        #expect(daemon.log.components(separatedBy: "the machine wakes at").count - 1 == 3, "\(daemon.log)")
+        _ = try runChime(["cancel", "soon"], environment: bus.environment())
+        #expect(try waitFor { alarmTimers(of: daemon.pid) == [0] })
         // An alarm without --wake arms nothing.
         _ = try runChime(["in", "5m", "--id", "plain", "Plain"], environment: bus.environment())
         usleep(200_000)
