@@ -176,3 +176,13 @@ public func runProgram(
     let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
     return CommandResult(status: exitStatus, stdout: out, stderr: err)
 }
+
+/// Checks `condition` every 20 ms until it holds or `timeout` seconds pass; its last answer.
+public func waitUntil(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
+}

@@ -23,14 +23,6 @@ import Timekeeping
                                              trigger: Trigger(rule: .instant(due), repeats: false, timeZone: nil, anchor: WallClock.system.now()))).identifier
     }
 
-    func waitUntil(_ timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
 
     @Test func anErrorFromTheServerIsRetriedNotDeleted() throws {
         let recorder = try RecordingServer(address: bus.address)

@@ -17,25 +17,18 @@ import TestSupport
         let logind = try LogindStandIn()
         defer { logind.stop() }
         func inhibitors() throws -> String { try logind.inhibitors() }
-        func waitFor(_ condition: () throws -> Bool) rethrows -> Bool {
-            for _ in 0..<100 {
-                if try condition() { return true }
-                usleep(50_000)
-            }
-            return try condition()
-        }
 
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: logind.environment)
         defer { daemon.stop(); bus.stop() }
         let lock = "'sleep', 'chime', 'recording alarms before sleep', 'delay'"
-        #expect(try waitFor { try inhibitors().contains(lock) }, "no delay lock")
+        #expect(try waitUntil { try inhibitors().contains(lock) }, "no delay lock")
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("Sleep:          followed: logind's delay lock is held"), "\(status.stdout)")
 
         try logind.prepareForSleep(true)
-        #expect(try waitFor { try !inhibitors().contains(lock) }, "the lock was not let go before sleep")
+        #expect(try waitUntil { try !inhibitors().contains(lock) }, "the lock was not let go before sleep")
         try logind.prepareForSleep(false)
-        #expect(try waitFor { try inhibitors().contains(lock) }, "the lock was not taken again after resume")
+        #expect(try waitUntil { try inhibitors().contains(lock) }, "the lock was not taken again after resume")
         #expect(daemon.isRunning)
         // The daemon still answers, and says nothing went wrong.
         #expect(try center().pendingSummaries().isEmpty)
@@ -49,18 +42,10 @@ import TestSupport
     @Test func alarmsDueDuringASleepArriveOnceRightAfterResume() throws {
         let logind = try LogindStandIn()
         defer { logind.stop() }
-        func waitFor(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if try condition() { return true }
-                usleep(20_000)
-            }
-            return try condition()
-        }
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: logind.environment)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        #expect(try waitFor { try logind.inhibitors().contains("'delay'") })
+        #expect(try waitUntil { try logind.inhibitors().contains("'delay'") })
         func set(_ arguments: [String]) throws {
             let result = try runChime(arguments, environment: bus.environment())
             try #require(result.status == 0, "\(result.stderr)")
@@ -73,7 +58,7 @@ import TestSupport
         let before = recorder.calls.count
 
         try logind.prepareForSleep(true)
-        #expect(try waitFor { try !logind.inhibitors().contains("'delay'") })
+        #expect(try waitUntil { try !logind.inhibitors().contains("'delay'") })
         kill(daemon.pid, SIGSTOP)
         let slept = Date()
         usleep(6_000_000)
@@ -101,7 +86,7 @@ import TestSupport
         let ticks = missed.filter { $0.identifier == "tick" }
         #expect(ticks.count >= 2, "\(missed)")
         #expect(ticks.allSatisfy { $0.due.seconds >= Int64(slept.timeIntervalSince1970) - 1 })
-        #expect(try waitFor { try logind.inhibitors().contains("'delay'") })
+        #expect(try waitUntil { try logind.inhibitors().contains("'delay'") })
     }
 
     /// Without a system bus the daemon runs as before, and says what it does about sleep.

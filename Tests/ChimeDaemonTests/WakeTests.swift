@@ -40,39 +40,31 @@ import Timekeeping
         }
     }
 
-    func waitFor(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
 
     @Test func withTheCapabilityTheKernelWakesTheMachineHalfAMinuteEarly() throws {
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
-        #expect(try waitFor { alarmTimers(of: daemon.pid) == [0] }, "one wake timer, not armed: \(alarmTimers(of: daemon.pid))")
+        #expect(try waitUntil { alarmTimers(of: daemon.pid) == [0] }, "one wake timer, not armed: \(alarmTimers(of: daemon.pid))")
         let set = try runChime(["in", "10m", "--wake", "--id", "up", "Get up"], environment: bus.environment())
         #expect(set.status == 0)
         #expect(set.stderr == "", "no warning where the machine can be woken")
         // Armed for 9m30s from now.
-        #expect(try waitFor { alarmTimers(of: daemon.pid).first.map { abs($0 - 570) < 3 } ?? false }, "\(alarmTimers(of: daemon.pid))")
+        #expect(try waitUntil { alarmTimers(of: daemon.pid).first.map { abs($0 - 570) < 3 } ?? false }, "\(alarmTimers(of: daemon.pid))")
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("Wake:           yes, by the kernel's RTC alarm (the daemon has CAP_WAKE_ALARM); next: “Get up” at "),
                 "\(status.stdout)")
         // An earlier wake alarm takes over; cancelling both disarms.
         _ = try runChime(["in", "5m", "--wake", "--id", "nap", "Nap"], environment: bus.environment())
-        #expect(try waitFor { alarmTimers(of: daemon.pid).first.map { abs($0 - 270) < 3 } ?? false })
+        #expect(try waitUntil { alarmTimers(of: daemon.pid).first.map { abs($0 - 270) < 3 } ?? false })
         _ = try runChime(["cancel", "up", "nap"], environment: bus.environment())
-        #expect(try waitFor { alarmTimers(of: daemon.pid) == [0] })
+        #expect(try waitUntil { alarmTimers(of: daemon.pid) == [0] })
         // A wake alarm less than the lead ahead is armed once (its wake time has passed: the timer
         // goes off at once), not again on every turn of the loop.
         _ = try runChime(["in", "10s", "--wake", "--id", "soon", "Soon"], environment: bus.environment())
         usleep(700_000)
         #expect(daemon.log.components(separatedBy: "the machine wakes at").count - 1 == 3, "\(daemon.log)")
         _ = try runChime(["cancel", "soon"], environment: bus.environment())
-        #expect(try waitFor { alarmTimers(of: daemon.pid) == [0] })
+        #expect(try waitUntil { alarmTimers(of: daemon.pid) == [0] })
         // An alarm without --wake arms nothing.
         _ = try runChime(["in", "5m", "--id", "plain", "Plain"], environment: bus.environment())
         usleep(200_000)
@@ -159,20 +151,20 @@ import Timekeeping
         #expect(try !inhibitors().contains("'block'"))
         // Within five minutes: the lock, naming the alarm.
         _ = try runChime(["in", "2m", "--wake", "--id", "soon", "Soon"], environment: bus.environment())
-        #expect(try waitFor { try inhibitors().contains("('sleep', 'chime', 'alarm “Soon” at ") }, "\((try? inhibitors()) ?? "")")
+        #expect(try waitUntil { try inhibitors().contains("('sleep', 'chime', 'alarm “Soon” at ") }, "\((try? inhibitors()) ?? "")")
         #expect(try inhibitors().contains("'block'"))
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("Stay awake:     holding logind's block lock: alarm “Soon” at "), "\(status.stdout)")
         _ = try runChime(["cancel", "soon"], environment: bus.environment())
-        #expect(try waitFor { try !inhibitors().contains("'block'") }, "\((try? inhibitors()) ?? "")")
+        #expect(try waitUntil { try !inhibitors().contains("'block'") }, "\((try? inhibitors()) ?? "")")
         // Shown: held until it is answered.
         _ = try runChime(["in", "1s", "--wake", "--id", "now", "Now"], environment: bus.environment())
         let call = try #require(recorder.waitForCalls(1).first)
         #expect(call.summary == "Now")
-        #expect(try waitFor { try inhibitors().contains("'alarm “Now” until it is answered', 'block'") }, "\((try? inhibitors()) ?? "")")
+        #expect(try waitUntil { try inhibitors().contains("'alarm “Now” until it is answered', 'block'") }, "\((try? inhibitors()) ?? "")")
         let id = try #require(try center().deliveredNotifications().first?.serverID)
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitFor { try !inhibitors().contains("'block'") }, "\((try? inhibitors()) ?? "")")
+        #expect(try waitUntil { try !inhibitors().contains("'block'") }, "\((try? inhibitors()) ?? "")")
         // The delay lock stays throughout.
         #expect(try inhibitors().contains("recording alarms before sleep"))
     }
