@@ -84,8 +84,8 @@ extension SchedulerDaemon {
         }
         switch timeliness {
         case .onTime: break
-        case .late: content.subtitle = Self.joined("Late: due at \(clock(due, request))", content.subtitle)
-        case .missed: content.subtitle = Self.joined("Missed at \(clock(due, request))", content.subtitle)
+        case .late: content.subtitle = Self.joined("Late: due at \(clockText(due, in: request.trigger.zone))", content.subtitle)
+        case .missed: content.subtitle = Self.joined("Missed at \(clockText(due, in: request.trigger.zone))", content.subtitle)
         }
         if let command = content.bodyCommand {
             do throws(SpawnError) {
@@ -413,9 +413,9 @@ extension SchedulerDaemon {
         }
     }
 
-    /// "16:35": when an occurrence was due, on the alarm's own clock.
-    func clock(_ time: Instant, _ request: NotificationRequest) -> String {
-        let civil = request.trigger.zone.civil(at: time.seconds)
+    /// "16:35": a time on a clock (the alarm's own zone, or the system's).
+    func clockText(_ time: Instant, in zone: Zone = .system()) -> String {
+        let civil = zone.civil(at: time.seconds)
         return pad2(civil.hour) + ":" + pad2(civil.minute)
     }
 

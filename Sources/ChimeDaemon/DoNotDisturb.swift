@@ -118,20 +118,21 @@ extension SchedulerDaemon {
     /// when it is shown as it is; otherwise what to do instead.
     enum DoNotDisturbAction { case show(urgency: Urgency), hold, silence }
 
+    /// The server's do-not-disturb now. Servers that announce their changes are not asked again: the
+    /// state was read when the server came and follows its signals. The others (GNOME's setting,
+    /// mako 1.7) are read now.
+    func currentDoNotDisturb() -> DoNotDisturbState {
+        if let known = doNotDisturb, announcesDoNotDisturb { return known }
+        let state = readDoNotDisturb()
+        doNotDisturb = state
+        return state
+    }
+
     func doNotDisturbAction(for content: NotificationContent) -> DoNotDisturbAction? {
         let policy = content.doNotDisturb ?? .breakThrough
         // A critical alarm that breaks through needs no question asked.
         if policy == .breakThrough, content.urgency == .critical { return nil }
-        // Servers that announce their changes are not asked again: the state was read when the server
-        // came and follows its signals. The others (GNOME's setting, mako 1.7) are read now.
-        let state: DoNotDisturbState
-        if let known = doNotDisturb, announcesDoNotDisturb {
-            state = known
-        } else {
-            state = readDoNotDisturb()
-            doNotDisturb = state
-        }
-        guard state.on == true else { return nil }
+        guard currentDoNotDisturb().on == true else { return nil }
         switch policy {
         case .breakThrough: return .show(urgency: .critical)
         case .defer: return .hold
@@ -192,8 +193,7 @@ extension SchedulerDaemon {
 
     /// What `chime status` says of do-not-disturb.
     var doNotDisturbStatus: String {
-        let state = readDoNotDisturb()
-        doNotDisturb = state
+        let state = currentDoNotDisturb()
         guard state.on == true else {
             return state.on == false ? "off (\(state.description))" : "unknown: \(state.description)"
         }

@@ -71,7 +71,7 @@ extension SchedulerDaemon {
     func replySettings(_ settings: NotificationSettings) {
         var settings = settings
         if settings.isAuthorized, !settingsWaiters.isEmpty {
-            let state = readDoNotDisturb()
+            let state = currentDoNotDisturb()
             settings.doNotDisturb = state.on
             settings.doNotDisturbSource = state.description
         }

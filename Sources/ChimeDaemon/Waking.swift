@@ -255,11 +255,6 @@ extension SchedulerDaemon {
         awakeFor[identifier] = (clock.now() + span, content.title)
     }
 
-    func clockText(_ time: Instant) -> String {
-        let civil = Zone.system().civil(at: time.seconds)
-        return pad2(civil.hour) + ":" + pad2(civil.minute)
-    }
-
     /// What `chime status` says of waking.
     var wakeStatus: String {
         guard let waker else { return "" }
