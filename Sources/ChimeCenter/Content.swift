@@ -262,6 +262,16 @@ public enum DoNotDisturbPolicy: String, Hashable, Sendable, CaseIterable {
     case silent
 }
 
+/// What an alarm does where its request does not say: the one place these numbers are written.
+public enum AlarmDefaults {
+    /// How long Snooze waits unless the alarm says otherwise (`--snooze`).
+    public static let snooze = TimeSpan.seconds(600)
+    /// How long after its due time a missed occurrence is still shown (`--grace`).
+    public static let grace = TimeSpan.seconds(3600)
+    /// How long an alarm with a sound rings (`--ring`): `RingPolicy.defaultRing`.
+    public static var ring: TimeSpan { RingPolicy.defaultRing }
+}
+
 /// How long alarms ring.
 public enum RingPolicy {
     /// What `chime at`, `in`, `timer` and the alarm file give an alarm with a sound: five minutes,

@@ -1,8 +1,14 @@
-// Programs the daemon starts: body commands and sound players. Each is started
+// Programs the daemon starts: body commands, sound players, `gsettings`. Each is started
 // with an argument vector (no shell), a clean signal mask and default signal
 // dispositions (the daemon blocks its signals for signalfd), stdin from
 // /dev/null, in its own process group so a time limit stops everything it
-// started; reaped on SIGCHLD. Nothing here blocks the loop.
+// started; reaped on SIGCHLD. Nothing here blocks the loop: a child's output is
+// read as the loop finds it readable, and whoever started it is called back once
+// it has ended (or was stopped at its time limit).
+//
+// The part `ChildProcesses` owns every running child. Other parts may: `start` a
+// program with a time limit and a completion, `stop` one they started.
+import Logging
 import Posix
 import Timekeeping
 #if canImport(Glibc)
@@ -132,3 +138,81 @@ func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, de
     return Child(pid: pid, output: captureOutput ? pipeFDs[0] : -1, outputLimit: outputLimit, deadline: deadline)
 }
 
+
+/// Every program the daemon runs, by process id: started, read, stopped at its time limit, reaped,
+/// and handed back to whoever started it.
+final class ChildProcesses: LoopPart {
+    private struct Running {
+        let child: Child
+        /// Called once, when the child has ended or was stopped at its time limit.
+        let ended: (Child) -> Void
+    }
+
+    private var running: [pid_t: Running] = [:]
+    private let clock: WallClock
+    private let logger: Logger
+
+    init(clock: WallClock, logger: Logger) {
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// How many are running (or ended and not yet reaped).
+    var count: Int { running.count }
+
+    /// Starts `arguments`; `ended` is called once the program has ended (its output read to the end
+    /// when captured) or was stopped for running past `timeLimit`.
+    @discardableResult
+    func start(_ arguments: [String], captureOutput: Bool = false, outputLimit: Int = 0, timeLimit: TimeSpan,
+               ended: @escaping (Child) -> Void) throws(SpawnError) -> pid_t {
+        let child = try spawnChild(arguments, captureOutput: captureOutput, outputLimit: outputLimit, deadline: clock.now() + timeLimit)
+        running[child.pid] = Running(child: child, ended: ended)
+        return child.pid
+    }
+
+    /// Stops a child (and everything it started) at once; its completion still runs.
+    func stop(_ pid: pid_t) {
+        running[pid]?.child.kill()
+    }
+
+    /// SIGCHLD: collects every child that ended.
+    func reap() {
+        var status: Int32 = 0
+        while true {
+            let pid = waitpid(-1, &status, WNOHANG)
+            if pid <= 0 { break }
+            running[pid]?.child.waitStatus = status
+        }
+        settle()
+    }
+
+    var descriptors: [Int32] { running.values.compactMap { $0.child.output >= 0 ? $0.child.output : nil } }
+
+    var deadline: Instant? { running.values.filter { !$0.child.finished }.map(\.child.deadline).min() }
+
+    func readable(_ fd: Int32) {
+        running.values.first { $0.child.output == fd }?.child.readOutput()
+        settle()
+    }
+
+    func deadlineReached(now: Instant) { settle() }
+
+    /// Stops children past their time limit, hands ended ones to whoever started them, and forgets
+    /// those that are handed back and reaped.
+    private func settle() {
+        let now = clock.now()
+        for (pid, entry) in running {
+            let child = entry.child
+            if !child.finished, !child.isDone, now >= child.deadline {
+                child.kill()
+                child.timedOut = true
+                logger.warning("stopped \(pid): it ran past its time limit")
+            }
+            if !child.finished, child.isDone || child.timedOut {
+                child.finished = true
+                entry.ended(child)
+            }
+            if child.finished, child.waitStatus != nil { running[pid] = nil }
+        }
+    }
+}

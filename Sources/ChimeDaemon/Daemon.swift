@@ -29,12 +29,25 @@ public enum Timeliness: String, Sendable {
     case missed
 }
 
-/// The scheduler daemon.
+/// The scheduler daemon: the wiring of its parts (each owns its state and shows the loop what to
+/// poll and when it is due: `LoopPart`) and the scheduling and showing of alarms, which use them.
+///
+/// The parts, and what each may ask of the others:
+/// - `ServerSession`: the notification server's presence, capabilities and name.
+/// - `DoNotDisturb`: the server's do-not-disturb (asks the session who the server is; runs
+///   `gsettings` through the children).
+/// - `ChildProcesses`: every program the daemon runs (body commands, players, gsettings).
+/// - `Ringing`: sounds and rings until answered (starts players through the children).
+/// - `SleepFollower`: logind's sleep signal, the delay lock, block locks.
+/// - `Waking`: waking the machine for `--wake` alarms and keeping it awake (holds block locks
+///   through the sleep part).
+/// The daemon itself keeps the queue, the store, presentation (calls in flight, retries, held
+/// occurrences, close deadlines), the alarm file and the D-Bus service.
 public final class SchedulerDaemon {
     /// How long after its due time a missed occurrence is still shown.
-    public static let defaultGrace = TimeSpan.seconds(3600)
+    public static let defaultGrace = AlarmDefaults.grace
     /// How long Snooze waits unless the alarm says otherwise (`--snooze`).
-    public static let defaultSnooze = TimeSpan.seconds(600)
+    public static let defaultSnooze = AlarmDefaults.snooze
 
     let connection: Connection
     let store: Store
@@ -44,32 +57,38 @@ public final class SchedulerDaemon {
     var queue = OccurrenceQueue()
     let timer: WallClockTimer
     let signals: SignalSource
-    let client: NotificationClient
-    var capabilities: [Capability]? = nil
-    var serverPresent = false
-    /// Occurrences due while no server was there, shown when one appears.
-    var waiting: [(identifier: String, due: Instant)] = []
     var stopping = false
-    /// Programs running: body commands and sound players, by process id.
-    var children: [pid_t: Child] = [:]
-    /// Occurrences waiting for their body command, by the command's process id.
-    var preparing: [pid_t: Preparing] = [:]
+
+    // MARK: Parts
+    let session: ServerSession
+    let doNotDisturb: DoNotDisturb
+    let children: ChildProcesses
+    let ringing: Ringing
+    let sleep: SleepFollower?
+    let waking: Waking
+    /// Every part, for the loop.
+    private var parts: [any LoopPart] { [session, doNotDisturb, children, ringing, waking] + (sleep.map { [$0] } ?? []) }
+    var client: NotificationClient { session.client }
+
+    // MARK: Presentation
+    /// Occurrences due while no server was there (or deferred), shown when one appears.
+    var waiting: [(identifier: String, due: Instant)] = []
+    /// Occurrences whose body command runs, by the command's process id.
+    var preparing: [pid_t: Occurrence] = [:]
     /// Notifications chime closes itself when their expiry passes (servers may ignore it).
     var closeDeadlines: [(time: Instant, identifier: String, serverID: UInt32)] = []
-    /// The server's do-not-disturb as last read (DoNotDisturb.swift), and when.
-    var doNotDisturb: DoNotDisturbState?
-    var lastDoNotDisturbRead: Instant?
     /// Alarms held until do-not-disturb ends (`--dnd defer`); they wait with the held ones.
     var deferred: Set<String> = []
-    var doNotDisturbSubscriptions: [SubscriptionToken] = []
-    /// Alarms ringing until answered (Ringing.swift), by identifier.
-    var ringing: [String: Ring] = [:]
-    /// The local sound player for servers that do not play sounds.
-    let player: (name: String, path: String)?
-    /// How long a sound player may run.
-    public var playerTimeLimit = TimeSpan.seconds(30)
+    /// Notify calls waiting for the server's answer.
+    var presenting: [Presentation] = []
+    /// Occurrences waiting for the server's capabilities before they can be rendered.
+    var awaitingCapabilities: [(Occurrence, NotificationContent)] = []
+    /// Occurrences the server failed to show, to be tried again (the `retrying` table, in memory).
+    var retries: [Retry] = []
     /// How long after its expiry chime closes a popup the server left up.
     static let closeSlack = TimeSpan.milliseconds(500)
+
+    // MARK: The alarm file and the system's zone
     /// The alarm file the daemon follows (nil: none). Set before `run()`.
     public var configPath: String?
     var watcher: ConfigWatcher?
@@ -78,43 +97,24 @@ public final class SchedulerDaemon {
     var zoneWatcher: ConfigWatcher?
     /// The system's zone as last planned with, to tell a real change from other events in /etc.
     var plannedZone = ""
-    /// logind's sleep signal and the delay lock (nil: no system bus).
-    var sleepFollower: SleepFollower?
-    /// What wakes the machine for `--wake` alarms (Waking.swift).
-    var waker: WakeArranger?
-    /// The earliest wake alarm, as last read from the store.
-    var nextWakeAlarm: (identifier: String, time: Instant, title: String)?
-    /// Wake alarms shown and not yet answered: until when the machine is kept awake for each.
-    var awakeFor: [String: (until: Instant, title: String)] = [:]
     /// When to read the alarm file after an edit.
     var reloadAt: Instant?
     var fileStatus = AlarmFileStatus(path: "")
     /// The file's alarms as last applied, by identifier.
     var appliedAlarms: [String: AppliedAlarm] = [:]
+
+    // MARK: Crashes
     /// Which request is being fired, on disk, so a crash costs at most that request.
     let marker: FiringMarker
     /// Requests the daemon crashed while firing before (cleared once they fire cleanly).
     var suspects: Set<String> = []
     /// The exported interface.
     var service: SchedulerService?
-    /// Notify calls waiting for the server's answer.
-    var presenting: [Presentation] = []
-    /// Occurrences waiting for the server's capabilities before they can be rendered.
-    var awaitingCapabilities: [(Occurrence, NotificationContent)] = []
-    /// The GetCapabilities call in flight, and when the daemon stops waiting for it.
-    var capabilitiesCall: (call: PendingCall, deadline: Instant)?
-    /// Occurrences the server failed to show, to be tried again (the `retrying` table, in memory).
-    var retries: [Retry] = []
-    /// The server's name and version, once asked; and the call asking, with its deadline.
-    var serverInformation: ServerInformation?
-    var serverInformationCall: (call: PendingCall, deadline: Instant)?
-    /// `Settings` calls waiting for the server's answers.
-    var settingsWaiters: [Message] = []
 
-    /// An occurrence whose body command is running.
-    struct Preparing {
-        var occurrence: Occurrence
-        var content: NotificationContent
+    /// How long a sound player may run.
+    public var playerTimeLimit: TimeSpan {
+        get { ringing.playerTimeLimit }
+        set { ringing.playerTimeLimit = newValue }
     }
 
     /// Takes the daemon's bus name, before anything else is opened: of two daemons started at
@@ -138,36 +138,68 @@ public final class SchedulerDaemon {
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
-        client = NotificationClient(connection: connection, timeout: .milliseconds(10_000))
-        player = findSoundPlayer()
-        waker = WakeArranger(connection: connection, logger: logger)
+        let client = NotificationClient(connection: connection, timeout: .milliseconds(Int32(ServerSession.timeout.milliseconds)))
+        session = ServerSession(client: client, clock: clock, logger: logger)
+        children = ChildProcesses(clock: clock, logger: logger)
+        doNotDisturb = DoNotDisturb(connection: connection, session: session, children: children, clock: clock, logger: logger)
+        ringing = Ringing(store: store, children: children, client: client, clock: clock, logger: logger)
+        sleep = SleepFollower(clock: clock, logger: logger)
+        waking = Waking(connection: connection, sleep: sleep, clock: clock, logger: logger)
         for warning in store.warnings { logger.warning("\(warning)") }
 
         let service = SchedulerService(daemon: self)
         self.service = service
         connection.export(service.object(), at: SchedulerInterface.path)
+        connectParts()
         try client.subscribe { [weak self] event in self?.handle(event) }
-        try followDoNotDisturb()
-        try connection.watchNameOwner(NotificationClient.busName) { [weak self] old, new in
-            self?.serverOwnerChanged(from: old, to: new)
-        }
-        // Asking the bus who owns the name cannot hang; asking the server itself could, so its
-        // capabilities are asked without waiting (the first alarm waits for the answer).
-        let owner = try? connection.nameOwner(NotificationClient.busName)
-        serverPresent = owner != nil
-        if serverPresent {
-            askCapabilities()
-            askServerInformation()
-        }
+        try doNotDisturb.follow()
+        try session.start()
         // Popups shown by a server that has since left (while the daemon was down) are gone.
         do {
-            let gone = try store.forgetDelivered(notShownBy: owner ?? nil)
+            let gone = try store.forgetDelivered(notShownBy: session.present ? session.owner : nil)
             if !gone.isEmpty { logger.info("\(gone.count) popup(s) shown by a notification server that has left are gone") }
         } catch {
             logger.error("\(error)")
         }
         // Timers wake us within 1 µs of their time instead of the default 50 µs slack.
         _ = chime_set_timer_slack(1)
+    }
+
+    /// What the parts tell the daemon.
+    private func connectParts() {
+        session.events.ownerChanged = { [unowned self] old, new in serverOwnerChanged(from: old, to: new) }
+        session.events.gone = { [unowned self] in holdAwaitingCapabilities() }
+        session.events.capabilities = { [unowned self] known in
+            let ready = awaitingCapabilities
+            awaitingCapabilities.removeAll()
+            for (occurrence, content) in ready {
+                firing(occurrence.request.identifier) { present(occurrence, content: content, capabilities: known) }
+            }
+        }
+        session.events.capabilitiesFailed = { [unowned self] reason in
+            let ready = awaitingCapabilities
+            awaitingCapabilities.removeAll()
+            for (occurrence, content) in ready {
+                firing(occurrence.request.identifier) { failed(occurrence, content: content, reason: reason) }
+            }
+        }
+        // Who the server is tells how to read its do-not-disturb: read once now, then followed.
+        session.events.identified = { [unowned self] _ in doNotDisturb.refresh() }
+        doNotDisturb.onRead = { [unowned self] state in
+            // Deferred alarms are shown once do-not-disturb has ended.
+            if state.on != true, !deferred.isEmpty {
+                deferred.removeAll()
+                if !waiting.isEmpty { showHeld() }
+            }
+        }
+        ringing.rangOut = { [unowned self] identifier, due, serverID, snoozes in
+            waking.release(identifier)
+            emit("RangOut", [.string(identifier), .int64(due.seconds), .boolean(snoozes)])
+            if snoozes, let delivered = (try? store.delivered(identifier: identifier)) ?? nil, delivered.serverID == serverID {
+                firing(identifier) { snooze(delivered) }
+                try? client.requestClose(serverID)
+            }
+        }
     }
 
     // MARK: - The loop
@@ -181,20 +213,13 @@ public final class SchedulerDaemon {
         startFollowingTimeZone()
         startFollowingSleep()
         do { try catchUp(now: clock.now()) } catch { throw DaemonError("\(error)") }
+        ringing.resume()
         logger.info("chime daemon ready", metadata: ["pending": "\(queue.count)"])
         while !stopping {
-            // Blocking calls (ours, and libdbus's during them) may have read messages into
-            // libdbus's queue: dispatch those first, or poll would sleep on a quiet socket.
             connection.dispatchPending()
+            sleep?.beforeWait()
             if stopping { break }
-            // Arranging the wake may call systemd's user manager (blocking): what arrives meanwhile
-            // is dispatched before the wait, and may change what to arrange.
-            arrangeWake(now: clock.now())
-            while connection.hasMessagesToDispatch {
-                connection.dispatchPending()
-                arrangeWake(now: clock.now())
-            }
-            if stopping { break }
+            prepareParts(now: clock.now())
             armTimer()
             guard let busFD = connection.fileDescriptor else { throw DaemonError(Self.busGone) }
             var sources = PollSet()
@@ -203,40 +228,25 @@ public final class SchedulerDaemon {
             sources.add(.signals, fd: signals.fd)
             sources.add(.alarmFile, fd: watcher?.fd ?? -1)
             sources.add(.timeZone, fd: zoneWatcher?.fd ?? -1)
-            sleepFollower?.connection.dispatchPending()
-            sources.add(.systemBus, fd: sleepFollower?.connection.fileDescriptor ?? -1,
-                        writable: sleepFollower?.connection.hasMessagesToSend ?? false)
-            sources.add(.wakeTimer, fd: waker?.fd ?? -1)
-            for (pid, child) in children where child.output >= 0 { sources.add(.childOutput(pid), fd: child.output) }
+            let parts = self.parts
+            for (index, part) in parts.enumerated() {
+                let writing = part.writing
+                for fd in part.descriptors { sources.add(.part(index, fd), fd: fd, writable: writing.contains(fd)) }
+            }
             do { try sources.wait() } catch { throw DaemonError("\(error)") }
 
-            for case .childOutput(let pid) in sources.ready { children[pid]?.readOutput() }
+            for case .part(let index, let fd) in sources.ready { parts[index].readable(fd) }
             if sources.isReady(.signals) { handleSignals() }
             if sources.isReady(.alarmFile) { alarmFileTouched() }
             if sources.isReady(.timeZone) { timeZoneTouched() }
-            if sources.isReady(.wakeTimer) {
-                waker?.read()
-                logger.info("the wake alarm went off: the machine is awake for an alarm")
-            }
-            if sources.isReady(.systemBus), let follower = sleepFollower, !follower.connection.processAvailable() {
-                logger.warning("the system bus went away; sleep is seen only through the clock from now on")
-                sleepFollower = nil
-            }
-            if sources.isReady(.timer) {
-                switch timer.read() {
-                case .clockChanged:
-                    wallClockJumped()
-                default: break
-                }
-                reloadIfSettled(now: clock.now())
-                fireDue()
-                expireCalls(now: clock.now())
-                retryDue(now: clock.now())
-                closeExpired()
-                ringDue(now: clock.now())
-                if let recheck = nextDoNotDisturbRecheck, recheck <= clock.now() { doNotDisturbMayHaveChanged() }
-            }
-            finishChildren()
+            if sources.isReady(.timer), timer.read() == .clockChanged { wallClockJumped() }
+            let now = clock.now()
+            for part in parts { if let due = part.deadline, due <= now { part.deadlineReached(now: now) } }
+            reloadIfSettled(now: now)
+            fireDue()
+            expireCalls(now: clock.now())
+            retryDue(now: clock.now())
+            closeExpired()
             if sources.isReady(.bus) || connection.hasMessagesToSend {
                 guard connection.processAvailable() else { throw DaemonError(Self.busGone) }
             }
@@ -245,27 +255,36 @@ public final class SchedulerDaemon {
         logger.info("chime daemon stopped")
     }
 
+    /// What the parts need to know of the alarms before the loop waits: the earliest wake alarm
+    /// (one indexed query), the next alarm, whether alarms are deferred.
+    private func prepareParts(now: Instant) {
+        var nextWake: (identifier: String, time: Instant, title: String)?
+        do { nextWake = try store.nextWake() } catch { logger.error("\(error)") }
+        waking.arrange(for: nextWake, now: now)
+        doNotDisturb.expectAlarm(at: queue.earliest()?.time)
+        doNotDisturb.recheck(!deferred.isEmpty)
+    }
+
     /// Follows logind's PrepareForSleep where there is a system bus: before a sleep the store is made
     /// durable and the delay lock let go; after it, what fell due is caught up at once.
     func startFollowingSleep() {
-        guard let follower = SleepFollower(logger: logger) else { return }
-        follower.onSleep = { [unowned self] starting in
+        guard let sleep else { return }
+        sleep.onSleep = { [unowned self] starting in
             if starting {
                 logging { () throws(StoreError) in try store.makeDurable() }
             } else {
                 rescheduleAll(after: clock.now())
             }
         }
-        follower.start()
-        sleepFollower = follower
+        sleep.start()
     }
 
     /// What `chime status` says of sleep.
     var sleepStatus: String {
-        guard let sleepFollower else {
+        guard let sleep, sleep.connection != nil else {
             return "not followed: no system bus; what falls due during a sleep is still caught up at resume (the clock tells)"
         }
-        return sleepFollower.following
+        return sleep.following
             ? "followed: logind's delay lock is held, let go once the alarms are on disk"
             : "not followed: logind gives no sleep lock; what falls due during a sleep is still caught up at resume (the clock tells)"
     }
@@ -317,23 +336,16 @@ public final class SchedulerDaemon {
     static let busGone = "the session bus went away (the session ended, or its dbus-daemon stopped); "
         + "alarms not yet shown are kept in the store and are shown, marked late or missed, when the daemon runs again"
 
-    /// Arms the timer for whatever comes first: an occurrence, a child's time limit, a popup to
-    /// close, a read of the alarm file after an edit.
+    /// Arms the timer for whatever comes first: an occurrence, a part's deadline, a call to give up
+    /// on, a retry, a popup to close, a read of the alarm file after an edit.
     func armTimer() {
         var earliest = queue.earliest()?.time
         func consider(_ time: Instant) { earliest = min(earliest ?? time, time) }
         if let reloadAt { consider(reloadAt) }
         for presentation in presenting { consider(presentation.deadline) }
-        if let capabilitiesCall { consider(capabilitiesCall.deadline) }
-        if let serverInformationCall { consider(serverInformationCall.deadline) }
         for retry in retries { consider(retry.nextTry) }
-        for child in children.values where !child.finished { consider(child.deadline) }
         for entry in closeDeadlines { consider(entry.time) }
-        if let ring = nextRingEvent { consider(ring) }
-        // When to take the lock that keeps the machine awake, and when to let go of it.
-        if let wake = nextWakeAlarm, wake.time - Self.stayAwakeBefore > clock.now() { consider(wake.time - Self.stayAwakeBefore) }
-        for hold in awakeFor.values { consider(hold.until) }
-        if let recheck = nextDoNotDisturbRecheck { consider(recheck) }
+        for part in parts { if let deadline = part.deadline { consider(deadline) } }
         if let earliest { timer.arm(at: earliest) } else { timer.disarm() }
     }
 
@@ -350,12 +362,7 @@ public final class SchedulerDaemon {
                     reloadAlarmFile(now: clock.now(), reason: "SIGHUP")
                 }
             case SIGCHLD:
-                var status: Int32 = 0
-                while true {
-                    let pid = waitpid(-1, &status, WNOHANG)
-                    if pid <= 0 { break }
-                    children[pid]?.waitStatus = status
-                }
+                children.reap()
             default:
                 break
             }

@@ -50,8 +50,6 @@ extension SchedulerDaemon {
         }
     }
 
-    /// How long the notification server may take to answer a call before the daemon gives up on it.
-    static let serverTimeout = TimeSpan.seconds(10)
     /// The first wait before a failed occurrence is tried again; it doubles up to `lastRetryWait`.
     static let firstRetryWait = TimeSpan.seconds(1)
     static let lastRetryWait = TimeSpan.seconds(60)
@@ -60,13 +58,13 @@ extension SchedulerDaemon {
     func deliver(_ request: NotificationRequest, due: Instant, timeliness: Timeliness, now: Instant, detached: Detached = .no) {
         let identifier = request.identifier
         let occurrence = Occurrence(request: request, due: due, timeliness: timeliness, detached: detached)
-        if !serverPresent {
+        if !session.present {
             logger.warning("no notification server; holding the alarm until one appears", metadata: ["alarm.id": "\(identifier)"])
             hold(occurrence, now: now)
             return
         }
         var content = request.content
-        switch doNotDisturbAction(for: content) {
+        switch content.doNotDisturbAction(doNotDisturb.current) {
         case nil: break
         case .show(let urgency)?:
             logger.info("do-not-disturb is on; the alarm breaks through as \(urgency.name)", metadata: ["alarm.id": "\(identifier)"])
@@ -74,7 +72,6 @@ extension SchedulerDaemon {
         case .hold?:
             logger.info("do-not-disturb is on; the alarm waits until it ends", metadata: ["alarm.id": "\(identifier)"])
             deferred.insert(identifier)
-            lastDoNotDisturbRead = clock.now()
             hold(occurrence, now: now)
             return
         case .silence?:
@@ -89,11 +86,13 @@ extension SchedulerDaemon {
         }
         if let command = content.bodyCommand {
             do throws(SpawnError) {
-                let child = try spawnChild(command.arguments, captureOutput: true, outputLimit: command.outputLimit,
-                                           deadline: clock.now() + command.timeLimit)
-                children[child.pid] = child
-                preparing[child.pid] = Preparing(occurrence: occurrence, content: content)
-                return  // shown when the command finishes (finishChildren)
+                let pid = try children.start(command.arguments, captureOutput: true, outputLimit: command.outputLimit,
+                                             timeLimit: command.timeLimit) { [unowned self] child in
+                    preparing[child.pid] = nil
+                    firing(identifier) { bodyCommandFinished(child, occurrence, content) }
+                }
+                preparing[pid] = occurrence
+                return  // shown when the command finishes
             } catch {
                 logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
                 content.body = Self.withNote(content.body, "body command could not start: \(error.reason.lowercased())")
@@ -141,9 +140,9 @@ extension SchedulerDaemon {
     /// Sends one occurrence to the server without waiting: its answer (or its silence) is handled
     /// in the loop, so a slow or hung server holds up no other alarm and no client.
     func show(_ occurrence: Occurrence, content: NotificationContent) {
-        guard let capabilities else {
+        guard let capabilities = session.capabilities else {
             awaitingCapabilities.append((occurrence, content))
-            askCapabilities()
+            session.ask()
             return
         }
         present(occurrence, content: content, capabilities: capabilities)
@@ -160,7 +159,7 @@ extension SchedulerDaemon {
         do {
             let call = try client.beginNotify(varied ? rendered.notification.variedInvisibly() : rendered.notification)
             let presentation = Presentation(call: call, occurrence: occurrence, content: content,
-                                            deadline: clock.now() + Self.serverTimeout, capabilities: capabilities, varied: varied)
+                                            deadline: clock.now() + ServerSession.timeout, capabilities: capabilities, varied: varied)
             presenting.append(presentation)
             try call.onCompletion { [weak self, weak presentation] answer in
                 // A call the daemon gave up on (and let go of) has nothing left to answer.
@@ -192,10 +191,10 @@ extension SchedulerDaemon {
                 present(occurrence, content: presentation.content, capabilities: presentation.capabilities, varied: true)
             } catch let error as NoNotificationServerError {
                 logger.warning("\(error); holding the alarm", metadata: ["alarm.id": "\(occurrence.request.identifier)"])
-                serverPresent = false
+                session.markGone()
                 hold(occurrence, now: clock.now())
             } catch {
-                failed(occurrence, content: presentation.content, reason: Self.describe(error))
+                failed(occurrence, content: presentation.content, reason: ServerSession.describe(error))
             }
         }
     }
@@ -207,28 +206,9 @@ extension SchedulerDaemon {
             presenting.removeAll { $0 === presentation }
             firing(presentation.occurrence.request.identifier) {
                 failed(presentation.occurrence, content: presentation.content,
-                       reason: "the notification server did not answer within \(Self.serverTimeout)")
+                       reason: "the notification server did not answer within \(ServerSession.timeout)")
             }
         }
-        if let (call, deadline) = capabilitiesCall, deadline <= now {
-            call.cancel()
-            capabilitiesCall = nil
-            capabilitiesFailed(reason: "the notification server did not answer GetCapabilities within \(Self.serverTimeout)")
-        }
-        if let (call, deadline) = serverInformationCall, deadline <= now {
-            call.cancel()
-            serverInformationCall = nil
-            settingsMayBeReady(failure: "the notification server did not answer GetServerInformation within \(Self.serverTimeout)")
-        }
-    }
-
-    /// A D-Bus failure in a few words for a log line and `chime list`.
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? DBusError {
-            if error.name == .noReply, error.message.contains("disconnected") { return "the notification server left the bus while showing it" }
-            return "\(error.name.rawValue): \(error.message)"
-        }
-        return "\(error)"
     }
 
     /// Records a shown occurrence, moves its request on, plays its sound.
@@ -264,8 +244,8 @@ extension SchedulerDaemon {
         logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
                                         "timeliness": "\(occurrence.timeliness.rawValue)"])
         if silent { return }
-        startRinging(identifier, serverID: serverID, due: occurrence.due, content: content, capabilities: capabilities)
-        keepAwake(for: identifier, content: content)
+        ringing.start(identifier, serverID: serverID, due: occurrence.due, content: content, capabilities: capabilities)
+        waking.keepAwake(for: identifier, content: content)
         if case .after(let span) = content.expiry {
             closeDeadlines.append((clock.now() + span + Self.closeSlack, identifier, serverID))
         }
@@ -330,59 +310,12 @@ extension SchedulerDaemon {
         }
     }
 
-    /// Plays `sound` through the local player (the server does not play sounds): the player's process id.
-    @discardableResult
-    func play(_ sound: Sound, for identifier: String) -> pid_t? {
-        guard let player else {
-            logger.warning("the notification server plays no sounds and no local player was found (\(soundPlayers.joined(separator: ", ")))")
-            return nil
-        }
-        let (name, isFile): (String, Bool) = switch sound {
-        case .default: (Sound.defaultName, false)
-        case .named(let name): (name, false)
-        case .file(let path): (path, true)
-        }
-        guard let arguments = playerArguments(player: player, sound: name, isFile: isFile) else {
-            logger.warning("\(player.name) cannot play the sound \(name)", metadata: ["alarm.id": "\(identifier)"])
-            return nil
-        }
-        do throws(SpawnError) {
-            let child = try spawnChild(arguments, captureOutput: false, outputLimit: 0, deadline: clock.now() + playerTimeLimit)
-            children[child.pid] = child
-            return child.pid
-        } catch {
-            logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
-            return nil
-        }
-    }
-
-    /// Hands finished body commands' output to their occurrences, stops children past
-    /// their time limit, and forgets children that are done and reaped.
-    func finishChildren() {
-        guard !children.isEmpty else { return }
-        let now = clock.now()
-        for (pid, child) in children {
-            if !child.finished, !child.isDone, now >= child.deadline {
-                child.kill()
-                child.timedOut = true
-                logger.warning("stopped \(pid): it ran past its time limit")
-            }
-            if !child.finished, child.isDone || child.timedOut {
-                child.finished = true
-                if let waiting = preparing.removeValue(forKey: pid) {
-                    firing(waiting.occurrence.request.identifier) { bodyCommandFinished(child, waiting) }
-                } else {
-                    playerEnded(pid, succeeded: child.succeeded, ending: child.ending)
-                }
-            }
-            if child.finished, child.waitStatus != nil { children[pid] = nil }
-        }
-    }
-
-    func bodyCommandFinished(_ child: Child, _ waiting: Preparing) {
-        var content = waiting.content
-        guard (try? store.scheduledTime(of: waiting.occurrence.request.identifier)) != nil else {
-            logger.info("cancelled while its body command ran", metadata: ["alarm.id": "\(waiting.occurrence.request.identifier)"])
+    /// The body command ended: its output (or why there is none) becomes the body, and the
+    /// occurrence is shown.
+    func bodyCommandFinished(_ child: Child, _ occurrence: Occurrence, _ content: NotificationContent) {
+        var content = content
+        guard (try? store.scheduledTime(of: occurrence.request.identifier)) != nil else {
+            logger.info("cancelled while its body command ran", metadata: ["alarm.id": "\(occurrence.request.identifier)"])
             return
         }
         if child.timedOut {
@@ -396,7 +329,7 @@ extension SchedulerDaemon {
             // Output is plain text, even where the static body is markup.
             if !text.isEmpty { content.body = content.bodyIsMarkup ? escapeMarkup(text) : text }
         }
-        show(waiting.occurrence, content: content)
+        show(occurrence, content: content)
     }
 
     /// Closes popups whose expiry passed but which the server left up.
@@ -407,43 +340,34 @@ extension SchedulerDaemon {
         closeDeadlines.removeAll { $0.time <= now }
         for entry in due where (try? store.delivered(identifier: entry.identifier))??.serverID == entry.serverID {
             // An alarm still ringing when its popup expires was not answered.
-            if ringing[entry.identifier]?.serverID == entry.serverID { ringOut(entry.identifier) }
+            if ringing.isRinging(entry.identifier, on: entry.serverID) { ringing.ringOut(entry.identifier) }
             logger.info("closing an expired popup the server left up", metadata: ["alarm.id": "\(entry.identifier)"])
             try? client.requestClose(entry.serverID)
         }
     }
 
-    /// "16:35": a time on a clock (the alarm's own zone, or the system's).
-    func clockText(_ time: Instant, in zone: Zone = .system()) -> String {
-        let civil = zone.civil(at: time.seconds)
-        return pad2(civil.hour) + ":" + pad2(civil.minute)
-    }
-
+    /// The notification server changed hands: the one that left took its popups with it; what
+    /// waited for its answers is held (no server) or asked of the new one.
     func serverOwnerChanged(from old: String, to owner: String) {
-        // The server that left took its popups with it: they are no longer delivered.
         if !old.isEmpty {
             logging { () throws(StoreError) in
                 let gone = try store.forgetDelivered(shownBy: old)
                 if !gone.isEmpty { logger.info("the notification server left the bus; \(gone.count) popup(s) it showed are gone") }
             }
         }
-        capabilities = nil
-        serverInformation = nil
-        doNotDisturb = nil
-        serverPresent = !owner.isEmpty
-        // Questions put to the server that left are asked again of the one that came (if any).
-        if let (call, _) = capabilitiesCall { call.cancel(); capabilitiesCall = nil }
-        if let (call, _) = serverInformationCall { call.cancel(); serverInformationCall = nil }
-        if serverPresent {
-            askCapabilities()
-            askServerInformation()
+        doNotDisturb.serverChanged()
+        if session.present {
             if !waiting.isEmpty { showHeld() }
         } else {
-            let ready = awaitingCapabilities
-            awaitingCapabilities.removeAll()
-            for (occurrence, _) in ready { firing(occurrence.request.identifier) { hold(occurrence, now: clock.now()) } }
-            settingsMayBeReady()
+            holdAwaitingCapabilities()
         }
+    }
+
+    /// No server to ask: occurrences waiting for its capabilities are held for the next one.
+    func holdAwaitingCapabilities() {
+        let ready = awaitingCapabilities
+        awaitingCapabilities.removeAll()
+        for (occurrence, _) in ready { firing(occurrence.request.identifier) { hold(occurrence, now: clock.now()) } }
     }
 
     /// Shows every occurrence held for a server, marked late.
@@ -467,21 +391,21 @@ extension SchedulerDaemon {
     func handle(_ event: NotificationEvent) {
         switch event {
         case .closed(let id, let reason):
-            if reason == .expired, let ring = ringing.values.first(where: { $0.serverID == id }) {
-                ringOut(ring.identifier)  // the server took it down unanswered
+            if reason == .expired, let identifier = ringing.identifier(ringingOn: id) {
+                ringing.ringOut(identifier)  // the server took it down unanswered
             } else {
-                stopRinging(serverID: id, because: "its popup was closed")
+                ringing.stop(serverID: id, because: "its popup was closed")
             }
             if let delivered = try? store.delivered(serverID: id) {
-                awakeFor[delivered.identifier] = nil
+                waking.release(delivered.identifier)
                 logging { () throws(StoreError) in try store.removeDelivered([delivered.identifier]) }
                 if reason == .dismissed { emit("Dismissed", [.string(delivered.identifier)]) }
             }
         case .actionInvoked(let id, let key):
             // The answer: the sound stops before anything else is done.
-            stopRinging(serverID: id, because: "\(key) was pressed")
+            ringing.stop(serverID: id, because: "\(key) was pressed")
             guard let delivered = try? store.delivered(serverID: id) else { return }
-            awakeFor[delivered.identifier] = nil
+            waking.release(delivered.identifier)
             // For the program that set it (the UserNotifications library's delegate).
             emit("Answered", [.string(delivered.identifier), .string(key)])
             if key == NotificationAction.snooze.identifier {

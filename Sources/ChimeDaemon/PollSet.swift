@@ -17,12 +17,8 @@ enum PollSource: Hashable {
     case alarmFile
     /// inotify on the directory of /etc/localtime: the system's time zone.
     case timeZone
-    /// The system bus connection (logind's sleep signal).
-    case systemBus
-    /// The CLOCK_REALTIME_ALARM timer that woke the machine for a wake alarm.
-    case wakeTimer
-    /// A body command's standard output.
-    case childOutput(pid_t)
+    /// A descriptor of one of the daemon's parts (`LoopPart`): the part's index, and the descriptor.
+    case part(Int, Int32)
 }
 
 /// Descriptors with their names, for one `poll`.

@@ -1,11 +1,17 @@
-// An alarm that rings until it is answered: its sound repeats — played again by the local
-// player each time it ends, or, where the server plays sounds, the popup sent again in place
-// (replaces_id) — until Snooze or Dismiss is pressed, the popup is closed, the alarm is
-// cancelled, or its ring time ends. A ring that ends unanswered is recorded (`chime list
+// An alarm's sound, and an alarm that rings until it is answered: its sound repeats — played
+// again by the local player each time it ends, or, where the server plays sounds, the popup sent
+// again in place (replaces_id) — until Snooze or Dismiss is pressed, the popup is closed, the
+// alarm is cancelled, or its ring time ends. A ring that ends unanswered is recorded (`chime list
 // --missed`, the `RangOut` signal) and, when the alarm asks for it, snoozes itself.
 //
-// Ringing lives in memory: a daemon restarted while an alarm rings does not ring it again
-// (the popup, if the server still shows it, stays).
+// What rings, and until when, is in the store (`ringing`): a daemon restarted or killed mid-ring
+// rings again for the rest of the ring time while its popup is still up (the popup is sent again
+// in place, so a server that tells only the connection that showed it, as dunst does, tells the
+// new daemon of the answer); an answered ring is taken out of the store first, and never rings again.
+//
+// Other parts may: `start` a shown alarm's sound (once, or ringing); `stop` a ring (by alarm or by
+// popup); ask `identifier(ringingOn:)`; `resume` at start. The part tells its owner through
+// `rangOut` when a ring ends unanswered.
 import ChimeCenter
 import DBus
 import Logging
@@ -15,7 +21,7 @@ import Timekeeping
 import Glibc
 #endif
 
-extension SchedulerDaemon {
+final class Ringing: LoopPart {
     /// One alarm ringing.
     struct Ring {
         var identifier: String
@@ -41,20 +47,51 @@ extension SchedulerDaemon {
 
     /// How many failed starts of the player in a row end the sound (the ring goes on silently).
     static let playerStartAttempts = 3
-
     /// The smallest gap between two starts of the local player, so a player that ends at once
     /// cannot make a busy loop.
     static let smallestReplay = TimeSpan.seconds(1)
 
-    /// Starts ringing a shown alarm (`shown`); plays it once when it does not ring.
-    func startRinging(_ identifier: String, serverID: UInt32, due: Instant, content: NotificationContent, capabilities: [Capability]) {
+    private var rings: [String: Ring] = [:]
+    private let store: Store
+    private let children: ChildProcesses
+    private let client: NotificationClient
+    private let clock: WallClock
+    private let logger: Logger
+    /// The local sound player for servers that do not play sounds.
+    let player: (name: String, path: String)?
+    /// How long a sound player may run.
+    var playerTimeLimit = TimeSpan.seconds(30)
+
+    /// A ring ended unanswered: the alarm, its occurrence, its popup, and whether it snoozes itself.
+    var rangOut: (_ identifier: String, _ due: Instant, _ serverID: UInt32, _ snoozes: Bool) -> Void = { _, _, _, _ in }
+
+    init(store: Store, children: ChildProcesses, client: NotificationClient, clock: WallClock, logger: Logger) {
+        self.store = store
+        self.children = children
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+        player = findSoundPlayer()
+    }
+
+    /// The alarm whose ring shows in popup `serverID`, if one rings.
+    func identifier(ringingOn serverID: UInt32) -> String? {
+        rings.values.first { $0.serverID == serverID }?.identifier
+    }
+
+    /// Whether `identifier` rings in popup `serverID`.
+    func isRinging(_ identifier: String, on serverID: UInt32) -> Bool { rings[identifier]?.serverID == serverID }
+
+    /// Plays a shown alarm's sound: rings it until answered when it rings, else once (where the
+    /// server does not play it).
+    func start(_ identifier: String, serverID: UInt32, due: Instant, content: NotificationContent, capabilities: [Capability]) {
         guard let sound = content.sound else { return }
         let byServer = capabilities.contains(.sound)
         guard content.rings else {
             if !byServer { _ = play(sound, for: identifier) }
             return
         }
-        stopRinging(identifier, because: "it rang again")
+        stop(identifier, because: "it rang again")
         let now = clock.now()
         var ring = Ring(identifier: identifier, serverID: serverID, due: due, started: now, until: now + (content.ring ?? .zero),
                         sound: sound, content: content, capabilities: capabilities, byServer: byServer)
@@ -64,18 +101,55 @@ extension SchedulerDaemon {
         } else {
             startPlayer(&ring)
         }
-        ringing[identifier] = ring
+        rings[identifier] = ring
+        record(ring)
         logger.info("ringing until answered, at most \(content.ring ?? .zero)", metadata: ["alarm.id": "\(identifier)"])
     }
 
-    /// The next time something about a ring is due (for the timer).
-    var nextRingEvent: Instant? {
-        ringing.values.flatMap { [$0.until] + ($0.nextPlay.map { [$0] } ?? []) }.min()
+    /// At start: rings again what rang when the daemon stopped, for the rest of its ring time, where
+    /// its popup is still up; a ring whose time ended meanwhile is recorded as rung out.
+    func resume() {
+        let stored: [StoredRing]
+        do { stored = try store.rings() } catch {
+            logger.error("\(error)")
+            return
+        }
+        let now = clock.now()
+        for saved in stored {
+            guard let delivered = (try? store.delivered(identifier: saved.identifier)) ?? nil, delivered.serverID == saved.serverID,
+                let sound = delivered.content.sound
+            else {
+                // Its popup is gone (closed, or its server left): it was answered, or cannot be.
+                forget(saved.identifier)
+                continue
+            }
+            var ring = Ring(identifier: saved.identifier, serverID: saved.serverID, due: saved.due, started: saved.started,
+                            until: saved.until, sound: sound, content: delivered.content, capabilities: saved.capabilities,
+                            byServer: saved.capabilities.contains(.sound))
+            rings[saved.identifier] = ring
+            if saved.until <= now {
+                ringOut(saved.identifier)
+                continue
+            }
+            logger.info("ringing again after a restart, until its ring time ends (\(saved.until - now) left)",
+                        metadata: ["alarm.id": "\(saved.identifier)"])
+            // Sent again in place: its sound where the server plays it, and the server's answers come
+            // to this connection (dunst tells only the connection that showed a popup).
+            sendAgain(&ring)
+            if !ring.byServer { startPlayer(&ring) }
+            rings[saved.identifier] = ring
+        }
+    }
+
+    // MARK: - The loop
+
+    var deadline: Instant? {
+        rings.values.flatMap { [$0.until] + ($0.nextPlay.map { [$0] } ?? []) }.min()
     }
 
     /// Plays again what is due, and ends the rings whose time is up.
-    func ringDue(now: Instant) {
-        for (identifier, ring) in ringing {
+    func deadlineReached(now: Instant) {
+        for (identifier, ring) in rings {
             if ring.until <= now {
                 ringOut(identifier)
             } else if let next = ring.nextPlay, next <= now {
@@ -85,32 +159,35 @@ extension SchedulerDaemon {
     }
 
     private func playAgain(_ identifier: String) {
-        guard var ring = ringing[identifier] else { return }
+        guard var ring = rings[identifier] else { return }
         ring.nextPlay = nil
-        if ring.byServer {
-            // The same popup, sent in place: the server plays its sound again.
-            var content = ring.content
-            if content.expiry == .serverDefault { content.expiry = .never }  // as `present` sent it
-            let notification = render(content, for: ring.capabilities, replacesID: ring.serverID).notification
-            do {
-                let call = try client.beginNotify(notification)
-                try call.onCompletion { [weak self] answer in
-                    // A server that refuses the repeat ends the ring's sound; the popup stays.
-                    if case .failure(let error) = answer {
-                        self?.logger.warning("the server refused the ring's repeat (\(Self.describe(error))); the sound stops",
-                                             metadata: ["alarm.id": "\(identifier)"])
-                        self?.ringing[identifier]?.nextPlay = nil
-                    }
+        if ring.byServer { sendAgain(&ring) } else { startPlayer(&ring) }
+        rings[identifier] = ring
+    }
+
+    /// The same popup, sent in place: where the server plays sounds, it plays it again.
+    private func sendAgain(_ ring: inout Ring) {
+        let identifier = ring.identifier
+        var content = ring.content
+        if content.expiry == .serverDefault { content.expiry = .never }  // as it was first sent
+        let notification = render(content, for: ring.capabilities, replacesID: ring.serverID).notification
+        do {
+            let call = try client.beginNotify(notification)
+            try call.onCompletion { [weak self] answer in
+                // A server that refuses the repeat ends the ring's sound; the popup stays.
+                if case .failure(let error) = answer {
+                    self?.logger.warning("the server refused the ring's repeat (\(ServerSession.describe(error))); the sound stops",
+                                         metadata: ["alarm.id": "\(identifier)"])
+                    if self?.rings[identifier]?.byServer == true { self?.rings[identifier]?.nextPlay = nil }
                 }
+            }
+            if ring.byServer {
                 ring.plays += 1
                 ring.nextPlay = clock.now() + RingPolicy.serverRepeat
-            } catch {
-                logger.warning("could not send the ring again: \(error)", metadata: ["alarm.id": "\(identifier)"])
             }
-        } else {
-            startPlayer(&ring)
+        } catch {
+            logger.warning("could not send the ring again: \(error)", metadata: ["alarm.id": "\(identifier)"])
         }
-        ringing[identifier] = ring
     }
 
     /// Starts the local player for a ring; a player that could not start (its file being replaced,
@@ -126,47 +203,90 @@ extension SchedulerDaemon {
         }
     }
 
-    /// A child ended: when it was a ring's player, the sound starts again (unless the player failed,
-    /// which would only fail again: the ring goes on without sound until it is answered or ends).
-    func playerEnded(_ pid: pid_t, succeeded: Bool, ending: String) {
-        guard let (identifier, ring) = ringing.first(where: { $0.value.player == pid }) else { return }
-        ringing[identifier]?.player = nil
+    /// Plays `sound` through the local player (the server does not play sounds): the player's process id.
+    private func play(_ sound: Sound, for identifier: String) -> pid_t? {
+        guard let player else {
+            logger.warning("the notification server plays no sounds and no local player was found (\(soundPlayers.joined(separator: ", ")))")
+            return nil
+        }
+        let (name, isFile): (String, Bool) = switch sound {
+        case .default: (Sound.defaultName, false)
+        case .named(let name): (name, false)
+        case .file(let path): (path, true)
+        }
+        guard let arguments = playerArguments(player: player, sound: name, isFile: isFile) else {
+            logger.warning("\(player.name) cannot play the sound \(name)", metadata: ["alarm.id": "\(identifier)"])
+            return nil
+        }
+        do throws(SpawnError) {
+            return try children.start(arguments, timeLimit: playerTimeLimit) { [weak self] child in
+                self?.playerEnded(child.pid, succeeded: child.succeeded, ending: child.ending)
+            }
+        } catch {
+            logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
+            return nil
+        }
+    }
+
+    /// A player ended: when it was a ring's, the sound starts again (unless the player failed, which
+    /// would only fail again: the ring goes on without sound until it is answered or ends).
+    private func playerEnded(_ pid: pid_t, succeeded: Bool, ending: String) {
+        guard let (identifier, ring) = rings.first(where: { $0.value.player == pid }) else { return }
+        rings[identifier]?.player = nil
         if succeeded {
-            ringing[identifier]?.nextPlay = max(clock.now(), ring.started + Self.smallestReplay * Int64(ring.plays))
+            rings[identifier]?.nextPlay = max(clock.now(), ring.started + Self.smallestReplay * Int64(ring.plays))
         } else {
             logger.warning("the sound player failed (\(ending)); the alarm rings on without sound", metadata: ["alarm.id": "\(identifier)"])
         }
     }
 
-    /// Stops a ring at once (the answer, a cancel, a replacement): the player is killed.
-    func stopRinging(_ identifier: String, because reason: String) {
-        guard let ring = ringing.removeValue(forKey: identifier) else { return }
-        if let pid = ring.player { children[pid]?.kill() }
+    // MARK: - Stopping
+
+    /// Stops a ring at once (the answer, a cancel, a replacement): the player is killed, and the
+    /// ring leaves the store, so no restart rings it again.
+    func stop(_ identifier: String, because reason: String) {
+        guard let ring = rings.removeValue(forKey: identifier) else { return }
+        if let pid = ring.player { children.stop(pid) }
+        forget(identifier)
         logger.info("stopped ringing: \(reason) (\(ring.plays) play(s))", metadata: ["alarm.id": "\(identifier)"])
     }
 
     /// Stops the ring of the alarm the server's popup `serverID` shows, if one rings.
-    func stopRinging(serverID: UInt32, because reason: String) {
-        if let ring = ringing.values.first(where: { $0.serverID == serverID }) { stopRinging(ring.identifier, because: reason) }
+    func stop(serverID: UInt32, because reason: String) {
+        if let identifier = identifier(ringingOn: serverID) { stop(identifier, because: reason) }
     }
 
-    /// Its ring time ended and nobody answered: recorded, and snoozed when the alarm asks for it.
+    /// Its ring time ended and nobody answered: recorded, and the owner told (it snoozes the alarm
+    /// when the alarm asks for it).
     func ringOut(_ identifier: String) {
-        guard let ring = ringing[identifier] else { return }
-        stopRinging(identifier, because: "its ring time ended unanswered")
-        awakeFor[identifier] = nil
-        let now = clock.now()
+        guard let ring = rings[identifier] else { return }
+        stop(identifier, because: "its ring time ended unanswered")
         let snoozes = ring.content.autoSnooze
-        let snoozeTime = ring.content.snooze ?? Self.defaultSnooze
+        let snoozeTime = ring.content.snooze ?? AlarmDefaults.snooze
         let reason = "rang \(ring.until - ring.started) unanswered" + (snoozes ? "; snoozed itself for \(snoozeTime)" : "")
-        logging { () throws(StoreError) in
-            try store.recordMissed([MissedOccurrence(identifier: identifier, due: ring.due, recorded: now, reason: reason)])
+        do {
+            try store.recordMissed([MissedOccurrence(identifier: identifier, due: ring.due, recorded: clock.now(), reason: reason)])
+        } catch {
+            logger.error("\(error)")
         }
-        emit("RangOut", [.string(identifier), .int64(ring.due.seconds), .boolean(snoozes)])
         logger.warning("\(reason)", metadata: ["alarm.id": "\(identifier)"])
-        if snoozes, let delivered = (try? store.delivered(identifier: identifier)) ?? nil, delivered.serverID == ring.serverID {
-            firing(identifier) { snooze(delivered) }
-            try? client.requestClose(ring.serverID)
+        rangOut(identifier, ring.due, ring.serverID, snoozes)
+    }
+
+    // MARK: - The store
+
+    private func record(_ ring: Ring) {
+        do {
+            try store.write(.firing) { () throws(StoreError) in
+                try store.setRing(StoredRing(identifier: ring.identifier, serverID: ring.serverID, due: ring.due, started: ring.started,
+                                             until: ring.until, capabilities: ring.capabilities))
+            }
+        } catch {
+            logger.error("\(error)")
         }
+    }
+
+    private func forget(_ identifier: String) {
+        do { try store.removeRing(identifier) } catch { logger.error("\(error)") }
     }
 }

@@ -91,15 +91,60 @@ final class SchedulerService {
     }
 
 
-    func status() throws(DBusError) -> DaemonStatus {
+    /// Answers `Status` once what it reports is known afresh: the way to wake (systemd's user
+    /// manager may still be asked) and the server's do-not-disturb (read without waiting, within
+    /// its own deadline). The loop goes on meanwhile.
+    func answerStatus(_ call: Message) {
+        daemon.waking.whenMethodKnown { [weak self] in
+            self?.daemon.doNotDisturb.refresh { state in
+                guard let self else { return }
+                let reply: Message?
+                do {
+                    reply = try call.makeReturn([try self.status(doNotDisturb: state).dbusValue])
+                } catch let error as DBusError {
+                    reply = try? call.makeError(name: error.name, message: error.message)
+                } catch {
+                    reply = nil
+                }
+                if let reply { _ = try? self.daemon.connection.send(reply) }
+            }
+        }
+    }
+
+    func status(doNotDisturb state: DoNotDisturbState) throws(DBusError) -> DaemonStatus {
         do {
             return DaemonStatus(version: SchedulerInterface.version, pending: daemon.store.pendingCount,
                                 quarantined: try daemon.store.quarantined(), store: daemon.store.path,
                                 storeWarnings: daemon.store.warnings, sleep: daemon.sleepStatus,
-                                wake: daemon.wakeStatus, wakeMethod: daemon.waker?.method.name ?? "none",
-                                stayAwake: daemon.stayAwakeStatus, doNotDisturb: daemon.doNotDisturbStatus)
+                                wake: daemon.waking.status, wakeMethod: daemon.waking.method?.name ?? "none",
+                                stayAwake: daemon.waking.stayAwakeStatus,
+                                doNotDisturb: daemon.doNotDisturb.statusText(state, deferred: daemon.deferred.count))
         } catch {
             throw Self.error(.store(error))
+        }
+    }
+
+    /// Answers `Settings` once the server has said what it can do and who it is (or failed to, or
+    /// none runs), with its do-not-disturb read afresh: never by waiting on it here.
+    func answerSettings(_ call: Message) {
+        let session = daemon.session
+        session.ask()
+        session.whenAnswered { [weak self] in
+            guard let self else { return }
+            func reply(_ settings: NotificationSettings) {
+                if let message = try? call.makeReturn([settings.dbusValue]) { _ = try? self.daemon.connection.send(message) }
+            }
+            guard session.present else { return reply(NotificationSettings(deniedBecause: NoNotificationServerError.message)) }
+            guard let capabilities = session.capabilities, let information = session.information else {
+                return reply(NotificationSettings(deniedBecause: session.failure ?? "the notification server did not answer"))
+            }
+            var settings = NotificationSettings(capabilities: capabilities, server: information, player: self.daemon.ringing.player)
+            guard settings.isAuthorized else { return reply(settings) }
+            self.daemon.doNotDisturb.refresh { state in
+                settings.doNotDisturb = state.on
+                settings.doNotDisturbSource = state.description
+                reply(settings)
+            }
         }
     }
 
@@ -209,11 +254,12 @@ final class SchedulerService {
                     },
                     method("Settings", [], [Parameter("settings", .dictionary(key: .string, value: .variant))]) { [unowned self] call in
                         // Answered when the server has said what it can do: never by waiting on it here.
-                        daemon.answerSettings(call.message)
+                        answerSettings(call.message)
                         throw ReplyLater()
                     },
-                    method("Status", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
-                        [try status().dbusValue]
+                    method("Status", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] call in
+                        answerStatus(call.message)
+                        throw ReplyLater()
                     },
                     method("AlarmFileStatus", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
                         [alarmFileStatus().dbusValue]

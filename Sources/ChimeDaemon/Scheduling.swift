@@ -104,7 +104,7 @@ extension SchedulerDaemon {
             waiting.append((identifier, due))
         }
         retries = try store.retrying()
-        if serverPresent, !waiting.isEmpty { showHeld() }
+        if session.present, !waiting.isEmpty { showHeld() }
     }
 
     /// Catches one request up to `now`: its occurrences that passed, the latest shown as
@@ -188,7 +188,7 @@ extension SchedulerDaemon {
     /// server's capabilities, or its Notify is unanswered.
     func isInFlight(_ identifier: String, due: Instant) -> Bool {
         func same(_ occurrence: Occurrence) -> Bool { occurrence.request.identifier == identifier && occurrence.due == due }
-        return presenting.contains { same($0.occurrence) } || preparing.values.contains { same($0.occurrence) }
+        return presenting.contains { same($0.occurrence) } || preparing.values.contains { same($0) }
             || awaitingCapabilities.contains { same($0.0) }
     }
 
@@ -274,7 +274,7 @@ extension SchedulerDaemon {
         for id in identifiers {
             queue.cancel(id)
             suspects.remove(id)
-            stopRinging(id, because: "it was cancelled")
+            ringing.stop(id, because: "it was cancelled")
             deferred.remove(id)
         }
         waiting.removeAll { identifiers.contains($0.identifier) }
@@ -289,7 +289,7 @@ extension SchedulerDaemon {
         do { removed = try store.removeAll() } catch { throw .store(error) }
         for id in removed {
             queue.cancel(id)
-            stopRinging(id, because: "it was cancelled")
+            ringing.stop(id, because: "it was cancelled")
         }
         let gone = Set(removed)
         waiting.removeAll { gone.contains($0.identifier) }

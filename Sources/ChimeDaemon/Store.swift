@@ -2,6 +2,7 @@
 // synchronous=FULL, so every committed change is fsynced before the call that
 // made it returns, and therefore before the D-Bus reply that acknowledges it.
 import ChimeCenter
+import Notifications
 import FoundationEssentials
 import Posix
 import Timekeeping
@@ -260,6 +261,13 @@ public final class Store {
         // Wake alarms (few among many) found by an index of their own: the daemon asks for the
         // earliest after every change. Created on any schema: an older chime ignores it.
         try database.executeScript("CREATE INDEX IF NOT EXISTS pending_wake ON pending(next_fire) WHERE \(wakeTerm);")
+        // What rings now, so a restart rings it on (Ringing.swift); an older chime ignores it.
+        try database.executeScript("""
+            CREATE TABLE IF NOT EXISTS ringing(
+                identifier TEXT PRIMARY KEY NOT NULL, server_id INTEGER NOT NULL, due INTEGER NOT NULL,
+                started INTEGER NOT NULL, until_time INTEGER NOT NULL, capabilities TEXT NOT NULL
+            ) WITHOUT ROWID;
+            """)
         // Reading every table once finds a damaged file now rather than at the first alarm.
         try database.executeScript("SELECT count(*) FROM pending; SELECT count(*) FROM delivered;")
         return database
@@ -535,6 +543,31 @@ public final class Store {
         return gone
     }
 
+    // MARK: - Rings
+
+    /// Records that `ring` rings (replacing what rang for its alarm before).
+    public func setRing(_ ring: StoredRing) throws(StoreError) {
+        try run("INSERT OR REPLACE INTO ringing(identifier, server_id, due, started, until_time, capabilities) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(ring.identifier), .integer(Int64(ring.serverID)), .instant(ring.due), .instant(ring.started),
+                 .instant(ring.until), .text(ring.capabilities.map(\.rawValue).joined(separator: ","))])
+    }
+
+    /// The alarm rings no longer (answered, cancelled, rung out).
+    public func removeRing(_ identifier: String) throws(StoreError) {
+        try run("DELETE FROM ringing WHERE identifier = ?", [.text(identifier)])
+    }
+
+    /// What rang when the daemon last stopped.
+    public func rings() throws(StoreError) -> [StoredRing] {
+        var found: [StoredRing] = []
+        try read("SELECT identifier, server_id, due, started, until_time, capabilities FROM ringing ORDER BY identifier") { row in
+            found.append(StoredRing(identifier: row.text(0), serverID: UInt32(truncatingIfNeeded: row.integer(1)), due: row.instant(2),
+                                    started: row.instant(3), until: row.instant(4),
+                                    capabilities: row.text(5).split(separator: ",").map { Capability(rawValue: String($0)) }))
+        }
+        return found
+    }
+
     public func removeDelivered(_ identifiers: [String]) throws(StoreError) {
         try write { () throws(StoreError) in
             for identifier in identifiers { try run("DELETE FROM delivered WHERE identifier = ?", [.text(identifier)]) }
@@ -759,4 +792,15 @@ extension SQLValue {
 extension Row {
     func instant(_ column: Int32) -> Instant { Instant(nanosecondsSinceEpoch: integer(column)) }
     func optionalInstant(_ column: Int32) -> Instant? { optionalInteger(column).map(Instant.init(nanosecondsSinceEpoch:)) }
+}
+
+/// An alarm ringing, as the store keeps it: which popup, since when and until when, and what the
+/// server that shows it can do (its sound comes from the delivered record).
+public struct StoredRing: Hashable, Sendable {
+    public var identifier: String
+    public var serverID: UInt32
+    public var due: Instant
+    public var started: Instant
+    public var until: Instant
+    public var capabilities: [Capability]
 }

@@ -8,8 +8,17 @@
 //     nothing: waking is all it is for (the daemon's own timer fires the alarm);
 //  3. neither: said when such an alarm is set and in `chime status`, with what would make it work.
 //
-// Only the earliest `--wake` alarm is armed, `WakeArranger.lead` before it (resume takes a few
-// seconds), and re-armed whenever that changes.
+// Only the earliest `--wake` alarm is armed, `Waking.lead` before it (resume takes a few
+// seconds), and re-armed whenever that changes. Nothing here waits: systemd's user manager is
+// asked with pending calls (one at a time, each with a deadline), so a manager that never
+// answers holds up no alarm; the alarm then cannot wake the machine, and the log says why.
+//
+// Staying awake is this part's too: logind's block lock (through the sleep part) from
+// `stayAwakeBefore` a wake alarm until it is answered.
+//
+// Other parts may: `arrange(for:)` the earliest wake alarm (before every wait of the loop);
+// `keepAwake(for:content:)` a shown wake alarm and `release(_:)` it when answered; read `method`
+// (nil while systemd is being asked) and `whenMethodKnown`; the status texts.
 import ChimeCenter
 import DBus
 import Logging
@@ -48,7 +57,7 @@ public enum WakeMethod: Sendable, Equatable {
     }
 }
 
-final class WakeArranger {
+final class Waking: LoopPart {
     static let systemd1: BusName = "org.freedesktop.systemd1"
     static let systemdPath: ObjectPath = "/org/freedesktop/systemd1"
     static let systemdManager: InterfaceName = "org.freedesktop.systemd1.Manager"
@@ -59,21 +68,42 @@ final class WakeArranger {
     static let lead = TimeSpan.seconds(30)
     /// Transient units are named with this and the wake time.
     static let unitPrefix = "chime-wake-"
+    /// How long systemd's user manager may take to answer.
+    static let systemdTimeout = TimeSpan.seconds(5)
+    /// How long before a wake alarm logind's block lock is taken.
+    static let stayAwakeBefore = TimeSpan.seconds(300)
+    /// How long a shown wake alarm that does not ring keeps the machine awake, unanswered.
+    static let stayAwakeAfter = TimeSpan.seconds(300)
 
-    let method: WakeMethod
+    /// How this daemon can wake the machine (nil: systemd's user manager is being asked).
+    private(set) var method: WakeMethod?
     /// The CLOCK_REALTIME_ALARM timer (kernel method), polled only to drain its expirations.
-    let fd: Int32
+    private let fd: Int32
     private let connection: Connection
+    private let sleep: SleepFollower?
+    private let clock: WallClock
     private let logger: Logger
     /// The wake time armed now (nil: none).
     private(set) var armed: Instant?
+    /// The wake time wanted (the earliest wake alarm's, less the lead).
+    private var wanted: Instant?
+    /// The earliest wake alarm, as last given.
+    private var nextAlarm: (identifier: String, time: Instant, title: String)?
     /// The transient timer unit standing for `armed` (systemd method).
     private var unit: String?
     /// Whether units left by an earlier daemon were looked for.
     private var sweptOldUnits = false
+    /// The call to systemd in flight, what it arms when it succeeds, and when it is given up.
+    private var systemdCall: (call: PendingCall, arms: Instant??, deadline: Instant)?
+    /// Run once the method is known.
+    private var methodWaiters: [() -> Void] = []
+    /// Wake alarms shown and not yet answered: until when the machine is kept awake for each.
+    private var awakeFor: [String: (until: Instant, title: String)] = [:]
 
-    init(connection: Connection, logger: Logger) {
+    init(connection: Connection, sleep: SleepFollower?, clock: WallClock, logger: Logger) {
         self.connection = connection
+        self.sleep = sleep
+        self.clock = clock
         self.logger = logger
         let fd = timerfd_create(CLOCK_REALTIME_ALARM, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         if fd >= 0 {
@@ -83,85 +113,193 @@ final class WakeArranger {
         }
         let why = errno == EPERM ? "the daemon lacks CAP_WAKE_ALARM" : "the kernel has no wake alarm (\(SystemError.last("timerfd_create").reason))"
         self.fd = -1
-        method = Self.askSystemd(connection, capabilityReason: why)
+        askSystemdVersion(capabilityReason: why)
     }
 
     deinit { if fd >= 0 { close(fd) } }
 
+    /// Runs `body` once the way to wake is known (at once when it is).
+    func whenMethodKnown(_ body: @escaping () -> Void) {
+        if method != nil { return body() }
+        methodWaiters.append(body)
+    }
+
+    private func learnt(_ method: WakeMethod) {
+        self.method = method
+        let waiting = methodWaiters
+        methodWaiters.removeAll()
+        for body in waiting { body() }
+        reconcile()
+    }
+
     /// Whether systemd's user manager can set waking timers, and if not, what to say.
-    private static func askSystemd(_ connection: Connection, capabilityReason why: String) -> WakeMethod {
+    private func askSystemdVersion(capabilityReason why: String) {
         // What makes the kernel way work: the capability, from the user unit (whose manager has
         // it from systemd 254 on) or as a file capability.
         let give = "give the daemon CAP_WAKE_ALARM: AmbientCapabilities=CAP_WAKE_ALARM in the [Service] section of chime.service "
             + "(systemctl --user edit chime), or as root once: setcap cap_wake_alarm+ep $(command -v chime)"
-        let version: Int
-        do {
-            let reply = try connection.call(
-                destination: systemd1, path: systemdPath, interface: "org.freedesktop.DBus.Properties", member: "Get",
-                arguments: [.string(systemdManager.rawValue), .string("Version")], timeout: .milliseconds(2000))
+        let noManager = WakeMethod.unavailable(reason: "\(why), and no systemd user manager is on the session bus", remedy: give)
+        callSystemd(Self.systemdPath, "org.freedesktop.DBus.Properties", "Get",
+                    [.string(Self.systemdManager.rawValue), .string("Version")], arms: nil) { [weak self] answer in
+            guard let self else { return }
+            guard let reply = try? answer?.get().arguments() else { return self.learnt(noManager) }
             guard case .variant(.string(let text))? = reply.first else {
-                return .unavailable(reason: "\(why), and systemd's user manager did not say its version", remedy: give)
+                return self.learnt(.unavailable(reason: "\(why), and systemd's user manager did not say its version", remedy: give))
             }
-            version = Int(text.prefix { $0.isNumber }) ?? 0
-        } catch {
-            return .unavailable(reason: "\(why), and no systemd user manager is on the session bus", remedy: give)
+            let version = Int(text.prefix { $0.isNumber }) ?? 0
+            guard version >= Self.firstWakingSystemd else {
+                return self.learnt(.unavailable(
+                    reason: "\(why), and systemd \(version)'s user manager cannot wake the system (WakeSystem= for users needs systemd \(Self.firstWakingSystemd))",
+                    remedy: "as root once: setcap cap_wake_alarm+ep $(command -v chime), or systemd \(Self.firstWakingSystemd) or later"))
+            }
+            self.learnt(.systemd(version: version))
         }
-        guard version >= firstWakingSystemd else {
-            return .unavailable(
-                reason: "\(why), and systemd \(version)'s user manager cannot wake the system (WakeSystem= for users needs systemd \(firstWakingSystemd))",
-                remedy: "as root once: setcap cap_wake_alarm+ep $(command -v chime), or systemd \(firstWakingSystemd) or later")
-        }
-        return .systemd(version: version)
     }
 
-    /// Arms the wake for the earliest wake alarm (`lead` before it), or disarms it (nil).
-    func arrange(for alarm: Instant?) {
+    /// Arms the wake for the earliest wake alarm (`lead` before it), or disarms it (nil), and holds
+    /// logind's block lock while one is near or shown unanswered. Run before every wait of the loop.
+    func arrange(for alarm: (identifier: String, time: Instant, title: String)?, now: Instant) {
+        nextAlarm = alarm
         // One wake time per alarm, even when it has passed (an alarm set less than `lead` ahead: the
         // machine is awake, and the kernel's timer goes off at once, harmlessly): a time computed
         // from now would change on every turn of the loop and re-arm the timer each time.
-        let wakeAt = alarm.map { $0 - Self.lead }
-        guard wakeAt != armed else { return }
+        wanted = alarm.map { $0.time - Self.lead }
+        reconcile()
+        awakeFor = awakeFor.filter { $0.value.until > now }
+        guard let sleep else { return }
+        var reason: String?
+        if let next = alarm, next.time - now <= Self.stayAwakeBefore {
+            reason = "alarm \u{201C}\(next.title)\u{201D} at \(clockText(next.time))"
+        } else if let hold = awakeFor.values.min(by: { $0.until < $1.until }) {
+            reason = "alarm \u{201C}\(hold.title)\u{201D} until it is answered"
+        }
+        sleep.holdBlock(reason)
+    }
+
+    /// Brings what is armed to what is wanted, one step at a time (a systemd call in flight is
+    /// waited for: its answer calls this again).
+    private func reconcile() {
+        guard wanted != armed, systemdCall == nil, let method else { return }
         switch method {
         case .kernel:
             var spec = itimerspec()
-            if let wakeAt {
-                spec.it_value.tv_sec = time_t(max(wakeAt.seconds, 1))
-                spec.it_value.tv_nsec = Int(wakeAt.nanosecond)
+            if let wanted {
+                spec.it_value.tv_sec = time_t(max(wanted.seconds, 1))
+                spec.it_value.tv_nsec = Int(wanted.nanosecond)
             }
             // Disarmed with a relative zero (no flags), so /proc's fdinfo tells the two apart.
-            guard timerfd_settime(fd, wakeAt == nil ? 0 : Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 else {
+            guard timerfd_settime(fd, wanted == nil ? 0 : Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 else {
                 logger.warning("cannot arm the wake alarm: \(SystemError.last("timerfd_settime"))")
                 return
             }
+            armedNow(wanted)
         case .systemd:
-            startTransientTimer(at: wakeAt)
+            startTransientTimer()
         case .unavailable:
-            break
-        }
-        armed = wakeAt
-        if let wakeAt {
-            logger.info("the machine wakes at \(wakeAt.seconds) s since the epoch for an alarm", metadata: ["wake": "\(method.name)"])
-        } else {
-            logger.info("no wake alarm left: nothing wakes the machine", metadata: ["wake": "\(method.name)"])
+            armed = wanted
         }
     }
 
-    /// Drains the kernel timer after it woke the machine (the loop's own timer fires the alarm).
-    func read() {
+    private func armedNow(_ time: Instant?) {
+        armed = time
+        if let time {
+            logger.info("the machine wakes at \(time.seconds) s since the epoch for an alarm", metadata: ["wake": "\(method?.name ?? "none")"])
+        } else {
+            logger.info("no wake alarm left: nothing wakes the machine", metadata: ["wake": "\(method?.name ?? "none")"])
+        }
+    }
+
+    /// A shown wake alarm keeps the machine awake until it is answered, rings out, or (not ringing)
+    /// `stayAwakeAfter` passes.
+    func keepAwake(for identifier: String, content: NotificationContent) {
+        guard content.wake else { return }
+        let span = content.rings ? content.ring ?? .zero : Self.stayAwakeAfter
+        awakeFor[identifier] = (clock.now() + span, content.title)
+    }
+
+    /// The alarm was answered (or rang out): it keeps the machine awake no longer.
+    func release(_ identifier: String) { awakeFor[identifier] = nil }
+
+    // MARK: - The loop
+
+    var descriptors: [Int32] { fd >= 0 ? [fd] : [] }
+
+    func readable(_ fd: Int32) {
+        // Drained; the loop's own timer fires the alarm.
         var expirations: UInt64 = 0
         _ = Glibc.read(fd, &expirations, 8)
+        logger.info("the wake alarm went off: the machine is awake for an alarm")
+    }
+
+    var deadline: Instant? {
+        var times = awakeFor.values.map(\.until)
+        // When to take the lock that keeps the machine awake.
+        if let next = nextAlarm, next.time - Self.stayAwakeBefore > clock.now() { times.append(next.time - Self.stayAwakeBefore) }
+        if let systemdCall { times.append(systemdCall.deadline) }
+        return times.min()
+    }
+
+    func deadlineReached(now: Instant) {
+        if let (call, arms, deadline) = systemdCall, deadline <= now {
+            call.cancel()
+            systemdCall = nil
+            logger.warning("systemd's user manager did not answer \(call.call.member) within \(Self.systemdTimeout)")
+            if method == nil {
+                learnt(.unavailable(reason: "systemd's user manager did not answer", remedy: "see the daemon's log"))
+            } else if let arms {
+                armed = arms  // not tried again for the same time: the next alarm tries anew
+                reconcile()
+            }
+        }
     }
 
     // MARK: - systemd
 
-    private func startTransientTimer(at wakeAt: Instant?) {
+    /// One call to the user manager at a time; `answered` gets its reply (nil: given up on).
+    private func callSystemd(_ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [Value],
+                             arms: Instant??, answered: @escaping (Result<Message, any Error>?) -> Void) {
+        do {
+            let message = try Message.methodCall(destination: Self.systemd1, path: path, interface: interface, member: member,
+                                                 arguments: arguments)
+            let call = try connection.send(message, timeout: .milliseconds(Int32(Self.systemdTimeout.milliseconds)))
+            systemdCall = (call, arms, clock.now() + Self.systemdTimeout)
+            try call.onCompletion { [weak self, weak call] answer in
+                guard let self, let call, self.systemdCall?.call === call else { return }
+                self.systemdCall = nil
+                answered(answer)
+                self.reconcile()
+            }
+        } catch {
+            systemdCall = nil
+            answered(.failure(error))
+        }
+    }
+
+    /// Sends a call whose answer nobody waits for (stopping a unit: the job runs on its own).
+    private func tellSystemd(_ member: MemberName, _ arguments: [Value]) {
+        do {
+            _ = try connection.send(try Message.methodCall(destination: Self.systemd1, path: Self.systemdPath,
+                                                          interface: Self.systemdManager, member: member, arguments: arguments))
+        } catch {
+            logger.info("could not ask systemd's user manager to \(member): \(error)")
+        }
+    }
+
+    private func startTransientTimer() {
         if !sweptOldUnits {
             sweptOldUnits = true
-            for name in leftUnits() where name != unit { stop(name) }
+            callSystemd(Self.systemdPath, Self.systemdManager, "ListUnitsByPatterns",
+                        [.strings([]), .strings([Self.unitPrefix + "*.timer"])], arms: nil) { [weak self] answer in
+                guard let self, case .array(_, let units)? = (try? answer?.get().arguments())?.first else { return }
+                for case .structure(let fields) in units {
+                    if case .string(let name)? = fields.first, name != self.unit { self.tellSystemd("StopUnit", [.string(name), .string("replace")]) }
+                }
+            }
+            return
         }
-        if let unit { stop(unit) }
+        if let unit { tellSystemd("StopUnit", [.string(unit), .string("replace")]) }
         unit = nil
-        guard let wakeAt else { return }
+        guard let wakeAt = wanted else { return armedNow(nil) }
         let name = Self.unitPrefix + "\(wakeAt.seconds)"
         let when = Self.calendarUTC(wakeAt)
         let properties: [Value] = [
@@ -179,19 +317,23 @@ final class WakeArranger {
                                                               [.structure([.string("/bin/true"), .strings(["/bin/true"]), .boolean(false)])]))]),
         ]
         let auxiliary: Value = .array(element: .structure([.string, .array(.structure([.string, .variant]))]), [
-            .structure([.string(Self.unitPrefix + "\(wakeAt.seconds).service"),
-                        .array(element: .structure([.string, .variant]), service)]),
+            .structure([.string(name + ".service"), .array(element: .structure([.string, .variant]), service)]),
         ])
-        do {
-            _ = try connection.call(
-                destination: Self.systemd1, path: Self.systemdPath, interface: Self.systemdManager, member: "StartTransientUnit",
-                arguments: [.string(name + ".timer"), .string("replace"), .array(element: .structure([.string, .variant]), properties), auxiliary],
-                timeout: .milliseconds(5000))
-            unit = name + ".timer"
-        } catch let error as DBusError where error.name.rawValue == "org.freedesktop.systemd1.UnitExists" {
-            unit = name + ".timer"  // set by an earlier daemon for the same time
-        } catch {
-            logger.warning("systemd's user manager did not take the wake timer: \(error)")
+        callSystemd(Self.systemdPath, Self.systemdManager, "StartTransientUnit",
+                    [.string(name + ".timer"), .string("replace"), .array(element: .structure([.string, .variant]), properties), auxiliary],
+                    arms: .some(wakeAt)) { [weak self] answer in
+            guard let self else { return }
+            switch answer {
+            case .success?:
+                self.unit = name + ".timer"
+            case .failure(let error as DBusError)? where error.name.rawValue == "org.freedesktop.systemd1.UnitExists":
+                self.unit = name + ".timer"  // set by an earlier daemon for the same time
+            case .failure(let error)?:
+                self.logger.warning("systemd's user manager did not take the wake timer: \(error)")
+            case nil:
+                break
+            }
+            self.armedNow(wakeAt)
         }
     }
 
@@ -201,78 +343,32 @@ final class WakeArranger {
         return "\(c.year)-\(pad2(c.month))-\(pad2(c.day)) \(pad2(c.hour)):\(pad2(c.minute)):\(pad2(c.second)) UTC"
     }
 
-    /// Wake timers an earlier daemon left in the user manager.
-    private func leftUnits() -> [String] {
-        guard let reply = try? connection.call(
-            destination: Self.systemd1, path: Self.systemdPath, interface: Self.systemdManager, member: "ListUnitsByPatterns",
-            arguments: [.strings([]), .strings([Self.unitPrefix + "*.timer"])], timeout: .milliseconds(2000)),
-            case .array(_, let units)? = reply.first
-        else { return [] }
-        return units.compactMap { unit in
-            guard case .structure(let fields) = unit, case .string(let name)? = fields.first else { return nil }
-            return name
-        }
-    }
-
-    private func stop(_ name: String) {
-        do {
-            _ = try connection.call(destination: Self.systemd1, path: Self.systemdPath, interface: Self.systemdManager, member: "StopUnit",
-                                    arguments: [.string(name), .string("replace")], timeout: .milliseconds(5000))
-        } catch {
-            logger.info("could not stop the wake timer \(name): \(error)")
-        }
-    }
-}
-
-extension SchedulerDaemon {
-    /// How long before a wake alarm logind's block lock is taken.
-    static let stayAwakeBefore = TimeSpan.seconds(300)
-    /// How long a shown wake alarm that does not ring keeps the machine awake, unanswered.
-    static let stayAwakeAfter = TimeSpan.seconds(300)
-
-    /// Arms the wake for the earliest wake alarm, and holds the block lock while one is near or
-    /// shown unanswered (run before every wait of the loop: one indexed query).
-    func arrangeWake(now: Instant) {
-        guard let waker else { return }
-        do { nextWakeAlarm = try store.nextWake() } catch { logger.error("\(error)") }
-        waker.arrange(for: nextWakeAlarm?.time)
-        awakeFor = awakeFor.filter { $0.value.until > now }
-        guard let sleepFollower else { return }
-        var reason: String?
-        if let next = nextWakeAlarm, next.time - now <= Self.stayAwakeBefore {
-            reason = "alarm \u{201C}\(next.title)\u{201D} at \(clockText(next.time))"
-        } else if let hold = awakeFor.values.min(by: { $0.until < $1.until }) {
-            reason = "alarm \u{201C}\(hold.title)\u{201D} until it is answered"
-        }
-        sleepFollower.holdBlock(reason)
-    }
-
-    /// A shown wake alarm keeps the machine awake until it is answered, rings out, or (not ringing)
-    /// `stayAwakeAfter` passes.
-    func keepAwake(for identifier: String, content: NotificationContent) {
-        guard content.wake else { return }
-        let span = content.rings ? content.ring ?? .zero : Self.stayAwakeAfter
-        awakeFor[identifier] = (clock.now() + span, content.title)
-    }
+    // MARK: - Status
 
     /// What `chime status` says of waking.
-    var wakeStatus: String {
-        guard let waker else { return "" }
-        var text = waker.method.description
-        if case .unavailable = waker.method { return text }
-        if let next = nextWakeAlarm, waker.armed != nil {
-            text += "; next: \u{201C}\(next.title)\u{201D} at \(clockText(next.time)) (the machine wakes \(WakeArranger.lead) before)"
+    var status: String {
+        guard let method else { return "not known yet: systemd's user manager is being asked" }
+        var text = method.description
+        if case .unavailable = method { return text }
+        if let next = nextAlarm, armed != nil {
+            text += "; next: \u{201C}\(next.title)\u{201D} at \(clockText(next.time)) (the machine wakes \(Self.lead) before)"
         }
         return text
     }
 
     /// What `chime status` says of keeping the machine awake for wake alarms.
     var stayAwakeStatus: String {
-        guard let sleepFollower, sleepFollower.following else {
+        guard let sleep, sleep.following else {
             return "not possible: no logind answers on the system bus"
         }
-        if let reason = sleepFollower.blockReason { return "holding logind's block lock: \(reason)" }
-        if let refusal = sleepFollower.blockRefusal { return "logind refused the lock (\(refusal))" }
+        if let reason = sleep.blockReason { return "holding logind's block lock: \(reason)" }
+        if let refusal = sleep.blockRefusal { return "logind refused the lock (\(refusal))" }
         return "not now (a block lock is taken \(Self.stayAwakeBefore) before a --wake alarm and held until it is answered)"
     }
+}
+
+/// "16:35": a time on a clock (the alarm's own zone, or the system's).
+func clockText(_ time: Instant, in zone: Zone = .system()) -> String {
+    let civil = zone.civil(at: time.seconds)
+    return pad2(civil.hour) + ":" + pad2(civil.minute)
 }

@@ -30,7 +30,7 @@ import TestSupport
         let center = UserNotificationCenter(connection: connection)
         nonisolated(unsafe) var fired: [String: String] = [:]  // identifier → timeliness
         _ = try connection.subscribe(MatchRule(interface: "org.chime.Scheduler1", member: "Fired")) { message in
-            let arguments = (try? message.arguments()) ?? []
+            let arguments = message.arguments()
             if arguments.count == 3, let id = arguments[0].stringValue, let timeliness = arguments[2].stringValue { fired[id] = timeliness }
         }
         func pump(until condition: () throws -> Bool, timeout: TimeInterval = 6) rethrows -> Bool {
