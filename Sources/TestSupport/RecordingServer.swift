@@ -75,6 +75,16 @@ public final class RecordingServer: @unchecked Sendable {
     public let capabilities: [String]
     public let record: Bool
     public let autoResponse: AutoResponse
+    /// The name it gives in GetServerInformation ("gnome-shell", "mako": the daemon reads each
+    /// one's do-not-disturb its own way).
+    public let serverName: String
+    private var _makoModes: [String]?
+    /// As `mako` (1.7, whose modes are only listed, not announced): what `ListModes` answers at
+    /// `/fr/emersion/Mako` (nil: it never answers, a hung mako).
+    public var makoModes: [String]? {
+        get { lock.withLock { _makoModes } }
+        set { lock.withLock { _makoModes = newValue } }
+    }
 
     public static let controlInterface: InterfaceName = "org.chime.Test.Recorder"
 
@@ -82,8 +92,10 @@ public final class RecordingServer: @unchecked Sendable {
     /// With `record: false` it only replies (for benchmarks).
     public init(
         address: String, capabilities: [String] = ["actions", "body", "body-markup", "persistence"],
-        record: Bool = true, autoResponse: AutoResponse = .none
+        record: Bool = true, autoResponse: AutoResponse = .none, serverName: String = "chime-recorder", makoModes: [String]? = ["default"]
     ) throws {
+        self.serverName = serverName
+        self._makoModes = makoModes
         self.address = address
         self.capabilities = capabilities
         self.record = record
@@ -258,7 +270,7 @@ public final class RecordingServer: @unchecked Sendable {
                         ]
                     ) { [unowned self] _ in
                         if self.fault == .hangsOnEverything { throw ReplyLater() }
-                        return [.string("chime-recorder"), .string("chime tests"), .string("1.0"), .string("1.3")]
+                        return [.string(self.serverName), .string("chime tests"), .string("1.0"), .string("1.3")]
                     },
                 ],
                 signals: [
@@ -287,6 +299,16 @@ public final class RecordingServer: @unchecked Sendable {
                 ]),
         ])
         connection.export(object, at: path)
+        if serverName == "mako" {
+            connection.export(ExportedObject(interfaces: [
+                ExportedInterface("fr.emersion.Mako", methods: [
+                    ExportedMethod("ListModes", outputs: [Parameter("modes", .array(.string))]) { [unowned self] _ in
+                        guard let modes = self.makoModes else { throw ReplyLater() }
+                        return [.strings(modes)]
+                    },
+                ]),
+            ]), at: "/fr/emersion/Mako")
+        }
         do {
             guard try connection.requestName(NotificationClient.busName) == .primaryOwner else {
                 startError = HarnessError("org.freedesktop.Notifications is already owned on this bus")

@@ -25,6 +25,24 @@ public final class SystemdStandIn: @unchecked Sendable {
 
     public var started: [TransientUnit] { lock.withLock { _started } }
     public var stopped: [String] { lock.withLock { _stopped } }
+    private var _hangs = false
+    private var _unanswered: [String] = []
+    /// A manager whose job engine is stuck: it says its Version, and never answers StartTransientUnit,
+    /// StopUnit or ListUnitsByPatterns (each is recorded in `unanswered`).
+    public var hangs: Bool {
+        get { lock.withLock { _hangs } }
+        set { lock.withLock { _hangs = newValue } }
+    }
+    /// The calls it left unanswered, by member name.
+    public var unanswered: [String] { lock.withLock { _unanswered } }
+
+    /// Leaves `call` unanswered when the manager hangs.
+    private func hangIfAsked(_ member: String) throws {
+        if lock.withLock({ () -> Bool in
+            if _hangs { _unanswered.append(member) }
+            return _hangs
+        }) { throw ReplyLater() }
+    }
 
     public init(address: String, version: String) throws {
         self.address = address
@@ -80,6 +98,7 @@ public final class SystemdStandIn: @unchecked Sendable {
                     Parameter("properties", .array(.structure([.string, .variant]))),
                     Parameter("aux", .array(.structure([.string, .array(.structure([.string, .variant]))]))),
                 ], outputs: [Parameter("job", .objectPath)]) { [unowned self] call in
+                    try self.hangIfAsked("StartTransientUnit")
                     let a = call.arguments
                     let name = a[0].stringValue ?? ""
                     if self.lock.withLock({ self._started.contains { $0.name == name } && !self._stopped.contains(name) }) {
@@ -99,6 +118,7 @@ public final class SystemdStandIn: @unchecked Sendable {
                 },
                 ExportedMethod("StopUnit", inputs: [Parameter("name", .string), Parameter("mode", .string)],
                                outputs: [Parameter("job", .objectPath)]) { [unowned self] call in
+                    try self.hangIfAsked("StopUnit")
                     let name = call.arguments[0].stringValue ?? ""
                     self.lock.withLock { self._stopped.append(name) }
                     return [.objectPath("/org/freedesktop/systemd1/job/2")]
@@ -106,6 +126,7 @@ public final class SystemdStandIn: @unchecked Sendable {
                 ExportedMethod("ListUnitsByPatterns", inputs: [Parameter("states", .array(.string)), Parameter("patterns", .array(.string))],
                                outputs: [Parameter("units", .array(.structure([.string, .string, .string, .string, .string, .string,
                                                                               .objectPath, .uint32, .string, .objectPath])))]) { [unowned self] _ in
+                    try self.hangIfAsked("ListUnitsByPatterns")
                     let live = self.lock.withLock { self._started.map(\.name).filter { !self._stopped.contains($0) } }
                     return [.array(element: .structure([.string, .string, .string, .string, .string, .string, .objectPath, .uint32, .string, .objectPath]),
                                    live.map { name in

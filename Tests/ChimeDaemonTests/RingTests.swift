@@ -170,6 +170,69 @@ import Timekeeping
         #expect(recorder.calls.count == 2, "nothing sent after Dismiss")
     }
 
+    /// A daemon killed with SIGKILL mid-ring and started again rings on for the rest of the ring time,
+    /// once: the same popup (sent again in place, never a second one), the sound again within a
+    /// moment of the start, nothing past the ring's end, and one record that it rang out.
+    @Test func aRingSurvivesKillNineAndEndsOnTime() throws {
+        try installPlayer(soundSeconds: 0.3)
+        let recorder = try RecordingServer(address: bus.address)
+        var daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try set(["in", "1s", "--sound", "bell", "--ring", "6s", "--id", "oven", "Oven"])
+        let shown = try #require(recorder.waitForCalls(1).first)
+        #expect(try waitUntil(3) { plays().filter { $0.event == "start" }.count >= 2 })
+        daemon.kill()
+        usleep(300_000)
+        let playsBefore = plays().filter { $0.event == "start" }.count
+        daemon = try self.daemon()
+        let restarted = Date()
+        #expect(try waitUntil(3) { plays().filter { $0.event == "start" }.count > playsBefore }, "\(daemon.log)")
+        let resumedAt = try #require(plays().filter { $0.event == "start" }.last?.time)
+        print("measured: the ring resumed \(Int((resumedAt - restarted.timeIntervalSince1970) * 1000)) ms after the daemon started again")
+        #expect(resumedAt - restarted.timeIntervalSince1970 < 1.5)
+        // The popup sent again in place (so the server's answers come to the new daemon), never anew.
+        let again = recorder.waitForCalls(2, timeout: 3)
+        #expect(again.count == 2)
+        #expect(again.dropFirst().allSatisfy { $0.replacesID != 0 }, "\(again.map(\.replacesID))")
+        // The ring ends at its time, counted from when it first rang.
+        #expect(try waitUntil(8) { try center().missedOccurrences().contains { $0.identifier == "oven" } }, "\(daemon.log)")
+        let ended = Date()
+        let ringEnd = shown.receivedAt.addingTimeInterval(6)
+        #expect(abs(ended.timeIntervalSince(ringEnd)) < 1.2, "ended \(ended.timeIntervalSince(ringEnd)) s from the ring's end")
+        let lastStart = try #require(plays().filter { $0.event == "start" }.last?.time)
+        #expect(lastStart < ringEnd.timeIntervalSince1970 + 0.2, "no play starts after the ring time")
+        #expect(try center().missedOccurrences().filter { $0.identifier == "oven" }.map(\.reason) == ["rang 6s unanswered"])
+        // Once: restarted again after the ring ended, it does not ring anew.
+        daemon.stop()
+        daemon = try self.daemon()
+        let startedAgain = Date().timeIntervalSince1970
+        usleep(1_500_000)
+        #expect(!plays().contains { $0.event == "start" && $0.time > startedAgain }, "\(plays())")
+        #expect(recorder.calls.count == again.count)
+    }
+
+    /// An answered alarm never rings again: dismissed, then the daemon killed and started again.
+    @Test func anAnsweredRingStaysSilentAfterARestart() throws {
+        try installPlayer(soundSeconds: 0.3)
+        let recorder = try RecordingServer(address: bus.address)
+        var daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try set(["in", "1s", "--sound", "bell", "--ring", "30s", "--id", "kettle", "Kettle"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(3) { plays().contains { $0.event == "start" } })
+        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "kettle" }?.serverID)
+        try recorder.invokeAction(id: id, key: "dismiss")
+        #expect(try waitUntil(2) { recorder.closedIDs.contains(id) })
+        usleep(200_000)
+        daemon.kill()
+        usleep(300_000)
+        let count = plays().filter { $0.event == "start" }.count
+        daemon = try self.daemon()
+        usleep(2_000_000)
+        #expect(plays().filter { $0.event == "start" }.count == count, "\(plays())")
+        #expect(recorder.calls.count == 1, "no popup sent again")
+    }
+
     /// The command line refuses what cannot ring, each in one line naming the option.
     @Test func ringOptionsAreCheckedAtTheDoor() throws {
         defer { bus.stop() }
