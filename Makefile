@@ -4,6 +4,9 @@
 #                dunst under Xvfb when there is no desktop session)
 #   make test    the whole test suite, on a private dbus-daemon with dunst under Xvfb, then
 #                the packaging tests (install, D-Bus activation, the .deb installed and purged)
+#   make check   the quick loop: every test that needs no bus, X display or server (time,
+#                validation, request coding, parsing, the store, the loop's parts, the CLI's
+#                parsing), in under a minute after a build
 #   make test-desktops   chime against GNOME Shell, Plasma, xfce4-notifyd, notification-daemon,
 #                MATE, LXQt, mako and swaync (docs/SERVERS.md; DOCS=1 updates it)
 #   make docs    the UserNotifications documentation (DocC) into .build/docs
@@ -57,7 +60,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
-.PHONY: all build release demo test test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
+.PHONY: all build release demo test check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -113,6 +116,18 @@ test: deps-test
 	@scripts/test-examples.sh
 	$(MAKE) docs
 	@scripts/test-packaging.sh
+
+# The suites that need no bus, X display or notification server: `make check` runs these alone.
+# A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
+CHECK_SUITES := TimekeepingTests\. ValidationTests ContentTests RenderingTests ExampleConfigTests DiagnosticTests \
+	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
+	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests
+empty :=
+space := $(empty) $(empty)
+
+check: deps-build
+	$(SWIFT) build --build-tests $(CXX_FLAGS)
+	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
 
 # The UserNotifications documentation (DocC, with the porting guide) into .build/docs, as a static
 # site; a broken link or symbol reference is an error.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Packaging tests (run by `make test` after the Swift tests), on this machine for real:
+#  0. make check, the quick loop, runs in under a minute;
 #  1. make install into a scratch prefix and make uninstall leave nothing behind;
 #  2. the unit passes systemd-analyze verify, the desktop entry desktop-file-validate;
 #  3. bash loads the completion script without errors and completes subcommands;
@@ -21,6 +22,18 @@ trap cleanup EXIT
 failures=0
 pass() { echo "ok - $*"; }
 fail() { echo "FAILED - $*"; failures=$((failures + 1)); }
+
+# 0. the quick loop: make check runs the tests that need no bus, display or server in under a
+#    minute (the tests are built by now).
+started=$(date +%s%N)
+if make --no-print-directory check >"$scratch/check.log" 2>&1; then
+    took=$(( ($(date +%s%N) - started) / 1000000000 ))
+    ran=$(grep -o 'Test run with [0-9]* tests' "$scratch/check.log" | tail -1)
+    if [ "$took" -lt 60 ]; then pass "make check: ${ran#Test run with } in $took s (under a minute)"
+    else fail "make check took $took s (more than a minute)"; fi
+else
+    tail -30 "$scratch/check.log"; fail "make check failed"
+fi
 
 # 1. install and uninstall in a scratch prefix (real paths: the activation test below uses them).
 prefix=$scratch/prefix

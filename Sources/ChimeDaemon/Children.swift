@@ -175,13 +175,12 @@ final class ChildProcesses: LoopPart {
         running[pid]?.child.kill()
     }
 
-    /// SIGCHLD: collects every child that ended.
+    /// SIGCHLD: collects the children of ours that ended (only ours: a process that embeds the
+    /// daemon may have children of its own, and their statuses are not ours to take).
     func reap() {
-        var status: Int32 = 0
-        while true {
-            let pid = waitpid(-1, &status, WNOHANG)
-            if pid <= 0 { break }
-            running[pid]?.child.waitStatus = status
+        for (pid, entry) in running where entry.child.waitStatus == nil {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { entry.child.waitStatus = status }
         }
         settle()
     }

@@ -1,5 +1,6 @@
 @testable import ChimeDaemon
 import Foundation
+import Logging
 import Testing
 import TestSupport
 import Timekeeping
@@ -96,5 +97,52 @@ private func ns(_ n: Int64) -> Instant { Instant(nanosecondsSinceEpoch: n) }
         #expect(!sources.isReady(.signals))
         #expect(!sources.isReady(.alarmFile))
         #expect(sources.ready == [.part(2, second[0])])
+    }
+}
+
+/// The child-process part on its own, driven as the loop drives it: poll its descriptors, hand it
+/// what is readable, reap (SIGCHLD's work), and give it its deadline.
+@Suite(.serialized) struct ChildProcessesTests {
+    /// Drives `children` until `done` holds or `seconds` pass.
+    func drive(_ children: ChildProcesses, for seconds: Double, until done: () -> Bool) {
+        let end = Date().addingTimeInterval(seconds)
+        while !done(), Date() < end {
+            var fds = children.descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&fds, nfds_t(fds.count), 20)
+            for fd in fds where fd.revents != 0 { children.readable(fd.fd) }
+            children.reap()
+            if let deadline = children.deadline, deadline <= WallClock.system.now() {
+                children.deadlineReached(now: WallClock.system.now())
+            }
+        }
+    }
+
+    @Test func outputIsReadAndWhoStartedItIsToldOnce() throws {
+        let children = ChildProcesses(clock: .system, logger: Logger(label: "test"))
+        var endings: [(String, Bool)] = []
+        try children.start(["sh", "-c", "printf 'show-banners true'"], captureOutput: true, outputLimit: 11, timeLimit: .seconds(5)) { child in
+            endings.append((String(decoding: child.collected, as: UTF8.self), child.succeeded))
+        }
+        drive(children, for: 5) { children.count == 0 }
+        #expect(endings.count == 1)
+        #expect(endings.first?.0 == "show-banner", "kept to its output limit")
+        #expect(endings.first?.1 == true)
+    }
+
+    @Test func aChildPastItsTimeLimitIsStoppedAndHandedBack() throws {
+        let children = ChildProcesses(clock: .system, logger: Logger(label: "test"))
+        var timedOut: [Bool] = []
+        let started = Date()
+        let pid = try children.start(["sleep", "30"], captureOutput: true, timeLimit: .milliseconds(300)) { timedOut.append($0.timedOut) }
+        drive(children, for: 5) { children.count == 0 }
+        #expect(timedOut == [true])
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(kill(pid, 0) != 0, "stopped and reaped")
+    }
+
+    @Test func aProgramThatCannotStartIsAnErrorNotAChild() {
+        let children = ChildProcesses(clock: .system, logger: Logger(label: "test"))
+        #expect(throws: SpawnError.self) { try children.start(["/nonexistent/gsettings"], timeLimit: .seconds(1)) { _ in } }
+        #expect(children.count == 0)
     }
 }
