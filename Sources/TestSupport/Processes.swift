@@ -186,3 +186,17 @@ public func waitUntil(_ timeout: TimeInterval = 5, _ condition: () throws -> Boo
     }
     return try condition()
 }
+
+/// Writes an executable script at `path`, its descriptor opened close-on-exec: a file written with
+/// Foundation (no O_CLOEXEC) can be inherited, still open for writing, by a process another test
+/// starts at that moment, and then every exec of it fails with ETXTBSY ("Text file busy").
+public func installExecutable(_ text: String, at path: String) throws {
+    let temporary = path + ".partial"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard fd >= 0 else { throw HarnessError("cannot write \(temporary): errno \(errno)") }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    guard written == bytes.count else { throw HarnessError("cannot write \(temporary): errno \(errno)") }
+    guard chmod(temporary, 0o755) == 0, rename(temporary, path) == 0 else { throw HarnessError("cannot install \(path): errno \(errno)") }
+}

@@ -23,9 +23,7 @@ import Timekeeping
     func installHungGSettings() throws -> URL {
         let log = helpers.appendingPathComponent("gsettings.log")
         let script = "#!/bin/sh\necho \"$*\" >> '\(log.path)'\nexec sleep 600\n"
-        let path = helpers.appendingPathComponent("gsettings")
-        try script.write(to: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path.path)
+        try installExecutable(script, at: helpers.appendingPathComponent("gsettings").path)
         return log
     }
 

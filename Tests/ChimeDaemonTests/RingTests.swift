@@ -27,9 +27,7 @@ import Timekeeping
             sleep \(seconds)
             echo "end $(date +%s.%N) $$" >> '\(playerLog.path)'
             """
-        let path = playerDirectory.appendingPathComponent("canberra-gtk-play")
-        try script.write(to: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path.path)
+        try installExecutable(script, at: playerDirectory.appendingPathComponent("canberra-gtk-play").path)
     }
 
     /// The player's log: (event, time, pid) lines.
