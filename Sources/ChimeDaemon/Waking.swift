@@ -97,6 +97,8 @@ final class Waking: LoopPart {
     private var systemdCall: (call: PendingCall, arms: Instant??, deadline: Instant)?
     /// Run once the method is known.
     private var methodWaiters: [() -> Void] = []
+    /// What to say if systemd's user manager never says its version: why, and what would work.
+    private var unanswered: WakeMethod?
     /// Wake alarms shown and not yet answered: until when the machine is kept awake for each.
     private var awakeFor: [String: (until: Instant, title: String)] = [:]
 
@@ -139,6 +141,7 @@ final class Waking: LoopPart {
         let give = "give the daemon CAP_WAKE_ALARM: AmbientCapabilities=CAP_WAKE_ALARM in the [Service] section of chime.service "
             + "(systemctl --user edit chime), or as root once: setcap cap_wake_alarm+ep $(command -v chime)"
         let noManager = WakeMethod.unavailable(reason: "\(why), and no systemd user manager is on the session bus", remedy: give)
+        unanswered = .unavailable(reason: "\(why), and systemd's user manager did not answer within \(Self.systemdTimeout)", remedy: give)
         callSystemd(Self.systemdPath, "org.freedesktop.DBus.Properties", "Get",
                     [.string(Self.systemdManager.rawValue), .string("Version")], arms: nil) { [weak self] answer in
             guard let self else { return }
@@ -245,7 +248,7 @@ final class Waking: LoopPart {
             systemdCall = nil
             logger.warning("systemd's user manager did not answer \(call.call.member) within \(Self.systemdTimeout)")
             if method == nil {
-                learnt(.unavailable(reason: "systemd's user manager did not answer", remedy: "see the daemon's log"))
+                learnt(unanswered ?? .unavailable(reason: "systemd's user manager did not answer", remedy: "restart the daemon"))
             } else if let arms {
                 armed = arms  // not tried again for the same time: the next alarm tries anew
                 reconcile()
