@@ -4,6 +4,11 @@
 // nothing else: not the file's unchanged alarms (their next fire, snooze and
 // history stay), and never an alarm added from the command line or over D-Bus.
 // A file with errors changes nothing; its diagnostics wait in the status.
+//
+// A part of the daemon: it owns the path, the watch, the settle deadline, the file's status and
+// the alarms as last applied. It asks the schedule to store and queue what changed (`replaced`,
+// the firing marker); others may ask it to `reload`, for its `status`, and tell it that alarms
+// were removed (`alarmsRemoved`: one of the file's left out for a clashing identifier may fit now).
 import ChimeCenter
 import ChimeConfig
 import FoundationEssentials
@@ -33,64 +38,96 @@ struct AppliedAlarm {
     var definition: String
 }
 
-extension SchedulerDaemon {
+final class AlarmFileFollower: LoopPart {
+    /// The alarm file followed (nil: none, `--no-config`).
+    let path: String?
+    let store: Store
+    let schedule: Schedule
+    let clock: WallClock
+    let logger: Logger
+    private var watcher: ConfigWatcher?
+    /// When to read the alarm file after an edit.
+    private var reloadAt: Instant?
+    /// What `chime config status` shows.
+    private(set) var status = AlarmFileStatus(path: "")
+    /// The file's alarms as last applied, by identifier.
+    private var appliedAlarms: [String: AppliedAlarm] = [:]
+
+    init(path: String?, store: Store, schedule: Schedule, clock: WallClock, logger: Logger) {
+        self.path = path
+        self.store = store
+        self.schedule = schedule
+        self.clock = clock
+        self.logger = logger
+    }
+
+    var descriptors: [Int32] { watcher.map { [$0.fd] } ?? [] }
+    var deadline: Instant? { reloadAt }
+    func readable(_ fd: Int32) { touched() }
+    func deadlineReached(now: Instant) { reloadIfSettled(now: now) }
+
+    /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
+    func alarmsRemoved() {
+        if !status.conflicts.isEmpty { reloadAt = clock.now() }
+    }
+
     /// How long after an inotify event the file is read: an editor's write, rename and
     /// chmod arrive as several events within a few milliseconds, and are read once.
     static let settleTime = TimeSpan.milliseconds(50)
 
     /// Starts following `configPath`, if set: the watch, then the first load.
-    func startFollowingAlarmFile(now: Instant) {
-        guard let path = configPath else { return }
+    func start(now: Instant) {
+        guard let path else { return }
         do throws(DaemonError) {
             watcher = try ConfigWatcher(path: path)
         } catch {
             logger.warning("\(error); edits will be read on SIGHUP only")
         }
-        reloadAlarmFile(now: now, reason: "start-up")
+        reload(now: now, reason: "start-up")
     }
 
     /// An inotify event: read the file once the burst of events is over.
-    func alarmFileTouched() {
+    private func touched() {
         guard let watcher, watcher.read() else { return }
         reloadAt = clock.now() + Self.settleTime
     }
 
     /// Reads the alarm file when the settle time after an edit has passed.
-    func reloadIfSettled(now: Instant) {
+    private func reloadIfSettled(now: Instant) {
         guard let at = reloadAt, at <= now else { return }
         reloadAt = nil
-        reloadAlarmFile(now: now, reason: "the file changed")
+        reload(now: now, reason: "the file changed")
     }
 
     /// Reads the file and applies it, or keeps the last good set and reports why.
     @discardableResult
-    func reloadAlarmFile(now: Instant, reason: String) -> ReloadOutcome {
-        guard let path = configPath else { return ReloadOutcome() }
+    func reload(now: Instant, reason: String) -> ReloadOutcome {
+        guard let path else { return ReloadOutcome() }
         reloadAt = nil
         // The watches follow what the file is now (a symlink made or re-pointed since the last
         // event, a directory that appeared): set before reading, so no later change is missed.
         watcher?.refresh()
-        fileStatus.path = path
-        fileStatus.checked = now
+        status.path = path
+        status.checked = now
         var info = stat()
         if stat(path, &info) != 0, errno == ENOENT {
-            fileStatus.exists = false
+            status.exists = false
             let kept = (try? store.fileDefinitions().count) ?? 0
             if kept == 0 {
                 // No file and nothing from one: nothing to say.
-                fileStatus.problems = []
+                status.problems = []
                 return ReloadOutcome(applied: true)
             }
             let problem = "\(path): the file is gone; its \(kept) alarm(s) keep running until it is back (an empty file removes them)"
-            fileStatus.problems = [problem]
+            status.problems = [problem]
             logger.warning("\(problem)")
             return ReloadOutcome()
         }
-        fileStatus.exists = true
+        status.exists = true
         let file = AlarmConfig.load(path: path, anchor: now)
         let loaded = clock.now()
         guard file.isValid else {
-            fileStatus.problems = file.diagnostics.map(\.description)
+            status.problems = file.diagnostics.map(\.description)
             logger.error("the alarm file has \(file.diagnostics.count) error(s); the alarms from its last good version keep running",
                          metadata: ["reason": "\(reason)"])
             for diagnostic in file.diagnostics { logger.error("\(diagnostic)") }
@@ -98,14 +135,14 @@ extension SchedulerDaemon {
         }
         let outcome = apply(file, now: now)
         if outcome.applied {
-            fileStatus.problems = []
-            fileStatus.loaded = now
+            status.problems = []
+            status.loaded = now
             logger.info("alarm file loaded: \(outcome)", metadata: [
                 "reason": "\(reason)", "path": "\(path)",
                 "read_ms": "\((loaded - now).milliseconds)", "applied_ms": "\((clock.now() - loaded).milliseconds)",
             ])
         }
-        for conflict in fileStatus.conflicts { logger.warning("\(conflict)") }
+        for conflict in status.conflicts { logger.warning("\(conflict)") }
         return outcome
     }
 
@@ -135,7 +172,7 @@ extension SchedulerDaemon {
     }
 
     /// Applies a valid file in one store transaction; the queue follows once it commits.
-    func apply(_ file: AlarmFile, now: Instant) -> ReloadOutcome {
+    private func apply(_ file: AlarmFile, now: Instant) -> ReloadOutcome {
         var outcome = ReloadOutcome()
         var conflicts: [String] = []
         var requeued: [(String, Instant?)] = []
@@ -186,9 +223,9 @@ extension SchedulerDaemon {
                     }
                     // Computing its first fire is work on this one alarm: on the record, so a crash
                     // in it costs this alarm alone. (Only new and changed alarms get here.)
-                    mark(id)
+                    schedule.mark(id)
                     let next = alarm.enabled ? alarm.request.trigger.nextFire(after: now) : nil
-                    marker.clear()
+                    schedule.marker.clear()
                     if let next {
                         if Self.countsFromAnchor(alarm.request) {
                             try store.add(alarm.request, nextFire: next, origin: .file)
@@ -212,19 +249,15 @@ extension SchedulerDaemon {
                 }
             }
         } catch {
-            fileStatus.problems = ["\(file.path): could not apply the file: \(error)"]
+            status.problems = ["\(file.path): could not apply the file: \(error)"]
             logger.error("could not apply the alarm file: \(error)")
             return ReloadOutcome()
         }
-        for (id, next) in requeued {
-            requeue(id, next)
-            waiting.removeAll { $0.identifier == id }
-            retries.removeAll { $0.identifier == id }
-        }
+        for (id, next) in requeued { schedule.replaced(id, next: next) }
         appliedAlarms = nowApplied
-        fileStatus.alarms = scheduled
-        fileStatus.disabled = disabled
-        fileStatus.conflicts = conflicts
+        status.alarms = scheduled
+        status.disabled = disabled
+        status.conflicts = conflicts
         outcome.applied = true
         return outcome
     }

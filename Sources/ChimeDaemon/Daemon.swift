@@ -1,8 +1,6 @@
-// `chime daemon`: one poll loop on one thread over named sources (PollSet.swift): the bus,
-// a wall-clock timer, signals, the alarm file's directory and the children's output. What
-// happens when an alarm is due is in Scheduling.swift (the queue, the store, catching up,
-// quarantine) and Delivery.swift (showing it, retries); what the daemon asks the server
-// besides Notify is ServerAnswers.swift; the D-Bus interface is SchedulerService.swift.
+// `chime daemon`: one poll loop on one thread. The daemon is the wiring of its parts (each a
+// `LoopPart` in its own file, owning its state); the loop sleeps on the bus, a wall-clock timer
+// armed to the earliest of the parts' deadlines, the signals and the parts' descriptors.
 import ChimeCenter
 import DBus
 import Logging
@@ -29,10 +27,17 @@ public enum Timeliness: String, Sendable {
     case missed
 }
 
-/// The scheduler daemon: the wiring of its parts (each owns its state and shows the loop what to
-/// poll and when it is due: `LoopPart`) and the scheduling and showing of alarms, which use them.
+/// The scheduler daemon: the wiring of its parts. Each part owns its state and shows the loop what
+/// to poll and when it is due (`LoopPart`); the daemon builds them, tells each what the others
+/// need from it, and its loop waits for the earliest of their deadlines. No part reads or writes
+/// another's stored state.
 ///
 /// The parts, and what each may ask of the others:
+/// - `Schedule`: the queue of next occurrences, the store behind it, catching up, adding and
+///   removing, the firing marker. Asks the presenter to show what is due.
+/// - `Presenter`: an occurrence on its way to the screen (calls in flight, retries, held and
+///   deferred occurrences, body commands, close deadlines) and the server's answers. Asks the
+///   schedule, the session, do-not-disturb, the children, ringing and waking.
 /// - `ServerSession`: the notification server's presence, capabilities and name.
 /// - `DoNotDisturb`: the server's do-not-disturb (asks the session who the server is; runs
 ///   `gsettings` through the children).
@@ -41,8 +46,10 @@ public enum Timeliness: String, Sendable {
 /// - `SleepFollower`: logind's sleep signal, the delay lock, block locks.
 /// - `Waking`: waking the machine for `--wake` alarms and keeping it awake (holds block locks
 ///   through the sleep part).
-/// The daemon itself keeps the queue, the store, presentation (calls in flight, retries, held
-/// occurrences, close deadlines), the alarm file and the D-Bus service.
+/// - `AlarmFileFollower`: the alarm file (asks the schedule to store and queue what changed).
+/// - `ZoneFollower`: the system's time zone.
+/// - `SchedulerService`: the D-Bus interface, which asks the parts.
+/// The daemon itself keeps only the bus, the wall-clock timer and the signals.
 public final class SchedulerDaemon {
     /// How long after its due time a missed occurrence is still shown.
     public static let defaultGrace = AlarmDefaults.grace
@@ -54,60 +61,27 @@ public final class SchedulerDaemon {
     var logger: Logger
     /// Where "now" comes from (the system's clock; a test's).
     let clock: WallClock
-    var queue = OccurrenceQueue()
     let timer: WallClockTimer
     let signals: SignalSource
     var stopping = false
 
     // MARK: Parts
+    let schedule: Schedule
+    let presenter: Presenter
     let session: ServerSession
     let doNotDisturb: DoNotDisturb
     let children: ChildProcesses
     let ringing: Ringing
     let sleep: SleepFollower?
     let waking: Waking
-    /// Every part, for the loop.
-    private var parts: [any LoopPart] { [session, doNotDisturb, children, ringing, waking] + (sleep.map { [$0] } ?? []) }
+    let zone: ZoneFollower
+    /// The alarm file (set by `follow(alarmFile:)` before `run()`).
+    private(set) var alarmFile: AlarmFileFollower
+    /// Every part, for the loop, in the order their deadlines are served.
+    private var parts: [any LoopPart] {
+        [session, doNotDisturb, children, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, alarmFile, schedule, presenter]
+    }
     var client: NotificationClient { session.client }
-
-    // MARK: Presentation
-    /// Occurrences due while no server was there (or deferred), shown when one appears.
-    var waiting: [(identifier: String, due: Instant)] = []
-    /// Occurrences whose body command runs, by the command's process id.
-    var preparing: [pid_t: Occurrence] = [:]
-    /// Notifications chime closes itself when their expiry passes (servers may ignore it).
-    var closeDeadlines: [(time: Instant, identifier: String, serverID: UInt32)] = []
-    /// Alarms held until do-not-disturb ends (`--dnd defer`); they wait with the held ones.
-    var deferred: Set<String> = []
-    /// Notify calls waiting for the server's answer.
-    var presenting: [Presentation] = []
-    /// Occurrences waiting for the server's capabilities before they can be rendered.
-    var awaitingCapabilities: [(Occurrence, NotificationContent)] = []
-    /// Occurrences the server failed to show, to be tried again (the `retrying` table, in memory).
-    var retries: [Retry] = []
-    /// How long after its expiry chime closes a popup the server left up.
-    static let closeSlack = TimeSpan.milliseconds(500)
-
-    // MARK: The alarm file and the system's zone
-    /// The alarm file the daemon follows (nil: none). Set before `run()`.
-    public var configPath: String?
-    var watcher: ConfigWatcher?
-    /// Follows the system's time zone (/etc/localtime, re-pointed by timedatectl): a change re-plans
-    /// every alarm, as a clock jump does. nil when it cannot be watched (then only a restart sees it).
-    var zoneWatcher: ConfigWatcher?
-    /// The system's zone as last planned with, to tell a real change from other events in /etc.
-    var plannedZone = ""
-    /// When to read the alarm file after an edit.
-    var reloadAt: Instant?
-    var fileStatus = AlarmFileStatus(path: "")
-    /// The file's alarms as last applied, by identifier.
-    var appliedAlarms: [String: AppliedAlarm] = [:]
-
-    // MARK: Crashes
-    /// Which request is being fired, on disk, so a crash costs at most that request.
-    let marker: FiringMarker
-    /// Requests the daemon crashed while firing before (cleared once they fire cleanly).
-    var suspects: Set<String> = []
     /// The exported interface.
     var service: SchedulerService?
 
@@ -115,6 +89,12 @@ public final class SchedulerDaemon {
     public var playerTimeLimit: TimeSpan {
         get { ringing.playerTimeLimit }
         set { ringing.playerTimeLimit = newValue }
+    }
+
+    /// The alarm file the daemon follows (nil: none). Set before `run()`.
+    public var configPath: String? {
+        get { alarmFile.path }
+        set { alarmFile = AlarmFileFollower(path: newValue, store: store, schedule: schedule, clock: clock, logger: logger) }
     }
 
     /// Takes the daemon's bus name, before anything else is opened: of two daemons started at
@@ -131,6 +111,7 @@ public final class SchedulerDaemon {
         self.store = store
         self.logger = logger
         self.clock = clock
+        let marker: FiringMarker
         do {
             timer = try WallClockTimer()
             signals = try SignalSource([SIGTERM, SIGINT, SIGHUP, SIGCHLD])
@@ -138,20 +119,26 @@ public final class SchedulerDaemon {
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
+        let announce = SchedulerSignals(connection: connection)
         let client = NotificationClient(connection: connection, timeout: .milliseconds(Int32(ServerSession.timeout.milliseconds)))
+        schedule = Schedule(store: store, marker: marker, signals: announce, clock: clock, logger: logger)
         session = ServerSession(client: client, clock: clock, logger: logger)
         children = ChildProcesses(clock: clock, logger: logger)
         doNotDisturb = DoNotDisturb(connection: connection, session: session, children: children, clock: clock, logger: logger)
         ringing = Ringing(store: store, children: children, client: client, clock: clock, logger: logger)
         sleep = SleepFollower(clock: clock, logger: logger)
         waking = Waking(connection: connection, sleep: sleep, clock: clock, logger: logger)
+        presenter = Presenter(store: store, schedule: schedule, session: session, doNotDisturb: doNotDisturb, children: children,
+                              ringing: ringing, waking: waking, signals: announce, clock: clock, logger: logger)
+        zone = ZoneFollower(clock: clock, logger: logger)
+        alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, clock: clock, logger: logger)
         for warning in store.warnings { logger.warning("\(warning)") }
 
         let service = SchedulerService(daemon: self)
         self.service = service
         connection.export(service.object(), at: SchedulerInterface.path)
-        connectParts()
-        try client.subscribe { [weak self] event in self?.handle(event) }
+        connectParts(announce)
+        try client.subscribe { [weak self] event in self?.presenter.handle(event) }
         try doNotDisturb.follow()
         try session.start()
         // Popups shown by a server that has since left (while the daemon was down) are gone.
@@ -165,41 +152,34 @@ public final class SchedulerDaemon {
         _ = chime_set_timer_slack(1)
     }
 
-    /// What the parts tell the daemon.
-    private func connectParts() {
-        session.events.ownerChanged = { [unowned self] old, new in serverOwnerChanged(from: old, to: new) }
-        session.events.gone = { [unowned self] in holdAwaitingCapabilities() }
-        session.events.capabilities = { [unowned self] known in
-            let ready = awaitingCapabilities
-            awaitingCapabilities.removeAll()
-            for (occurrence, content) in ready {
-                firing(occurrence.request.identifier) { present(occurrence, content: content, capabilities: known) }
-            }
+    /// What the parts tell each other, through the daemon.
+    private func connectParts(_ announce: SchedulerSignals) {
+        schedule.events.deliver = { [unowned self] request, due, timeliness, now in
+            presenter.deliver(request, due: due, timeliness: timeliness, now: now)
         }
-        session.events.capabilitiesFailed = { [unowned self] reason in
-            let ready = awaitingCapabilities
-            awaitingCapabilities.removeAll()
-            for (occurrence, content) in ready {
-                firing(occurrence.request.identifier) { failed(occurrence, content: content, reason: reason) }
-            }
+        schedule.events.inFlight = { [unowned self] identifier, due in presenter.isInFlight(identifier, due: due) }
+        schedule.events.forget = { [unowned self] identifiers, removed in
+            presenter.forget(identifiers, removed: removed)
+            if removed { alarmFile.alarmsRemoved() }
         }
+        session.events.ownerChanged = { [unowned self] old, new in
+            presenter.serverOwnerChanged(from: old, to: new)
+        }
+        session.events.gone = { [unowned self] in presenter.holdAwaitingCapabilities() }
+        session.events.capabilities = { [unowned self] known in presenter.capabilitiesKnown(known) }
+        session.events.capabilitiesFailed = { [unowned self] reason in presenter.capabilitiesFailed(reason) }
         // Who the server is tells how to read its do-not-disturb: read once now, then followed.
         session.events.identified = { [unowned self] _ in doNotDisturb.refresh() }
-        doNotDisturb.onRead = { [unowned self] state in
-            // Deferred alarms are shown once do-not-disturb has ended.
-            if state.on != true, !deferred.isEmpty {
-                deferred.removeAll()
-                if !waiting.isEmpty { showHeld() }
-            }
-        }
+        doNotDisturb.onRead = { [unowned self] state in presenter.doNotDisturbRead(state) }
         ringing.rangOut = { [unowned self] identifier, due, serverID, snoozes in
             waking.release(identifier)
-            emit("RangOut", [.string(identifier), .int64(due.seconds), .boolean(snoozes)])
+            announce.emit("RangOut", [.string(identifier), .int64(due.seconds), .boolean(snoozes)])
             if snoozes, let delivered = (try? store.delivered(identifier: identifier)) ?? nil, delivered.serverID == serverID {
-                firing(identifier) { snooze(delivered) }
+                schedule.firing(identifier) { schedule.snooze(delivered) }
                 try? client.requestClose(serverID)
             }
         }
+        zone.changed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
     }
 
     // MARK: - The loop
@@ -207,28 +187,32 @@ public final class SchedulerDaemon {
     /// Runs until SIGTERM or SIGINT. Sleeps in `poll` while nothing is due: no periodic wake-ups.
     public func run() throws {
         // A crash while firing (or computing) one request is charged before anything fires again.
-        chargeCrash()
+        schedule.chargeCrash()
         // The file first: an alarm changed while the daemon was down is not caught up in its old form.
-        startFollowingAlarmFile(now: clock.now())
-        startFollowingTimeZone()
+        alarmFile.start(now: clock.now())
+        zone.start()
         startFollowingSleep()
-        do { try catchUp(now: clock.now()) } catch { throw DaemonError("\(error)") }
+        do {
+            try schedule.catchUp(now: clock.now())
+            // Occurrences held for a server, or waiting to be tried again, before the daemon stopped.
+            presenter.restore(held: try store.held(), retrying: try store.retrying())
+        } catch {
+            throw DaemonError("\(error)")
+        }
         ringing.resume()
-        logger.info("chime daemon ready", metadata: ["pending": "\(queue.count)"])
+        logger.info("chime daemon ready", metadata: ["pending": "\(schedule.queue.count)"])
         while !stopping {
             connection.dispatchPending()
             sleep?.beforeWait()
             if stopping { break }
             prepareParts(now: clock.now())
-            armTimer()
+            let parts = self.parts
+            armTimer(parts)
             guard let busFD = connection.fileDescriptor else { throw DaemonError(Self.busGone) }
             var sources = PollSet()
             sources.add(.bus, fd: busFD, writable: connection.hasMessagesToSend)
             sources.add(.timer, fd: timer.fd)
             sources.add(.signals, fd: signals.fd)
-            sources.add(.alarmFile, fd: watcher?.fd ?? -1)
-            sources.add(.timeZone, fd: zoneWatcher?.fd ?? -1)
-            let parts = self.parts
             for (index, part) in parts.enumerated() {
                 let writing = part.writing
                 for fd in part.descriptors { sources.add(.part(index, fd), fd: fd, writable: writing.contains(fd)) }
@@ -237,16 +221,11 @@ public final class SchedulerDaemon {
 
             for case .part(let index, let fd) in sources.ready { parts[index].readable(fd) }
             if sources.isReady(.signals) { handleSignals() }
-            if sources.isReady(.alarmFile) { alarmFileTouched() }
-            if sources.isReady(.timeZone) { timeZoneTouched() }
             if sources.isReady(.timer), timer.read() == .clockChanged { wallClockJumped() }
-            let now = clock.now()
-            for part in parts { if let due = part.deadline, due <= now { part.deadlineReached(now: now) } }
-            reloadIfSettled(now: now)
-            fireDue()
-            expireCalls(now: clock.now())
-            retryDue(now: clock.now())
-            closeExpired()
+            for part in self.parts {
+                let now = clock.now()
+                if let due = part.deadline, due <= now { part.deadlineReached(now: now) }
+            }
             if sources.isReady(.bus) || connection.hasMessagesToSend {
                 guard connection.processAvailable() else { throw DaemonError(Self.busGone) }
             }
@@ -255,14 +234,14 @@ public final class SchedulerDaemon {
         logger.info("chime daemon stopped")
     }
 
-    /// What the parts need to know of the alarms before the loop waits: the earliest wake alarm
+    /// What the parts need to know of each other before the loop waits: the earliest wake alarm
     /// (one indexed query), the next alarm, whether alarms are deferred.
     private func prepareParts(now: Instant) {
         var nextWake: (identifier: String, time: Instant, title: String)?
         do { nextWake = try store.nextWake() } catch { logger.error("\(error)") }
         waking.arrange(for: nextWake, now: now)
-        doNotDisturb.expectAlarm(at: queue.earliest()?.time)
-        doNotDisturb.recheck(!deferred.isEmpty)
+        doNotDisturb.expectAlarm(at: schedule.deadline)
+        doNotDisturb.recheck(presenter.deferredCount > 0)
     }
 
     /// Follows logind's PrepareForSleep where there is a system bus: before a sleep the store is made
@@ -271,9 +250,9 @@ public final class SchedulerDaemon {
         guard let sleep else { return }
         sleep.onSleep = { [unowned self] starting in
             if starting {
-                logging { () throws(StoreError) in try store.makeDurable() }
+                schedule.logging { () throws(StoreError) in try store.makeDurable() }
             } else {
-                rescheduleAll(after: clock.now())
+                schedule.rescheduleAll(after: clock.now())
             }
         }
         sleep.start()
@@ -293,40 +272,7 @@ public final class SchedulerDaemon {
     /// next time is computed again from the new now.
     func wallClockJumped() {
         logger.info("the wall clock changed; re-evaluating every alarm")
-        rescheduleAll(after: clock.now())
-    }
-
-    func startFollowingTimeZone() {
-        #if DEBUG
-        // Test builds only: a test points the daemon at a localtime of its own, since a test must
-        // never change the machine's zone. Release builds have no such switch.
-        if let path = getenv("CHIME_TEST_LOCALTIME").map({ String(cString: $0) }), !path.isEmpty { Zone.localtimePath = path }
-        #endif
-        plannedZone = Self.zoneFingerprint(now: clock.now())
-        do {
-            zoneWatcher = try ConfigWatcher(path: Zone.localtimePath)
-        } catch {
-            logger.warning("cannot follow the system time zone (\(error)); a change is seen at the next start")
-        }
-    }
-
-    /// Something changed where the system's zone is named: when the zone is another one now, every
-    /// alarm's next time is computed again (a wall-clock rule keeps its wall time in the new zone).
-    func timeZoneTouched() {
-        guard let zoneWatcher, zoneWatcher.read() else { return }
-        zoneWatcher.refresh()
-        let zone = Self.zoneFingerprint(now: clock.now())
-        guard zone != plannedZone else { return }
-        logger.info("the system time zone changed (\(plannedZone) → \(zone)); re-evaluating every alarm")
-        plannedZone = zone
-        rescheduleAll(after: clock.now())
-    }
-
-    /// The system's zone by name and by its offsets now and in half a year: a localtime that is a
-    /// copied file (no name to compare) is told apart by what it does.
-    static func zoneFingerprint(now: Instant) -> String {
-        let zone = Zone.system()
-        return "\(zone.identifier) \(zone.offset(at: now.seconds))/\(zone.offset(at: now.seconds + 182 * 86_400))"
+        schedule.rescheduleAll(after: clock.now())
     }
 
     /// Why the daemon stops when the session bus goes away. It does not reconnect: a session bus
@@ -336,16 +282,9 @@ public final class SchedulerDaemon {
     static let busGone = "the session bus went away (the session ended, or its dbus-daemon stopped); "
         + "alarms not yet shown are kept in the store and are shown, marked late or missed, when the daemon runs again"
 
-    /// Arms the timer for whatever comes first: an occurrence, a part's deadline, a call to give up
-    /// on, a retry, a popup to close, a read of the alarm file after an edit.
-    func armTimer() {
-        var earliest = queue.earliest()?.time
-        func consider(_ time: Instant) { earliest = min(earliest ?? time, time) }
-        if let reloadAt { consider(reloadAt) }
-        for presentation in presenting { consider(presentation.deadline) }
-        for retry in retries { consider(retry.nextTry) }
-        for entry in closeDeadlines { consider(entry.time) }
-        for part in parts { if let deadline = part.deadline { consider(deadline) } }
+    /// Arms the timer for the earliest of the parts' deadlines.
+    private func armTimer(_ parts: [any LoopPart]) {
+        let earliest = parts.compactMap(\.deadline).min()
         if let earliest { timer.arm(at: earliest) } else { timer.disarm() }
     }
 
@@ -359,7 +298,7 @@ public final class SchedulerDaemon {
                 if configPath == nil {
                     logger.info("SIGHUP: no alarm file to read (started with --no-config)")
                 } else {
-                    reloadAlarmFile(now: clock.now(), reason: "SIGHUP")
+                    alarmFile.reload(now: clock.now(), reason: "SIGHUP")
                 }
             case SIGCHLD:
                 children.reap()
@@ -367,15 +306,6 @@ public final class SchedulerDaemon {
                 break
             }
         }
-    }
-
-    /// Logs a store failure; the daemon goes on with what it has in memory.
-    func logging(_ body: () throws(StoreError) -> Void) {
-        do { try body() } catch { logger.error("\(error)") }
-    }
-
-    func emit(_ member: MemberName, _ arguments: [Value]) {
-        try? connection.emit(path: SchedulerInterface.path, interface: SchedulerInterface.interface, member: member, arguments: arguments)
     }
 }
 

@@ -13,10 +13,6 @@ enum PollSource: Hashable {
     case timer
     /// SIGTERM, SIGINT, SIGHUP, SIGCHLD.
     case signals
-    /// inotify on the alarm file's directory.
-    case alarmFile
-    /// inotify on the directory of /etc/localtime: the system's time zone.
-    case timeZone
     /// A descriptor of one of the daemon's parts (`LoopPart`): the part's index, and the descriptor.
     case part(Int, Int32)
 }

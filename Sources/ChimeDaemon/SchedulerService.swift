@@ -7,6 +7,8 @@ import DBus
 import Notifications
 import Timekeeping
 
+/// The daemon's D-Bus face: it asks the parts (the schedule to add and remove, the store to list,
+/// the session, do-not-disturb, waking and the alarm file for what they report).
 final class SchedulerService {
     unowned let daemon: SchedulerDaemon
 
@@ -23,16 +25,16 @@ final class SchedulerService {
     func add(_ request: [Value.DictionaryEntry]) throws(DBusError) -> (identifier: String, nextFire: Instant) {
         let incoming: IncomingRequest
         do { incoming = try NotificationRequest.fromDBus(request, now: daemon.clock.now()) } catch { throw Self.error(.invalid(error)) }
-        do { let added = try daemon.add(incoming)
+        do { let added = try daemon.schedule.add(incoming)
             return (added.identifier, added.next) } catch { throw Self.error(error) }
     }
 
     func remove(_ identifiers: [String]) throws(DBusError) -> [String] {
-        do { return try daemon.remove(identifiers) } catch { throw self.error(error) }
+        do { return try daemon.schedule.remove(identifiers) } catch { throw self.error(error) }
     }
 
     func removeAll() throws(DBusError) -> [String] {
-        do { return try daemon.removeAll() } catch { throw Self.error(error) }
+        do { return try daemon.schedule.removeAll() } catch { throw Self.error(error) }
     }
 
     func get(_ identifier: String) throws(DBusError) -> NotificationRequest {
@@ -118,7 +120,7 @@ final class SchedulerService {
                                 storeWarnings: daemon.store.warnings, sleep: daemon.sleepStatus,
                                 wake: daemon.waking.status, wakeMethod: daemon.waking.method?.name ?? "none",
                                 stayAwake: daemon.waking.stayAwakeStatus,
-                                doNotDisturb: daemon.doNotDisturb.statusText(state, deferred: daemon.deferred.count))
+                                doNotDisturb: daemon.doNotDisturb.statusText(state, deferred: daemon.presenter.deferredCount))
         } catch {
             throw Self.error(.store(error))
         }
@@ -148,12 +150,12 @@ final class SchedulerService {
         }
     }
 
-    func alarmFileStatus() -> AlarmFileStatus { daemon.fileStatus }
+    func alarmFileStatus() -> AlarmFileStatus { daemon.alarmFile.status }
 
     func reloadAlarmFile() throws(DBusError) -> AlarmFileStatus {
         guard daemon.configPath != nil else { throw Self.error(.noAlarmFile) }
-        daemon.reloadAlarmFile(now: daemon.clock.now(), reason: "asked over D-Bus")
-        return daemon.fileStatus
+        daemon.alarmFile.reload(now: daemon.clock.now(), reason: "asked over D-Bus")
+        return daemon.alarmFile.status
     }
 
     // MARK: - Errors

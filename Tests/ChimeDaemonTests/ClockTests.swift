@@ -56,7 +56,7 @@ import Timekeeping
             // It rings at 01:30 EDT and moves on: to the next day, not to 01:30 EST.
             let request = try #require(try store.request(withIdentifier: id))
             var next: Instant?
-            try store.write { () throws(StoreError) in next = try evening.advance(request, past: firstRing, now: firstRing + .seconds(1)) }
+            try store.write { () throws(StoreError) in next = try evening.schedule.advance(request, past: firstRing, now: firstRing + .seconds(1)) }
             #expect(next == nextDay)
             connection.close()
         }
@@ -66,10 +66,10 @@ import Timekeeping
         try SchedulerDaemon.claimBusName(on: connection)
         let insideTheHour = Instant(seconds: 1_793_513_400)
         let restarted = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"), clock: .fixed(insideTheHour))
-        try restarted.catchUp(now: insideTheHour)
+        try restarted.schedule.catchUp(now: insideTheHour)
         #expect(try store.scheduledTime(of: id)?.nextFire == nextDay)
-        #expect(restarted.queue.time(of: id) == nextDay)
-        restarted.rescheduleAll(after: insideTheHour)
+        #expect(restarted.schedule.queue.time(of: id) == nextDay)
+        restarted.schedule.rescheduleAll(after: insideTheHour)
         #expect(try store.scheduledTime(of: id)?.nextFire == nextDay)
         #expect(try store.missedOccurrences().isEmpty)
     }

@@ -89,13 +89,13 @@ private func ns(_ n: Int64) -> Instant { Instant(nanosecondsSinceEpoch: n) }
         defer { for fd in first + second { close(fd) } }
         var sources = PollSet()
         sources.add(.signals, fd: first[0])
-        sources.add(.alarmFile, fd: -1)  // none: left out
+        sources.add(.timer, fd: -1)  // none: left out
         sources.add(.part(2, second[0]), fd: second[0])
         #expect(write(second[1], "x", 1) == 1)
         try sources.wait()
         #expect(sources.isReady(.part(2, second[0])))
         #expect(!sources.isReady(.signals))
-        #expect(!sources.isReady(.alarmFile))
+        #expect(!sources.isReady(.timer))
         #expect(sources.ready == [.part(2, second[0])])
     }
 }

@@ -1,6 +1,15 @@
-// Showing an occurrence: held while no server runs, its body command run first, sent
-// to the server, recorded, its sound played, its popup closed past its expiry; and
-// what the server tells us back (closed, Snooze, Dismiss).
+// Presentation: an occurrence on its way to the screen. Held while no server runs (or while
+// do-not-disturb defers it), its body command run first, sent to the server as a pending call,
+// recorded, retried when the server fails, its popup closed past its expiry; and what the server
+// tells us back (closed, Snooze, Dismiss). It owns the calls in flight, the held, deferred and
+// retried occurrences, the body commands running and the close deadlines.
+//
+// What it asks of the others: the schedule (firing on the record, loading a request, moving it on,
+// snoozing), the session (is a server there, its capabilities), do-not-disturb (its reading), the
+// children (body commands), ringing (start, stop, ring out), waking (keep awake, release). What
+// others may ask of it: `deliver`, `restore`, `isInFlight`, `forget`, `serverOwnerChanged`,
+// `holdAwaitingCapabilities`, `capabilitiesKnown`, `capabilitiesFailed`, `doNotDisturbRead`,
+// `handle` (the server's signals), `deferredCount`.
 import ChimeCenter
 import DBus
 import Logging
@@ -10,7 +19,127 @@ import Timekeeping
 import Glibc
 #endif
 
-extension SchedulerDaemon {
+final class Presenter: LoopPart {
+    let store: Store
+    let schedule: Schedule
+    let session: ServerSession
+    let doNotDisturb: DoNotDisturb
+    let children: ChildProcesses
+    let ringing: Ringing
+    let waking: Waking
+    let signals: SchedulerSignals
+    let clock: WallClock
+    let logger: Logger
+    var client: NotificationClient { session.client }
+
+    /// Occurrences due while no server was there (or deferred), shown when one appears.
+    private var waiting: [(identifier: String, due: Instant)] = []
+    /// Occurrences whose body command runs, by the command's process id.
+    private var preparing: [pid_t: Occurrence] = [:]
+    /// Notifications chime closes itself when their expiry passes (servers may ignore it).
+    private var closeDeadlines: [(time: Instant, identifier: String, serverID: UInt32)] = []
+    /// Alarms held until do-not-disturb ends (`--dnd defer`); they wait with the held ones.
+    private var deferred: Set<String> = []
+    /// Notify calls waiting for the server's answer.
+    private var presenting: [Presentation] = []
+    /// Occurrences waiting for the server's capabilities before they can be rendered.
+    private var awaitingCapabilities: [(Occurrence, NotificationContent)] = []
+    /// Occurrences the server failed to show, to be tried again (the `retrying` table, in memory).
+    private var retries: [Retry] = []
+    /// How long after its expiry chime closes a popup the server left up.
+    static let closeSlack = TimeSpan.milliseconds(500)
+
+    init(store: Store, schedule: Schedule, session: ServerSession, doNotDisturb: DoNotDisturb, children: ChildProcesses,
+         ringing: Ringing, waking: Waking, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
+        self.store = store
+        self.schedule = schedule
+        self.session = session
+        self.doNotDisturb = doNotDisturb
+        self.children = children
+        self.ringing = ringing
+        self.waking = waking
+        self.signals = signals
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: - The loop
+
+    /// The earliest of: a call to give up on, a retry, a popup to close.
+    var deadline: Instant? {
+        var earliest: Instant?
+        func consider(_ time: Instant) { earliest = min(earliest ?? time, time) }
+        for presentation in presenting { consider(presentation.deadline) }
+        for retry in retries { consider(retry.nextTry) }
+        for entry in closeDeadlines { consider(entry.time) }
+        return earliest
+    }
+
+    func deadlineReached(now: Instant) {
+        expireCalls(now: now)
+        retryDue(now: clock.now())
+        closeExpired()
+    }
+
+    // MARK: - What the others ask
+
+    /// How many alarms wait for do-not-disturb to end.
+    var deferredCount: Int { deferred.count }
+
+    /// At start: the occurrences held for a server, or waiting to be tried again, when the daemon stopped.
+    func restore(held: [(String, Instant)], retrying: [Retry]) {
+        for (identifier, due) in held where !waiting.contains(where: { $0 == (identifier, due) }) { waiting.append((identifier, due)) }
+        retries = retrying
+        if session.present, !waiting.isEmpty { showHeld() }
+    }
+
+    /// Whether this occurrence is being shown now: its body command runs, it waits for the
+    /// server's capabilities, or its Notify is unanswered.
+    func isInFlight(_ identifier: String, due: Instant) -> Bool {
+        func same(_ occurrence: Occurrence) -> Bool { occurrence.request.identifier == identifier && occurrence.due == due }
+        return presenting.contains { same($0.occurrence) } || preparing.values.contains { same($0) }
+            || awaitingCapabilities.contains { same($0.0) }
+    }
+
+    /// These alarms were replaced or cancelled: their held and retried occurrences go (the store's
+    /// rows went with the alarm), and a cancelled one stops ringing.
+    func forget(_ identifiers: [String], removed: Bool) {
+        let gone = Set(identifiers)
+        waiting.removeAll { gone.contains($0.identifier) }
+        retries.removeAll { gone.contains($0.identifier) }
+        guard removed else { return }
+        for id in identifiers {
+            ringing.stop(id, because: "it was cancelled")
+            deferred.remove(id)
+        }
+    }
+
+    /// The server said what it can do: what waited for it is shown.
+    func capabilitiesKnown(_ known: [Capability]) {
+        let ready = awaitingCapabilities
+        awaitingCapabilities.removeAll()
+        for (occurrence, content) in ready {
+            schedule.firing(occurrence.request.identifier) { present(occurrence, content: content, capabilities: known) }
+        }
+    }
+
+    /// The server could not say what it can do: what waited for it failed (and is retried).
+    func capabilitiesFailed(_ reason: String) {
+        let ready = awaitingCapabilities
+        awaitingCapabilities.removeAll()
+        for (occurrence, content) in ready {
+            schedule.firing(occurrence.request.identifier) { failed(occurrence, content: content, reason: reason) }
+        }
+    }
+
+    /// Do-not-disturb was read: deferred alarms are shown once it has ended.
+    func doNotDisturbRead(_ state: DoNotDisturbState) {
+        if state.on != true, !deferred.isEmpty {
+            deferred.removeAll()
+            if !waiting.isEmpty { showHeld() }
+        }
+    }
+
     /// One occurrence on its way to the screen.
     struct Occurrence {
         var request: NotificationRequest
@@ -89,7 +218,7 @@ extension SchedulerDaemon {
                 let pid = try children.start(command.arguments, captureOutput: true, outputLimit: command.outputLimit,
                                              timeLimit: command.timeLimit) { [unowned self] child in
                     preparing[child.pid] = nil
-                    firing(identifier) { bodyCommandFinished(child, occurrence, content) }
+                    schedule.firing(identifier) { bodyCommandFinished(child, occurrence, content) }
                 }
                 preparing[pid] = occurrence
                 return  // shown when the command finishes
@@ -106,14 +235,14 @@ extension SchedulerDaemon {
         let identifier = occurrence.request.identifier
         if !waiting.contains(where: { $0 == (identifier, occurrence.due) }) { waiting.append((identifier, occurrence.due)) }
         guard occurrence.detached != .held else { return }
-        logging { () throws(StoreError) in
+        schedule.logging { () throws(StoreError) in
             var next: Instant??
             try store.write(.firing) { () throws(StoreError) in
                 try store.hold(identifier, due: occurrence.due)
                 if case .retrying = occurrence.detached { try store.releaseRetrying(identifier, due: occurrence.due) }
                 next = try moveOn(occurrence, now: now)
             }
-            if case .some(let next) = next { requeue(identifier, next) }
+            if case .some(let next) = next { schedule.requeue(identifier, next) }
         }
     }
 
@@ -132,7 +261,7 @@ extension SchedulerDaemon {
         guard occurrence.detached == .no else { return .none }
         let identifier = occurrence.request.identifier
         guard let stored = try store.scheduledTime(of: identifier), stored.nextFire == occurrence.due else { return .none }
-        return .some(try advance(occurrence.request, past: occurrence.due, now: now))
+        return .some(try schedule.advance(occurrence.request, past: occurrence.due, now: now))
     }
 
     // MARK: - Presenting: Notify as a pending call
@@ -176,7 +305,7 @@ extension SchedulerDaemon {
         guard presenting.contains(where: { $0 === presentation }) else { return }  // given up on already
         presenting.removeAll { $0 === presentation }
         let occurrence = presentation.occurrence
-        firing(occurrence.request.identifier) {
+        schedule.firing(occurrence.request.identifier) {
             do {
                 let serverID = try NotificationClient.notificationID(from: answer)
                 // The answer comes from the server's own connection: the popup lives as long as it does.
@@ -204,7 +333,7 @@ extension SchedulerDaemon {
         for presentation in presenting where presentation.deadline <= now {
             presentation.call.cancel()
             presenting.removeAll { $0 === presentation }
-            firing(presentation.occurrence.request.identifier) {
+            schedule.firing(presentation.occurrence.request.identifier) {
                 failed(presentation.occurrence, content: presentation.content,
                        reason: "the notification server did not answer within \(ServerSession.timeout)")
             }
@@ -217,7 +346,7 @@ extension SchedulerDaemon {
                silent: Bool = false) {
         let identifier = occurrence.request.identifier
         let now = clock.now()
-        logging { () throws(StoreError) in
+        schedule.logging { () throws(StoreError) in
             var next: Instant??
             try store.write(.firing) { () throws(StoreError) in
                 try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content),
@@ -237,10 +366,10 @@ extension SchedulerDaemon {
                     }
                 }
             }
-            if case .some(let next) = next { requeue(identifier, next) }
+            if case .some(let next) = next { schedule.requeue(identifier, next) }
         }
-        firedCleanly(identifier)
-        emit("Fired", [.string(identifier), .int64(occurrence.due.seconds), .string(occurrence.timeliness.rawValue)])
+        schedule.firedCleanly(identifier)
+        signals.emit("Fired", [.string(identifier), .int64(occurrence.due.seconds), .string(occurrence.timeliness.rawValue)])
         logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
                                         "timeliness": "\(occurrence.timeliness.rawValue)"])
         if silent { return }
@@ -259,8 +388,8 @@ extension SchedulerDaemon {
         let now = clock.now()
         var attempt = 1
         if case .retrying(let before) = occurrence.detached { attempt = before + 1 }
-        let grace = occurrence.request.content.grace ?? Self.defaultGrace
-        logging { () throws(StoreError) in
+        let grace = occurrence.request.content.grace ?? AlarmDefaults.grace
+        schedule.logging { () throws(StoreError) in
             var next: Instant??
             if now - occurrence.due > grace {
                 try store.write(.firing) { () throws(StoreError) in
@@ -273,8 +402,8 @@ extension SchedulerDaemon {
                         try store.remove([identifier])
                     }
                 }
-                if case .some(let next) = next { requeue(identifier, next) }
-                emit("Missed", [.string(identifier), .int64(occurrence.due.seconds)])
+                if case .some(let next) = next { schedule.requeue(identifier, next) }
+                signals.emit("Missed", [.string(identifier), .int64(occurrence.due.seconds)])
                 logger.error("gave up showing the alarm after \(attempt) attempt(s), past its grace: \(reason)",
                              metadata: ["alarm.id": "\(identifier)"])
                 return
@@ -286,7 +415,7 @@ extension SchedulerDaemon {
                 if occurrence.detached == .held { try store.release(identifier, due: occurrence.due) }
                 next = try moveOn(occurrence, now: now)
             }
-            if case .some(let next) = next { requeue(identifier, next) }
+            if case .some(let next) = next { schedule.requeue(identifier, next) }
             retries.removeAll { $0.identifier == identifier && $0.due == occurrence.due }
             retries.append(retry)
             logger.warning("could not show the alarm (attempt \(attempt)): \(reason); trying again in \(wait)",
@@ -300,9 +429,9 @@ extension SchedulerDaemon {
         guard !due.isEmpty else { return }
         retries.removeAll { $0.nextTry <= now }
         for retry in due {
-            firing(retry.identifier) {
-                guard let request = load(retry.identifier) else {
-                    logging { () throws(StoreError) in try store.releaseRetrying(retry.identifier, due: retry.due) }
+            schedule.firing(retry.identifier) {
+                guard let request = schedule.load(retry.identifier) else {
+                    schedule.logging { () throws(StoreError) in try store.releaseRetrying(retry.identifier, due: retry.due) }
                     return
                 }
                 deliver(request, due: retry.due, timeliness: .late, now: now, detached: .retrying(attempt: retry.attempt))
@@ -350,7 +479,7 @@ extension SchedulerDaemon {
     /// waited for its answers is held (no server) or asked of the new one.
     func serverOwnerChanged(from old: String, to owner: String) {
         if !old.isEmpty {
-            logging { () throws(StoreError) in
+            schedule.logging { () throws(StoreError) in
                 let gone = try store.forgetDelivered(shownBy: old)
                 if !gone.isEmpty { logger.info("the notification server left the bus; \(gone.count) popup(s) it showed are gone") }
             }
@@ -367,7 +496,7 @@ extension SchedulerDaemon {
     func holdAwaitingCapabilities() {
         let ready = awaitingCapabilities
         awaitingCapabilities.removeAll()
-        for (occurrence, _) in ready { firing(occurrence.request.identifier) { hold(occurrence, now: clock.now()) } }
+        for (occurrence, _) in ready { schedule.firing(occurrence.request.identifier) { hold(occurrence, now: clock.now()) } }
     }
 
     /// Shows every occurrence held for a server, marked late.
@@ -377,9 +506,9 @@ extension SchedulerDaemon {
         let now = clock.now()
         logger.info("a notification server is here; showing \(held.count) held alarm(s)")
         for (identifier, due) in held {
-            firing(identifier) {
-                guard let request = load(identifier) else {
-                    logging { () throws(StoreError) in try store.release(identifier, due: due) }
+            schedule.firing(identifier) {
+                guard let request = schedule.load(identifier) else {
+                    schedule.logging { () throws(StoreError) in try store.release(identifier, due: due) }
                     return
                 }
                 deliver(request, due: due, timeliness: .late, now: now, detached: .held)
@@ -398,8 +527,8 @@ extension SchedulerDaemon {
             }
             if let delivered = try? store.delivered(serverID: id) {
                 waking.release(delivered.identifier)
-                logging { () throws(StoreError) in try store.removeDelivered([delivered.identifier]) }
-                if reason == .dismissed { emit("Dismissed", [.string(delivered.identifier)]) }
+                schedule.logging { () throws(StoreError) in try store.removeDelivered([delivered.identifier]) }
+                if reason == .dismissed { signals.emit("Dismissed", [.string(delivered.identifier)]) }
             }
         case .actionInvoked(let id, let key):
             // The answer: the sound stops before anything else is done.
@@ -407,35 +536,14 @@ extension SchedulerDaemon {
             guard let delivered = try? store.delivered(serverID: id) else { return }
             waking.release(delivered.identifier)
             // For the program that set it (the UserNotifications library's delegate).
-            emit("Answered", [.string(delivered.identifier), .string(key)])
+            signals.emit("Answered", [.string(delivered.identifier), .string(key)])
             if key == NotificationAction.snooze.identifier {
-                firing(delivered.identifier) { snooze(delivered) }
+                schedule.firing(delivered.identifier) { schedule.snooze(delivered) }
             }
             // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
             try? client.requestClose(id)
         case .activationToken:
             break
-        }
-    }
-
-    /// Snooze: the alarm rings again after its snooze time, then a repeating one keeps its rule.
-    func snooze(_ delivered: DeliveredNotification) {
-        let snooze = delivered.content.snooze ?? Self.defaultSnooze
-        let at = clock.now() + snooze
-        logging { () throws(StoreError) in
-            if try store.scheduledTime(of: delivered.identifier) != nil {
-                try store.setNextFire(delivered.identifier, at)
-            } else {
-                // A snoozed one-off is pending again until its snooze rings.
-                var content = delivered.content
-                content.subtitle = ""
-                let again = NotificationRequest(
-                    identifier: delivered.identifier, content: content,
-                    trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: at))
-                try store.add(again, nextFire: at, origin: try store.isFileAlarm(delivered.identifier) ? .file : .commandLine)
-            }
-            queue.schedule(delivered.identifier, at: at)
-            logger.info("snoozed for \(snooze)", metadata: ["alarm.id": "\(delivered.identifier)"])
         }
     }
 }

@@ -1,6 +1,11 @@
-// What happens when an alarm is due, and what adding or cancelling one does: the
-// queue of next occurrences, the store behind it, catching up after a stop, and
-// the firing marker that lets a crash while firing one request cost only that one.
+// The schedule: the queue of next occurrences, the store behind it, catching up after a stop or a
+// jump, adding and removing, and the firing marker that lets a crash while firing one request cost
+// only that one. It owns the queue, the marker and the suspects.
+//
+// What it asks of the others (through `events`, wired by the daemon): show an occurrence that is
+// due, whether one is being shown now, forget what was held or retried for alarms that changed or
+// went, and the signals it emits. What others may ask of it: `firing`, `load`, `advance`, `requeue`,
+// `replaced`, `firedCleanly`, `snooze`, `add`, `remove`, `removeAll`, `catchUp`, `rescheduleAll`.
 import ChimeCenter
 import DBus
 import Logging
@@ -18,7 +23,58 @@ enum SchedulerError: Error {
     case noAlarmFile
 }
 
-extension SchedulerDaemon {
+/// The daemon's signals on its interface (Fired, Missed, RangOut, Answered, Dismissed).
+struct SchedulerSignals {
+    let connection: Connection
+
+    func emit(_ member: MemberName, _ arguments: [Value]) {
+        try? connection.emit(path: SchedulerInterface.path, interface: SchedulerInterface.interface, member: member, arguments: arguments)
+    }
+}
+
+final class Schedule: LoopPart {
+    /// What the schedule asks of the other parts.
+    struct Events {
+        /// Show an occurrence (the presenter).
+        var deliver: (_ request: NotificationRequest, _ due: Instant, _ timeliness: Timeliness, _ now: Instant) -> Void = { _, _, _, _ in }
+        /// Whether this occurrence is on its way to the screen now.
+        var inFlight: (_ identifier: String, _ due: Instant) -> Bool = { _, _ in false }
+        /// These alarms were replaced, or (`removed`) cancelled: what was held or retried for them goes.
+        var forget: (_ identifiers: [String], _ removed: Bool) -> Void = { _, _ in }
+    }
+
+    let store: Store
+    let clock: WallClock
+    let logger: Logger
+    let signals: SchedulerSignals
+    var events = Events()
+    /// The next occurrence of every pending alarm.
+    private(set) var queue = OccurrenceQueue()
+    /// Which request is being fired, on disk, so a crash costs at most that request.
+    let marker: FiringMarker
+    /// Requests the daemon crashed while firing before (cleared once they fire cleanly).
+    private var suspects: Set<String> = []
+
+    init(store: Store, marker: FiringMarker, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
+        self.store = store
+        self.marker = marker
+        self.signals = signals
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: - The loop
+
+    var deadline: Instant? { queue.earliest()?.time }
+
+    func deadlineReached(now: Instant) { fireDue() }
+
+    /// Logs a store failure; the daemon goes on with what it has in memory.
+    func logging(_ body: () throws(StoreError) -> Void) {
+        do { try body() } catch { logger.error("\(error)") }
+    }
+
+
     // MARK: - Firing one request at a time, on the record
 
     /// Runs the work of firing `identifier` with the marker set, so a crash inside it is
@@ -99,12 +155,6 @@ extension SchedulerDaemon {
         for time in overdue {
             firing(time.identifier) { catchUp(time, now: now) }
         }
-        // Occurrences held for a server, or waiting to be tried again, before the daemon stopped.
-        for (identifier, due) in try store.held() where !waiting.contains(where: { $0 == (identifier, due) }) {
-            waiting.append((identifier, due))
-        }
-        retries = try store.retrying()
-        if session.present, !waiting.isEmpty { showHeld() }
     }
 
     /// Catches one request up to `now`: its occurrences that passed, the latest shown as
@@ -129,8 +179,8 @@ extension SchedulerDaemon {
                 if latest != first { try store.setNextFire(request.identifier, latest) }
             }
         }
-        if now - latest <= request.content.grace ?? Self.defaultGrace {
-            deliver(request, due: latest, timeliness: timeliness, now: now)
+        if now - latest <= request.content.grace ?? AlarmDefaults.grace {
+            events.deliver(request, latest, timeliness, now)
         } else {
             logging { () throws(StoreError) in
                 var next: Instant?
@@ -140,7 +190,7 @@ extension SchedulerDaemon {
                 }
                 requeue(request.identifier, next)
             }
-            emit("Missed", [.string(request.identifier), .int64(latest.seconds)])
+            signals.emit("Missed", [.string(request.identifier), .int64(latest.seconds)])
         }
     }
 
@@ -158,7 +208,7 @@ extension SchedulerDaemon {
                 for time in times where time.quarantine == nil {
                     if let next = time.nextFire, next <= now {
                         // One already on its way to the server moves on when the server answers.
-                        if !isInFlight(time.identifier, due: next) { overdue.append(time) }
+                        if !events.inFlight(time.identifier, next) { overdue.append(time) }
                         continue
                     }
                     guard let request = try store.request(withIdentifier: time.identifier) else { continue }
@@ -184,14 +234,6 @@ extension SchedulerDaemon {
         }
     }
 
-    /// Whether this occurrence is being shown now: its body command runs, it waits for the
-    /// server's capabilities, or its Notify is unanswered.
-    func isInFlight(_ identifier: String, due: Instant) -> Bool {
-        func same(_ occurrence: Occurrence) -> Bool { occurrence.request.identifier == identifier && occurrence.due == due }
-        return presenting.contains { same($0.occurrence) } || preparing.values.contains { same($0) }
-            || awaitingCapabilities.contains { same($0.0) }
-    }
-
     // MARK: - Due
 
     func fireDue() {
@@ -199,7 +241,7 @@ extension SchedulerDaemon {
         for (identifier, due) in queue.popDue(now) {
             firing(identifier) {
                 guard let request = load(identifier) else { return }
-                deliver(request, due: due, timeliness: .onTime, now: now)
+                events.deliver(request, due, .onTime, now)
             }
         }
     }
@@ -224,6 +266,13 @@ extension SchedulerDaemon {
         if let next { queue.schedule(identifier, at: next) } else { queue.cancel(identifier) }
     }
 
+    /// `identifier` was stored anew (added, or changed in the alarm file): queued at its next time,
+    /// and what was held or retried for its old form is forgotten.
+    func replaced(_ identifier: String, next: Instant?) {
+        requeue(identifier, next)
+        events.forget([identifier], false)
+    }
+
     // MARK: - Adding and removing
 
     /// Adds a request durably and schedules it; returns its identifier and first occurrence.
@@ -246,10 +295,8 @@ extension SchedulerDaemon {
         } catch {
             throw .store(error)
         }
-        waiting.removeAll { $0.identifier == request.identifier }
-        retries.removeAll { $0.identifier == request.identifier }
         suspects.remove(request.identifier)
-        requeue(request.identifier, next)
+        replaced(request.identifier, next: next)
         return (request.identifier, next)
     }
 
@@ -274,12 +321,8 @@ extension SchedulerDaemon {
         for id in identifiers {
             queue.cancel(id)
             suspects.remove(id)
-            ringing.stop(id, because: "it was cancelled")
-            deferred.remove(id)
         }
-        waiting.removeAll { identifiers.contains($0.identifier) }
-        retries.removeAll { identifiers.contains($0.identifier) }
-        retryConflicts()
+        events.forget(identifiers, true)
         return removed
     }
 
@@ -289,12 +332,9 @@ extension SchedulerDaemon {
         do { removed = try store.removeAll() } catch { throw .store(error) }
         for id in removed {
             queue.cancel(id)
-            ringing.stop(id, because: "it was cancelled")
+            suspects.remove(id)
         }
-        let gone = Set(removed)
-        waiting.removeAll { gone.contains($0.identifier) }
-        retries.removeAll { gone.contains($0.identifier) }
-        retryConflicts()
+        events.forget(removed, true)
         return removed
     }
 
@@ -309,9 +349,25 @@ extension SchedulerDaemon {
         if !owned.isEmpty { throw .fromAlarmFile(owned) }
     }
 
-    /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
-    func retryConflicts() {
-        if !fileStatus.conflicts.isEmpty { reloadAt = clock.now() }
+    /// Snooze: the alarm rings again after its snooze time, then a repeating one keeps its rule.
+    func snooze(_ delivered: DeliveredNotification) {
+        let snooze = delivered.content.snooze ?? AlarmDefaults.snooze
+        let at = clock.now() + snooze
+        logging { () throws(StoreError) in
+            if try store.scheduledTime(of: delivered.identifier) != nil {
+                try store.setNextFire(delivered.identifier, at)
+            } else {
+                // A snoozed one-off is pending again until its snooze rings.
+                var content = delivered.content
+                content.subtitle = ""
+                let again = NotificationRequest(
+                    identifier: delivered.identifier, content: content,
+                    trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: at))
+                try store.add(again, nextFire: at, origin: try store.isFileAlarm(delivered.identifier) ? .file : .commandLine)
+            }
+            queue.schedule(delivered.identifier, at: at)
+            logger.info("snoozed for \(snooze)", metadata: ["alarm.id": "\(delivered.identifier)"])
+        }
     }
 }
 
