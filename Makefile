@@ -51,7 +51,7 @@ RELEASE_BIN := .build/release/chime
 
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
-TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock dpkg-dev lintian desktop-file-utils \
+TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev lintian desktop-file-utils \
 	bash-completion man-db systemd libglib2.0-bin
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
@@ -121,7 +121,7 @@ test: deps-test
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
 CHECK_SUITES := TimekeepingTests\. ValidationTests ContentTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
-	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests
+	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests
 empty :=
 space := $(empty) $(empty)
 

@@ -36,11 +36,11 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // MARK: - Libraries
-        .target(name: "Posix"),
+        .target(name: "Posix", dependencies: ["CLinux"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "Notifications", dependencies: ["DBus", "CZlib", "Posix"]),
         .target(name: "Timekeeping"),
-        .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Timekeeping"]),
+        .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Posix", "Timekeeping"]),
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
         .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
         .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit", "Posix"]),
@@ -73,7 +73,7 @@ let package = Package(
             name: "chime-bench-daemon", dependencies: ["ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping"], path: "bench/daemon"),
 
         // MARK: - Tests
-        .target(name: "TestSupport", dependencies: ["DBus", "Notifications", "Timekeeping"]),
+        .target(name: "TestSupport", dependencies: ["DBus", "Notifications", "Posix", "Timekeeping"]),
         .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "TestSupport"]),
         .testTarget(
             name: "DBusTests",

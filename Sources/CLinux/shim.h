@@ -7,6 +7,15 @@
 #include <sys/prctl.h>
 #include <sys/inotify.h>
 
+#include <fcntl.h>
+
+/* pipe2 is a GNU extension the Glibc module leaves out: both ends close-on-exec, made at once
+   (a thread of a test runner may spawn between pipe() and fcntl()). */
+extern int pipe2(int pipefd[2], int flags);
+static inline int chime_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
 /* prctl is variadic, which Swift cannot call. */
 static inline int chime_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);

@@ -1,5 +1,6 @@
 import DBus
 import Notifications
+import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,7 +66,7 @@ public let soundPlayers = ["canberra-gtk-play", "pw-play", "paplay", "aplay"]
 
 /// The first sound player on `PATH` (or the standard directories), with its path.
 public func findSoundPlayer(path: String? = nil) -> (name: String, path: String)? {
-    let search = path ?? getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+    let search = path ?? Sys.environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
     for name in soundPlayers {
         for directory in search.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
@@ -123,7 +124,7 @@ public func requestAuthorization(options: AuthorizationOptions, connection: Conn
 /// `/usr/share/sounds/freedesktop/stereo/bell.oga`), searched in `$XDG_DATA_DIRS`.
 public func soundThemeFile(named name: String) -> String? {
     guard !name.contains(Character("/")), !name.isEmpty else { return nil }
-    let dataDirectories = getenv("XDG_DATA_DIRS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 }
         ?? "/usr/local/share:/usr/share"
     for directory in dataDirectories.split(separator: ":") {
         for theme in ["freedesktop"] {

@@ -270,6 +270,14 @@ public enum AlarmDefaults {
     public static let grace = TimeSpan.seconds(3600)
     /// How long an alarm with a sound rings (`--ring`): `RingPolicy.defaultRing`.
     public static var ring: TimeSpan { RingPolicy.defaultRing }
+    /// An alarm's icon: chime's own, installed in hicolor (which every icon theme falls back to).
+    /// "alarm-clock" is in no theme Debian ships, and GNOME Shell drew a placeholder for it.
+    public static let icon = "chime"
+    /// The notification categories of chime's alarms and timers.
+    public static let alarmCategory = "x-chime.alarm"
+    public static let timerCategory = "x-chime.timer"
+    /// What a do-not-disturb policy is when none is given: the alarm breaks through.
+    public static let doNotDisturb = DoNotDisturbPolicy.breakThrough
 }
 
 /// How long alarms ring.

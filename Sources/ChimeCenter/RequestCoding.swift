@@ -110,14 +110,9 @@ extension NotificationRequest {
     public static func fromDBus(_ entries: [Value.DictionaryEntry], now: Instant) throws(RequestError) -> IncomingRequest {
         let incoming = try decode(entries, now: now, stored: false)
         var request = incoming.request
-        if request.identifier.isEmpty {
-            // Checked with a stand-in: the daemon makes the identifier.
-            request.identifier = "x"
-            try request.validate(now: now)
-            request.identifier = ""
-        } else {
-            try request.validate(now: now)
-        }
+        // Checked with a stand-in where the daemon makes the identifier.
+        if request.identifier.isEmpty { request.identifier = "x" }
+        try request.validate(now: now)
         return incoming
     }
 
@@ -131,9 +126,7 @@ extension NotificationRequest {
 
     /// Reads what `Get` answers (validated, but it may have no occurrence left).
     public static func fromStored(_ entries: [Value.DictionaryEntry]) throws(RequestError) -> NotificationRequest {
-        let request = try decode(entries, now: .epoch, stored: true).request
-        try request.validate()
-        return request
+        try decode(entries, now: .epoch, stored: true).request
     }
 
     private static func decode(_ entries: [Value.DictionaryEntry], now: Instant, stored: Bool) throws(RequestError) -> IncomingRequest {
@@ -151,33 +144,37 @@ extension NotificationRequest {
         }
         let reader = FieldReader(fields: fields)
         let identifier = try reader.string(.id) ?? ""
-        var now = now
-        if stored, let anchor = try reader.integer(.anchor) { now = Instant(seconds: anchor) }
-        guard let title = try reader.string(.title) else { throw RequestError(.title, "is required") }
-        var content = NotificationContent(title: title)
-        content.subtitle = try reader.string(.subtitle) ?? ""
-        content.body = try reader.string(.body) ?? ""
-        content.bodyIsMarkup = try reader.bool(.bodyMarkup) ?? false
-        content.label = try reader.string(.label) ?? ""
-        content.icon = try reader.string(.icon) ?? ""
-        content.category = try reader.string(.category) ?? ""
+        var anchor = now
+        if stored, let seconds = try reader.integer(.anchor) { anchor = Instant(seconds: seconds) }
+        // What the program said, each field as given; the builder adds nothing (`asGiven`) and
+        // applies the rules across fields, as at every other door.
+        var draft = AlarmDraft(kind: .asGiven, anchor: anchor)
+        // An empty `id` is documented as none: the daemon makes one.
+        draft.identifier = identifier.isEmpty ? nil : identifier
+        draft.title = try reader.string(.title)
+        draft.subtitle = try reader.string(.subtitle)
+        draft.body = try reader.string(.body)
+        draft.bodyIsMarkup = try reader.bool(.bodyMarkup)
+        draft.label = try reader.string(.label)
+        draft.icon = try reader.string(.icon)
+        draft.category = try reader.string(.category)
         if let name = try reader.string(.urgency) {
             guard let urgency = Urgency(name: name) else {
                 throw RequestError(.urgency, "must be \"low\", \"normal\" or \"critical\", got \"\(escapedForMessage(name))\"")
             }
-            content.urgency = urgency
+            draft.urgency = urgency
         }
         let soundName = try reader.string(.sound)
         let soundFile = try reader.string(.soundFile)
         if soundName != nil, soundFile != nil { throw RequestError(.soundFile, "give sound or sound-file, not both") }
-        if let soundName { content.sound = soundName == "default" ? .default : .named(soundName) }
-        if let soundFile { content.sound = .file(soundFile) }
+        if let soundName { draft.sound = soundName == "default" ? .default : .named(soundName) }
+        if let soundFile { draft.sound = .file(soundFile) }
         if let actions = fields[.actions] {
             guard case .array(.structure([.string, .string]), let items) = actions else {
                 throw RequestError(.actions, "must be a(ss): (identifier, title) pairs, got \(actions.signature)")
             }
             try checkCount(items.count, .actions, RequestBounds.actionCount, "actions")
-            content.actions = items.compactMap { item in
+            draft.actions = items.compactMap { item in
                 guard case .structure(let pair) = item, case .string(let id) = pair[0], case .string(let title) = pair[1] else { return nil }
                 return NotificationAction(identifier: id, title: title)
             }
@@ -187,67 +184,54 @@ extension NotificationRequest {
                 throw RequestError(.userInfo, "must be a{ss}, got \(info.signature)")
             }
             try checkCount(pairs.count, .userInfo, RequestBounds.userInfoCount, "entries")
+            var userInfo: [String: String] = [:]
             for pair in pairs {
-                if case .string(let key) = pair.key, case .string(let value) = pair.value { content.userInfo[key] = value }
+                if case .string(let key) = pair.key, case .string(let value) = pair.value { userInfo[key] = value }
             }
+            draft.userInfo = userInfo
         }
-        let persistent = try reader.bool(.persistent) ?? false
-        if let expire = try reader.seconds(.expire) {
-            if persistent { throw RequestError(.persistent, "give expire or persistent, not both") }
-            content.expiry = .after(expire)
-        } else if persistent {
-            content.expiry = .never
-        }
-        content.snooze = try reader.seconds(.snooze)
-        content.grace = try reader.seconds(.grace)
-        content.ring = try reader.seconds(.ring)
-        content.autoSnooze = try reader.bool(.autoSnooze) ?? false
-        content.wake = try reader.bool(.wake) ?? false
+        draft.persistent = try reader.bool(.persistent)
+        draft.expire = try reader.seconds(.expire)
+        draft.snooze = try reader.seconds(.snooze)
+        draft.grace = try reader.seconds(.grace)
+        draft.ring = try reader.seconds(.ring)
+        draft.autoSnooze = try reader.bool(.autoSnooze)
+        draft.wake = try reader.bool(.wake)
         if let name = try reader.string(.dnd) {
             guard let policy = DoNotDisturbPolicy(rawValue: name) else {
                 throw RequestError(.dnd, "must be \"break-through\", \"defer\" or \"silent\", got \"\(escapedForMessage(name))\"")
             }
-            content.doNotDisturb = policy
+            draft.doNotDisturb = policy
         }
-        let timeout = try reader.seconds(.bodyTimeout)
-        let outputLimit = try reader.integer(.bodyOutputLimit)
+        draft.bodyTimeout = try reader.seconds(.bodyTimeout)
+        draft.bodyOutputLimit = try reader.integer(.bodyOutputLimit).map { Int(clamping: $0) }
         if let words = fields[.bodyCommand] {
             guard case .array(.string, let items) = words else {
                 throw RequestError(.bodyCommand, "must be as (the program, then its arguments), got \(words.signature)")
             }
             try checkCount(items.count, .bodyCommand, RequestBounds.bodyCommandArguments, "words")
-            content.bodyCommand = BodyCommand(
-                arguments: items.compactMap(\.stringValue), timeLimit: timeout ?? BodyCommand.defaultTimeLimit,
-                outputLimit: outputLimit.map { Int(clamping: $0) } ?? BodyCommand.defaultOutputLimit)
-        } else if timeout != nil {
-            throw RequestError(.bodyTimeout, "needs body-command")
-        } else if outputLimit != nil {
-            throw RequestError(.bodyOutputLimit, "needs body-command")
+            draft.bodyCommand = items.compactMap(\.stringValue)
         }
         // The content first: its errors are cheaper to find than the rule's.
-        try content.validate()
+        _ = try draft.buildContent()
 
-        let timeZone = try reader.string(.timeZone)
-        if let timeZone { try Trigger.validateTimeZone(timeZone) }
-        let repeats = try reader.bool(.repeats)
-        let trigger: Trigger
+        draft.timeZone = try reader.string(.timeZone)
+        draft.repeats = try reader.bool(.repeats)
         switch (try reader.string(.rule), try reader.instant(.at)) {
-        case (let text?, nil):
-            try checkText(text, .rule, RequestBounds.ruleBytes, allowing: .none)
-            do throws(RuleError) {
-                trigger = try Trigger(parsing: text, repeats: repeats, timeZone: timeZone, anchor: now)
-            } catch {
-                throw RequestError(.rule, "\(error.message) in \"\(text)\"")
-            }
-        case (nil, let instant?):
-            if repeats == true { throw RequestError(.repeats, "a request at one instant cannot repeat; give a rule") }
-            trigger = Trigger(rule: .instant(instant), repeats: false, timeZone: timeZone, anchor: now)
-        case (nil, nil):
-            throw RequestError(.rule, "give rule (e.g. \"in 5m\", \"16:35 mon-fri\") or at (seconds since the epoch)")
-        case (_?, _?):
-            throw RequestError(.at, "give rule or at, not both")
+        case (let text?, nil): draft.when = .rule(text)
+        case (nil, let instant?): draft.when = .instant(instant)
+        case (nil, nil): draft.when = nil
+        case (_?, _?): throw RequestError(.at, "give rule or at, not both")
         }
-        let request = NotificationRequest(identifier: identifier, content: content, trigger: trigger)
+        let request: NotificationRequest
+        do {
+            // Checked against `now` by the caller (`fromDBus`); a stored one may have no occurrence left.
+            request = try draft.build(now: nil)
+        } catch {
+            // An unreadable rule is quoted, so the message stands on its own.
+            guard error.offset != nil, case .rule(let text)? = draft.when else { throw error }
+            throw RequestError(.rule, "\(error.message) in \"\(text)\"")
+        }
         return IncomingRequest(request: request, identifierGiven: !identifier.isEmpty)
     }
 }

@@ -43,6 +43,9 @@ public struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
     public var key: String
     public var message: String
     public var kind: Kind
+    /// For an unreadable rule: the offending part's offset in the rule text (in characters) and length.
+    public var offset: Int?
+    public var length: Int?
 
     public init(_ field: RequestField, _ message: String, kind: Kind = .invalid) {
         self.init(key: field.rawValue, message, kind: kind)

@@ -12,12 +12,17 @@ public struct DeliveredSummary: Hashable, Sendable {
     public var serverID: UInt32
     public var shown: Instant
     public var title: String
+    /// Whether the daemon knows the popup is up. False after a restart on a server that tells
+    /// only the connection that showed a popup when it closes (dunst answers through its history;
+    /// others cannot be asked): it may have been closed meanwhile.
+    public var known: Bool
 
-    public init(identifier: String, serverID: UInt32, shown: Instant, title: String) {
+    public init(identifier: String, serverID: UInt32, shown: Instant, title: String, known: Bool = true) {
         self.identifier = identifier
         self.serverID = serverID
         self.shown = shown
         self.title = title
+        self.known = known
     }
 }
 
@@ -131,14 +136,14 @@ extension PendingSummary {
 }
 
 extension DeliveredSummary {
-    /// `(suxs)`: id, the server's notification id, when it was shown, title.
-    public var dbusValue: Value { .structure([.string(identifier), .uint32(serverID), wireTime(shown), .string(title)]) }
+    /// `(suxsb)`: id, the server's notification id, when it was shown, title, whether it is known to be up.
+    public var dbusValue: Value { .structure([.string(identifier), .uint32(serverID), wireTime(shown), .string(title), .boolean(known)]) }
 
     public init(dbus value: Value) throws(DBusError) {
-        guard case .structure(let f) = value, f.count == 4, let id = f[0].stringValue, case .uint32(let serverID) = f[1],
-            let shown = instant(fromWire: f[2]), let title = f[3].stringValue
+        guard case .structure(let f) = value, f.count == 5, let id = f[0].stringValue, case .uint32(let serverID) = f[1],
+            let shown = instant(fromWire: f[2]), let title = f[3].stringValue, case .boolean(let known) = f[4]
         else { throw mismatch("a delivered alarm", value) }
-        self.init(identifier: id, serverID: serverID, shown: shown, title: title)
+        self.init(identifier: id, serverID: serverID, shown: shown, title: title, known: known)
     }
 }
 

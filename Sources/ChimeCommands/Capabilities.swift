@@ -24,18 +24,27 @@ public struct Capabilities: ParsableCommand {
         let capabilities = reportingErrors {
             try NotificationClient(connection: try openSessionBus()).capabilities()
         }
-        if json {
-            printLine(JSON.object([("capabilities", .array(capabilities.map { .string($0.rawValue) }))]).text)
-            return
-        }
+        CapabilitiesReport(capabilities: capabilities).print(json: json)
+    }
+}
+
+/// `{"capabilities": [...]}`; in text, every capability of the spec with whether the server has it,
+/// then its vendor extensions.
+struct CapabilitiesReport: Report {
+    var capabilities: [Capability]
+
+    var json: JSON { .object([("capabilities", .array(capabilities.map { .string($0.rawValue) }))]) }
+
+    var lines: [String] {
         let width = (Capability.standard + capabilities).map(\.rawValue.count).max() ?? 0
-        print("CAPABILITY".padding(width) + "  HAS  MEANING")
+        var lines = ["CAPABILITY".padding(width) + "  HAS  MEANING"]
         for capability in Capability.standard {
             let has = capabilities.contains(capability) ? "yes" : "no "
-            print(capability.rawValue.padding(width) + "  " + has + "  " + (capability.meaning ?? ""))
+            lines.append(capability.rawValue.padding(width) + "  " + has + "  " + (capability.meaning ?? ""))
         }
         for capability in capabilities where !Capability.standard.contains(capability) {
-            print(capability.rawValue.padding(width) + "  yes  (vendor extension)")
+            lines.append(capability.rawValue.padding(width) + "  yes  (vendor extension)")
         }
+        return lines
     }
 }

@@ -20,6 +20,11 @@ public struct Chime: ParsableCommand {
         printLine(Chime.helpMessage())
     }
 
+    /// The subcommands' names, from the commands themselves (`timer`, `config`, `server-info`, ...).
+    static var subcommandNames: [String] {
+        configuration.subcommands.map { $0._commandName }
+    }
+
     /// Parses the process's arguments and runs the command, exiting with chime's statuses.
     public static func main() {
         // Strings on D-Bus must be UTF-8; libdbus aborts on anything else, and
@@ -58,7 +63,7 @@ public struct Chime: ParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }
             let message = Chime.message(for: error)
-            let command = arguments.first.flatMap { ["notify", "in", "at", "list", "show", "cancel", "delivered", "close", "next", "status", "capabilities", "server-info", "daemon"].contains($0) ? " " + $0 : nil } ?? ""
+            let command = arguments.first.flatMap { subcommandNames.contains($0) ? " " + $0 : nil } ?? ""
             ExitStatus(rawValue: code.rawValue) .map { $0.exit("\(message) (see 'chime\(command) --help')") }
             exit(withError: error)
         }

@@ -55,11 +55,18 @@ public struct ConfigCommand: ParsableCommand {
             if !loaded.isValid {
                 for diagnostic in loaded.diagnostics { printError(diagnostic.description) }
                 if json {
-                    printLine(JSON.object([("file", .string(path)), ("valid", .bool(false)),
-                                           ("errors", .array(loaded.diagnostics.map { .string($0.description) }))]).text)
+                    printLine(Datum.record([Field("file", "", .text(path)), Field("valid", "", .flag(false)),
+                                            Field("errors", "", .list(loaded.diagnostics.map { .text($0.description) }))]).json.text)
                 }
                 ExitStatus.configError.exit("\(path): \(loaded.diagnostics.count) error\(loaded.diagnostics.count == 1 ? "" : "s")")
             }
+            Self.report(loaded, path: path, now: now).print(json: json)
+            if !json { warnOfWakeAlarms(loaded) }
+        }
+
+        /// A valid file: `{file, valid, alarms: [{id, when, title, enabled, next}], timers: [{name,
+        /// duration, title}], errors}`; in text, each alarm with its next three times.
+        static func report(_ loaded: AlarmFile, path: String, now: Instant) -> ConfigCheckReport {
             func nextThree(_ trigger: Trigger) -> [Instant] {
                 var times: [Instant] = []
                 var after = now
@@ -69,31 +76,13 @@ public struct ConfigCommand: ParsableCommand {
                 }
                 return times
             }
-            if json {
-                printLine(JSON.object([
-                    ("file", .string(path)), ("valid", .bool(true)),
-                    ("alarms", .array(loaded.alarms.map { alarm in
-                        .object([("id", .string(alarm.id)), ("when", .string(alarm.when)), ("title", .string(alarm.request.content.title)),
-                                 ("enabled", .bool(alarm.enabled)),
-                                 ("next", .array(nextThree(alarm.request.trigger).map { .string(Next.iso8601($0, in: alarm.request.trigger.zone)) }))])
-                    })),
-                    ("timers", .array(loaded.timers.map { .object([("name", .string($0.name)), ("seconds", .number($0.duration.seconds)),
-                                                                   ("title", .string($0.content.title))]) })),
-                ]).text)
-                return
-            }
-            printLine("\(path): \(loaded.alarms.count) alarm\(loaded.alarms.count == 1 ? "" : "s"), \(loaded.timers.count) timer\(loaded.timers.count == 1 ? "" : "s"), no errors")
-            for alarm in loaded.alarms {
-                let state = alarm.enabled ? "" : " (disabled)"
-                printLine("\(alarm.id)  \"\(alarm.when)\"  \(alarm.request.content.title)\(state)")
-                let times = nextThree(alarm.request.trigger)
-                if times.isEmpty { printLine("  never fires again") }
-                for time in times { printLine("  " + Next.human(time.seconds, in: alarm.request.trigger.zone)) }
-            }
-            for timer in loaded.timers {
-                printLine("timer \(timer.name)  \(timer.duration)  \(timer.content.title)")
-            }
-            warnOfWakeAlarms(loaded)
+            return ConfigCheckReport(path: path, alarms: loaded.alarms.map { alarm in
+                [Field("id", "", .text(alarm.id)), Field("when", "", .text(alarm.when)), Field("title", "", .text(alarm.request.content.title)),
+                 Field("enabled", "", .flag(alarm.enabled)),
+                 Field("next", "", .list(nextThree(alarm.request.trigger).map { .instant($0, alarm.request.trigger.zone) }))]
+            }, timers: loaded.timers.map { timer in
+                [Field("name", "", .text(timer.name)), Field("duration", "", .duration(timer.duration)), Field("title", "", .text(timer.content.title))]
+            })
         }
 
         /// Says when the file has wake alarms and the running daemon cannot wake the machine (a
@@ -151,7 +140,7 @@ extension ConfigCommand {
         public func run() throws {
             let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
             let status = reportingErrors { try center.reloadAlarmFile() }
-            if json { printLine(alarmFileJSON(status).text) }
+            if json { printLine(alarmFileDatum(status).json.text) }
             for problem in status.problems + status.conflicts { printError(problem) }
             if !status.problems.isEmpty {
                 ExitStatus.configError.exit("\(status.path) has errors; the alarms from its last good version keep running")
@@ -166,6 +155,7 @@ func alarmFileSummary(_ status: AlarmFileStatus) -> String {
     let zone = Zone.system()
     let loaded = status.loaded.map { " (loaded \(Next.iso8601($0, in: zone)))" } ?? ""
     let counts = "\(status.alarms) alarm\(status.alarms == 1 ? "" : "s")" + (status.disabled > 0 ? ", \(status.disabled) disabled" : "")
+    if status.path.isEmpty { return "none (the daemon was started with --no-config)" }
     if !status.exists, status.problems.isEmpty { return "\(status.path) (no such file: no alarms from a file)" }
     if !status.problems.isEmpty {
         return "\(status.path): \(status.problems.count) problem\(status.problems.count == 1 ? "" : "s"); "
@@ -174,13 +164,16 @@ func alarmFileSummary(_ status: AlarmFileStatus) -> String {
     return "\(status.path): \(counts)\(loaded)"
 }
 
-func alarmFileJSON(_ status: AlarmFileStatus) -> JSON {
-    var fields: [(String, JSON)] = [("path", .string(status.path)), ("exists", .bool(status.exists)),
-                                    ("alarms", .number(Int64(status.alarms))), ("disabled", .number(Int64(status.disabled)))]
-    if let loaded = status.loaded { fields.append(("loaded", .string(Next.iso8601(loaded, in: Zone.system())))) }
-    fields.append(("problems", .array(status.problems.map { .string($0) })))
-    fields.append(("conflicts", .array(status.conflicts.map { .string($0) })))
-    return .object(fields)
+/// The daemon's view of its alarm file: `{path, exists, alarms, disabled, loaded, problems, conflicts}`;
+/// its text is `alarmFileSummary` and the problems, one per line.
+func alarmFileDatum(_ status: AlarmFileStatus) -> Datum {
+    .record([
+        Field("path", "", .text(status.path)), Field("exists", "", .flag(status.exists)),
+        Field("alarms", "", .count(Int64(status.alarms))), Field("disabled", "", .count(Int64(status.disabled))),
+        Field("loaded", "", .optional(status.loaded) { .instant($0, Zone.system()) }),
+        Field("problems", "", .list(status.problems.map { .text($0) })),
+        Field("conflicts", "", .list(status.conflicts.map { .text($0) })),
+    ])
 }
 
 /// `chime timer NAME | --list`: the file's `[[timer]]` presets.
@@ -221,6 +214,9 @@ public struct Timer: ParsableCommand {
     @Flag(help: "When the timer rings out unanswered, snooze it.")
     var autoSnooze = false
 
+    @Flag(name: .customLong("json"), help: "Print JSON: the new timer's {\"id\", \"nextFire\"}, or with --list the presets (docs/json.md).")
+    var json = false
+
     public func validate() throws {
         if list == (name != nil) { throw ValidationError("give a preset name or --list") }
     }
@@ -234,8 +230,10 @@ public struct Timer: ParsableCommand {
             ExitStatus.configError.exit("\(path) has errors; see chime config check")
         }
         if list {
-            if loaded.timers.isEmpty { printLine("no timers in \(path)") }
-            for timer in loaded.timers { printLine("\(timer.name)  \(timer.duration)  \(timer.content.title)") }
+            TableReport(rows: loaded.timers.map { timer in
+                [Field("name", "", .text(timer.name)), Field("duration", "", .duration(timer.duration)),
+                 Field("title", "", .text(timer.content.title))]
+            }, line: { row in "\(row["name"])  \(row["duration"])  \(row["title"])" }, empty: "no timers in \(path)").print(json: json)
             return
         }
         guard let timer = loaded.timers.first(where: { $0.name == name }) else {
@@ -243,26 +241,58 @@ public struct Timer: ParsableCommand {
             ExitStatus.unknownIdentifier.exit(
                 "no timer '\(name ?? "")' in \(path)" + (known.isEmpty ? "" : "; there are: \(known.joined(separator: ", "))"))
         }
-        if let identifier {
-            do throws(RequestError) { try NotificationRequest.validateIdentifier(identifier) } catch {
-                ExitStatus.usage.exit("--id \(quotedForMessage(identifier)): \(error.message)")
-            }
-        }
-        var content = timer.content
+        // The preset as the file gave it, with this start's changes, built as every alarm is.
+        var draft = AlarmDraft(kind: .timer, content: timer.content, anchor: now)
         // The label names the timer in `chime list`, and the identifier the daemon makes (eggs-12).
-        if content.label.isEmpty { content.label = timer.name }
+        if timer.content.label.isEmpty { draft.label = timer.name }
+        draft.identifier = identifier
+        draft.when = .rule("in \(timer.duration)")
         if let ring {
-            guard content.sound != nil else { ExitStatus.usage.exit("--ring \(ring): the preset '\(timer.name)' has no sound to ring") }
-            content.ring = ["0", "0s"].contains(ring) ? .zero : AlarmOptions.duration(ring, option: "--ring")
+            guard timer.content.sound != nil else { ExitStatus.usage.exit("--ring \(ring): the preset '\(timer.name)' has no sound to ring") }
+            draft.ring = ["0", "0s"].contains(ring) ? .zero : AlarmOptions.duration(ring, option: "--ring")
         }
-        if autoSnooze { content.autoSnooze = true }
-        do throws(RequestError) { try content.validate() } catch {
-            ExitStatus.usage.exit("\(error.field == .autoSnooze ? "--auto-snooze" : "--ring \(ring ?? "")"): \(error.message)")
+        if autoSnooze { draft.autoSnooze = true }
+        let request: NotificationRequest
+        do throws(RequestError) { request = try draft.build(now: now) } catch {
+            let option = switch error.field {
+            case .id?: "--id \(quotedForMessage(identifier ?? ""))"
+            case .autoSnooze?: "--auto-snooze"
+            default: "--ring \(ring ?? "")"
+            }
+            ExitStatus.usage.exit("\(option): \(error.message)")
         }
-        let request = NotificationRequest(identifier: identifier ?? "", content: content, trigger: .timeInterval(timer.duration, anchor: now))
+        let content = request.content
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         let added = reportingErrors { try center.add(request) }
-        printLine("\(added.identifier): \(Next.iso8601(added.nextFire, in: Zone.system()))")
+        AddedReport(identifier: added.identifier, nextFire: added.nextFire, zone: Zone.system()).print(json: json)
         warnIfUnplayable(content.sound, center: center)
+    }
+}
+
+/// What `chime config check` prints for a valid file.
+struct ConfigCheckReport: Report {
+    var path: String
+    var alarms: [[Field]]
+    var timers: [[Field]]
+
+    var json: JSON {
+        Datum.record([Field("file", "", .text(path)), Field("valid", "", .flag(true)), Field("alarms", "", .list(alarms.map { .record($0) })),
+                      Field("timers", "", .list(timers.map { .record($0) })), Field("errors", "", .list([]))]).json
+    }
+
+    var lines: [String] {
+        var lines = ["\(path): \(alarms.count) alarm\(alarms.count == 1 ? "" : "s"), \(timers.count) timer\(timers.count == 1 ? "" : "s"), no errors"]
+        for alarm in alarms {
+            let row = TableReport.Row(fields: alarm)
+            lines.append("\(row["id"])  \"\(row["when"])\"  \(row["title"])" + (row.value("enabled").text == "yes" ? "" : " (disabled)"))
+            guard case .list(let times) = row.value("next") else { continue }
+            if times.isEmpty { lines.append("  never fires again") }
+            for case .instant(let time, let zone) in times { lines.append("  " + Next.human(time.seconds, in: zone)) }
+        }
+        for timer in timers {
+            let row = TableReport.Row(fields: timer)
+            lines.append("timer \(row["name"])  \(row["duration"])  \(row["title"])")
+        }
+        return lines
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChimeCenter
+import Posix
 import ChimeConfig
 import ChimeDaemon
 import DBus
@@ -104,8 +105,6 @@ public struct DaemonCommand: ParsableCommand {
 /// `path` from the working directory, as the daemon keeps it (it may outlive that directory).
 func absolutePath(_ path: String) -> String {
     guard !path.hasPrefix("/") else { return path }
-    guard let cwd = getcwd(nil, 0) else { return path }
-    defer { free(cwd) }
-    let directory = String(cString: cwd)
+    guard let directory = Sys.workingDirectory else { return path }
     return (directory == "/" ? "" : directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChimeCenter
+import Posix
 import DBus
 import Notifications
 #if canImport(Glibc)
@@ -57,10 +58,10 @@ enum ExitStatus: Int32, CaseIterable {
     func exit(_ message: String) -> Never {
         if Self.asNotifySend {
             printError(message)
-            Glibc.exit(self == .success ? 0 : 1)
+            Sys.exit(self == .success ? 0 : 1)
         }
         printError("chime: \(message)")
-        Glibc.exit(rawValue)
+        Sys.exit(rawValue)
     }
 
     /// Ends the process for an error from the libraries, with a one-line message saying what to do.
@@ -126,24 +127,15 @@ func openSessionBus() throws -> Connection {
 }
 
 func printError(_ text: String) {
-    fflush(nil)
-    var line = text
-    line.append("\n")
-    line.utf8CString.withUnsafeBufferPointer { buffer in
-        var offset = 0
-        let count = buffer.count - 1
-        while offset < count {
-            let written = Glibc.write(2, buffer.baseAddress! + offset, count - offset)
-            if written <= 0 { if written < 0 && errno == EINTR { continue } else { break } }
-            offset += written
-        }
-    }
+    Sys.flushStandardOutput()
+    // Standard error closed or full: there is nowhere left to say anything.
+    try? Sys.writeAll(2, (text + "\n").utf8)
 }
 
 /// Writes a line to standard output and flushes it, so scripts reading a pipe see it at once.
 func printLine(_ text: String) {
     print(text)
-    fflush(nil)
+    Sys.flushStandardOutput()
 }
 
 /// The first argument that is not valid UTF-8, with its position and a printable form.
@@ -170,6 +162,7 @@ enum JSON {
     case string(String)
     case number(Int64)
     case bool(Bool)
+    case null
     case array([JSON])
     case object([(String, JSON)])
 
@@ -185,6 +178,7 @@ enum JSON {
         case .string(let s): JSON.quote(s, to: &out)
         case .number(let n): out += String(n).utf8
         case .bool(let b): out += (b ? "true" : "false").utf8
+        case .null: out += "null".utf8
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {

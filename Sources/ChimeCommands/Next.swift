@@ -89,15 +89,8 @@ public struct Next: ParsableCommand {
             times.append(next.seconds)
             t = next.seconds
         }
-        if json {
-            printLine(JSON.array(times.map { .string(Self.iso8601($0, in: displayZone)) }).text)
-            return
-        }
-        if times.isEmpty {
-            printLine("never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))")
-            return
-        }
-        for time in times { printLine(Self.human(time, in: displayZone)) }
+        NextReport(times: times, zone: displayZone, never: "never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))")
+            .print(json: json)
     }
 
     /// `Mon 2026-11-23 16:35:00 CET (+01:00)`.
@@ -143,4 +136,16 @@ public struct Next: ParsableCommand {
         case .gap(let end): return end
         }
     }
+}
+
+/// `chime next`: a JSON array of ISO 8601 times with their offsets; in text, each with its weekday
+/// and zone abbreviation.
+struct NextReport: Report {
+    var times: [Int64]
+    var zone: Zone
+    /// What the text says when there is no occurrence.
+    var never: String
+
+    var json: JSON { .array(times.map { Datum.instant(Instant(seconds: $0), zone).json }) }
+    var lines: [String] { times.isEmpty ? [never] : times.map { Next.human($0, in: zone) } }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import ChimeCenter
 import DBus
 import Notifications
-internal import CLinux
+import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -413,13 +413,13 @@ struct NotifyRunner {
     func runAndExit() -> Never {
         if options.version {
             printLine(asNotifySend ? "\(NotifySendName.programName) \(NotifySendName.matchedVersion) (chime \(chimeVersion))" : "chime \(chimeVersion)")
-            exit(ExitStatus.success.rawValue)
+            Sys.exit(ExitStatus.success.rawValue)
         }
         if let id = options.close {
             // dunstify -C ID: close that notification, and nothing else.
             let client = NotificationClient(connection: reportingErrors { try openSessionBus() })
             reportingErrors { try client.close(id) }
-            exit(ExitStatus.success.rawValue)
+            Sys.exit(ExitStatus.success.rawValue)
         }
         // Everything the command line alone can refuse is refused before the bus is touched.
         var notification = reportingErrors { try makeNotification(specVersion: "1.2") }
@@ -450,7 +450,7 @@ struct NotifyRunner {
             if options.json { printLine(JSON.object([("id", .number(Int64(id)))]).text) }
         }
         if actionsDropped && status == .success { status = .actionsUnsupported }
-        exit(asNotifySend && status != .success ? 1 : status.rawValue)
+        Sys.exit(asNotifySend && status != .success ? 1 : status.rawValue)
     }
 
     /// Shows the notification, then gives its id to whoever asked: `-p` on stdout, `--id-fd`.
@@ -464,7 +464,7 @@ struct NotifyRunner {
     /// The Notify call these options describe, for a server following `specVersion` of the spec.
     func makeNotification(specVersion: String) throws -> Notification {
         guard let summary = options.summary, !summary.isEmpty else { throw NotifySendSyntaxError("No summary specified.") }
-        var hintList: [Hint] = [.senderPID(Int64(getpid())), .urgency(options.urgency)]
+        var hintList: [Hint] = [.senderPID(Int64(Sys.processID)), .urgency(options.urgency)]
         var appIcon = options.appIcon
         if !options.icon.isEmpty {
             // As libnotify 0.8.7 sends its icon-name: the image hint of the server's spec version
@@ -513,13 +513,8 @@ struct NotifyRunner {
     /// The absolute path of a sound file given on the command line, which must be readable.
     static func soundFilePath(_ sound: String) throws -> String {
         var path = sound
-        if !path.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if getcwd(&buffer, buffer.count) != nil {
-                path = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
-            }
-        }
-        guard access(path, R_OK) == 0 else {
+        if !path.hasPrefix("/"), let directory = Sys.workingDirectory { path = directory + "/" + path }
+        guard Sys.isReadable(path) else {
             throw InputError(message: "--sound \(sound): no readable sound file there")
         }
         return path
@@ -551,7 +546,8 @@ struct NotifyRunner {
         try connection.watchNameOwner(NotificationClient.busName) { old, _ in
             if !old.isEmpty { serverGone = true }
         }
-        let signals = SignalFD(blocking: [SIGINT, SIGTERM])
+        // SIGINT and SIGTERM as a descriptor the wait wakes on (without one, they end the process as usual).
+        let signals = try? SignalDescriptor([SIGINT, SIGTERM])
 
         let shownID = try show(client, notification)
         id = shownID
@@ -634,31 +630,5 @@ struct UrgencyArgument: ExpressibleByArgument {
 /// is skipped, as libnotify does.
 func writeLine(_ text: String, to fd: Int32) {
     guard fd >= 0 else { return }
-    let line = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < line.count {
-        let written = line[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        if written <= 0 { return }
-        offset += written
-    }
-}
-
-/// SIGINT and SIGTERM delivered as a readable file descriptor, so a poll loop can wake on them.
-final class SignalFD {
-    let fd: Int32
-    init?(blocking signals: [Int32]) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in signals { sigaddset(&set, signal) }
-        guard sigprocmask(SIG_BLOCK, &set, nil) == 0 else { return nil }
-        let fd = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-        guard fd >= 0 else {
-            // Without the descriptor, let the signals end the process as usual.
-            sigprocmask(SIG_UNBLOCK, &set, nil)
-            return nil
-        }
-        self.fd = fd
-    }
-    deinit { close(fd) }
+    try? Sys.writeAll(fd, (text + "\n").utf8)
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,10 +35,10 @@ enum NotifySendName {
         switch failure {
         case .help:
             printLine(help)
-            exit(0)
+            Sys.exit(0)
         case .message(let text):
             printError(text)
-            exit(1)
+            Sys.exit(1)
         case .unusual:
             // A shape only ArgumentParser reads ("-pt5", a lone "-"): parse it as chime notify would.
             do {
@@ -48,7 +49,7 @@ enum NotifySendName {
                 NotifyRunner(options: options, asNotifySend: true).runAndExit()
             } catch {
                 printError(Notify.message(for: error))
-                exit(1)
+                Sys.exit(1)
             }
         }
     }
@@ -76,8 +77,8 @@ enum NotifySendName {
         let width = options.map(\.0.count).max()! + 5
         // GLib names the program as it was started, and writes "…" only in a UTF-8 locale.
         func variable(_ name: String) -> String? {
-            guard let value = getenv(name), value.pointee != 0 else { return nil }
-            return String(cString: value)
+            guard let value = Sys.environment(name), !value.isEmpty else { return nil }
+            return value
         }
         let locale = variable("LC_ALL") ?? variable("LC_CTYPE") ?? variable("LANG") ?? ""
         let ellipsis = locale.uppercased().contains("UTF-8") || locale.uppercased().contains("UTF8") ? "…" : "?"

@@ -22,16 +22,14 @@ public struct ServerInfo: ParsableCommand {
         let info = reportingErrors {
             try NotificationClient(connection: try openSessionBus()).serverInformation()
         }
-        if json {
-            printLine(JSON.object([
-                ("name", .string(info.name)), ("vendor", .string(info.vendor)),
-                ("version", .string(info.version)), ("specVersion", .string(info.specVersion)),
-            ]).text)
-            return
-        }
-        print("Name:          \(info.name)")
-        print("Vendor:        \(info.vendor)")
-        print("Version:       \(info.version)")
-        print("Spec version:  \(info.specVersion)")
+        Self.report(info).print(json: json)
+    }
+
+    /// `{name, vendor, version, specVersion}`.
+    static func report(_ info: ServerInformation) -> RecordReport {
+        RecordReport(fields: [
+            Field("name", "Name", .text(info.name)), Field("vendor", "Vendor", .text(info.vendor)),
+            Field("version", "Version", .text(info.version)), Field("specVersion", "Spec version", .text(info.specVersion)),
+        ], width: 15)
     }
 }

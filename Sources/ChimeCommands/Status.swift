@@ -2,6 +2,7 @@ import ArgumentParser
 import ChimeCenter
 import DBus
 import Notifications
+import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,88 +55,83 @@ public struct Status: ParsableCommand {
         } catch {
             ExitStatus.fail(error)
         }
-        func word(_ s: Setting) -> String { s == .enabled ? "yes" : "no" }
-        let sound: (text: String, json: JSON) = {
-            switch settings.sound {
-            case .byServer: ("yes (played by the server)", .object([("by", .string("server"))]))
-            case .localPlayer(let name, let path):
-                ("yes (played by chime with \(name))", .object([("by", .string("chime")), ("player", .string(name)), ("path", .string(path))]))
-            case .notSupported: ("no (the server plays no sounds and no player was found)", .bool(false))
-            }
-        }()
-        let status: String
-        var reason: String? = nil
-        switch settings.authorizationStatus {
-        case .authorized: status = "authorized"
-        case .denied(let why):
-            status = "denied"
-            reason = why
+        Self.report(settings, daemon: daemon, file: file).print(json: json)
+        if !settings.isAuthorized { Sys.exit(ExitStatus.noNotificationServer.rawValue) }
+        if let file, !file.problems.isEmpty { Sys.exit(ExitStatus.configError.rawValue) }
+    }
+}
+
+extension Status {
+    /// What notifications can do here and, when it runs, what the daemon reports (docs/json.md).
+    static func report(_ settings: NotificationSettings, daemon: DaemonStatus?, file: AlarmFileStatus?) -> RecordReport {
+        func flag(_ s: Setting) -> Datum { .flag(s == .enabled) }
+        var reason: String?
+        if case .denied(let why) = settings.authorizationStatus { reason = why }
+        let sound: Datum = switch settings.sound {
+        case .byServer: .record([Field("by", "", .text("server")), Field("player", "", .none), Field("path", "", .none)])
+        case .localPlayer(let name, let path): .record([Field("by", "", .text("chime")), Field("player", "", .text(name)), Field("path", "", .text(path))])
+        case .notSupported: .record([Field("by", "", .text("none")), Field("player", "", .none), Field("path", "", .none)])
         }
-        if json {
-            var fields: [(String, JSON)] = [("authorization", .string(status))]
-            if let reason { fields.append(("reason", .string(reason))) }
-            if let server = settings.server {
-                fields.append(("server", .object([
-                    ("name", .string(server.name)), ("vendor", .string(server.vendor)),
-                    ("version", .string(server.version)), ("specVersion", .string(server.specVersion)),
-                ])))
-            }
-            fields += [
-                ("alert", .bool(settings.alert == .enabled)), ("sound", sound.json),
-                ("actions", .bool(settings.actions == .enabled)), ("bodyMarkup", .bool(settings.bodyMarkup == .enabled)),
-                ("hyperlinks", .bool(settings.hyperlinks == .enabled)), ("images", .bool(settings.images == .enabled)),
-                ("persistence", .bool(settings.persistence == .enabled)), ("badge", .bool(false)),
-                ("capabilities", .array(settings.capabilities.map { .string($0.rawValue) })),
-                ("serverNotes", .array(ServerWays.notes(for: settings.server, capabilities: settings.capabilities).map { .string($0) })),
-                ("daemon", .bool(file != nil)),
-            ]
-            if let file { fields.append(("alarmFile", alarmFileJSON(file))) }
-            if let daemon {
-                fields.append(("quarantined", .array(daemon.quarantined.map { .object([("id", .string($0.identifier)), ("reason", .string($0.reason))]) })))
-                fields.append(("storeWarnings", .array(daemon.storeWarnings.map { .string($0) })))
-                fields.append(("sleep", .string(daemon.sleep)))
-                fields.append(("wake", .string(daemon.wake)))
-                fields.append(("wakeMethod", .string(daemon.wakeMethod)))
-                fields.append(("stayAwake", .string(daemon.stayAwake)))
-                fields.append(("doNotDisturb", .string(daemon.doNotDisturb)))
-            }
-            printLine(JSON.object(fields).text)
-        } else {
-            print("Authorization:  \(status)" + (reason.map { " (\($0))" } ?? ""))
-            if let server = settings.server {
-                print("Server:         \(server.name) \(server.version) by \(server.vendor), spec \(server.specVersion)")
-            }
-            print("Alerts:         \(word(settings.alert))")
-            print("Sound:          \(sound.text)")
-            print("Actions:        \(word(settings.actions))")
-            print("Body markup:    \(word(settings.bodyMarkup))")
-            print("Hyperlinks:     \(word(settings.hyperlinks))")
-            print("Body images:    \(word(settings.images))")
-            print("Persistence:    \(word(settings.persistence))")
-            print("Badges:         no (not on this desktop)")
-            let notes = settings.isAuthorized ? ServerWays.notes(for: settings.server, capabilities: settings.capabilities) : []
-            if !notes.isEmpty {
-                print("This server:")
-                for note in notes { print("  " + note) }
-            }
-            if let file, let daemon {
-                print("Daemon:         running (chime \(daemon.version), \(daemon.pending) pending)")
-                if !daemon.sleep.isEmpty { print("Sleep:          \(daemon.sleep)") }
-                if !daemon.wake.isEmpty { print("Wake:           \(daemon.wake)") }
-                if !daemon.stayAwake.isEmpty { print("Stay awake:     \(daemon.stayAwake)") }
-                if !daemon.doNotDisturb.isEmpty { print("Do not disturb: \(daemon.doNotDisturb)") }
-                for warning in daemon.storeWarnings { print("  " + warning) }
-                if !daemon.quarantined.isEmpty {
-                    print("Quarantined:    \(daemon.quarantined.count) alarm\(daemon.quarantined.count == 1 ? "" : "s") kept but not fired (chime cancel ID removes one)")
-                    for (id, reason) in daemon.quarantined { print("  \(id): \(reason)") }
+        let notes = settings.isAuthorized ? ServerWays.notes(for: settings.server, capabilities: settings.capabilities) : []
+        let daemonDatum: Datum = daemon.map { daemon in
+            .record([
+                Field("version", "", .text(daemon.version)), Field("pending", "", .count(Int64(daemon.pending))),
+                Field("sleep", "Sleep", .text(daemon.sleep)), Field("wake", "Wake", .text(daemon.wake)),
+                Field("wakeMethod", "", .text(daemon.wakeMethod)), Field("stayAwake", "Stay awake", .text(daemon.stayAwake)),
+                Field("doNotDisturb", "Do not disturb", .text(daemon.doNotDisturb)),
+                Field("quarantined", "", .list(daemon.quarantined.map { .record([Field("id", "", .text($0.identifier)), Field("reason", "", .text($0.reason))]) })),
+                Field("storeWarnings", "", .list(daemon.storeWarnings.map { .text($0) })),
+            ])
+        } ?? .none
+        return RecordReport(fields: [
+            Field("authorization", "Authorization", .text(settings.isAuthorized ? "authorized" : "denied")),
+            Field("reason", "Reason", .optional(reason) { .text($0) }),
+            Field("server", "Server", .optional(settings.server) { server in
+                .record([Field("name", "", .text(server.name)), Field("vendor", "", .text(server.vendor)),
+                         Field("version", "", .text(server.version)), Field("specVersion", "", .text(server.specVersion))])
+            }) { server in
+                guard let name = server["name"]?.text else { return nil }
+                return "\(name) \(server["version"]?.text ?? "") by \(server["vendor"]?.text ?? ""), spec \(server["specVersion"]?.text ?? "")"
+            },
+            Field("alert", "Alerts", flag(settings.alert)),
+            Field("sound", "Sound", sound) { sound in
+                switch sound["by"]?.text {
+                case "server": "yes (played by the server)"
+                case "chime": "yes (played by chime with \(sound["player"]?.text ?? ""))"
+                default: "no (the server plays no sounds and no player was found)"
                 }
-                print("Alarm file:     \(alarmFileSummary(file))")
-                for line in file.problems + file.conflicts { print("  " + line) }
-            } else {
-                print("Daemon:         not running (chime daemon &, systemctl --user start chime, or any alarm command where D-Bus activation is installed)")
-            }
-        }
-        if !settings.isAuthorized { Glibc.exit(ExitStatus.noNotificationServer.rawValue) }
-        if let file, !file.problems.isEmpty { Glibc.exit(ExitStatus.configError.rawValue) }
+            },
+            Field("actions", "Actions", flag(settings.actions)), Field("bodyMarkup", "Body markup", flag(settings.bodyMarkup)),
+            Field("hyperlinks", "Hyperlinks", flag(settings.hyperlinks)), Field("images", "Body images", flag(settings.images)),
+            Field("persistence", "Persistence", flag(settings.persistence)),
+            Field("badge", "Badges", .flag(false)) { _ in "no (not on this desktop)" },
+            Field("capabilities", "", .list(settings.capabilities.map { .text($0.rawValue) })) { _ in nil },
+            Field("serverNotes", "This server", .list(notes.map { .text($0) })) { notes in
+                notes.items.isEmpty ? nil : "\n" + notes.items.compactMap(\.text).map { "  " + $0 }.joined(separator: "\n")
+            },
+            Field("daemon", "Daemon", daemonDatum) { daemon in
+                guard daemon["version"] != nil else {
+                    return "not running (chime daemon &, systemctl --user start chime, or any alarm command where D-Bus activation is installed)"
+                }
+                var lines = ["running (chime \(daemon["version"]?.text ?? ""), \(daemon["pending"]?.text ?? "0") pending)"]
+                for key in ["sleep", "wake", "stayAwake", "doNotDisturb"] {
+                    guard case .record(let fields) = daemon, let field = fields.first(where: { $0.key == key }),
+                        let text = field.text, !text.isEmpty
+                    else { continue }
+                    lines.append((field.label + ":").padding(16) + text)
+                }
+                for warning in daemon["storeWarnings"]?.items ?? [] { lines.append("  " + (warning.text ?? "")) }
+                let quarantined = daemon["quarantined"]?.items ?? []
+                if !quarantined.isEmpty {
+                    lines.append("Quarantined:    \(quarantined.count) alarm\(quarantined.count == 1 ? "" : "s") kept but not fired (chime cancel ID removes one)")
+                    for item in quarantined { lines.append("  \(item["id"]?.text ?? ""): \(item["reason"]?.text ?? "")") }
+                }
+                return lines.joined(separator: "\n")
+            },
+            Field("alarmFile", "Alarm file", file.map(alarmFileDatum) ?? .none) { _ in
+                guard let file else { return nil }
+                return ([alarmFileSummary(file)] + (file.problems + file.conflicts).map { "  " + $0 }).joined(separator: "\n")
+            },
+        ], width: 16)
     }
 }

@@ -63,7 +63,7 @@ public enum AlarmConfig {
     /// else `~/.config/chime/alarms.toml`.
     public static func path(option: String? = nil) -> String {
         if let option { return option }
-        func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        func env(_ name: String) -> String? { Sys.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
         if let explicit = env("CHIME_CONFIG") { return explicit }
         if let config = env("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/chime/alarms.toml" }
         return (env("HOME") ?? "/") + "/.config/chime/alarms.toml"
@@ -72,29 +72,17 @@ public enum AlarmConfig {
     /// Reads and validates the file at `path`; `anchor` is when intervals count from.
     public static func load(path: String, anchor: Instant) -> AlarmFile {
         var file = AlarmFile(path: path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(SystemError.last("read").reason)"))
-            return file
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(SystemError.last("read").reason)"))
-                return file
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
+        do throws(SystemError) {
+            let bytes = try Sys.readFile(path, limit: maximumSize)
             if bytes.count > maximumSize {
                 file.diagnostics.append(Diagnostic(file: path, message: "the file is larger than \(maximumSize >> 20) MiB; is it the right file?"))
                 return file
             }
+            return parse(bytes, path: path, anchor: anchor)
+        } catch {
+            file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(error.reason)"))
+            return file
         }
-        return parse(bytes, path: path, anchor: anchor)
     }
 
     /// Validates a document's bytes.

@@ -39,15 +39,14 @@ struct Validator {
     /// What `[defaults]` sets for every alarm.
     struct Defaults {
         var sound: Sound? = nil
-        var urgency: Urgency = .critical
-        // chime's own icon, installed in hicolor (which every icon theme falls back to): "alarm-clock"
-        // is in no theme Debian ships, and GNOME Shell drew a placeholder for it.
-        var icon = "chime"
+        // nil: chime's own default for an alarm (`AlarmDraft`).
+        var urgency: Urgency? = nil
+        var icon: String? = nil
         var snooze: TimeSpan? = nil
         var grace: TimeSpan? = nil
         var expire: TimeSpan? = nil
         var timeZone: String? = nil
-        var actions: [NotificationAction] = [.snooze, .dismiss]
+        var actions: [NotificationAction]? = nil
         var ring: TimeSpan? = nil
         var autoSnooze = false
         var doNotDisturb: DoNotDisturbPolicy? = nil
@@ -135,14 +134,13 @@ struct Validator {
 
     /// `ring`, `auto-snooze` and `dnd`, as the command line has them: an alarm with a sound rings
     /// `RingPolicy.defaultRing` unless the file says otherwise.
-    mutating func ringing(_ table: Entries, _ p: String, defaults: Defaults, into content: inout NotificationContent) {
-        let ring = duration(table, "ring", p + ".ring", range: RequestBounds.ring) ?? defaults.ring
-        if table["ring"] != nil, ring != nil, content.sound == nil {
-            report(p + ".ring", "'ring' needs a 'sound' (an alarm without a sound has nothing to ring)")
-        }
-        if content.sound != nil { content.ring = ring ?? RingPolicy.defaultRing }
-        content.autoSnooze = bool(table, "auto-snooze", p + ".auto-snooze") ?? (content.rings && defaults.autoSnooze)
-        content.doNotDisturb = policy(table, "dnd", p + ".dnd") ?? defaults.doNotDisturb
+    mutating func ringing(_ table: Entries, _ p: String, defaults: Defaults, into draft: inout AlarmDraft) {
+        let own = duration(table, "ring", p + ".ring", range: RequestBounds.ring)
+        // The file's default ring applies to alarms with a sound; one's own ring needs one.
+        draft.ring = own ?? (draft.sound != nil ? defaults.ring : nil)
+        let rings = draft.sound != nil && (draft.ring ?? AlarmDefaults.ring) > .zero
+        draft.autoSnooze = bool(table, "auto-snooze", p + ".auto-snooze") ?? (rings && defaults.autoSnooze)
+        draft.doNotDisturb = policy(table, "dnd", p + ".dnd") ?? defaults.doNotDisturb
     }
 
     mutating func policy(_ table: Entries, _ key: String, _ keyPath: String) -> DoNotDisturbPolicy? {
@@ -171,13 +169,13 @@ struct Validator {
         }
         guard name.contains(Character("/")) else { return .named(name) }
         var file = name
-        if file.hasPrefix("~/"), let home = getenv("HOME") { file = String(cString: home) + file.dropFirst() }
+        if file.hasPrefix("~/"), let home = Sys.environment("HOME") { file = home + file.dropFirst() }
         guard file.hasPrefix("/") else {
             report(keyPath, "sound file \"\(name)\" must be an absolute path (or start with ~/)")
             return nil
         }
-        guard access(file, R_OK) == 0 else {
-            report(keyPath, "sound file \"\(name)\" cannot be read: \(SystemError.last("access").reason)")
+        do { try Sys.checkReadable(file) } catch {
+            report(keyPath, "sound file \"\(name)\" cannot be read: \(error.reason)")
             return nil
         }
         return .file(file)
@@ -323,56 +321,69 @@ struct Validator {
         }
         let title = string(table, "title", p + ".title") ?? (label.isEmpty ? nil : label)
         if title == nil, table["title"] == nil { report(p, "this alarm needs a 'title' (or a 'label' to use as one)", atValue: false) }
-        let timeZone = zone(table, "tz", p + ".tz") ?? defaults.timeZone
-        var trigger: Trigger?
+        var draft = AlarmDraft(kind: .alarm, anchor: anchor)
+        draft.identifier = id
+        draft.title = title ?? ""
+        draft.label = label
+        draft.timeZone = zone(table, "tz", p + ".tz")
+        draft.defaultTimeZone = defaults.timeZone
         if let when = string(table, "when", p + ".when") {
-            do throws(RuleError) {
-                trigger = try Trigger(parsing: when, timeZone: timeZone, anchor: anchor)
-            } catch {
-                // Point into the rule: past the opening quote, at the offending part.
-                report(p + ".when", "\(error.message) in \"\(when)\"", offset: 1 + error.offset)
-            }
+            draft.when = .rule(when)
         } else if table["when"] == nil {
             report(p, "this alarm needs 'when', e.g. when = \"16:35 mon-fri\"", atValue: false)
         }
-        var content = NotificationContent(title: title ?? "", body: "", label: label, sound: defaults.sound, urgency: defaults.urgency,
-                                          icon: defaults.icon, category: "x-chime.alarm", actions: defaults.actions)
-        content.body = string(table, "body", p + ".body") ?? ""
-        if let v = sound(table, "sound", p + ".sound") { content.sound = v }
-        if let v = urgency(table, "urgency", p + ".urgency") { content.urgency = v }
-        if let v = string(table, "icon", p + ".icon") { content.icon = v }
-        content.snooze = duration(table, "snooze", p + ".snooze", range: RequestBounds.snooze) ?? defaults.snooze
-        content.grace = duration(table, "grace", p + ".grace", range: RequestBounds.grace) ?? defaults.grace
-        if let expire = duration(table, "expire", p + ".expire", range: RequestBounds.expire) ?? defaults.expire {
-            content.expiry = .after(expire)
-        }
-        if let v = actions(table, "actions", p + ".actions") { content.actions = v }
-        ringing(table, p, defaults: defaults, into: &content)
-        content.wake = bool(table, "wake", p + ".wake") ?? false
-        let timeout = duration(table, "body-timeout", p + ".body-timeout", range: RequestBounds.bodyTimeout)
+        draft.body = string(table, "body", p + ".body")
+        draft.sound = sound(table, "sound", p + ".sound") ?? defaults.sound
+        draft.urgency = urgency(table, "urgency", p + ".urgency") ?? defaults.urgency
+        draft.icon = string(table, "icon", p + ".icon") ?? defaults.icon
+        draft.snooze = duration(table, "snooze", p + ".snooze", range: RequestBounds.snooze) ?? defaults.snooze
+        draft.grace = duration(table, "grace", p + ".grace", range: RequestBounds.grace) ?? defaults.grace
+        draft.expire = duration(table, "expire", p + ".expire", range: RequestBounds.expire) ?? defaults.expire
+        draft.actions = actions(table, "actions", p + ".actions") ?? defaults.actions
+        ringing(table, p, defaults: defaults, into: &draft)
+        draft.wake = bool(table, "wake", p + ".wake")
+        draft.bodyTimeout = duration(table, "body-timeout", p + ".body-timeout", range: RequestBounds.bodyTimeout)
         if let value = table["body-command"] {
             let words = value.array?.compactMap(\.string)
             if let words, !words.isEmpty, words.count == value.array?.count, !words[0].isEmpty {
-                content.bodyCommand = BodyCommand(arguments: words, timeLimit: timeout ?? BodyCommand.defaultTimeLimit)
+                draft.bodyCommand = words
             } else {
                 report(p + ".body-command", "'body-command' must be an array of strings, the program first, e.g. [\"date\", \"+%H:%M\"]")
             }
-        } else if table["body-timeout"] != nil {
-            report(p + ".body-timeout", "'body-timeout' needs a 'body-command'", atValue: false)
         }
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
-        guard diagnostics.count == errorsBefore, let id, let trigger else { return nil }
+        // Every problem at once: the rules across fields, then the rule itself.
+        for broken in draft.conflicts() { reportBuilding(broken, p) }
+        if draft.when != nil {
+            do throws(RequestError) { _ = try draft.buildTrigger() } catch { reportBuilding(error, p, table: table) }
+        }
+        guard diagnostics.count == errorsBefore, let id, draft.when != nil else { return nil }
         let line = locator.header("alarm", index)?.line ?? 0
-        let request = NotificationRequest(identifier: id, content: content, trigger: trigger)
-        // The one definition of a valid request, as at every other door (a one-off whose time has
-        // passed is not an error here: it fired, or will not, and stays in the file harmlessly).
+        // Built as at every other door (a one-off whose time has passed is not an error here: it
+        // fired, or will not, and stays in the file harmlessly).
+        let request: NotificationRequest
         do throws(RequestError) {
-            try request.validate()
+            request = try draft.build(now: nil)
         } catch {
-            report(p + "." + Self.key(for: error), "'\(Self.key(for: error))': \(error.message)")
+            reportBuilding(error, p, table: table)
             return nil
         }
         return ConfigAlarm(id: id, when: table["when"]?.string ?? "", enabled: enabled, request: request, line: line)
+    }
+
+    /// A refusal of the builder, at the key the file names it by.
+    mutating func reportBuilding(_ error: RequestError, _ p: String, table: Entries? = nil) {
+        let key = Self.key(for: error)
+        if let offset = error.offset {
+            // Point into the rule: past the opening quote, at the offending part.
+            report(p + ".when", "\(error.message) in \"\(table?["when"]?.string ?? "")\"", offset: 1 + offset)
+            return
+        }
+        switch error.field {
+        case .ring?: report(p + ".ring", "'ring' needs a 'sound' (an alarm without a sound has nothing to ring)")
+        case .bodyTimeout? where error.message.hasPrefix("needs"): report(p + ".body-timeout", "'body-timeout' needs a 'body-command'", atValue: false)
+        default: report(p + "." + key, "'\(key)': \(error.message)")
+        }
     }
 
     mutating func validateTimer(_ table: Entries, index: Int, defaults: Defaults) -> TimerPreset? {
@@ -386,20 +397,22 @@ struct Validator {
         }
         let seconds = duration(table, "duration", p + ".duration", range: RequestBounds.interval)
         if table["duration"] == nil { report(p, "this timer needs a 'duration', e.g. duration = \"7m\"", atValue: false) }
-        var content = NotificationContent(title: string(table, "title", p + ".title") ?? name ?? "",
-                                          body: string(table, "body", p + ".body") ?? "", sound: defaults.sound,
-                                          urgency: defaults.urgency, icon: defaults.icon, category: "x-chime.timer",
-                                          actions: defaults.actions)
-        if let v = sound(table, "sound", p + ".sound") { content.sound = v }
-        if let v = urgency(table, "urgency", p + ".urgency") { content.urgency = v }
-        if let v = string(table, "icon", p + ".icon") { content.icon = v }
-        content.snooze = defaults.snooze
-        ringing(table, p, defaults: defaults, into: &content)
+        var draft = AlarmDraft(kind: .timer, anchor: anchor)
+        draft.title = string(table, "title", p + ".title") ?? name ?? ""
+        draft.body = string(table, "body", p + ".body")
+        draft.sound = sound(table, "sound", p + ".sound") ?? defaults.sound
+        draft.urgency = urgency(table, "urgency", p + ".urgency") ?? defaults.urgency
+        draft.icon = string(table, "icon", p + ".icon") ?? defaults.icon
+        draft.actions = defaults.actions
+        draft.snooze = defaults.snooze
+        ringing(table, p, defaults: defaults, into: &draft)
+        for broken in draft.conflicts() { reportBuilding(broken, p) }
         guard diagnostics.count == errorsBefore, let name, let seconds else { return nil }
+        let content: NotificationContent
         do throws(RequestError) {
-            try content.validate()
+            content = try draft.buildContent()
         } catch {
-            report(p + "." + Self.key(for: error), "'\(Self.key(for: error))': \(error.message)")
+            reportBuilding(error, p)
             return nil
         }
         return TimerPreset(name: name, duration: seconds, content: content, line: locator.header("timer", index)?.line ?? 0)

@@ -13,6 +13,7 @@ import ChimeCenter
 import ChimeConfig
 import FoundationEssentials
 import Logging
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -109,8 +110,10 @@ final class AlarmFileFollower: LoopPart {
         watcher?.refresh()
         status.path = path
         status.checked = now
-        var info = stat()
-        if stat(path, &info) != 0, errno == ENOENT {
+        // Gone (not: cannot be looked at, which the read below reports).
+        let gone: Bool
+        do { gone = try Sys.status(path) == nil } catch { gone = false }
+        if gone {
             status.exists = false
             let kept = (try? store.fileDefinitions().count) ?? 0
             if kept == 0 {

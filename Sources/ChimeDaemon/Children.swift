@@ -40,7 +40,7 @@ final class Child {
         self.deadline = deadline
     }
 
-    deinit { if output >= 0 { close(output) } }
+    deinit { if output >= 0 { try? Sys.close(output) } }
 
     /// Output read and the process reaped.
     var isDone: Bool { output < 0 && waitStatus != nil }
@@ -48,18 +48,21 @@ final class Child {
     /// Reads what is available; closes the pipe at end of file.
     func readOutput() {
         guard output >= 0 else { return }
-        var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            if n > 0 {
+            let chunk: [UInt8]
+            do {
+                guard let read = try Sys.read(output, upTo: 4096) else { return }  // nothing more now
+                chunk = read
+            } catch {
+                chunk = []  // an error: nothing more will come
+            }
+            if !chunk.isEmpty {
                 let room = max(0, outputLimit - collected.count)
-                collected.append(contentsOf: chunk[0..<min(n, room)])
-                if n > room { truncated = true }
+                collected.append(contentsOf: chunk.prefix(room))
+                if chunk.count > room { truncated = true }
                 continue
             }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
-            close(output)  // end of file, or an error: nothing more will come
+            try? Sys.close(output)  // end of file
             output = -1
             return
         }
@@ -68,8 +71,9 @@ final class Child {
     /// Stops the child and everything it started.
     func kill() {
         guard waitStatus == nil else { return }
-        _ = Glibc.kill(-pid, SIGKILL)
-        _ = Glibc.kill(pid, SIGKILL)
+        // The group first (everything it started), then the child itself should it have left it.
+        try? Sys.signal(-pid, SIGKILL)
+        try? Sys.signal(pid, SIGKILL)
     }
 
     /// "exit status 3", "killed by signal 9": how it ended.
@@ -94,48 +98,20 @@ struct SpawnError: Error, CustomStringConvertible {
 /// polls; otherwise to /dev/null. Standard error stays the daemon's (the journal).
 func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, deadline: Instant) throws(SpawnError) -> Child {
     guard let program = arguments.first, !program.isEmpty else { throw SpawnError(description: "no program given") }
-    var pipeFDs: [Int32] = [-1, -1]
-    if captureOutput {
-        // The daemon is one thread, so nothing can spawn between pipe() and the fcntl()s.
-        guard pipe(&pipeFDs) == 0 else {
-            throw SpawnError(description: "cannot make a pipe: \(SystemError.last("pipe").reason)")
+    var pipe: (read: Int32, write: Int32)?
+    do {
+        if captureOutput { pipe = try Sys.pipe(nonBlockingRead: true) }
+        let pid = try Spawn.start(program, arguments: arguments.map { Array($0.utf8) }, stdin: .null,
+                                  stdout: pipe.map { .descriptor($0.write) } ?? .null, stderr: .inherit, newProcessGroup: true)
+        if let pipe { try? Sys.close(pipe.write) }
+        return Child(pid: pid, output: pipe?.read ?? -1, outputLimit: outputLimit, deadline: deadline)
+    } catch {
+        if let pipe {
+            try? Sys.close(pipe.read)
+            try? Sys.close(pipe.write)
         }
-        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK)
+        throw SpawnError(description: "cannot start \(program): \(error.reason)", reason: error.reason)
     }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    if captureOutput {
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-    } else {
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    }
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let result = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
-    if captureOutput { close(pipeFDs[1]) }
-    guard result == 0 else {
-        if captureOutput { close(pipeFDs[0]) }
-        let reason = SystemError("posix_spawnp", code: result).reason
-        throw SpawnError(description: "cannot start \(program): \(reason)", reason: reason)
-    }
-    return Child(pid: pid, output: captureOutput ? pipeFDs[0] : -1, outputLimit: outputLimit, deadline: deadline)
 }
 
 
@@ -179,8 +155,13 @@ final class ChildProcesses: LoopPart {
     /// daemon may have children of its own, and their statuses are not ours to take).
     func reap() {
         for (pid, entry) in running where entry.child.waitStatus == nil {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { entry.child.waitStatus = status }
+            do {
+                if let status = try Sys.reap(pid) { entry.child.waitStatus = status }
+            } catch {
+                // Not ours to wait for any more (ECHILD): it is gone; say so rather than wait for ever.
+                logger.warning("\(error)")
+                entry.child.waitStatus = 0x7f00  // exit status 127
+            }
         }
         settle()
     }

@@ -3,14 +3,14 @@
 // old one replaces the inode a file watch would follow. A symlinked file (dotfiles
 // kept elsewhere) is followed to its target's directory too, and a directory that
 // does not exist yet is waited for from its nearest existing ancestor.
-internal import CLinux
 import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
 
 public final class ConfigWatcher {
-    public let fd: Int32
+    private let inotify: InotifyDescriptor
+    public var fd: Int32 { inotify.fd }
     public let path: String
     /// Watched directories by watch descriptor, with the entry name that matters in each.
     private var watches: [Int32: (directory: String, name: String)] = [:]
@@ -20,12 +20,9 @@ public final class ConfigWatcher {
 
     public init(path: String) throws(DaemonError) {
         self.path = path
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw DaemonError("cannot watch \(path): \(SystemError.last("inotify_init1"))") }
+        do { inotify = try InotifyDescriptor() } catch { throw DaemonError("cannot watch \(path): \(error)") }
         refresh()
     }
-
-    deinit { close(fd) }
 
     /// The directories to watch now, each with the name of the entry that matters in it.
     func wanted() -> [(directory: String, name: String)] {
@@ -42,10 +39,7 @@ public final class ConfigWatcher {
         // Each link in a chain of symlinks: editing the target must be seen, and so must re-pointing a link.
         var current = path
         for _ in 0..<8 {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(current, &buffer, buffer.count - 1)
-            guard n > 0 else { break }
-            let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let target = Sys.linkTarget(current) else { break }
             current = target.hasPrefix("/") ? target : Self.split(current).directory + "/" + target
             add(current)
         }
@@ -56,12 +50,14 @@ public final class ConfigWatcher {
     public func refresh() {
         let want = wanted()
         for (wd, watch) in watches where !want.contains(where: { $0 == watch }) {
-            inotify_rm_watch(fd, wd)
+            inotify.removeWatch(wd)
             watches[wd] = nil
         }
         for entry in want where !watches.values.contains(where: { $0 == entry }) {
-            let wd = inotify_add_watch(fd, entry.directory, Self.entryEvents | Self.selfEvents | UInt32(IN_ONLYDIR))
-            if wd >= 0 { watches[wd] = entry }
+            // A directory that cannot be watched (gone meanwhile, no permission) is looked for again at the next event.
+            if let wd = try? inotify.addWatch(entry.directory, mask: Self.entryEvents | Self.selfEvents | UInt32(IN_ONLYDIR)) {
+                watches[wd] = entry
+            }
         }
     }
 
@@ -69,28 +65,17 @@ public final class ConfigWatcher {
     /// changed the file (the watches are then refreshed).
     public func read() -> Bool {
         var relevant = false
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            var offset = 0
-            while offset + 16 <= n {
-                let (wd, mask, length) = buffer.withUnsafeBytes { raw in
-                    (raw.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + length)].prefix { $0 != 0 }
-                offset += 16 + length
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true; continue }
-                guard let watch = watches[wd] else { continue }
-                if mask & (Self.selfEvents | UInt32(IN_IGNORED)) != 0 {
-                    watches[wd] = nil
-                    relevant = true
-                } else if String(decoding: nameBytes, as: UTF8.self) == watch.name {
-                    relevant = true
-                }
+        // A read that fails (it should not) is taken as a change: the file is read again.
+        let events: [InotifyDescriptor.Event]
+        do { events = try inotify.read() } catch { events = []; relevant = true }
+        for event in events {
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true; continue }
+            guard let watch = watches[event.watch] else { continue }
+            if event.mask & (Self.selfEvents | UInt32(IN_IGNORED)) != 0 {
+                watches[event.watch] = nil
+                relevant = true
+            } else if event.name == watch.name {
+                relevant = true
             }
         }
         if relevant { refresh() }
@@ -103,8 +88,5 @@ public final class ConfigWatcher {
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-    }
+    static func isDirectory(_ path: String) -> Bool { Sys.isDirectory(path) }
 }

@@ -7,7 +7,6 @@ import Logging
 import Notifications
 import Posix
 import Timekeeping
-internal import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,6 +47,8 @@ public enum Timeliness: String, Sendable {
 ///   through the sleep part).
 /// - `AlarmFileFollower`: the alarm file (asks the schedule to store and queue what changed).
 /// - `ZoneFollower`: the system's time zone.
+/// - `PopupLedger`: which popups are known to be up (shown this run, or still in dunst's view
+///   after a restart); asks the session who the server is.
 /// - `SchedulerService`: the D-Bus interface, which asks the parts.
 /// The daemon itself keeps only the bus, the wall-clock timer and the signals.
 public final class SchedulerDaemon {
@@ -75,11 +76,12 @@ public final class SchedulerDaemon {
     let sleep: SleepFollower?
     let waking: Waking
     let zone: ZoneFollower
+    let ledger: PopupLedger
     /// The alarm file (set by `follow(alarmFile:)` before `run()`).
     private(set) var alarmFile: AlarmFileFollower
     /// Every part, for the loop, in the order their deadlines are served.
     private var parts: [any LoopPart] {
-        [session, doNotDisturb, children, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, alarmFile, schedule, presenter]
+        [session, doNotDisturb, children, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter]
     }
     var client: NotificationClient { session.client }
     /// The exported interface.
@@ -128,8 +130,9 @@ public final class SchedulerDaemon {
         ringing = Ringing(store: store, children: children, client: client, clock: clock, logger: logger)
         sleep = SleepFollower(clock: clock, logger: logger)
         waking = Waking(connection: connection, sleep: sleep, clock: clock, logger: logger)
+        ledger = PopupLedger(connection: connection, store: store, session: session, clock: clock, logger: logger)
         presenter = Presenter(store: store, schedule: schedule, session: session, doNotDisturb: doNotDisturb, children: children,
-                              ringing: ringing, waking: waking, signals: announce, clock: clock, logger: logger)
+                              ringing: ringing, waking: waking, ledger: ledger, signals: announce, clock: clock, logger: logger)
         zone = ZoneFollower(clock: clock, logger: logger)
         alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, clock: clock, logger: logger)
         for warning in store.warnings { logger.warning("\(warning)") }
@@ -149,7 +152,7 @@ public final class SchedulerDaemon {
             logger.error("\(error)")
         }
         // Timers wake us within 1 µs of their time instead of the default 50 µs slack.
-        _ = chime_set_timer_slack(1)
+        do { try Sys.setTimerSlack(nanoseconds: 1) } catch { logger.warning("\(error); timers may wake up to 50 µs late") }
     }
 
     /// What the parts tell each other, through the daemon.
@@ -168,8 +171,17 @@ public final class SchedulerDaemon {
         session.events.gone = { [unowned self] in presenter.holdAwaitingCapabilities() }
         session.events.capabilities = { [unowned self] known in presenter.capabilitiesKnown(known) }
         session.events.capabilitiesFailed = { [unowned self] reason in presenter.capabilitiesFailed(reason) }
-        // Who the server is tells how to read its do-not-disturb: read once now, then followed.
-        session.events.identified = { [unowned self] _ in doNotDisturb.refresh() }
+        // Who the server is tells how to read its do-not-disturb (read once now, then followed) and
+        // whether it can say which popups it closed while the daemon was not running (dunst).
+        session.events.identified = { [unowned self] _ in
+            doNotDisturb.refresh()
+            ledger.reconcile()
+        }
+        ledger.closedMeanwhile = { [unowned self] popup in
+            ringing.stop(serverID: popup.serverID, because: "its popup was closed while the daemon was not running")
+            waking.release(popup.identifier)
+        }
+        ringing.resent = { [unowned self] serverID in ledger.shown(serverID) }
         doNotDisturb.onRead = { [unowned self] state in presenter.doNotDisturbRead(state) }
         ringing.rangOut = { [unowned self] identifier, due, serverID, snoozes in
             waking.release(identifier)
@@ -207,7 +219,7 @@ public final class SchedulerDaemon {
             if stopping { break }
             prepareParts(now: clock.now())
             let parts = self.parts
-            armTimer(parts)
+            do { try armTimer(parts) } catch { throw DaemonError("cannot arm the daemon's timer: \(error)") }
             guard let busFD = connection.fileDescriptor else { throw DaemonError(Self.busGone) }
             var sources = PollSet()
             sources.add(.bus, fd: busFD, writable: connection.hasMessagesToSend)
@@ -283,9 +295,9 @@ public final class SchedulerDaemon {
         + "alarms not yet shown are kept in the store and are shown, marked late or missed, when the daemon runs again"
 
     /// Arms the timer for the earliest of the parts' deadlines.
-    private func armTimer(_ parts: [any LoopPart]) {
+    private func armTimer(_ parts: [any LoopPart]) throws(SystemError) {
         let earliest = parts.compactMap(\.deadline).min()
-        if let earliest { timer.arm(at: earliest) } else { timer.disarm() }
+        if let earliest { try timer.arm(at: earliest) } else { try timer.disarm() }
     }
 
     func handleSignals() {

@@ -13,20 +13,22 @@ import Glibc
 final class FiringMarker {
     let path: String
     private let fd: Int32
+    /// Told when the marker cannot be written (a crash would then not be charged to its request).
+    var failed: (SystemError) -> Void = { _ in }
 
     init(directory: String) throws(SystemError) {
         let path = directory + "/firing"
         self.path = path
-        fd = try SystemError.check("open", context: path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        fd = try Sys.open(path, O_RDWR | O_CREAT)
     }
 
-    deinit { close(fd) }
+    deinit { try? Sys.close(fd) }
 
     /// The identifier that was being fired when the process last stopped, if it stopped while
     /// firing one. The file holds `<length>:<identifier>`; a torn write reads as none.
     func inFlight() -> String? {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard let buffer = try? Sys.read(fd, upTo: 256, at: 0, context: path) else { return nil }
+        let count = buffer.count
         guard count > 2, let colon = buffer[0..<count].firstIndex(of: UInt8(ascii: ":")),
             let length = Int(String(decoding: buffer[0..<colon], as: UTF8.self)), colon + 1 + length <= count
         else { return nil }
@@ -38,12 +40,16 @@ final class FiringMarker {
         // Identifiers are at most 200 bytes (an older store's may be longer: cut, it only names the suspect).
         let bytes = Array(identifier.utf8.prefix(240))
         let record = Array("\(bytes.count):".utf8) + bytes
-        _ = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        _ = ftruncate(fd, off_t(record.count))
+        do {
+            try Sys.writeAll(fd, record, at: 0, context: path)
+            try Sys.truncate(fd, to: record.count, context: path)
+        } catch {
+            failed(error)
+        }
     }
 
     /// The work is done: nothing is in flight.
     func clear() {
-        _ = ftruncate(fd, 0)
+        do { try Sys.truncate(fd, to: 0, context: path) } catch { failed(error) }
     }
 }

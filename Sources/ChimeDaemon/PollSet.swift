@@ -29,18 +29,10 @@ struct PollSet {
         names.append(name)
     }
 
-    /// Sleeps until a source is ready (no timeout: the timer is one of the sources). A signal
-    /// interrupting the wait is no error: nothing is ready, and the loop goes round.
+    /// Sleeps until a source is ready (no timeout: the timer is one of the sources). The daemon's
+    /// signals arrive through their descriptor, so a wait interrupted otherwise simply goes on.
     mutating func wait() throws(SystemError) {
-        while true {
-            if poll(&fds, nfds_t(fds.count), -1) >= 0 { return }
-            let error = SystemError.last("poll")
-            if error.code == EINTR {
-                for i in fds.indices { fds[i].revents = 0 }
-                return
-            }
-            throw error
-        }
+        try Sys.poll(&fds)
     }
 
     /// Whether `name` has something for the loop (readable, writable, or hung up).

@@ -6,7 +6,8 @@
 //
 // What it asks of the others: the schedule (firing on the record, loading a request, moving it on,
 // snoozing), the session (is a server there, its capabilities), do-not-disturb (its reading), the
-// children (body commands), ringing (start, stop, ring out), waking (keep awake, release). What
+// children (body commands), ringing (start, stop, ring out), waking (keep awake, release), the
+// ledger (a popup shown). What
 // others may ask of it: `deliver`, `restore`, `isInFlight`, `forget`, `serverOwnerChanged`,
 // `holdAwaitingCapabilities`, `capabilitiesKnown`, `capabilitiesFailed`, `doNotDisturbRead`,
 // `handle` (the server's signals), `deferredCount`.
@@ -27,6 +28,7 @@ final class Presenter: LoopPart {
     let children: ChildProcesses
     let ringing: Ringing
     let waking: Waking
+    let ledger: PopupLedger
     let signals: SchedulerSignals
     let clock: WallClock
     let logger: Logger
@@ -50,7 +52,7 @@ final class Presenter: LoopPart {
     static let closeSlack = TimeSpan.milliseconds(500)
 
     init(store: Store, schedule: Schedule, session: ServerSession, doNotDisturb: DoNotDisturb, children: ChildProcesses,
-         ringing: Ringing, waking: Waking, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
+         ringing: Ringing, waking: Waking, ledger: PopupLedger, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
         self.store = store
         self.schedule = schedule
         self.session = session
@@ -58,6 +60,7 @@ final class Presenter: LoopPart {
         self.children = children
         self.ringing = ringing
         self.waking = waking
+        self.ledger = ledger
         self.signals = signals
         self.clock = clock
         self.logger = logger
@@ -369,6 +372,7 @@ final class Presenter: LoopPart {
             if case .some(let next) = next { schedule.requeue(identifier, next) }
         }
         schedule.firedCleanly(identifier)
+        if !silent { ledger.shown(serverID) }
         signals.emit("Fired", [.string(identifier), .int64(occurrence.due.seconds), .string(occurrence.timeliness.rawValue)])
         logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
                                         "timeliness": "\(occurrence.timeliness.rawValue)"])

@@ -64,6 +64,8 @@ final class Ringing: LoopPart {
 
     /// A ring ended unanswered: the alarm, its occurrence, its popup, and whether it snoozes itself.
     var rangOut: (_ identifier: String, _ due: Instant, _ serverID: UInt32, _ snoozes: Bool) -> Void = { _, _, _, _ in }
+    /// A popup of an earlier run was sent again in place at a resumed ring: its answers come here now.
+    var resent: (_ serverID: UInt32) -> Void = { _ in }
 
     init(store: Store, children: ChildProcesses, client: NotificationClient, clock: WallClock, logger: Logger) {
         self.store = store
@@ -136,6 +138,7 @@ final class Ringing: LoopPart {
             // Sent again in place: its sound where the server plays it, and the server's answers come
             // to this connection (dunst tells only the connection that showed a popup).
             sendAgain(&ring)
+            resent(ring.serverID)
             if !ring.byServer { startPlayer(&ring) }
             rings[saved.identifier] = ring
         }

@@ -9,6 +9,7 @@
 import ChimeCenter
 import DBus
 import Logging
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -61,6 +62,9 @@ final class Schedule: LoopPart {
         self.signals = signals
         self.clock = clock
         self.logger = logger
+        marker.failed = { [logger] error in
+            logger.warning("cannot write the firing marker (\(error)); a crash now would not be charged to its alarm")
+        }
     }
 
     // MARK: - The loop
@@ -91,7 +95,7 @@ final class Schedule: LoopPart {
         #if DEBUG
         // Test builds only: tests make the work on one request crash, to prove a crash costs only
         // that request. Release builds have no such switch.
-        if let victim = getenv("CHIME_TEST_CRASH_FIRING").map({ String(cString: $0) }), victim == identifier {
+        if let victim = Sys.environment("CHIME_TEST_CRASH_FIRING"), victim == identifier {
             fatalError("CHIME_TEST_CRASH_FIRING: crashing while working on \(identifier)")
         }
         #endif

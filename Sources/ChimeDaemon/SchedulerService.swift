@@ -66,13 +66,25 @@ final class SchedulerService {
         }
     }
 
-    func listDelivered() throws(DBusError) -> [DeliveredSummary] {
-        do {
-            return try daemon.store.deliveredNotifications().map {
-                DeliveredSummary(identifier: $0.identifier, serverID: $0.serverID, shown: $0.date, title: $0.content.title)
+    /// Answers `ListDelivered` once the ledger knows what it can of popups shown before a restart
+    /// (dunst's history, asked without waiting here).
+    func answerListDelivered(_ call: Message) {
+        daemon.ledger.list { [weak self] result in
+            guard let self else { return }
+            let reply: Message?
+            do {
+                let list = try result.get()
+                let value = try Self.bounded([.array(element: .structure([.string, .uint32, .int64, .string, .boolean]), list.map(\.dbusValue))])
+                reply = try call.makeReturn(value)
+            } catch let error as DBusError {
+                reply = try? call.makeError(name: error.name, message: error.message)
+            } catch let error as StoreError {
+                let refusal = Self.error(.store(error))
+                reply = try? call.makeError(name: refusal.name, message: refusal.message)
+            } catch {
+                reply = nil
             }
-        } catch {
-            throw Self.error(.store(error))
+            if let reply { _ = try? self.daemon.connection.send(reply) }
         }
     }
 
@@ -242,9 +254,10 @@ final class SchedulerService {
                     ExportedMethod("ListPending", streaming: Parameter("alarms", .array(pendingItem))) { [unowned self] _, add in
                         try listPending(add)
                     },
-                    method("ListDelivered", [], [Parameter("delivered", .array(.structure([.string, .uint32, .int64, .string])))]) {
-                        [unowned self] _ in
-                        try Self.bounded([.array(element: .structure([.string, .uint32, .int64, .string]), try listDelivered().map(\.dbusValue))])
+                    method("ListDelivered", [], [Parameter("delivered", .array(.structure([.string, .uint32, .int64, .string, .boolean])))]) {
+                        [unowned self] call in
+                        answerListDelivered(call.message)
+                        throw ReplyLater()
                     },
                     method("CloseDelivered", [Parameter("ids", .array(.string))], []) { [unowned self] call in
                         try closeDelivered(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])

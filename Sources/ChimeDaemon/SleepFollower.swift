@@ -12,6 +12,7 @@
 // `blockReason` and `blockRefusal`. The part calls `onSleep` before a sleep and after the resume.
 import DBus
 import Logging
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -61,8 +62,13 @@ final class SleepFollower: LoopPart {
     }
 
     deinit {
-        if inhibitor >= 0 { close(inhibitor) }
-        if blockLock >= 0 { close(blockLock) }
+        if inhibitor >= 0 { try? Sys.close(inhibitor) }
+        if blockLock >= 0 { try? Sys.close(blockLock) }
+    }
+
+    /// Closes a lock's descriptor: logind lets the lock go when the last copy is closed.
+    private func letGo(_ fd: Int32) {
+        do { try Sys.close(fd) } catch { logger.warning("letting go of a logind lock: \(error)") }
     }
 
     /// Subscribes to PrepareForSleep and asks for the delay lock.
@@ -119,7 +125,7 @@ final class SleepFollower: LoopPart {
         delayCall?.call.cancel()
         delayCall = nil
         guard inhibitor >= 0 else { return }
-        close(inhibitor)
+        letGo(inhibitor)
         inhibitor = -1
     }
 
@@ -134,7 +140,7 @@ final class SleepFollower: LoopPart {
         // Asked again only when the reason changes: a refusal is not retried on every turn of the loop.
         guard blockCall == nil, wantedReason != blockReason else { return }
         guard let reason = wantedReason else {
-            if blockLock >= 0 { close(blockLock) }
+            if blockLock >= 0 { letGo(blockLock) }
             blockLock = -1
             blockReason = nil
             return
@@ -152,7 +158,7 @@ final class SleepFollower: LoopPart {
                     self.blockRefusal = nil
                     self.refusedReason = nil
                     self.logger.info("keeping the machine awake: \(reason)")
-                    if old >= 0 { close(old) }
+                    if old >= 0 { letGo(old) }
                 case .failure(let error):
                     self.refused(reason, "\(error)")
                 }
@@ -168,7 +174,7 @@ final class SleepFollower: LoopPart {
         blockRefusal = why
         refusedReason = reason
         // The old lock was for another reason: it is let go.
-        if blockLock >= 0 { close(blockLock) }
+        if blockLock >= 0 { letGo(blockLock) }
         blockLock = -1
         blockReason = nil
         logger.warning("logind refused a lock to keep the machine awake for \(reason): \(why)")

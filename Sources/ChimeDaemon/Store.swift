@@ -94,10 +94,10 @@ public final class Store {
 
     /// The default directory: `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`.
     public static func defaultDirectory() -> String {
-        if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") {
+        if let state = Sys.environment("XDG_STATE_HOME"), state.hasPrefix("/") {
             return state + "/chime"
         }
-        let home = getenv("HOME").map { String(cString: $0) } ?? "/tmp"
+        let home = Sys.environment("HOME") ?? "/tmp"
         return home + "/.local/state/chime"
     }
 
@@ -110,9 +110,12 @@ public final class Store {
             database = try Self.open(path)
         } catch let error where error.isCorruption {
             let aside = path + ".corrupt-\(now.seconds)"
-            for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
-            guard rename(path, aside) == 0 else {
-                throw StoreError("move aside the corrupt store", path: path, SystemError.last("rename", context: aside))
+            do {
+                // The journal and shared memory go with it where they exist (a missing one is fine).
+                for suffix in ["-wal", "-shm"] where try Sys.status(path + suffix) != nil { try Sys.rename(path + suffix, to: aside + suffix) }
+                try Sys.rename(path, to: aside)
+            } catch {
+                throw StoreError("move aside the corrupt store", path: path, error)
             }
             warnings.append("\(path) was not a readable store (\(error.message)); moved it to \(aside) and started empty")
             do { database = try Self.open(path) } catch { throw StoreError("open", path: path, error.message, cause: .sqlite(error.code)) }
@@ -125,11 +128,9 @@ public final class Store {
         var built = ""
         for component in path.split(separator: "/") {
             built += "/" + component
-            if mkdir(built, 0o700) != 0 && errno != EEXIST {
-                throw StoreError("create the directory", path: built, SystemError.last("mkdir"))
-            }
+            do { try Sys.makeDirectory(built) } catch { throw StoreError("create the directory", path: built, error) }
         }
-        guard access(path, W_OK) == 0 else { throw StoreError("write to", path: path, SystemError.last("access")) }
+        do { try Sys.checkWritable(path) } catch { throw StoreError("write to", path: path, error) }
     }
 
     /// The alarm file's alarms as last applied: each definition (its request without the
@@ -155,8 +156,8 @@ public final class Store {
 
     private static func open(_ path: String) throws(DatabaseError) -> Database {
         // Created by us first so it is the user's alone; SQLite gives -wal and -shm the same mode.
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) }
+        // (One that cannot be made here is reported by SQLite's own open, next.)
+        if let fd = try? Sys.open(path, O_RDWR | O_CREAT) { try? Sys.close(fd) }
         let database = try Database(path: path)
         try database.executeScript("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
         var version: Int64 = 0

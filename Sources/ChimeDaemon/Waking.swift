@@ -24,7 +24,6 @@ import DBus
 import Logging
 import Posix
 import Timekeeping
-internal import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,7 +77,8 @@ final class Waking: LoopPart {
     /// How this daemon can wake the machine (nil: systemd's user manager is being asked).
     private(set) var method: WakeMethod?
     /// The CLOCK_REALTIME_ALARM timer (kernel method), polled only to drain its expirations.
-    private let fd: Int32
+    /// The kernel's wake alarm (nil: this daemon may not have one).
+    private let alarm: TimerDescriptor?
     private let connection: Connection
     private let sleep: SleepFollower?
     private let clock: WallClock
@@ -107,18 +107,16 @@ final class Waking: LoopPart {
         self.sleep = sleep
         self.clock = clock
         self.logger = logger
-        let fd = timerfd_create(CLOCK_REALTIME_ALARM, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        if fd >= 0 {
-            self.fd = fd
+        do {
+            alarm = try TimerDescriptor(clock: CLOCK_REALTIME_ALARM)
             method = .kernel
             return
+        } catch {
+            alarm = nil
+            let why = error.errno == .notPermitted ? "the daemon lacks CAP_WAKE_ALARM" : "the kernel has no wake alarm (\(error.reason))"
+            askSystemdVersion(capabilityReason: why)
         }
-        let why = errno == EPERM ? "the daemon lacks CAP_WAKE_ALARM" : "the kernel has no wake alarm (\(SystemError.last("timerfd_create").reason))"
-        self.fd = -1
-        askSystemdVersion(capabilityReason: why)
     }
-
-    deinit { if fd >= 0 { close(fd) } }
 
     /// Runs `body` once the way to wake is known (at once when it is).
     func whenMethodKnown(_ body: @escaping () -> Void) {
@@ -185,14 +183,12 @@ final class Waking: LoopPart {
         guard wanted != armed, systemdCall == nil, let method else { return }
         switch method {
         case .kernel:
-            var spec = itimerspec()
-            if let wanted {
-                spec.it_value.tv_sec = time_t(max(wanted.seconds, 1))
-                spec.it_value.tv_nsec = Int(wanted.nanosecond)
-            }
-            // Disarmed with a relative zero (no flags), so /proc's fdinfo tells the two apart.
-            guard timerfd_settime(fd, wanted == nil ? 0 : Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 else {
-                logger.warning("cannot arm the wake alarm: \(SystemError.last("timerfd_settime"))")
+            guard let alarm else { return }
+            do {
+                // Disarmed with a relative zero (no flags), so /proc's fdinfo tells the two apart.
+                if let wanted { try alarm.arm(seconds: wanted.seconds, nanoseconds: wanted.nanosecond) } else { try alarm.disarm() }
+            } catch {
+                logger.warning("cannot arm the wake alarm: \(error)")
                 return
             }
             armedNow(wanted)
@@ -225,12 +221,11 @@ final class Waking: LoopPart {
 
     // MARK: - The loop
 
-    var descriptors: [Int32] { fd >= 0 ? [fd] : [] }
+    var descriptors: [Int32] { alarm.map { [$0.fd] } ?? [] }
 
     func readable(_ fd: Int32) {
         // Drained; the loop's own timer fires the alarm.
-        var expirations: UInt64 = 0
-        _ = Glibc.read(fd, &expirations, 8)
+        _ = try? alarm?.read()
         logger.info("the wake alarm went off: the machine is awake for an alarm")
     }
 

@@ -2,6 +2,7 @@
 // every alarm, as a clock jump does. A part of the daemon: it owns the watch and the zone last
 // planned with, and tells the daemon (`changed`) when the zone is another one.
 import Logging
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +29,7 @@ final class ZoneFollower: LoopPart {
         #if DEBUG
         // Test builds only: a test points the daemon at a localtime of its own, since a test must
         // never change the machine's zone. Release builds have no such switch.
-        if let path = getenv("CHIME_TEST_LOCALTIME").map({ String(cString: $0) }), !path.isEmpty { Zone.localtimePath = path }
+        if let path = Sys.environment("CHIME_TEST_LOCALTIME"), !path.isEmpty { Zone.localtimePath = path }
         #endif
         plannedZone = Self.fingerprint(now: clock.now())
         do {

@@ -76,22 +76,12 @@ public struct ImageError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Reads a whole file, up to `limit` bytes.
 func readFile(_ path: String, limit: Int) throws(ImageError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw ImageError("cannot open \(path): \(SystemError.last("open").reason)") }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw ImageError("cannot read \(path): \(SystemError("read", code: errno).reason)")
-        }
-        if n == 0 { break }
-        out.append(contentsOf: chunk[0..<n])
-        if out.count > limit { throw ImageError("\(path) is larger than \(limit >> 20) MiB") }
+    let bytes: [UInt8]
+    do { bytes = try Sys.readFile(path, limit: limit) } catch {
+        throw ImageError("cannot \(error.call == "open" ? "open" : "read") \(path): \(error.reason)")
     }
-    return out
+    if bytes.count > limit { throw ImageError("\(path) is larger than \(limit >> 20) MiB") }
+    return bytes
 }
 
 // MARK: - PNG

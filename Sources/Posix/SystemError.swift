@@ -15,6 +15,8 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
     public var call: String
     /// The errno value.
     public var code: Int32
+    /// The errno value, typed.
+    public var errno: Errno { Errno(rawValue: code) }
     /// What it was working on (a path, a program), or "".
     public var context: String
 
@@ -26,7 +28,7 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The error of the call that just failed: reads `errno` now.
     public static func last(_ call: String, context: String = "") -> SystemError {
-        SystemError(call, code: errno, context: context)
+        SystemError(call, code: Errno.current.rawValue, context: context)
     }
 
     /// Runs `body`; a negative result is the call failing with `errno`, retried on EINTR.
@@ -35,13 +37,13 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
         while true {
             let result = body()
             if result >= 0 { return result }
-            let code = errno
+            let code = Errno.current.rawValue
             if code != EINTR { throw SystemError(call, code: code, context: context) }
         }
     }
 
     /// The system's words for the code, e.g. "No such file or directory".
-    public var reason: String { String(cString: strerror(code)) }
+    public var reason: String { errno.description }
 
     public var description: String {
         context.isEmpty ? "\(call): \(reason)" : "\(context): \(call): \(reason)"

@@ -1,4 +1,5 @@
 import Foundation
+import Posix
 
 /// Errors of the test harness itself (a helper program missing or failing to start).
 public struct HarnessError: Error, CustomStringConvertible {
@@ -6,48 +7,21 @@ public struct HarnessError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Starts `path` with posix_spawn: arguments as bytes, an empty signal mask
-/// and default signal actions (threads of the test runner block signals, and a
-/// child would inherit that and ignore SIGTERM).
+/// Starts `path` through Posix's one wrapping of posix_spawn: arguments as bytes, an empty signal
+/// mask and default signal actions (threads of the test runner block signals, and a child would
+/// inherit that and ignore SIGTERM).
 func spawn(
     _ path: String, _ arguments: [[UInt8]], environment: [String: String],
-    stdin: String = "/dev/null", stdout: Int32? = nil, stdoutPath: String? = nil, stderrPath: String
+    stdout: Int32? = nil, stdoutPath: String? = nil, stderrPath: String
 ) throws -> pid_t {
-    var fileActions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&fileActions)
-    defer { posix_spawn_file_actions_destroy(&fileActions) }
-    posix_spawn_file_actions_addopen(&fileActions, 0, stdin, O_RDONLY, 0)
-    if let stdout {
-        posix_spawn_file_actions_adddup2(&fileActions, stdout, 1)
-    } else if let stdoutPath {
-        posix_spawn_file_actions_addopen(&fileActions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let output: Spawn.Stream = if let stdout { .descriptor(stdout) } else if let stdoutPath { .file(stdoutPath, append: false) } else { .inherit }
+    do {
+        return try Spawn.start(path, arguments: [Array(path.utf8)] + arguments, environment: environment,
+                               stdin: .null, stdout: output,
+                               stderr: .file(stderrPath, append: true))
+    } catch {
+        throw HarnessError("cannot start \(path): \(error.reason)")
     }
-    posix_spawn_file_actions_addopen(&fileActions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let argv: [UnsafeMutablePointer<CChar>?] = ([Array(path.utf8)] + arguments).map { bytes in
-        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-        for (i, b) in bytes.enumerated() { pointer[i] = CChar(bitPattern: b) }
-        pointer[bytes.count] = 0
-        return pointer
-    } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        argv.forEach { $0?.deallocate() }
-        envp.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, path, &fileActions, &attributes, argv, envp)
-    guard result == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(result)))") }
-    return pid
 }
 
 /// A child process the tests started; stopped by its PID, never by name.

@@ -40,7 +40,7 @@ import TestSupport
         #expect(table.stdoutLines.contains("Badges:         no (not on this desktop)"))
         #expect(table.stdoutLines.last?.hasPrefix("Daemon:         not running (") == true)
         let json = try runChime(["status", "--json"], environment: session.environment)
-        #expect(json.stdout.hasPrefix("{\"authorization\":\"authorized\",\"server\":{\"name\":\"chime-recorder\""))
+        #expect(json.stdout.hasPrefix("{\"authorization\":\"authorized\",\"reason\":null,\"server\":{\"name\":\"chime-recorder\""))
         #expect(json.stdout.contains("\"actions\":true,\"bodyMarkup\":false"))
     }
 

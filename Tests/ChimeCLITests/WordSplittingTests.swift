@@ -43,7 +43,7 @@ import TestSupport
             (["in", "5m", "--grace", "0s", "T"], "chime: --grace 0s: use a duration such as 5m or 90s\n"),
             // Rough edges a new user met (issue 14): each a one-line error that says what to write.
             (["in", "5m", "--tz", "Europe/Berlin", "T"],
-             "chime: --tz Europe/Berlin: \"in 5m\" counts elapsed time, which has no time zone; --tz is for clock times such as 16:35\n"),
+             "chime: --tz Europe/Berlin: \"in 5m\" counts elapsed time, which has no time zone; a zone is for clock times such as 16:35\n"),
             (["in", "-5m", "T"], "chime: in -5m: a duration cannot be negative; give how long from now, e.g. 5m\n"),
             (["in", "99999999999m", "T"], "chime: in 99999999999m: 99999999999 is too large (at most 10000000 of a unit)\n"),
             (["at", "9", "T"], "chime: 9: expected ':' after the hour; times are 24-hour HH:MM: did you mean 09:00?\n"),

@@ -34,7 +34,14 @@ import Timekeeping
         // A zone is a name from the tz database, never a path.
         #expect(refusal(tea + [("time-zone", .string("../../etc/passwd"))])?.key == "time-zone")
         #expect(refusal(tea + [("time-zone", .string("Mars/Olympus"))])?.key == "time-zone")
+        #expect(refusal([("title", .string("Tea")), ("rule", .string("16:35")), ("time-zone", .string("Europe/Berlin"))]) == nil)
+        // Rules across fields, as at every door (AlarmDraft): elapsed time has no zone (a program's
+        // zone is dropped), a ring needs a sound, a body timeout needs a body command.
         #expect(refusal(tea + [("time-zone", .string("Europe/Berlin"))]) == nil)
+        let zoned = try? NotificationRequest.fromDBus(entries(tea + [("time-zone", .string("Europe/Berlin"))]), now: now)
+        #expect(zoned != nil && zoned?.request.trigger.timeZone == nil)
+        #expect(refusal(tea + [("ring", .uint32(60))])?.description == "ring: needs a sound (an alarm without a sound has nothing to ring)")
+        #expect(refusal(tea + [("body-timeout", .uint32(3))])?.description == "body-timeout: needs body-command")
         // NUL and control characters.
         #expect(refusal([("title", .string("a\u{0}b")), ("rule", .string("in 5m"))])?.description == "title: contains a NUL character")
         #expect(refusal(tea + [("id", .string("two\nlines"))])?.key == "id")

@@ -174,7 +174,7 @@ import Timekeeping
         let show = try runChime(["show", "homeroom"], environment: env)
         #expect(show.status == 0)
         for line in ["id:           homeroom", "body:         Check", "label:        school",
-                     "rule:         16:35 mon-fri (Mon..Fri *-*-* 16:35:00)", "sound:        bell", "urgency:      critical",
+                     "rule:         16:35 mon-fri", "expression:   Mon..Fri *-*-* 16:35:00", "sound:        bell", "urgency:      critical",
                      "actions:      snooze=Snooze, dismiss=Dismiss", "snooze:       10m", "origin:       command line",
                      "state:        scheduled"] {
             #expect(show.stdout.contains(line + "\n"), "\(line) in \(show.stdout)")
@@ -182,6 +182,10 @@ import Timekeeping
         let showJSON = try runChime(["show", "--json", "tea"], environment: env)
         #expect(showJSON.stdout.hasPrefix(#"{"id":"tea","title":"Tea","#))
         #expect(showJSON.stdout.contains(#""rule":"in 1h""#))
+        // Typed: seconds, booleans, null; each key once.
+        #expect(showJSON.stdout.contains(#""snooze":600,"grace":3600,"expire":null,"#), "\(showJSON.stdout)")
+        #expect(showJSON.stdout.contains(#""wake":false"#))
+        #expect(showJSON.stdout.components(separatedBy: #""ring":"#).count == 2)
         let unknown = try runChime(["show", "nope"], environment: env)
         #expect(unknown.status == 6)
         #expect(unknown.stderr == "chime: no pending alarm \"nope\"; see chime list\n")

@@ -1,0 +1,203 @@
+// The one way a request is made. Every door (the command line, the alarm file, the D-Bus
+// decoder) fills an `AlarmDraft` with what it was told, each field as given or nil for "not
+// said", and `build` adds the defaults, applies the rules across fields and checks every bound
+// (`validate`). It throws a `RequestError` naming the field; each door names the field its own
+// way (`--snooze`, `alarm[2].snooze`, the `snooze` key). Nothing here exits or prints.
+import Notifications
+import Timekeeping
+
+/// What a door was told of an alarm, before defaults and the rules across its fields.
+public struct AlarmDraft: Sendable {
+    /// Which defaults fill what was not said.
+    public enum Kind: Sendable {
+        /// An alarm of chime's own (`chime at`, `chime in`, the alarm file's `[[alarm]]`): critical,
+        /// chime's icon, Snooze and Dismiss, and a sound that rings `AlarmDefaults.ring`.
+        case alarm
+        /// A timer preset (`[[timer]]`, `chime timer`): as an alarm, in the timer category.
+        case timer
+        /// A request as a program sent it (the D-Bus `Add`, the UserNotifications library): only
+        /// what it says; a sound without a ring plays once.
+        case asGiven
+    }
+
+    /// When it fires: a rule's text (parsed here), or one instant.
+    public enum When: Sendable, Hashable {
+        case rule(String)
+        case instant(Instant)
+    }
+
+    public var kind: Kind
+    /// nil: the daemon makes a unique one (an empty one given is refused).
+    public var identifier: String?
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+    public var bodyIsMarkup: Bool?
+    public var label: String?
+    public var icon: String?
+    public var category: String?
+    public var urgency: Urgency?
+    public var sound: Sound?
+    public var actions: [NotificationAction]?
+    public var userInfo: [String: String]?
+    public var expire: TimeSpan?
+    public var persistent: Bool?
+    public var snooze: TimeSpan?
+    public var grace: TimeSpan?
+    public var ring: TimeSpan?
+    public var autoSnooze: Bool?
+    public var wake: Bool?
+    public var doNotDisturb: DoNotDisturbPolicy?
+    /// The program and its arguments.
+    public var bodyCommand: [String]?
+    public var bodyTimeout: TimeSpan?
+    public var bodyOutputLimit: Int?
+    public var when: When?
+    public var repeats: Bool?
+    /// The zone the request names itself (dropped with a rule that counts elapsed time).
+    public var timeZone: String?
+    /// A zone for clock rules the request did not name (the alarm file's `[defaults] tz`): an
+    /// interval rule simply has none.
+    public var defaultTimeZone: String?
+    /// When it was set: where an interval counts from.
+    public var anchor: Instant
+    /// Whether a zone given with a rule that counts elapsed time is refused (the command line)
+    /// rather than dropped (a file or a program that names a zone for every alarm).
+    public var refusesZoneForElapsedTime = false
+
+    public init(kind: Kind, anchor: Instant) {
+        self.kind = kind
+        self.anchor = anchor
+    }
+
+    /// A draft saying everything `content` says (a timer preset, to be started with a few changes).
+    public init(kind: Kind, content: NotificationContent, anchor: Instant) {
+        self.init(kind: kind, anchor: anchor)
+        title = content.title
+        subtitle = content.subtitle
+        body = content.body
+        bodyIsMarkup = content.bodyIsMarkup
+        label = content.label
+        icon = content.icon
+        category = content.category
+        urgency = content.urgency
+        sound = content.sound
+        actions = content.actions
+        userInfo = content.userInfo
+        switch content.expiry {
+        case .serverDefault: break
+        case .never: persistent = true
+        case .after(let span): expire = span
+        }
+        snooze = content.snooze
+        grace = content.grace
+        ring = content.ring
+        autoSnooze = content.autoSnooze
+        wake = content.wake
+        doNotDisturb = content.doNotDisturb
+        if let command = content.bodyCommand {
+            bodyCommand = command.arguments
+            bodyTimeout = command.timeLimit
+            bodyOutputLimit = command.outputLimit
+        }
+    }
+
+    /// The request, with the defaults of its kind, after the rules across fields and every bound.
+    /// With `now`, a request with no occurrence after it is refused (`.neverFires`); without, a
+    /// one-off whose time has passed is valid (the alarm file keeps such a one harmlessly).
+    public func build(now: Instant?) throws(RequestError) -> NotificationRequest {
+        let content = try buildContent()
+        let trigger = try buildTrigger()
+        var request = NotificationRequest(identifier: identifier ?? "", content: content, trigger: trigger)
+        // The daemon makes a missing identifier: checked with a stand-in.
+        if identifier == nil { request.identifier = "x" }
+        try request.validate(now: now)
+        request.identifier = identifier ?? ""
+        return request
+    }
+
+    /// The content alone, with its defaults and rules (a timer preset has no trigger until it starts).
+    public func buildContent() throws(RequestError) -> NotificationContent {
+        guard let title else { throw RequestError(.title, "is required") }
+        if let broken = conflicts().first { throw broken }
+        var content = NotificationContent(title: title)
+        switch kind {
+        case .alarm, .timer:
+            content.urgency = .critical
+            content.icon = AlarmDefaults.icon
+            content.category = kind == .timer ? AlarmDefaults.timerCategory : AlarmDefaults.alarmCategory
+            content.actions = [.snooze, .dismiss]
+        case .asGiven:
+            break
+        }
+        content.subtitle = subtitle ?? ""
+        content.body = body ?? ""
+        content.bodyIsMarkup = bodyIsMarkup ?? false
+        content.label = label ?? ""
+        if let icon { content.icon = icon }
+        if let category { content.category = category }
+        if let urgency { content.urgency = urgency }
+        if let actions { content.actions = actions }
+        content.userInfo = userInfo ?? [:]
+        content.sound = sound
+        if let expire { content.expiry = .after(expire) } else if persistent == true { content.expiry = .never }
+        content.snooze = snooze
+        content.grace = grace
+        content.ring = ring
+        if sound != nil, ring == nil, kind != .asGiven { content.ring = AlarmDefaults.ring }
+        content.autoSnooze = autoSnooze ?? false
+        content.wake = wake ?? false
+        content.doNotDisturb = doNotDisturb
+        if let bodyCommand {
+            content.bodyCommand = BodyCommand(arguments: bodyCommand, timeLimit: bodyTimeout ?? BodyCommand.defaultTimeLimit,
+                                              outputLimit: bodyOutputLimit ?? BodyCommand.defaultOutputLimit)
+        }
+        try content.validate()
+        return content
+    }
+
+    /// Every rule across fields this draft breaks, in the order the fields are documented (a door
+    /// that reports every problem at once, as the alarm file does, reports them all).
+    public func conflicts() -> [RequestError] {
+        var broken: [RequestError] = []
+        if expire != nil, persistent == true { broken.append(RequestError(.persistent, "give expire or persistent, not both")) }
+        if ring != nil, sound == nil { broken.append(RequestError(.ring, "needs a sound (an alarm without a sound has nothing to ring)")) }
+        if bodyCommand == nil {
+            if bodyTimeout != nil { broken.append(RequestError(.bodyTimeout, "needs body-command")) }
+            if bodyOutputLimit != nil { broken.append(RequestError(.bodyOutputLimit, "needs body-command")) }
+        }
+        return broken
+    }
+
+    /// When it fires, read from `when` (an unreadable rule's error carries the offending part's offset).
+    public func buildTrigger() throws(RequestError) -> Trigger {
+        if let timeZone { try Trigger.validateTimeZone(timeZone) }
+        switch when {
+        case .rule(let text)?:
+            try checkText(text, .rule, RequestBounds.ruleBytes, allowing: .none)
+            var parsed: Trigger
+            do throws(RuleError) {
+                parsed = try Trigger(parsing: text, repeats: repeats, timeZone: timeZone ?? defaultTimeZone, anchor: anchor)
+            } catch {
+                var refusal = RequestError(.rule, error.message)
+                refusal.offset = error.offset
+                refusal.length = error.length
+                throw refusal
+            }
+            if case .interval = parsed.rule, parsed.timeZone != nil {
+                // Elapsed time has no zone: a zone given with it is dropped, or refused where the
+                // door asks (a person at the command line most likely meant a clock time).
+                if let timeZone, refusesZoneForElapsedTime {
+                    throw RequestError(.timeZone, "\"\(text)\" counts elapsed time, which has no time zone; a zone is for clock times such as 16:35")
+                }
+                parsed.timeZone = nil
+            }
+            return parsed
+        case .instant(let instant)?:
+            if repeats == true { throw RequestError(.repeats, "a request at one instant cannot repeat; give a rule") }
+            return Trigger(rule: .instant(instant), repeats: false, timeZone: timeZone ?? defaultTimeZone, anchor: anchor)
+        case nil:
+            throw RequestError(.rule, "give rule (e.g. \"in 5m\", \"16:35 mon-fri\") or at (seconds since the epoch)")
+        }
+    }
+}

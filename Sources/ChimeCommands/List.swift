@@ -1,0 +1,96 @@
+import ArgumentParser
+import ChimeCenter
+import DBus
+import Notifications
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `chime list`: pending alarms, soonest first.
+public struct List: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
+        abstract: "List pending alarms (or missed ones).",
+        discussion: """
+            One line per alarm: identifier, next fire time, title, [label], then in parentheses its rule \
+            (16:35 mon-fri, in 5m, every 25m, once), its sound and where it comes from (command line or alarm \
+            file), and what is wrong where something is: "held: …" for an occurrence waiting for a \
+            notification server, "QUARANTINED: …" for an alarm the daemon keeps but will not fire (it crashed \
+            twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
+            it). chime show ID prints everything about one. --json gives each as {id, title, label, nextFire, \
+            rule, sound, origin, state, note} with origin "command-line" or "file" and state "scheduled", \
+            "held", "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
+            while within its grace) or "quarantined"; nextFire is ISO 8601 with its offset, or null \
+            (docs/json.md).
+
+            Examples:
+              chime list
+              chime list --json | jq -r '.[] | select(.origin == "file") | .id'
+              chime list --missed
+            """)
+
+    @Flag(name: .customLong("json"), help: "Print JSON.")
+    var json = false
+
+    @Flag(name: .customLong("missed"), help: "List occurrences that were missed instead.")
+    var missed = false
+
+    public func run() throws {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        if missed {
+            Self.missedReport(reportingErrors { try center.missedOccurrences() }).print(json: json)
+        } else {
+            Self.pendingReport(reportingErrors { try center.pendingSummaries() }).print(json: json)
+        }
+    }
+
+    /// Pending alarms: one line each, or a JSON array of `{id, title, label, nextFire, rule, sound,
+    /// origin, state, note}` (docs/json.md).
+    static func pendingReport(_ pending: [PendingSummary]) -> TableReport {
+        let system = Zone.system()
+        var zones: [String: Zone] = [:]  // looked up once per name, not once per alarm
+        func zone(_ item: PendingSummary) -> Zone {
+            guard let name = item.timeZone else { return system }
+            if let known = zones[name] { return known }
+            let found = (try? Zone.named(name)) ?? system
+            zones[name] = found
+            return found
+        }
+        let rows = pending.map { item -> [Field] in
+            [
+                Field("id", "", .text(item.identifier)), Field("title", "", .text(item.title)), Field("label", "", .text(item.label)),
+                Field("nextFire", "", .optional(item.nextFire) { .instant($0, zone(item)) }),
+                Field("rule", "", .text(item.ruleText)), Field("sound", "", item.sound.isEmpty ? .none : .text(item.sound)),
+                Field("origin", "", .text(item.origin.rawValue)), Field("state", "", .text(item.state.rawValue)),
+                Field("note", "", item.note.isEmpty ? .none : .text(item.note)),
+            ]
+        }
+        return TableReport(rows: rows, line: { row in
+            let label = row["label"].isEmpty ? "" : " [\(row["label"])]"
+            let sound = row["sound"].isEmpty ? "no sound" : row["sound"] == "default" ? "default sound" : "sound \(row["sound"])"
+            let origin = "  (\(row["rule"]), \(sound), \(row["origin"] == AlarmOrigin.file.rawValue ? "alarm file" : "command line"))"
+            let state = AlarmState(rawValue: row["state"]) ?? .scheduled
+            let note = switch state {
+            case .scheduled: ""
+            case .held: "  held: \(row["note"])"
+            case .retrying: "  retrying: \(row["note"])"
+            case .quarantined: "  QUARANTINED: \(row["note"])"
+            }
+            // An alarm whose next occurrence waits (held, retrying) says so rather than "never".
+            let when = state == .quarantined ? "never" : row["nextFire"].isEmpty ? (state == .scheduled ? "never" : state.rawValue) : row["nextFire"]
+            return "\(row["id"])  \(when)  \(row["title"])\(label)\(origin)\(note)"
+        }, empty: "no pending alarms")
+    }
+
+    /// Missed occurrences: `{id, due, reason}` each.
+    static func missedReport(_ missed: [MissedOccurrence]) -> TableReport {
+        let zone = Zone.system()
+        return TableReport(rows: missed.map { item in
+            [Field("id", "", .text(item.identifier)), Field("due", "", .instant(item.due, zone)),
+             Field("reason", "", .optional(item.reason) { .text($0) })]
+        }, line: { row in
+            "\(row["id"])  missed \(row["due"])" + (row["reason"].isEmpty ? "" : "  (\(row["reason"]))")
+        }, empty: nil)
+    }
+}

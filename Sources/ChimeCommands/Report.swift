@@ -1,0 +1,153 @@
+// A command's result as one typed value, and the one printer that writes it as text or as JSON.
+// A command builds a report of typed fields (text, counts, durations, instants, flags, lists,
+// nested records, none); the printer renders each field for people (`10m`, `yes`, an omitted
+// line for none) or for scripts (seconds as numbers, ISO 8601 with the offset, booleans, null).
+// Both come from the same value, so the two forms cannot say different things. The JSON is a
+// stable interface (docs/json.md, with a JSON Schema per command in docs/json/).
+import ChimeCenter
+import Timekeeping
+
+/// One typed value of a report.
+enum Datum {
+    case text(String)
+    case count(Int64)
+    /// A length of time: seconds in JSON, `10m` in text.
+    case duration(TimeSpan)
+    /// A moment: ISO 8601 with its UTC offset in the given zone, in both forms.
+    case instant(Instant, Zone)
+    /// true/false in JSON, yes/no in text.
+    case flag(Bool)
+    /// null in JSON; the line is left out in text.
+    case none
+    case list([Datum])
+    case record([Field])
+
+    static func optional<T>(_ value: T?, _ make: (T) -> Datum) -> Datum { value.map(make) ?? .none }
+
+    /// A field of a record by its key (nil: not a record, or no such field).
+    subscript(key: String) -> Datum? {
+        guard case .record(let fields) = self else { return nil }
+        return fields.first { $0.key == key }?.value
+    }
+
+    /// The items of a list (empty: not a list).
+    var items: [Datum] {
+        guard case .list(let items) = self else { return [] }
+        return items
+    }
+
+    var json: JSON {
+        switch self {
+        case .text(let text): .string(text)
+        case .count(let number): .number(number)
+        case .duration(let span): .number(span.nanoseconds / 1_000_000_000)
+        case .instant(let instant, let zone): .string(zone.iso8601(instant))
+        case .flag(let value): .bool(value)
+        case .none: .null
+        case .list(let items): .array(items.map(\.json))
+        case .record(let fields): .object(fields.filter { !$0.textOnly }.map { ($0.key, $0.value.json) })
+        }
+    }
+
+    /// As people read it; nil: nothing to say (none, an empty list).
+    var text: String? {
+        switch self {
+        case .text(let text): text
+        case .count(let number): String(number)
+        case .duration(let span): span.description
+        case .instant(let instant, let zone): zone.iso8601(instant)
+        case .flag(let value): value ? "yes" : "no"
+        case .none: nil
+        case .list(let items):
+            items.isEmpty ? nil : items.compactMap(\.text).joined(separator: ", ")
+        case .record(let fields): fields.compactMap { field in field.text.map { "\(field.label) \($0)" } }.joined(separator: ", ")
+        }
+    }
+}
+
+/// One named field of a report: its JSON key, its label in text, its value, and how the value
+/// reads in text when plain rendering would not do (a function of the same value).
+struct Field {
+    let key: String
+    let label: String
+    let value: Datum
+    /// The value's text; nil: the field is left out of the text.
+    let render: (Datum) -> String?
+    /// Shown in text only, as a reading of other fields (never in JSON).
+    var textOnly = false
+
+    init(_ key: String, _ label: String, _ value: Datum, render: @escaping (Datum) -> String? = { $0.text }) {
+        self.key = key
+        self.label = label
+        self.value = value
+        self.render = render
+    }
+
+    var text: String? { render(value) }
+}
+
+/// What every command prints: the same value as text lines or as one JSON document.
+protocol Report {
+    var json: JSON { get }
+    var lines: [String] { get }
+}
+
+extension Report {
+    /// Prints the report in the form asked for.
+    func print(json asJSON: Bool) {
+        if asJSON {
+            printLine(json.text)
+        } else {
+            for line in lines { printLine(line) }
+        }
+    }
+}
+
+/// A report of named fields: `Label:  value` lines, one JSON object.
+struct RecordReport: Report {
+    var fields: [Field]
+    /// The width labels are padded to.
+    var width = 14
+
+    var json: JSON { Datum.record(fields).json }
+
+    var lines: [String] {
+        var lines: [String] = []
+        for field in fields {
+            guard let text = field.text, !text.isEmpty else { continue }
+            let parts = text.split(separator: "\n", omittingEmptySubsequences: false)
+            // A value that starts on the next line (a list under its label) leaves the label alone.
+            lines.append(field.label.isEmpty ? String(parts[0]) : parts[0].isEmpty ? field.label + ":" : (field.label + ":").padding(width) + parts[0])
+            lines += parts.dropFirst().map(String.init)
+        }
+        return lines
+    }
+
+    subscript(key: String) -> Datum? { fields.first { $0.key == key }?.value }
+}
+
+/// A report of rows: one line per row in text (made from the row's own fields), one JSON array
+/// of objects.
+struct TableReport: Report {
+    var rows: [[Field]]
+    /// A row's line, from that row's fields (read by key: `row["id"]`).
+    var line: (Row) -> String
+    /// The line printed when there are no rows (nil: nothing).
+    var empty: String?
+    /// Lines before the rows in text (a header).
+    var header: [String] = []
+
+    struct Row {
+        let fields: [Field]
+        /// The field's text ("" for none).
+        subscript(key: String) -> String { fields.first { $0.key == key }?.text ?? "" }
+        func value(_ key: String) -> Datum { fields.first { $0.key == key }?.value ?? .none }
+    }
+
+    var json: JSON { .array(rows.map { Datum.record($0).json }) }
+
+    var lines: [String] {
+        if rows.isEmpty { return empty.map { [$0] } ?? [] }
+        return header + rows.map { line(Row(fields: $0)) }
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import ChimeCenter
+import DBus
+import Notifications
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `chime show ID`: everything about one pending alarm.
+public struct Show: ParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
+        abstract: "Show everything about one pending alarm.",
+        discussion: """
+            Its title, body, label, rule (as written and in full), time zone, next fire time, sound, urgency, \
+            icon, actions, snooze, grace and expire times, body command, how long it rings, whether it wakes the \
+            machine, its do-not-disturb policy, where it comes from and its state. \
+            --json gives the same as one object, typed: durations in seconds, the next fire time in ISO 8601 \
+            with its offset, null for none (docs/json.md).
+
+            Examples:
+              chime show homeroom
+              chime show --json eggs-15
+            """)
+
+    @Argument(help: "The alarm's identifier (see chime list).")
+    var id: String
+
+    @Flag(name: .customLong("json"), help: "Print JSON.")
+    var json = false
+
+    public func run() throws {
+        let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
+        let request = reportingErrors { try center.request(withIdentifier: id) }
+        let summary = reportingErrors { try center.pendingSummaries() }.first { $0.identifier == id }
+        Self.report(request, summary: summary).print(json: json)
+    }
+
+    /// Everything about one alarm, each field typed (docs/json.md): durations in seconds, instants
+    /// in ISO 8601, null for none; the text says the same in words.
+    static func report(_ request: NotificationRequest, summary: PendingSummary?) -> RecordReport {
+        let content = request.content
+        let zone = request.trigger.zone
+        let expression: String = switch request.trigger.rule {
+        case .calendar(let expression): expression.description
+        case .interval(let span, let again): (again ? "every " : "in ") + span.description
+        case .instant(let instant): "at " + zone.iso8601(instant)
+        }
+        let written = summary?.ruleText ?? ""
+        let sound: Datum = switch content.sound {
+        case nil: .none
+        case .default?: .text("default")
+        case .named(let name)?: .text(name)
+        case .file(let path)?: .text(path)
+        }
+        let expire: Datum = switch content.expiry {
+        case .serverDefault: .none
+        case .never: .text("never")
+        case .after(let span): .duration(span)
+        }
+        let system = Zone.system().identifier
+        return RecordReport(fields: [
+            Field("id", "id", .text(request.identifier)), Field("title", "title", .text(content.title)),
+            Field("subtitle", "subtitle", .text(content.subtitle)), Field("body", "body", .text(content.body)),
+            Field("label", "label", .text(content.label)),
+            Field("rule", "rule", .text(written.isEmpty ? expression : written)),
+            Field("expression", "expression", .text(expression)),
+            Field("timeZone", "time zone", .optional(request.trigger.timeZone) { .text($0) }) { $0.text ?? "the system's (\(system))" },
+            Field("nextFire", "next", .optional(summary?.nextFire) { .instant($0, zone) }) { $0.text ?? "never" },
+            Field("sound", "sound", sound) { datum in
+                datum.text.map { $0 == "default" ? "default (\(Sound.defaultName))" : $0 } ?? "none"
+            },
+            Field("urgency", "urgency", .text(content.urgency.name)), Field("icon", "icon", .text(content.icon)),
+            Field("actions", "actions", .list(content.actions.map { action in
+                .record([Field("id", "", .text(action.identifier)), Field("title", "", .text(action.title))])
+            })) { datum in
+                guard case .list(let actions) = datum, !actions.isEmpty else { return "none" }
+                return actions.map { action in
+                    guard case .record(let fields) = action else { return "" }
+                    return "\(fields[0].text ?? "")=\(fields[1].text ?? "")"
+                }.joined(separator: ", ")
+            },
+            Field("snooze", "snooze", .duration(content.snooze ?? AlarmDefaults.snooze)),
+            Field("grace", "grace", .duration(content.grace ?? AlarmDefaults.grace)),
+            Field("expire", "expire", expire) { $0.text ?? "the server's default" },
+            Field("bodyCommand", "body command", .optional(content.bodyCommand) { .list($0.arguments.map { .text($0) }) }) { datum in
+                guard case .list(let words) = datum else { return nil }
+                return words.compactMap(\.text).joined(separator: " ")
+            },
+            Field("bodyTimeout", "body timeout", .optional(content.bodyCommand) { .duration($0.timeLimit) }),
+            Field("ring", "ring", content.sound == nil ? .none : .duration(content.ring ?? .zero)) { datum in
+                guard case .duration(let span) = datum else { return nil }
+                return span > .zero ? "\(span) until answered" : "plays once"
+            },
+            Field("autoSnooze", "auto-snooze", .flag(content.autoSnooze)),
+            Field("wake", "wake", .flag(content.wake)),
+            Field("dnd", "dnd", .text((content.doNotDisturb ?? AlarmDefaults.doNotDisturb).rawValue)),
+            Field("origin", "origin", .text((summary?.origin ?? .commandLine).rawValue)) { datum in
+                datum.text == AlarmOrigin.file.rawValue ? "alarm file" : "command line"
+            },
+            Field("state", "state", .text(summary?.state.rawValue ?? "not pending")),
+            Field("note", "note", .optional(summary.flatMap { $0.note.isEmpty ? nil : $0.note }) { .text($0) }),
+        ])
+    }
+}

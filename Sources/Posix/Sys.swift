@@ -1,0 +1,266 @@
+// The system calls chime makes, each wrapped once: every result checked, EINTR retried where a
+// retry is right, and a failure thrown as a `SystemError` with the call's name, a typed `Errno`
+// and what it was working on. The daemon and the commands call libc through here (and through
+// the event descriptors and `Spawn`), never directly.
+public import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum Sys {
+    // MARK: - Files
+
+    /// `open(2)`, always close-on-exec.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SystemError) -> Int32 {
+        try SystemError.check("open", context: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// `close(2)`. Never retried: on Linux the descriptor is gone even when it reports EINTR.
+    public static func close(_ fd: Int32) throws(SystemError) {
+        guard Glibc.close(fd) == 0 else {
+            let error = SystemError.last("close")
+            if error.errno == .interrupted { return }
+            throw error
+        }
+    }
+
+    /// `read(2)` into `buffer`: the bytes read (0 at the end), or nil when a non-blocking
+    /// descriptor has nothing now.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            let error = SystemError.last("read")
+            if error.errno == .interrupted { continue }
+            if error.errno == .wouldBlock { return nil }
+            throw error
+        }
+    }
+
+    /// Up to `count` bytes (empty at the end), or nil when a non-blocking descriptor has nothing now.
+    public static func read(_ fd: Int32, upTo count: Int) throws(SystemError) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        // (withUnsafeMutableBytes rethrows untyped errors: the outcome comes out as a Result.)
+        let outcome = bytes.withUnsafeMutableBytes { buffer in Result { () throws(SystemError) -> Int? in try read(fd, into: buffer) } }
+        guard let n = try outcome.get() else { return nil }
+        bytes.removeSubrange(n...)
+        return bytes
+    }
+
+    /// `pread(2)`: up to `count` bytes at `offset`.
+    public static func read(_ fd: Int32, upTo count: Int, at offset: Int, context: String = "") throws(SystemError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let outcome = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SystemError) -> Int in
+                try SystemError.check("pread", context: context) { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+            }
+        }
+        let n = try outcome.get()
+        bytes.removeSubrange(n...)
+        return bytes
+    }
+
+    /// A whole file, read until its end or until more than `limit` bytes were read (then `limit + 1`
+    /// bytes come back, so the caller can tell a file that is too large).
+    public static func readFile(_ path: String, limit: Int) throws(SystemError) -> [UInt8] {
+        let fd = try open(path, O_RDONLY)
+        defer { try? close(fd) }
+        var bytes: [UInt8] = []
+        while bytes.count <= limit, let chunk = try read(fd, upTo: min(1 << 16, limit + 1 - bytes.count)), !chunk.isEmpty {
+            bytes += chunk
+        }
+        return bytes
+    }
+
+    /// `write(2)` until every byte is written.
+    public static func writeAll(_ fd: Int32, _ bytes: some Sequence<UInt8>) throws(SystemError) {
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let n = array.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, array.count - offset) }
+            if n < 0 {
+                let error = SystemError.last("write")
+                if error.errno == .interrupted { continue }
+                throw error
+            }
+            offset += n
+        }
+    }
+
+    /// `fsync(2)`.
+    public static func fsync(_ fd: Int32, context: String = "") throws(SystemError) {
+        try SystemError.check("fsync", context: context) { Glibc.fsync(fd) }
+    }
+
+    /// `ftruncate(2)`.
+    public static func truncate(_ fd: Int32, to length: Int, context: String = "") throws(SystemError) {
+        try SystemError.check("ftruncate", context: context) { Glibc.ftruncate(fd, off_t(length)) }
+    }
+
+    /// `pwrite(2)` of all of `bytes` at `offset`.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, context: String = "") throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+            if n < 0 {
+                let error = SystemError.last("pwrite", context: context)
+                if error.errno == .interrupted { continue }
+                throw error
+            }
+            done += n
+        }
+    }
+
+    /// `rename(2)`.
+    public static func rename(_ from: String, to: String) throws(SystemError) {
+        try SystemError.check("rename", context: from) { Glibc.rename(from, to) }
+    }
+
+    /// `unlink(2)`; a file that is not there is not an error.
+    public static func removeFile(_ path: String) throws(SystemError) {
+        guard Glibc.unlink(path) == 0 else {
+            let error = SystemError.last("unlink", context: path)
+            if error.errno == .noEntry { return }
+            throw error
+        }
+    }
+
+    /// `mkdir(2)`; a directory already there is not an error.
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(SystemError) {
+        guard Glibc.mkdir(path, mode) == 0 else {
+            let error = SystemError.last("mkdir", context: path)
+            if error.errno == .exists { return }
+            throw error
+        }
+    }
+
+    /// `stat(2)`: nil when nothing is at `path` (ENOENT, ENOTDIR).
+    public static func status(_ path: String) throws(SystemError) -> stat? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let error = SystemError.last("stat", context: path)
+            if error.errno == .noEntry || error.errno == .notDirectory { return nil }
+            throw error
+        }
+        return info
+    }
+
+    /// Whether `path` is a directory (false when nothing is there or it cannot be looked at).
+    public static func isDirectory(_ path: String) -> Bool {
+        guard let info = try? status(path) else { return false }
+        return (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// `readlink(2)`: the link's target, or nil when `path` is not a symbolic link.
+    public static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = Glibc.readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `access(2)` for writing: throws why `path` cannot be written.
+    public static func checkWritable(_ path: String) throws(SystemError) {
+        try SystemError.check("access", context: path) { Glibc.access(path, W_OK) }
+    }
+
+    /// `access(2)` for reading: throws why `path` cannot be read.
+    public static func checkReadable(_ path: String) throws(SystemError) {
+        try SystemError.check("access", context: path) { Glibc.access(path, R_OK) }
+    }
+
+    /// `access(2)` for reading.
+    public static func isReadable(_ path: String) -> Bool { Glibc.access(path, R_OK) == 0 }
+
+    /// `access(2)` for execution.
+    public static func isExecutable(_ path: String) -> Bool { Glibc.access(path, X_OK) == 0 }
+
+    /// `isatty(3)`.
+    public static func isTerminal(_ fd: Int32) -> Bool { Glibc.isatty(fd) == 1 }
+
+    // MARK: - Pipes and polling
+
+    /// `pipe2(2)`, close-on-exec; the read end non-blocking when asked.
+    public static func pipe(nonBlockingRead: Bool = false) throws(SystemError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        try SystemError.check("pipe2") { chime_pipe_cloexec(&fds) }
+        if nonBlockingRead {
+            let flags = try SystemError.check("fcntl") { fcntl(fds[0], F_GETFL) }
+            try SystemError.check("fcntl") { fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) }
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// `poll(2)` until something is ready or `timeout` milliseconds pass (-1: no limit): how many are ready.
+    @discardableResult
+    public static func poll(_ fds: inout [pollfd], timeout: Int32 = -1) throws(SystemError) -> Int {
+        let count = nfds_t(fds.count)
+        return Int(try fds.withUnsafeMutableBufferPointer { (buffer) throws(SystemError) -> Int32 in
+            try SystemError.check("poll") { Glibc.poll(buffer.baseAddress, count, timeout) }
+        })
+    }
+
+    // MARK: - Processes
+
+    /// `kill(2)`. A process that has already gone (ESRCH) is not an error.
+    public static func signal(_ pid: pid_t, _ signal: Int32) throws(SystemError) {
+        guard Glibc.kill(pid, signal) == 0 else {
+            let error = SystemError.last("kill", context: "process \(pid)")
+            if error.errno == .noSuchProcess { return }
+            throw error
+        }
+    }
+
+    /// `waitpid(2)` without waiting: the wait status when `pid` has ended, nil while it runs.
+    public static func reap(_ pid: pid_t) throws(SystemError) -> Int32? {
+        var status: Int32 = 0
+        let result = try SystemError.check("waitpid", context: "process \(pid)") { waitpid(pid, &status, WNOHANG) }
+        return result == pid ? status : nil
+    }
+
+    /// `waitpid(2)`, waiting until `pid` ends: its wait status.
+    public static func wait(_ pid: pid_t) throws(SystemError) -> Int32 {
+        var status: Int32 = 0
+        try SystemError.check("waitpid", context: "process \(pid)") { waitpid(pid, &status, 0) }
+        return status
+    }
+
+    /// This process's id.
+    public static var processID: pid_t { getpid() }
+
+    /// Ends the process with `status` (standard output is flushed on the way).
+    public static func exit(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
+
+    /// Flushes what `print` buffered, so what follows on another stream comes after it.
+    public static func flushStandardOutput() {
+        fflush(nil)
+    }
+
+    /// The working directory (nil: it cannot be named, e.g. it was removed).
+    public static var workingDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// How late the kernel may wake this thread's timers (prctl PR_SET_TIMERSLACK; 50 µs by default).
+    public static func setTimerSlack(nanoseconds: UInt) throws(SystemError) {
+        try SystemError.check("prctl") { chime_set_timer_slack(nanoseconds) }
+    }
+
+    // MARK: - Environment and clocks
+
+    /// An environment variable (nil: unset).
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// `clock_gettime(2)`.
+    public static func clock(_ id: clockid_t) -> timespec {
+        var now = timespec()
+        clock_gettime(id, &now)  // cannot fail for the clocks chime names (CLOCK_REALTIME, CLOCK_MONOTONIC)
+        return now
+    }
+}
