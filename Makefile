@@ -121,7 +121,7 @@ test: deps-test
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
 CHECK_SUITES := TimekeepingTests\. ValidationTests ContentTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
-	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests
+	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests
 empty :=
 space := $(empty) $(empty)
 

@@ -47,7 +47,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CLinux", "CSQLite", "Posix",
+                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CSQLite", "Posix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "ChimeDaemon", "ChimeConfig", "CLinux",
+                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "ChimeDaemon", "ChimeConfig", "Posix",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "ChimeDaemonTests",
             dependencies: [
-                "ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport", "DBus",
+                "ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport", "DBus", "Posix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,0 +1,67 @@
+import Foundation
+import Posix
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one libc layer on its own: each call's result checked, errno typed.
+@Suite struct PosixTests {
+    @Test func aFailedCallSaysWhichCallWhatItWorkedOnAndWhy() throws {
+        do {
+            _ = try Sys.open("/no/such/directory/file", O_RDONLY)
+            Issue.record("opened a file that is not there")
+        } catch {
+            #expect(error.errno == .noEntry)
+            #expect(error.description == "/no/such/directory/file: open: No such file or directory")
+        }
+        #expect(try Sys.status("/no/such/file") == nil)
+        #expect(try Sys.status("/") != nil)
+        #expect(Sys.isDirectory("/") && !Sys.isDirectory("/etc/passwd"))
+        #expect(Errno.wouldBlock.description == "Resource temporarily unavailable")
+        // A process that has gone is no error to signal; one that is not ours to wait for is.
+        #expect(throws: Never.self) { try Sys.signal(Int32.max, 0) }
+        #expect(throws: SystemError.self) { try Sys.reap(1) }
+    }
+
+    @Test func pipesReadWithoutBlockingAndFilesReadToTheirLimit() throws {
+        let pipe = try Sys.pipe(nonBlockingRead: true)
+        defer {
+            try? Sys.close(pipe.read)
+            try? Sys.close(pipe.write)
+        }
+        #expect(try Sys.read(pipe.read, upTo: 16) == nil)  // nothing yet: nil, not an error
+        try Sys.writeAll(pipe.write, "chime".utf8)
+        #expect(try Sys.read(pipe.read, upTo: 16) == Array("chime".utf8))
+        try Sys.close(pipe.write)
+        #expect(try Sys.read(pipe.read, upTo: 16) == [])  // the end
+        #expect(fcntl(pipe.read, F_GETFD) & FD_CLOEXEC != 0)
+
+        let directory = try makeTemporaryDirectory("chime-posix")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("f").path
+        let fd = try Sys.open(file, O_RDWR | O_CREAT)
+        try Sys.writeAll(fd, Array(repeating: UInt8(ascii: "x"), count: 100), at: 0)
+        try Sys.close(fd)
+        #expect(try Sys.readFile(file, limit: 1000).count == 100)
+        #expect(try Sys.readFile(file, limit: 10).count == 11)  // more than the limit: limit + 1
+        try Sys.removeFile(file)
+        try Sys.removeFile(file)  // gone already: no error
+    }
+
+    @Test func aSpawnedProgramGetsItsStreamsAndACleanSignalState() throws {
+        let pipe = try Sys.pipe()
+        // The test runner's threads block signals; the child must not inherit that.
+        let pid = try Spawn.start("sh", arguments: [Array("sh".utf8), Array("-c".utf8), Array("grep SigBlk /proc/self/status".utf8)],
+                                  stdout: .descriptor(pipe.write))
+        try Sys.close(pipe.write)
+        let status = try Sys.wait(pid)
+        var output: [UInt8] = []
+        while let chunk = try Sys.read(pipe.read, upTo: 256), !chunk.isEmpty { output += chunk }
+        try Sys.close(pipe.read)
+        #expect(status == 0)
+        #expect(String(decoding: output, as: UTF8.self) == "SigBlk:\t0000000000000000\n")
+        #expect(throws: SystemError.self) { try Spawn.start("/no/such/program", arguments: [[0x78]]) }
+    }
+}
