@@ -106,18 +106,31 @@ public struct AlarmDraft: Sendable {
     /// With `now`, a request with no occurrence after it is refused (`.neverFires`); without, a
     /// one-off whose time has passed is valid (the alarm file keeps such a one harmlessly).
     public func build(now: Instant?) throws(RequestError) -> NotificationRequest {
-        let content = try buildContent()
-        let trigger = try buildTrigger()
+        try build(now: now, trigger: nil)
+    }
+
+    /// As `build(now:)`, with the trigger already read from `when` (`buildTrigger`), so a door that
+    /// reads it first for its own diagnostics does not parse the rule twice.
+    public func build(now: Instant?, trigger: Trigger?) throws(RequestError) -> NotificationRequest {
+        let content = try makeContent()
+        let trigger = if let trigger { trigger } else { try buildTrigger() }
         var request = NotificationRequest(identifier: identifier ?? "", content: content, trigger: trigger)
         // The daemon makes a missing identifier: checked with a stand-in.
         if identifier == nil { request.identifier = "x" }
-        try request.validate(now: now)
+        try request.validate(now: now)  // every bound, the content's included
         request.identifier = identifier ?? ""
         return request
     }
 
     /// The content alone, with its defaults and rules (a timer preset has no trigger until it starts).
     public func buildContent() throws(RequestError) -> NotificationContent {
+        let content = try makeContent()
+        try content.validate()
+        return content
+    }
+
+    /// The content with its defaults, after the rules across fields (its bounds not yet checked).
+    private func makeContent() throws(RequestError) -> NotificationContent {
         guard let title else { throw RequestError(.title, "is required") }
         if let broken = conflicts().first { throw broken }
         var content = NotificationContent(title: title)
@@ -152,7 +165,6 @@ public struct AlarmDraft: Sendable {
             content.bodyCommand = BodyCommand(arguments: bodyCommand, timeLimit: bodyTimeout ?? BodyCommand.defaultTimeLimit,
                                               outputLimit: bodyOutputLimit ?? BodyCommand.defaultOutputLimit)
         }
-        try content.validate()
         return content
     }
 

@@ -5,6 +5,7 @@
 // Both come from the same value, so the two forms cannot say different things. The JSON is a
 // stable interface (docs/json.md, with a JSON Schema per command in docs/json/).
 import ChimeCenter
+import Posix
 import Timekeeping
 
 /// One typed value of a report.
@@ -49,6 +50,40 @@ enum Datum {
         }
     }
 
+    /// Appends the JSON straight as bytes (what `json` would write, without building it first: a
+    /// listing of 100,000 alarms is written this way).
+    func writeJSON(to out: inout [UInt8]) {
+        switch self {
+        case .text(let text): JSON.quote(text, to: &out)
+        case .count(let number): out += String(number).utf8
+        case .duration(let span): out += String(span.nanoseconds / 1_000_000_000).utf8
+        case .instant(let instant, let zone): JSON.quote(zone.iso8601(instant), to: &out)
+        case .flag(let value): out += (value ? "true" : "false").utf8
+        case .none: out += "null".utf8
+        case .list(let items):
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                item.writeJSON(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .record(let fields): Self.writeRecord(fields, to: &out)
+        }
+    }
+
+    static func writeRecord(_ fields: [Field], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for field in fields where !field.textOnly {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            JSON.quote(field.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            field.value.writeJSON(to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
     /// As people read it; nil: nothing to say (none, an empty list).
     var text: String? {
         switch self {
@@ -90,16 +125,28 @@ struct Field {
 protocol Report {
     var json: JSON { get }
     var lines: [String] { get }
+    /// The JSON document as bytes (by default, `json` written out).
+    func writeJSON(to out: inout [UInt8])
 }
 
 extension Report {
+    func writeJSON(to out: inout [UInt8]) { json.write(to: &out) }
+
     /// Prints the report in the form asked for.
     func print(json asJSON: Bool) {
+        var out: [UInt8] = []
         if asJSON {
-            printLine(json.text)
+            writeJSON(to: &out)
+            out.append(UInt8(ascii: "\n"))
         } else {
-            for line in lines { printLine(line) }
+            for line in lines {
+                out += line.utf8
+                out.append(UInt8(ascii: "\n"))
+            }
         }
+        // One write for the whole report, after anything print() buffered.
+        Sys.flushStandardOutput()
+        try? Sys.writeAll(1, out)  // standard output closed or full: nowhere left to say anything
     }
 }
 
@@ -110,6 +157,8 @@ struct RecordReport: Report {
     var width = 14
 
     var json: JSON { Datum.record(fields).json }
+
+    func writeJSON(to out: inout [UInt8]) { Datum.writeRecord(fields, to: &out) }
 
     var lines: [String] {
         var lines: [String] = []
@@ -145,6 +194,16 @@ struct TableReport: Report {
     }
 
     var json: JSON { .array(rows.map { Datum.record($0).json }) }
+
+    func writeJSON(to out: inout [UInt8]) {
+        out.reserveCapacity(rows.count * 256)
+        out.append(UInt8(ascii: "["))
+        for (i, row) in rows.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            Datum.writeRecord(row, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
 
     var lines: [String] {
         if rows.isEmpty { return empty.map { [$0] } ?? [] }

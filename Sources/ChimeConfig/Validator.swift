@@ -354,16 +354,17 @@ struct Validator {
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
         // Every problem at once: the rules across fields, then the rule itself.
         for broken in draft.conflicts() { reportBuilding(broken, p) }
+        var trigger: Trigger?
         if draft.when != nil {
-            do throws(RequestError) { _ = try draft.buildTrigger() } catch { reportBuilding(error, p, table: table) }
+            do throws(RequestError) { trigger = try draft.buildTrigger() } catch { reportBuilding(error, p, table: table) }
         }
-        guard diagnostics.count == errorsBefore, let id, draft.when != nil else { return nil }
+        guard diagnostics.count == errorsBefore, let id, let trigger else { return nil }
         let line = locator.header("alarm", index)?.line ?? 0
         // Built as at every other door (a one-off whose time has passed is not an error here: it
         // fired, or will not, and stays in the file harmlessly).
         let request: NotificationRequest
         do throws(RequestError) {
-            request = try draft.build(now: nil)
+            request = try draft.build(now: nil, trigger: trigger)
         } catch {
             reportBuilding(error, p, table: table)
             return nil

@@ -213,12 +213,18 @@ import Timekeeping
             Field("count", "count", .count(3)),
         ])
         #expect(report.json.text == #"{"title":"Tea","snooze":600,"next":"2027-01-15T08:00:00+00:00","wake":false,"sound":null,"words":["date","+%H"],"count":3}"#)
+        var bytes: [UInt8] = []
+        report.writeJSON(to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == report.json.text)
         #expect(report.lines == ["title:        Tea", "snooze:       10m", "next:         2027-01-15T08:00:00+00:00", "wake:         no",
                                  "words:        date, +%H", "count:        3"])
         let table = TableReport(rows: [[Field("id", "", .text("a")), Field("due", "", .instant(Instant(seconds: 0), utc))]],
                                 line: { "\($0["id"]) at \($0["due"])" }, empty: "none")
         #expect(table.json.text == #"[{"id":"a","due":"1970-01-01T00:00:00+00:00"}]"#)
         #expect(table.lines == ["a at 1970-01-01T00:00:00+00:00"])
+        bytes = []
+        table.writeJSON(to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == table.json.text)
         #expect(TableReport(rows: [], line: { _ in "" }, empty: "none").lines == ["none"])
         #expect(TableReport(rows: [], line: { _ in "" }, empty: "none").json.text == "[]")
     }
