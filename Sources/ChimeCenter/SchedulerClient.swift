@@ -49,6 +49,8 @@ public enum AlarmState: String, Hashable, Sendable {
     /// Kept but never fired: the daemon crashed twice while firing it, or its stored form no
     /// longer validates. `chime cancel` removes it.
     case quarantined
+    /// Switched off (`chime disable`): kept and listed, never fired until switched on again.
+    case disabled
 }
 
 /// A pending alarm as `chime list` shows it (one element of `ListPending`).
@@ -185,6 +187,22 @@ public final class UserNotificationCenter {
     @discardableResult
     public func removePendingNotificationRequests(withIdentifiers identifiers: [String]) throws -> [String] {
         try call("Remove", [.strings(identifiers)]).first?.arrayElements?.compactMap(\.stringValue) ?? []
+    }
+
+    /// Switches pending alarms off: kept and listed, never fired. Returns those switched off.
+    @discardableResult
+    public func disable(_ identifiers: [String]) throws -> [String] {
+        try call("Disable", [.strings(identifiers)]).first?.arrayElements?.compactMap(\.stringValue) ?? []
+    }
+
+    /// Switches alarms back on: each is planned from now. Returns each with its next fire.
+    @discardableResult
+    public func enable(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] {
+        (try call("Enable", [.strings(identifiers)]).first?.arrayElements ?? []).compactMap { item in
+            guard case .structure(let fields) = item, fields.count == 2, let id = fields[0].stringValue,
+                case .int64(let seconds) = fields[1] else { return nil }
+            return (id, Instant(seconds: seconds))
+        }
     }
 
     /// Removes every pending request added from the command line or over D-Bus (the alarm

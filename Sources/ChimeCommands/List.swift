@@ -20,7 +20,7 @@ public struct List: ParsableCommand {
             twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
             it). chime show ID prints everything about one. --json gives each as {id, title, label, nextFire, \
             rule, sound, origin, state, note} with origin "command-line" or "file" and state "scheduled", \
-            "held", "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
+            "held", "disabled" (switched off: chime enable), "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
             while within its grace) or "quarantined"; nextFire is ISO 8601 with its offset, or null \
             (docs/json.md).
 
@@ -57,16 +57,16 @@ public struct List: ParsableCommand {
             zones[name] = found
             return found
         }
-        let rows = pending.map { item -> [Field] in
-            [
+        return TableReport(count: pending.count, row: { index in
+            let item = pending[index]
+            return [
                 Field("id", "", .text(item.identifier)), Field("title", "", .text(item.title)), Field("label", "", .text(item.label)),
                 Field("nextFire", "", .optional(item.nextFire) { .instant($0, zone(item)) }),
                 Field("rule", "", .text(item.ruleText)), Field("sound", "", item.sound.isEmpty ? .none : .text(item.sound)),
                 Field("origin", "", .text(item.origin.rawValue)), Field("state", "", .text(item.state.rawValue)),
                 Field("note", "", item.note.isEmpty ? .none : .text(item.note)),
             ]
-        }
-        return TableReport(rows: rows, line: { row in
+        }, line: { row in
             let label = row["label"].isEmpty ? "" : " [\(row["label"])]"
             let sound = row["sound"].isEmpty ? "no sound" : row["sound"] == "default" ? "default sound" : "sound \(row["sound"])"
             let origin = "  (\(row["rule"]), \(sound), \(row["origin"] == AlarmOrigin.file.rawValue ? "alarm file" : "command line"))"
@@ -76,9 +76,10 @@ public struct List: ParsableCommand {
             case .held: "  held: \(row["note"])"
             case .retrying: "  retrying: \(row["note"])"
             case .quarantined: "  QUARANTINED: \(row["note"])"
+            case .disabled: "  off (chime enable \(row["id"]) switches it on)"
             }
             // An alarm whose next occurrence waits (held, retrying) says so rather than "never".
-            let when = state == .quarantined ? "never" : row["nextFire"].isEmpty ? (state == .scheduled ? "never" : state.rawValue) : row["nextFire"]
+            let when = state == .quarantined ? "never" : state == .disabled ? "off" : row["nextFire"].isEmpty ? (state == .scheduled ? "never" : state.rawValue) : row["nextFire"]
             return "\(row["id"])  \(when)  \(row["title"])\(label)\(origin)\(note)"
         }, empty: "no pending alarms")
     }

@@ -178,13 +178,28 @@ struct RecordReport: Report {
 /// A report of rows: one line per row in text (made from the row's own fields), one JSON array
 /// of objects.
 struct TableReport: Report {
-    var rows: [[Field]]
+    /// How many rows.
+    let count: Int
+    /// Row `i`'s fields, made when the row is written (a listing of 100,000 alarms keeps no
+    /// 100,000 arrays of fields alive at once).
+    let row: (Int) -> [Field]
     /// A row's line, from that row's fields (read by key: `row["id"]`).
     var line: (Row) -> String
     /// The line printed when there are no rows (nil: nothing).
     var empty: String?
     /// Lines before the rows in text (a header).
     var header: [String] = []
+
+    init(count: Int, row: @escaping (Int) -> [Field], line: @escaping (Row) -> String, empty: String?) {
+        self.count = count
+        self.row = row
+        self.line = line
+        self.empty = empty
+    }
+
+    init(rows: [[Field]], line: @escaping (Row) -> String, empty: String?) {
+        self.init(count: rows.count, row: { rows[$0] }, line: line, empty: empty)
+    }
 
     struct Row {
         let fields: [Field]
@@ -193,20 +208,20 @@ struct TableReport: Report {
         func value(_ key: String) -> Datum { fields.first { $0.key == key }?.value ?? .none }
     }
 
-    var json: JSON { .array(rows.map { Datum.record($0).json }) }
+    var json: JSON { .array((0..<count).map { Datum.record(row($0)).json }) }
 
     func writeJSON(to out: inout [UInt8]) {
-        out.reserveCapacity(rows.count * 256)
+        out.reserveCapacity(count * 256)
         out.append(UInt8(ascii: "["))
-        for (i, row) in rows.enumerated() {
+        for i in 0..<count {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            Datum.writeRecord(row, to: &out)
+            Datum.writeRecord(row(i), to: &out)
         }
         out.append(UInt8(ascii: "]"))
     }
 
     var lines: [String] {
-        if rows.isEmpty { return empty.map { [$0] } ?? [] }
-        return header + rows.map { line(Row(fields: $0)) }
+        if count == 0 { return empty.map { [$0] } ?? [] }
+        return header + (0..<count).map { line(Row(fields: row($0))) }
     }
 }

@@ -254,6 +254,8 @@ public final class SchedulerDaemon {
         waking.arrange(for: nextWake, now: now)
         doNotDisturb.expectAlarm(at: schedule.deadline)
         doNotDisturb.recheck(presenter.deferredCount > 0)
+        // What changed in the pending alarms during this turn, in one signal (the app follows it).
+        schedule.announceChanges()
     }
 
     /// Follows logind's PrepareForSleep where there is a system bus: before a sleep the store is made

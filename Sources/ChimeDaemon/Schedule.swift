@@ -140,6 +140,7 @@ final class Schedule: LoopPart {
             logger.error("quarantined: \(reason)", metadata: ["alarm.id": "\(identifier)"])
             logging { () throws(StoreError) in try store.quarantine(identifier, reason: reason) }
             queue.cancel(identifier)
+            changed(identifier)
             return nil
         case nil: return nil
         }
@@ -205,11 +206,12 @@ final class Schedule: LoopPart {
     /// past its grace), the older ones recorded missed.
     func rescheduleAll(after now: Instant) {
         queue = OccurrenceQueue()
+        changedAll()
         var overdue: [ScheduledTime] = []
         logging { () throws(StoreError) in
             let times = try store.scheduledTimes()
             try store.write { () throws(StoreError) in
-                for time in times where time.quarantine == nil {
+                for time in times where time.quarantine == nil && !time.disabled {
                     if let next = time.nextFire, next <= now {
                         // One already on its way to the server moves on when the server answers.
                         if !events.inFlight(time.identifier, next) { overdue.append(time) }
@@ -268,6 +270,36 @@ final class Schedule: LoopPart {
 
     func requeue(_ identifier: String, _ next: Instant?) {
         if let next { queue.schedule(identifier, at: next) } else { queue.cancel(identifier) }
+        changed(identifier)
+    }
+
+    // MARK: - Announcing changes
+
+    /// Alarms whose pending state changed since the last announcement.
+    private var changedSinceAnnounced: Set<String> = []
+    /// Everything may have changed (a re-plan of every alarm).
+    private var everythingChanged = false
+    /// More than this many in one turn of the loop are announced as "everything".
+    static let announceLimit = 1000
+
+    func changed(_ identifier: String) {
+        guard !everythingChanged else { return }
+        changedSinceAnnounced.insert(identifier)
+        if changedSinceAnnounced.count > Self.announceLimit { changedAll() }
+    }
+
+    func changedAll() {
+        everythingChanged = true
+        changedSinceAnnounced.removeAll()
+    }
+
+    /// Emits `PendingChanged` once for what changed in this turn of the loop (called before it waits):
+    /// the identifiers, or none for "read everything again".
+    func announceChanges() {
+        guard everythingChanged || !changedSinceAnnounced.isEmpty else { return }
+        signals.emit("PendingChanged", [.strings(everythingChanged ? [] : changedSinceAnnounced.sorted())])
+        everythingChanged = false
+        changedSinceAnnounced.removeAll()
     }
 
     /// `identifier` was stored anew (added, or changed in the alarm file): queued at its next time,
@@ -325,6 +357,7 @@ final class Schedule: LoopPart {
         for id in identifiers {
             queue.cancel(id)
             suspects.remove(id)
+            changed(id)
         }
         events.forget(identifiers, true)
         return removed
@@ -337,9 +370,72 @@ final class Schedule: LoopPart {
         for id in removed {
             queue.cancel(id)
             suspects.remove(id)
+            changed(id)
         }
         events.forget(removed, true)
         return removed
+    }
+
+    // MARK: - On and off
+
+    /// Switches alarms off: kept and listed, never fired (what waited to be shown of them goes, and
+    /// a ring stops). The alarm file's are switched off in the file (`enabled = false`).
+    func disable(_ identifiers: [String]) throws(SchedulerError) -> [String] {
+        try refuseFileAlarms(identifiers)
+        try refuseUnknown(identifiers)
+        do {
+            try store.write { () throws(StoreError) in
+                for id in identifiers { try store.setDisabled(id, true) }
+            }
+        } catch {
+            throw .store(error)
+        }
+        for id in identifiers {
+            queue.cancel(id)
+            changed(id)
+        }
+        events.forget(identifiers, true)
+        return identifiers
+    }
+
+    /// Switches alarms back on, each planned from now; one with no occurrence left (a one-off whose
+    /// time passed while it was off) stays off, and the call is refused as never firing.
+    func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
+        try refuseFileAlarms(identifiers)
+        try refuseUnknown(identifiers)
+        let now = clock.now()
+        var planned: [(identifier: String, next: Instant)] = []
+        for id in identifiers {
+            guard let request = load(id) else { throw .unknown([id]) }  // quarantined meanwhile
+            guard let next = request.trigger.nextFire(after: now) else {
+                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) has no occurrence left to switch on for; it stays off",
+                                            kind: .neverFires))
+            }
+            planned.append((id, next))
+        }
+        do {
+            try store.write { () throws(StoreError) in
+                for (id, next) in planned {
+                    try store.setDisabled(id, false)
+                    try store.setNextFire(id, next)
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+        for (id, next) in planned { requeue(id, next) }
+        return planned
+    }
+
+    /// Refuses identifiers that are not pending.
+    private func refuseUnknown(_ identifiers: [String]) throws(SchedulerError) {
+        var unknown: [String] = []
+        do {
+            for id in identifiers where try store.scheduledTime(of: id) == nil { unknown.append(id) }
+        } catch {
+            throw .store(error)
+        }
+        if !unknown.isEmpty { throw .unknown(unknown) }
     }
 
     /// The alarm file's alarms are changed in the file: a call that would change one is refused.
@@ -370,6 +466,7 @@ final class Schedule: LoopPart {
                 try store.add(again, nextFire: at, origin: try store.isFileAlarm(delivered.identifier) ? .file : .commandLine)
             }
             queue.schedule(delivered.identifier, at: at)
+            changed(delivered.identifier)
             logger.info("snoozed for \(snooze)", metadata: ["alarm.id": "\(delivered.identifier)"])
         }
     }

@@ -33,6 +33,14 @@ final class SchedulerService {
         do { return try daemon.schedule.remove(identifiers) } catch { throw self.error(error) }
     }
 
+    func disable(_ identifiers: [String]) throws(DBusError) -> [String] {
+        do { return try daemon.schedule.disable(identifiers) } catch { throw self.error(error) }
+    }
+
+    func enable(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, next: Instant)] {
+        do { return try daemon.schedule.enable(identifiers) } catch { throw self.error(error) }
+    }
+
     func removeAll() throws(DBusError) -> [String] {
         do { return try daemon.schedule.removeAll() } catch { throw Self.error(error) }
     }
@@ -244,6 +252,14 @@ final class SchedulerService {
                     method("Remove", [Parameter("ids", .array(.string))], [Parameter("removed", .array(.string))]) { [unowned self] call in
                         [.strings(try remove(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []))]
                     },
+                    method("Disable", [Parameter("ids", .array(.string))], [Parameter("disabled", .array(.string))]) { [unowned self] call in
+                        [.strings(try disable(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []))]
+                    },
+                    method("Enable", [Parameter("ids", .array(.string))], [Parameter("enabled", .array(.structure([.string, .int64])))]) {
+                        [unowned self] call in
+                        let enabled = try enable(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
+                        return [.array(element: .structure([.string, .int64]), enabled.map { .structure([.string($0.identifier), .int64($0.next.seconds)]) })]
+                    },
                     method("RemoveAll", [], [Parameter("removed", .array(.string))]) { [unowned self] _ in
                         [.strings(try removeAll())]
                     },
@@ -289,6 +305,7 @@ final class SchedulerService {
                     ExportedSignal("RangOut", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("snoozed", .boolean)]),
                     ExportedSignal("Answered", arguments: [Parameter("id", .string), Parameter("action", .string)]),
                     ExportedSignal("Dismissed", arguments: [Parameter("id", .string)]),
+                    ExportedSignal("PendingChanged", arguments: [Parameter("ids", .array(.string))]),
                 ]),
         ])
     }

@@ -56,6 +56,8 @@ public struct ScheduledTime: Hashable, Sendable {
     public var lastFired: Instant?
     /// Why it is quarantined (kept, never fired), or nil.
     public var quarantine: String?
+    /// Switched off (`chime disable`): kept and listed, never fired, not planned.
+    public var disabled = false
 }
 
 /// The daemon's state in `directory` (`$XDG_STATE_HOME/chime` by default), in
@@ -269,6 +271,9 @@ public final class Store {
                 started INTEGER NOT NULL, until_time INTEGER NOT NULL, capabilities TEXT NOT NULL
             ) WITHOUT ROWID;
             """)
+        // Alarms switched off (kept, listed, never fired); an older chime ignores it (and, finding
+        // their next fire empty, does not fire them either).
+        try database.executeScript("CREATE TABLE IF NOT EXISTS disabled(identifier TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;")
         // Reading every table once finds a damaged file now rather than at the first alarm.
         try database.executeScript("SELECT count(*) FROM pending; SELECT count(*) FROM delivered;")
         return database
@@ -363,9 +368,25 @@ public final class Store {
                 try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
                 try run("DELETE FROM retrying WHERE identifier = ?", [.text(identifier)])
                 try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
+                try run("DELETE FROM disabled WHERE identifier = ?", [.text(identifier)])
             }
         }
         return removed
+    }
+
+    /// Switches an alarm off (its next fire is cleared, and what waited to be shown of it goes) or
+    /// back on (the caller sets its next fire).
+    public func setDisabled(_ identifier: String, _ disabled: Bool) throws(StoreError) {
+        try write { () throws(StoreError) in
+            if disabled {
+                try run("INSERT OR IGNORE INTO disabled(identifier) VALUES (?)", [.text(identifier)])
+                try run("UPDATE pending SET next_fire = NULL WHERE identifier = ?", [.text(identifier)])
+                try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
+                try run("DELETE FROM retrying WHERE identifier = ?", [.text(identifier)])
+            } else {
+                try run("DELETE FROM disabled WHERE identifier = ?", [.text(identifier)])
+            }
+        }
     }
 
     /// Removes every pending request added on the command line or over D-Bus (the alarm
@@ -378,6 +399,7 @@ public final class Store {
             try run("DELETE FROM held WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM retrying WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM suspects WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
+            try run("DELETE FROM disabled WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM pending WHERE origin = 0")
         }
         return removed
@@ -639,9 +661,13 @@ public final class Store {
     /// Every pending request's next and last occurrence (start-up builds its queue from these).
     public func scheduledTimes() throws(StoreError) -> [ScheduledTime] {
         var times: [ScheduledTime] = []
-        try read("SELECT identifier, next_fire, last_fired, quarantine FROM pending") { row in
+        try read("""
+            SELECT identifier, next_fire, last_fired, quarantine,
+                   EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier)
+            FROM pending
+            """) { row in
             times.append(ScheduledTime(identifier: row.text(0), nextFire: row.optionalInstant(1), lastFired: row.optionalInstant(2),
-                                       quarantine: row.optionalText(3)))
+                                       quarantine: row.optionalText(3), disabled: row.integer(4) != 0))
         }
         return times
     }
@@ -680,9 +706,12 @@ public final class Store {
 
     public func scheduledTime(of identifier: String) throws(StoreError) -> ScheduledTime? {
         var time: ScheduledTime?
-        try read("SELECT next_fire, last_fired, quarantine FROM pending WHERE identifier = ?", [.text(identifier)]) { row in
+        try read("""
+            SELECT next_fire, last_fired, quarantine, EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier)
+            FROM pending WHERE identifier = ?
+            """, [.text(identifier)]) { row in
             time = ScheduledTime(identifier: identifier, nextFire: row.optionalInstant(0), lastFired: row.optionalInstant(1),
-                                 quarantine: row.optionalText(2))
+                                 quarantine: row.optionalText(2), disabled: row.integer(3) != 0)
         }
         return time
     }
@@ -711,7 +740,7 @@ public final class Store {
                    (SELECT min(due) FROM held WHERE held.identifier = pending.identifier),
                    (SELECT 'attempt ' || attempt || ' failed: ' || reason FROM retrying WHERE retrying.identifier = pending.identifier
                     ORDER BY due LIMIT 1),
-                   rule, sound
+                   rule, sound, EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier)
             FROM pending \(Self.bySoonest)
             """
         do {
@@ -721,6 +750,8 @@ public final class Store {
             if let reason = row.optionalText(6) {
                 state = .quarantined
                 note = reason
+            } else if row.integer(11) != 0 {
+                state = .disabled
             } else if let retry = row.optionalText(8) {
                 state = .retrying
                 note = retry

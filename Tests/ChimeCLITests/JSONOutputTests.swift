@@ -99,6 +99,18 @@ import Timekeeping
             }
         }
 
+        // Switched off and on: listed as disabled, then planned again.
+        #expect(try runChime(["disable", "far"], environment: environment).status == 0)
+        expectSame(List.pendingReport(try center.pendingSummaries()), try run(["list"], schema: "list"), "list with one off")
+        _ = try run(["show", "far"], schema: "show")
+        let enableJSON = try runChime(["enable", "far", "--json"], environment: environment)
+        #expect(try Self.problems(enableJSON.stdout, schema: "enable") == [], "\(enableJSON.stdout)")
+        let farNext = Zone.system().iso8601(Instant(seconds: 7_226_618_400))  // printed in the system's zone
+        #expect(enableJSON.stdout == #"[{"id":"far","nextFire":""# + farNext + #""}]"# + "\n")
+        #expect(try runChime(["disable", "far"], environment: environment).status == 0)
+        #expect(try runChime(["enable", "far"], environment: environment).stdout == "far: \(farNext)\n")
+        checked.insert("enable")
+
         let next = try run(["next", "16:35 mon-fri", "--after", "2026-11-23 12:00", "--tz", "Europe/Berlin", "--count", "3"], schema: "next")
         #expect(next.json == #"["2026-11-23T16:35:00+01:00","2026-11-24T16:35:00+01:00","2026-11-25T16:35:00+01:00"]"#)
         #expect(next.text == ["Mon 2026-11-23 16:35:00 CET (+01:00)", "Tue 2026-11-24 16:35:00 CET (+01:00)", "Wed 2026-11-25 16:35:00 CET (+01:00)"])
