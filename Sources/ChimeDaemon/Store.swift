@@ -339,6 +339,8 @@ public final class Store {
             try run("DELETE FROM held WHERE identifier = ?", [.text(request.identifier)])
             try run("DELETE FROM retrying WHERE identifier = ?", [.text(request.identifier)])
             try run("DELETE FROM suspects WHERE identifier = ?", [.text(request.identifier)])
+            // A request stored anew under the identifier of one switched off starts on.
+            try run("DELETE FROM disabled WHERE identifier = ?", [.text(request.identifier)])
             try run("""
                 INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine,
                                                rule, sound)

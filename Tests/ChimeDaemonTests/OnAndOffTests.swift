@@ -8,6 +8,8 @@ import Timekeeping
 /// Switching alarms off and on (`chime disable`, `chime enable`, the D-Bus `Disable` and `Enable`),
 /// and `PendingChanged`, which announces every change of the pending alarms.
 @Suite(.serialized) struct OnAndOffTests {
+    func center(_ bus: PrivateBus) throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
+
     @Test func anAlarmSwitchedOffIsKeptAndNeverFiresUntilSwitchedOn() throws {
         let bus = try PrivateBus()
         let recorder = try RecordingServer(address: bus.address)
@@ -56,6 +58,10 @@ import Timekeeping
         #expect(on.status == 0, "\(on.stderr)")
         #expect(on.stdout.hasPrefix(#"[{"id":"morning","nextFire":""#) && on.stdout.contains("T07:00:00"), "\(on.stdout)")
         #expect(try runChime(["list", "--json"], environment: environment).stdout.contains(#""id":"morning","title":"Morning","label":"","nextFire":""#))
+
+        // Replaced under its identifier (--id), one switched off starts on.
+        #expect(try runChime(["in", "1h", "--id", "soon", "Soon again"], environment: environment).status == 0)
+        #expect(try center(bus).pendingSummaries().first { $0.identifier == "soon" }?.state == .scheduled)
 
         // Unknown identifiers and the alarm file's alarms are refused, as for cancel.
         let unknown = try runChime(["disable", "nope"], environment: environment)
