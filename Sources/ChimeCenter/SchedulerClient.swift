@@ -51,6 +51,8 @@ public enum AlarmState: String, Hashable, Sendable {
     case quarantined
     /// Switched off (`chime disable`): kept and listed, never fired until switched on again.
     case disabled
+    /// A timer paused (`chime pause`) with time left (the note says how much), until resumed.
+    case paused
 }
 
 /// A pending alarm as `chime list` shows it (one element of `ListPending`).
@@ -198,10 +200,32 @@ public final class UserNotificationCenter {
     /// Switches alarms back on: each is planned from now. Returns each with its next fire.
     @discardableResult
     public func enable(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] {
-        (try call("Enable", [.strings(identifiers)]).first?.arrayElements ?? []).compactMap { item in
+        Self.pairs(try call("Enable", [.strings(identifiers)])).map { ($0.0, Instant(seconds: $0.1)) }
+    }
+
+    /// Pauses timers: each keeps the time it had left (across restarts too). Returns each with that time.
+    @discardableResult
+    public func pause(_ identifiers: [String]) throws -> [(identifier: String, remaining: TimeSpan)] {
+        Self.pairs(try call("Pause", [.strings(identifiers)])).map { ($0.0, .milliseconds($0.1)) }
+    }
+
+    /// Resumes paused timers: each fires when its time left has passed again. Returns each with its next fire.
+    @discardableResult
+    public func resume(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] {
+        Self.pairs(try call("Resume", [.strings(identifiers)])).map { ($0.0, Instant(seconds: $0.1)) }
+    }
+
+    /// Every paused timer with the time it has left.
+    public func pausedTimers() throws -> [(identifier: String, remaining: TimeSpan)] {
+        Self.pairs(try call("ListPaused")).map { ($0.0, .milliseconds($0.1)) }
+    }
+
+    /// An `a(sx)` answer.
+    private static func pairs(_ answer: [Value]) -> [(String, Int64)] {
+        (answer.first?.arrayElements ?? []).compactMap { item in
             guard case .structure(let fields) = item, fields.count == 2, let id = fields[0].stringValue,
-                case .int64(let seconds) = fields[1] else { return nil }
-            return (id, Instant(seconds: seconds))
+                case .int64(let number) = fields[1] else { return nil }
+            return (id, number)
         }
     }
 

@@ -19,8 +19,8 @@ public struct List: ParsableCommand {
             notification server, "QUARANTINED: …" for an alarm the daemon keeps but will not fire (it crashed \
             twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
             it). chime show ID prints everything about one. --json gives each as {id, title, label, nextFire, \
-            rule, sound, origin, state, note} with origin "command-line" or "file" and state "scheduled", \
-            "held", "disabled" (switched off: chime enable), "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
+            rule, sound, origin, state, note, remaining} with origin "command-line" or "file" and state "scheduled", \
+            "held", "disabled" (switched off: chime enable), "paused" (a timer: chime resume), "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
             while within its grace) or "quarantined"; nextFire is ISO 8601 with its offset, or null \
             (docs/json.md).
 
@@ -41,13 +41,17 @@ public struct List: ParsableCommand {
         if missed {
             Self.missedReport(reportingErrors { try center.missedOccurrences() }).print(json: json)
         } else {
-            Self.pendingReport(reportingErrors { try center.pendingSummaries() }).print(json: json)
+            let pending = reportingErrors { try center.pendingSummaries() }
+            // The time paused timers have left, typed (asked only when there are any).
+            let paused = pending.contains { $0.state == .paused } ? reportingErrors { try center.pausedTimers() } : []
+            Self.pendingReport(pending, paused: Dictionary(paused.map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a }))
+                .print(json: json)
         }
     }
 
     /// Pending alarms: one line each, or a JSON array of `{id, title, label, nextFire, rule, sound,
-    /// origin, state, note}` (docs/json.md).
-    static func pendingReport(_ pending: [PendingSummary]) -> TableReport {
+    /// origin, state, note, remaining}` (docs/json.md).
+    static func pendingReport(_ pending: [PendingSummary], paused: [String: TimeSpan] = [:]) -> TableReport {
         let system = Zone.system()
         var zones: [String: Zone] = [:]  // looked up once per name, not once per alarm
         func zone(_ item: PendingSummary) -> Zone {
@@ -65,6 +69,8 @@ public struct List: ParsableCommand {
                 Field("rule", "", .text(item.ruleText)), Field("sound", "", item.sound.isEmpty ? .none : .text(item.sound)),
                 Field("origin", "", .text(item.origin.rawValue)), Field("state", "", .text(item.state.rawValue)),
                 Field("note", "", item.note.isEmpty ? .none : .text(item.note)),
+                // A paused timer's time left, in whole seconds rounded up (null for every other alarm).
+                Field("remaining", "", .optional(paused[item.identifier]) { .duration(.seconds(($0.milliseconds + 999) / 1000)) }),
             ]
         }, line: { row in
             let label = row["label"].isEmpty ? "" : " [\(row["label"])]"
@@ -77,9 +83,10 @@ public struct List: ParsableCommand {
             case .retrying: "  retrying: \(row["note"])"
             case .quarantined: "  QUARANTINED: \(row["note"])"
             case .disabled: "  off (chime enable \(row["id"]) switches it on)"
+            case .paused: "  paused: \(row["note"]) (chime resume \(row["id"]))"
             }
             // An alarm whose next occurrence waits (held, retrying) says so rather than "never".
-            let when = state == .quarantined ? "never" : state == .disabled ? "off" : row["nextFire"].isEmpty ? (state == .scheduled ? "never" : state.rawValue) : row["nextFire"]
+            let when = state == .quarantined ? "never" : state == .disabled ? "off" : state == .paused ? "paused" : row["nextFire"].isEmpty ? (state == .scheduled ? "never" : state.rawValue) : row["nextFire"]
             return "\(row["id"])  \(when)  \(row["title"])\(label)\(origin)\(note)"
         }, empty: "no pending alarms")
     }

@@ -211,7 +211,7 @@ final class Schedule: LoopPart {
         logging { () throws(StoreError) in
             let times = try store.scheduledTimes()
             try store.write { () throws(StoreError) in
-                for time in times where time.quarantine == nil && !time.disabled {
+                for time in times where time.quarantine == nil && !time.disabled && !time.paused {
                     if let next = time.nextFire, next <= now {
                         // One already on its way to the server moves on when the server answers.
                         if !events.inFlight(time.identifier, next) { overdue.append(time) }
@@ -383,6 +383,7 @@ final class Schedule: LoopPart {
     func disable(_ identifiers: [String]) throws(SchedulerError) -> [String] {
         try refuseFileAlarms(identifiers)
         try refuseUnknown(identifiers)
+        try refusePaused(identifiers)
         do {
             try store.write { () throws(StoreError) in
                 for id in identifiers { try store.setDisabled(id, true) }
@@ -403,6 +404,7 @@ final class Schedule: LoopPart {
     func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
         try refuseFileAlarms(identifiers)
         try refuseUnknown(identifiers)
+        try refusePaused(identifiers)
         let now = clock.now()
         var planned: [(identifier: String, next: Instant)] = []
         for id in identifiers {
@@ -425,6 +427,83 @@ final class Schedule: LoopPart {
         }
         for (id, next) in planned { requeue(id, next) }
         return planned
+    }
+
+    /// A paused timer is resumed (or cancelled), not switched off or on.
+    private func refusePaused(_ identifiers: [String]) throws(SchedulerError) {
+        for id in identifiers where (try? store.scheduledTime(of: id))??.paused == true {
+            throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) is a paused timer: resume it (chime resume \(id)) or cancel it"))
+        }
+    }
+
+    // MARK: - Pausing timers
+
+    /// Pauses timers: each keeps the time it had left (in the store, across restarts) and is not
+    /// planned until resumed. Only a timer (a rule that counts elapsed time) can be paused, and only
+    /// while its next time is ahead.
+    func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)] {
+        try refuseFileAlarms(identifiers)
+        try refuseUnknown(identifiers)
+        let now = clock.now()
+        var paused: [(identifier: String, remaining: TimeSpan)] = []
+        for id in identifiers {
+            guard let request = load(id) else { throw .unknown([id]) }
+            guard case .interval = request.trigger.rule else {
+                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) is not a timer; an alarm at a clock time is switched off instead (chime disable \(id))"))
+            }
+            let time: ScheduledTime?
+            do { time = try store.scheduledTime(of: id) } catch { throw .store(error) }
+            guard let time, !time.paused, !time.disabled, let next = time.nextFire else {
+                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) has no time ahead to pause (it is paused, off, or waiting to be shown)"))
+            }
+            paused.append((id, max(next - now, .zero)))
+        }
+        do {
+            try store.write { () throws(StoreError) in
+                for (id, remaining) in paused { try store.setPaused(id, remaining: remaining) }
+            }
+        } catch {
+            throw .store(error)
+        }
+        for (id, _) in paused {
+            queue.cancel(id)
+            changed(id)
+        }
+        events.forget(paused.map(\.identifier), true)
+        return paused
+    }
+
+    /// Resumes paused timers: each fires once the time it had left has passed again from now (a
+    /// repeating one then keeps its interval from there).
+    func resume(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
+        try refuseFileAlarms(identifiers)
+        try refuseUnknown(identifiers)
+        let now = clock.now()
+        let left: [String: TimeSpan]
+        do { left = Dictionary(try store.pausedTimers().map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a }) } catch {
+            throw .store(error)
+        }
+        var resumed: [(request: NotificationRequest, next: Instant)] = []
+        for id in identifiers {
+            guard let remaining = left[id] else {
+                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) is not paused"))
+            }
+            guard var request = load(id), case .interval(let span, _) = request.trigger.rule else { throw .unknown([id]) }
+            let next = now + remaining
+            // The timer counts from a new start, so every later re-plan (a clock jump, a restart)
+            // finds the same next time.
+            request.trigger.anchor = next - span
+            resumed.append((request, next))
+        }
+        do {
+            try store.write { () throws(StoreError) in
+                for (request, next) in resumed { try store.add(request, nextFire: next) }  // the pause goes with it
+            }
+        } catch {
+            throw .store(error)
+        }
+        for (request, next) in resumed { requeue(request.identifier, next) }
+        return resumed.map { ($0.request.identifier, $0.next) }
     }
 
     /// Refuses identifiers that are not pending.

@@ -41,6 +41,14 @@ final class SchedulerService {
         do { return try daemon.schedule.enable(identifiers) } catch { throw self.error(error) }
     }
 
+    func pause(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, remaining: TimeSpan)] {
+        do { return try daemon.schedule.pause(identifiers) } catch { throw self.error(error) }
+    }
+
+    func resume(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, next: Instant)] {
+        do { return try daemon.schedule.resume(identifiers) } catch { throw self.error(error) }
+    }
+
     func removeAll() throws(DBusError) -> [String] {
         do { return try daemon.schedule.removeAll() } catch { throw Self.error(error) }
     }
@@ -259,6 +267,21 @@ final class SchedulerService {
                         [unowned self] call in
                         let enabled = try enable(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
                         return [.array(element: .structure([.string, .int64]), enabled.map { .structure([.string($0.identifier), .int64($0.next.seconds)]) })]
+                    },
+                    method("Pause", [Parameter("ids", .array(.string))], [Parameter("paused", .array(.structure([.string, .int64])))]) {
+                        [unowned self] call in
+                        let paused = try pause(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
+                        return [.array(element: .structure([.string, .int64]), paused.map { .structure([.string($0.identifier), .int64($0.remaining.milliseconds)]) })]
+                    },
+                    method("Resume", [Parameter("ids", .array(.string))], [Parameter("resumed", .array(.structure([.string, .int64])))]) {
+                        [unowned self] call in
+                        let resumed = try resume(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
+                        return [.array(element: .structure([.string, .int64]), resumed.map { .structure([.string($0.identifier), .int64($0.next.seconds)]) })]
+                    },
+                    method("ListPaused", [], [Parameter("paused", .array(.structure([.string, .int64])))]) { [unowned self] _ in
+                        let paused: [(identifier: String, remaining: TimeSpan)]
+                        do throws(StoreError) { paused = try daemon.store.pausedTimers() } catch { throw Self.error(.store(error)) }
+                        return [.array(element: .structure([.string, .int64]), paused.map { .structure([.string($0.identifier), .int64($0.remaining.milliseconds)]) })]
                     },
                     method("RemoveAll", [], [Parameter("removed", .array(.string))]) { [unowned self] _ in
                         [.strings(try removeAll())]

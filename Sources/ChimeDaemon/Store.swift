@@ -58,6 +58,8 @@ public struct ScheduledTime: Hashable, Sendable {
     public var quarantine: String?
     /// Switched off (`chime disable`): kept and listed, never fired, not planned.
     public var disabled = false
+    /// A paused timer (`chime pause`): not planned until resumed.
+    public var paused = false
 }
 
 /// The daemon's state in `directory` (`$XDG_STATE_HOME/chime` by default), in
@@ -274,6 +276,10 @@ public final class Store {
         // Alarms switched off (kept, listed, never fired); an older chime ignores it (and, finding
         // their next fire empty, does not fire them either).
         try database.executeScript("CREATE TABLE IF NOT EXISTS disabled(identifier TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;")
+        // Paused timers and the time they had left, in nanoseconds (kept across restarts).
+        try database.executeScript("""
+            CREATE TABLE IF NOT EXISTS paused(identifier TEXT PRIMARY KEY NOT NULL, remaining INTEGER NOT NULL) WITHOUT ROWID;
+            """)
         // Reading every table once finds a damaged file now rather than at the first alarm.
         try database.executeScript("SELECT count(*) FROM pending; SELECT count(*) FROM delivered;")
         return database
@@ -339,8 +345,9 @@ public final class Store {
             try run("DELETE FROM held WHERE identifier = ?", [.text(request.identifier)])
             try run("DELETE FROM retrying WHERE identifier = ?", [.text(request.identifier)])
             try run("DELETE FROM suspects WHERE identifier = ?", [.text(request.identifier)])
-            // A request stored anew under the identifier of one switched off starts on.
+            // A request stored anew under the identifier of one switched off (or paused) starts on.
             try run("DELETE FROM disabled WHERE identifier = ?", [.text(request.identifier)])
+            try run("DELETE FROM paused WHERE identifier = ?", [.text(request.identifier)])
             try run("""
                 INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine,
                                                rule, sound)
@@ -371,9 +378,30 @@ public final class Store {
                 try run("DELETE FROM retrying WHERE identifier = ?", [.text(identifier)])
                 try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
                 try run("DELETE FROM disabled WHERE identifier = ?", [.text(identifier)])
+                try run("DELETE FROM paused WHERE identifier = ?", [.text(identifier)])
             }
         }
         return removed
+    }
+
+    /// Pauses a timer with `remaining` left (its next fire is cleared), or (nil) forgets the pause.
+    public func setPaused(_ identifier: String, remaining: TimeSpan?) throws(StoreError) {
+        try write { () throws(StoreError) in
+            if let remaining {
+                try run("INSERT OR REPLACE INTO paused(identifier, remaining) VALUES (?, ?)",
+                        [.text(identifier), .integer(remaining.nanoseconds)])
+                try run("UPDATE pending SET next_fire = NULL WHERE identifier = ?", [.text(identifier)])
+            } else {
+                try run("DELETE FROM paused WHERE identifier = ?", [.text(identifier)])
+            }
+        }
+    }
+
+    /// Every paused timer and the time it has left.
+    public func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)] {
+        var list: [(String, TimeSpan)] = []
+        try read("SELECT identifier, remaining FROM paused ORDER BY identifier") { list.append(($0.text(0), TimeSpan(nanoseconds: $0.integer(1)))) }
+        return list
     }
 
     /// Switches an alarm off (its next fire is cleared, and what waited to be shown of it goes) or
@@ -402,6 +430,7 @@ public final class Store {
             try run("DELETE FROM retrying WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM suspects WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM disabled WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
+            try run("DELETE FROM paused WHERE identifier IN (SELECT identifier FROM pending WHERE origin = 0)")
             try run("DELETE FROM pending WHERE origin = 0")
         }
         return removed
@@ -665,11 +694,12 @@ public final class Store {
         var times: [ScheduledTime] = []
         try read("""
             SELECT identifier, next_fire, last_fired, quarantine,
-                   EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier)
+                   EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier),
+                   EXISTS(SELECT 1 FROM paused WHERE paused.identifier = pending.identifier)
             FROM pending
             """) { row in
             times.append(ScheduledTime(identifier: row.text(0), nextFire: row.optionalInstant(1), lastFired: row.optionalInstant(2),
-                                       quarantine: row.optionalText(3), disabled: row.integer(4) != 0))
+                                       quarantine: row.optionalText(3), disabled: row.integer(4) != 0, paused: row.integer(5) != 0))
         }
         return times
     }
@@ -709,11 +739,12 @@ public final class Store {
     public func scheduledTime(of identifier: String) throws(StoreError) -> ScheduledTime? {
         var time: ScheduledTime?
         try read("""
-            SELECT next_fire, last_fired, quarantine, EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier)
+            SELECT next_fire, last_fired, quarantine, EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier),
+                   EXISTS(SELECT 1 FROM paused WHERE paused.identifier = pending.identifier)
             FROM pending WHERE identifier = ?
             """, [.text(identifier)]) { row in
             time = ScheduledTime(identifier: identifier, nextFire: row.optionalInstant(0), lastFired: row.optionalInstant(1),
-                                 quarantine: row.optionalText(2), disabled: row.integer(3) != 0)
+                                 quarantine: row.optionalText(2), disabled: row.integer(3) != 0, paused: row.integer(4) != 0)
         }
         return time
     }
@@ -742,7 +773,8 @@ public final class Store {
                    (SELECT min(due) FROM held WHERE held.identifier = pending.identifier),
                    (SELECT 'attempt ' || attempt || ' failed: ' || reason FROM retrying WHERE retrying.identifier = pending.identifier
                     ORDER BY due LIMIT 1),
-                   rule, sound, EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier)
+                   rule, sound, EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier),
+                   (SELECT remaining FROM paused WHERE paused.identifier = pending.identifier)
             FROM pending \(Self.bySoonest)
             """
         do {
@@ -754,6 +786,9 @@ public final class Store {
                 note = reason
             } else if row.integer(11) != 0 {
                 state = .disabled
+            } else if let remaining = row.optionalInteger(12) {
+                state = .paused
+                note = "\(TimeSpan.seconds((remaining + 999_999_999) / 1_000_000_000)) left"
             } else if let retry = row.optionalText(8) {
                 state = .retrying
                 note = retry

@@ -110,6 +110,16 @@ import Timekeeping
         #expect(try runChime(["disable", "far"], environment: environment).status == 0)
         #expect(try runChime(["enable", "far"], environment: environment).stdout == "far: \(farNext)\n")
         checked.insert("enable")
+        // A timer paused and resumed; the list says what it has left, typed.
+        #expect(try runChime(["in", "1h", "--id", "kettle", "Kettle"], environment: environment).status == 0)
+        let pauseJSON = try runChime(["pause", "kettle", "--json"], environment: environment)
+        #expect(try Self.problems(pauseJSON.stdout, schema: "pause") == [], "\(pauseJSON.stdout)")
+        let pausedList = try center.pendingSummaries()
+        let left = Dictionary(try center.pausedTimers().map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a })
+        expectSame(List.pendingReport(pausedList, paused: left), try run(["list"], schema: "list"), "list with a paused timer")
+        let resumeJSON = try runChime(["resume", "kettle", "--json"], environment: environment)
+        #expect(try Self.problems(resumeJSON.stdout, schema: "resume") == [], "\(resumeJSON.stdout)")
+        checked.formUnion(["pause", "resume"])
 
         let next = try run(["next", "16:35 mon-fri", "--after", "2026-11-23 12:00", "--tz", "Europe/Berlin", "--count", "3"], schema: "next")
         #expect(next.json == #"["2026-11-23T16:35:00+01:00","2026-11-24T16:35:00+01:00","2026-11-25T16:35:00+01:00"]"#)

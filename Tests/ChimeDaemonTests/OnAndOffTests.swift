@@ -89,4 +89,44 @@ import Timekeeping
         #expect(recorder.calls.isEmpty, "\(recorder.calls.map(\.summary))")
         #expect(try center.pendingSummaries().first { $0.identifier == "quiet" }?.state == .disabled)
     }
+
+    @Test func aPausedTimerKeepsItsTimeLeftAcrossARestartAndFiresThatLongAfterItResumes() throws {
+        let bus = try PrivateBus()
+        let recorder = try RecordingServer(address: bus.address)
+        let state = bus.directory.appendingPathComponent("state").path
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let environment = bus.environment()
+        #expect(try runChime(["in", "3s", "--id", "eggs", "Eggs"], environment: environment).status == 0)
+        #expect(try runChime(["at", "07:00", "--id", "morning", "Morning"], environment: environment).status == 0)
+        let paused = try runChime(["pause", "eggs", "--json"], environment: environment)
+        #expect(paused.status == 0, "\(paused.stderr)")
+        #expect(paused.stdout == #"[{"id":"eggs","remaining":3}]"# + "\n", "\(paused.stdout)")
+        // An alarm at a clock time is switched off instead; a paused timer is resumed, not switched on.
+        let clock = try runChime(["pause", "morning"], environment: environment)
+        #expect(clock.status == 64)
+        #expect(clock.stderr.contains("is not a timer"), "\(clock.stderr)")
+        #expect(try runChime(["enable", "eggs"], environment: environment).status == 64)
+
+        usleep(3_500_000)
+        #expect(recorder.calls.isEmpty, "a paused timer fired")
+        daemon.stop()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        usleep(300_000)
+        #expect(recorder.calls.isEmpty)
+        let list = try runChime(["list"], environment: environment).stdout
+        #expect(list.contains("eggs  paused  Eggs  (in 3s, no sound, command line)  paused: 3s left (chime resume eggs)"), "\(list)")
+        let json = try runChime(["list", "--json"], environment: environment).stdout
+        #expect(json.contains(#""state":"paused","note":"3s left","remaining":3}"#), "\(json)")
+
+        let resumedAt = Date()
+        let resumed = try runChime(["resume", "eggs"], environment: environment)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasPrefix("eggs: "))
+        let calls = recorder.waitForCalls(1, timeout: 6)
+        try #require(calls.count == 1)
+        let after = calls[0].receivedAt.timeIntervalSince(resumedAt)
+        #expect(after > 2.5 && after < 4.0, "fired \(after) s after the resume")
+        #expect(try runChime(["resume", "eggs"], environment: environment).status != 0)  // gone: a one-off that fired
+    }
 }
