@@ -46,7 +46,7 @@ enum Datum {
         case .flag(let value): .bool(value)
         case .none: .null
         case .list(let items): .array(items.map(\.json))
-        case .record(let fields): .object(fields.filter { !$0.textOnly }.map { ($0.key, $0.value.json) })
+        case .record(let fields): .object(fields.map { ($0.key, $0.value.json) })
         }
     }
 
@@ -74,7 +74,7 @@ enum Datum {
     static func writeRecord(_ fields: [Field], to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var first = true
-        for field in fields where !field.textOnly {
+        for field in fields {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             JSON.quote(field.key, to: &out)
@@ -108,8 +108,6 @@ struct Field {
     let value: Datum
     /// The value's text; nil: the field is left out of the text.
     let render: (Datum) -> String?
-    /// Shown in text only, as a reading of other fields (never in JSON).
-    var textOnly = false
 
     init(_ key: String, _ label: String, _ value: Datum, render: @escaping (Datum) -> String? = { $0.text }) {
         self.key = key
