@@ -49,7 +49,7 @@ RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
 RELEASE_BIN := .build/release/chime
 
-BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++
+BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
 TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev lintian desktop-file-utils \
 	bash-completion man-db systemd libglib2.0-bin
@@ -155,6 +155,11 @@ bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
 	@scripts/bench.sh
 
+# The translation template, from every tr("...") in the sources (maintainers run it after changing a popup's text).
+po/chime.pot: $(wildcard Sources/*/*.swift)
+	xgettext --language=C --from-code=UTF-8 --keyword=tr:1 --package-name=chime --package-version=$(shell sed -n 's/.*chimeVersion = "\(.*\)".*/\1/p' Sources/ChimeCenter/Version.swift) \
+		--msgid-bugs-address= -o $@ $$(grep -l 'tr("' Sources/*/*.swift)
+
 # Man pages and completions, generated from the release binary.
 dist: release
 	@scripts/dist.sh $(RELEASE_BIN)
@@ -163,7 +168,8 @@ INSTALLED := $(BINDIR)/chime $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services
 	$(DATADIR)/dbus-1/interfaces/org.chime.Scheduler1.xml \
 	$(DATADIR)/applications/chime.desktop $(DATADIR)/icons/hicolor/scalable/apps/chime.svg \
 	$(DATADIR)/bash-completion/completions/chime $(DATADIR)/zsh/site-functions/_chime \
-	$(DATADIR)/fish/vendor_completions.d/chime.fish
+	$(DATADIR)/fish/vendor_completions.d/chime.fish \
+	$(foreach lang,$(basename $(notdir $(wildcard po/*.po))),$(DATADIR)/locale/$(lang)/LC_MESSAGES/chime.mo)
 
 install: dist
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/chime
@@ -179,6 +185,9 @@ install: dist
 	install -Dm644 .build/dist/completions/chime.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/chime
 	install -Dm644 .build/dist/completions/_chime $(DESTDIR)$(DATADIR)/zsh/site-functions/_chime
 	install -Dm644 .build/dist/completions/chime.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/chime.fish
+	@# The popups' translations (po/), as gettext catalogues.
+	for mo in .build/dist/locale/*/LC_MESSAGES/chime.mo; do \
+		install -Dm644 $$mo $(DESTDIR)$(DATADIR)/locale/$${mo#.build/dist/locale/}; done
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m644 docs/dbus-interface.md $(DESTDIR)$(DOCDIR)/dbus-interface.md

@@ -41,3 +41,10 @@ done
 "$chime" --generate-completion-script zsh >"$out/completions/_chime"
 "$chime" --generate-completion-script fish >"$out/completions/chime.fish"
 echo "dist: $(ls "$out/man" | wc -l) man pages, 3 completion scripts in $out" >&2
+
+# The popups' translations (po/LANG.po) as gettext catalogues: locale/LANG/LC_MESSAGES/chime.mo.
+for po in po/*.po; do
+    lang=$(basename "$po" .po)
+    mkdir -p "$out/locale/$lang/LC_MESSAGES"
+    msgfmt --check -o "$out/locale/$lang/LC_MESSAGES/chime.mo" "$po"
+done

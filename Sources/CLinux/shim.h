@@ -8,6 +8,8 @@
 #include <sys/inotify.h>
 
 #include <fcntl.h>
+#include <libintl.h>
+#include <locale.h>
 
 /* pipe2 is a GNU extension the Glibc module leaves out: both ends close-on-exec, made at once
    (a thread of a test runner may spawn between pipe() and fcntl()). */

@@ -53,7 +53,7 @@ public func render(
         if capabilities.contains(.sound) { hints.append(sound.hint) } else { playLocally = sound }
     }
     let canAct = capabilities.contains(.actions)
-    let actions = canAct ? content.actions.map { Action(key: $0.identifier, label: $0.title) } : []
+    let actions = canAct ? content.actions.map { Action(key: $0.identifier, label: $0.shownTitle) } : []
     return Rendered(
         notification: Notification(
             appName: appName, replacesID: replacesID, icon: content.icon, summary: summary, body: body, actions: actions,

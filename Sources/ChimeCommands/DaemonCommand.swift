@@ -90,6 +90,8 @@ public struct DaemonCommand: ParsableCommand {
             ExitStatus.daemonFailed.exit("cannot open the state: \(error)")
         }
         do {
+            // What the popups say (Snooze, Dismiss, "Late: due at"), in the session's language.
+            Localization.setUp()
             let daemon = try SchedulerDaemon(connection: connection, store: store, logger: logger)
             if !noConfig { daemon.configPath = absolutePath(AlarmConfig.path(option: config)) }
             if let playerTimeLimit { daemon.playerTimeLimit = AlarmOptions.duration(playerTimeLimit, option: "--player-time-limit") }

@@ -213,8 +213,8 @@ final class Presenter: LoopPart {
         }
         switch timeliness {
         case .onTime: break
-        case .late: content.subtitle = Self.joined("Late: due at \(clockText(due, in: request.trigger.zone))", content.subtitle)
-        case .missed: content.subtitle = Self.joined("Missed at \(clockText(due, in: request.trigger.zone))", content.subtitle)
+        case .late: content.subtitle = Self.joined(tr("Late: due at %s", clockText(due, in: request.trigger.zone)), content.subtitle)
+        case .missed: content.subtitle = Self.joined(tr("Missed at %s", clockText(due, in: request.trigger.zone)), content.subtitle)
         }
         if let command = content.bodyCommand {
             do throws(SpawnError) {
@@ -227,7 +227,7 @@ final class Presenter: LoopPart {
                 return  // shown when the command finishes
             } catch {
                 logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
-                content.body = Self.withNote(content.body, "body command could not start: \(error.reason.lowercased())")
+                content.body = Self.withNote(content.body, tr("body command could not start: %s", error.reason.lowercased()))
             }
         }
         show(occurrence, content: content)
@@ -452,9 +452,9 @@ final class Presenter: LoopPart {
             return
         }
         if child.timedOut {
-            content.body = Self.withNote(content.body, "body command timed out after \(content.bodyCommand?.timeLimit.seconds ?? 0) s")
+            content.body = Self.withNote(content.body, tr("body command timed out after %s s", "\(content.bodyCommand?.timeLimit.seconds ?? 0)"))
         } else if !child.succeeded {
-            content.body = Self.withNote(content.body, "body command failed: \(child.ending)")
+            content.body = Self.withNote(content.body, tr("body command failed: %s", child.ending))
         } else {
             var text = String(decoding: child.collected.filter { $0 != 0 }, as: UTF8.self)
             while text.last?.isNewline == true { text.removeLast() }

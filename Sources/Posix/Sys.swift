@@ -250,6 +250,22 @@ public enum Sys {
         try SystemError.check("prctl") { chime_set_timer_slack(nanoseconds) }
     }
 
+    // MARK: - Translations
+
+    /// Takes the locale from the environment (LANG, LC_*) and reads `domain`'s translations (gettext
+    /// catalogues, `DIRECTORY/LANG/LC_MESSAGES/DOMAIN.mo`) from `directory`, as UTF-8.
+    public static func setUpTranslations(domain: String, directory: String) {
+        _ = setlocale(LC_ALL, "")
+        _ = bindtextdomain(domain, directory)  // only fails when out of memory; gettext then answers in English
+        _ = bind_textdomain_codeset(domain, "UTF-8")
+        _ = textdomain(domain)
+    }
+
+    /// `message` in the user's language, where a catalogue has it (else `message` itself).
+    public static func translate(_ message: String) -> String {
+        String(cString: gettext(message))
+    }
+
     // MARK: - Environment and clocks
 
     /// An environment variable (nil: unset).

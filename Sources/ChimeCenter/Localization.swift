@@ -1,0 +1,41 @@
+// What the alarm popups show, in the user's language: gettext catalogues (po/, installed as
+// share/locale/LANG/LC_MESSAGES/chime.mo). Every string a popup shows goes through `tr`, and
+// `po/chime.pot` is made from the calls (`make po/chime.pot`).
+import Posix
+
+public enum Localization {
+    /// The gettext domain.
+    public static let domain = "chime"
+
+    /// Where the catalogues are: `CHIME_LOCALEDIR`, else `share/locale` beside the binary's `bin`
+    /// (`/usr/bin/chime` → `/usr/share/locale`).
+    public static func directory() -> String {
+        if let directory = Sys.environment("CHIME_LOCALEDIR"), !directory.isEmpty { return directory }
+        guard let binary = Sys.linkTarget("/proc/self/exe"), let slash = binary.lastIndex(of: "/") else { return "/usr/share/locale" }
+        let bin = binary[..<slash]
+        let prefix = bin.lastIndex(of: "/").map { String(bin[..<$0]) } ?? ""
+        return prefix + "/share/locale"
+    }
+
+    /// Reads the user's locale and the catalogues (the daemon, once at start).
+    public static func setUp() {
+        Sys.setUpTranslations(domain: domain, directory: directory())
+    }
+}
+
+/// `message` in the user's language. A `%s` in it is replaced by `argument`.
+public func tr(_ message: String, _ argument: String? = nil) -> String {
+    let translated = Sys.translate(message)
+    guard let argument else { return translated }
+    return translated.replacing("%s", with: argument)
+}
+
+extension NotificationAction {
+    /// The title a popup shows: chime's own Snooze and Dismiss in the user's language (a title a
+    /// program gave stays as it gave it).
+    public var shownTitle: String {
+        if self == .snooze { return tr("Snooze") }
+        if self == .dismiss { return tr("Dismiss") }
+        return title
+    }
+}
