@@ -14,6 +14,8 @@ public final class RecordingServer: @unchecked Sendable {
         public var arguments: [Value]
         /// When the server received it.
         public var receivedAt = Date()
+        /// The id the server answered with (0: refused).
+        public var assignedID: UInt32 = 0
         public var appName: String { arguments[0].stringValue ?? "" }
         public var replacesID: UInt32 { arguments[1].uint32Value ?? 0 }
         public var icon: String { arguments[2].stringValue ?? "" }
@@ -235,7 +237,7 @@ public final class RecordingServer: @unchecked Sendable {
                             nextID += 1
                         }
                         if self.record {
-                            self.lock.withLock { self._calls.append(Call(arguments: call.arguments)) }
+                            self.lock.withLock { self._calls.append(Call(arguments: call.arguments, assignedID: id)) }
                         }
                         if case .delay(let milliseconds) = fault {
                             delayed.append((ContinuousClock.now + .milliseconds(milliseconds), call.message, id))
