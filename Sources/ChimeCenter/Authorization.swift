@@ -70,7 +70,7 @@ public func findSoundPlayer(path: String? = nil) -> (name: String, path: String)
     for name in soundPlayers {
         for directory in search.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
-            if access(candidate, X_OK) == 0 { return (name, candidate) }
+            if Sys.isExecutable(candidate) { return (name, candidate) }
         }
     }
     return nil
@@ -130,7 +130,7 @@ public func soundThemeFile(named name: String) -> String? {
         for theme in ["freedesktop"] {
             for ext in ["oga", "ogg", "wav"] {
                 let candidate = "\(directory)/sounds/\(theme)/stereo/\(name).\(ext)"
-                if access(candidate, R_OK) == 0 { return candidate }
+                if Sys.isReadable(candidate) { return candidate }
             }
         }
     }

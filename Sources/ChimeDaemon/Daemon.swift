@@ -52,11 +52,6 @@ public enum Timeliness: String, Sendable {
 /// - `SchedulerService`: the D-Bus interface, which asks the parts.
 /// The daemon itself keeps only the bus, the wall-clock timer and the signals.
 public final class SchedulerDaemon {
-    /// How long after its due time a missed occurrence is still shown.
-    public static let defaultGrace = AlarmDefaults.grace
-    /// How long Snooze waits unless the alarm says otherwise (`--snooze`).
-    public static let defaultSnooze = AlarmDefaults.snooze
-
     let connection: Connection
     let store: Store
     var logger: Logger

@@ -354,12 +354,7 @@ final class Schedule: LoopPart {
         try refuseFileAlarms(identifiers)
         let removed: [String]
         do { removed = try store.remove(identifiers) } catch { throw .store(error) }
-        for id in identifiers {
-            queue.cancel(id)
-            suspects.remove(id)
-            changed(id)
-        }
-        events.forget(identifiers, true)
+        takenOff(identifiers, gone: true)
         return removed
     }
 
@@ -367,13 +362,19 @@ final class Schedule: LoopPart {
     func removeAll() throws(SchedulerError) -> [String] {
         let removed: [String]
         do { removed = try store.removeAll() } catch { throw .store(error) }
-        for id in removed {
+        takenOff(removed, gone: true)
+        return removed
+    }
+
+    /// These alarms leave the queue (removed, switched off or paused): announced, and what was
+    /// held, retried or ringing for them is forgotten. `gone`: removed, so no longer a suspect either.
+    private func takenOff(_ identifiers: [String], gone: Bool) {
+        for id in identifiers {
             queue.cancel(id)
-            suspects.remove(id)
+            if gone { suspects.remove(id) }
             changed(id)
         }
-        events.forget(removed, true)
-        return removed
+        events.forget(identifiers, true)
     }
 
     // MARK: - On and off
@@ -391,11 +392,7 @@ final class Schedule: LoopPart {
         } catch {
             throw .store(error)
         }
-        for id in identifiers {
-            queue.cancel(id)
-            changed(id)
-        }
-        events.forget(identifiers, true)
+        takenOff(identifiers, gone: false)
         return identifiers
     }
 
@@ -465,11 +462,7 @@ final class Schedule: LoopPart {
         } catch {
             throw .store(error)
         }
-        for (id, _) in paused {
-            queue.cancel(id)
-            changed(id)
-        }
-        events.forget(paused.map(\.identifier), true)
+        takenOff(paused.map(\.identifier), gone: false)
         return paused
     }
 

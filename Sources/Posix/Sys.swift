@@ -87,11 +87,6 @@ public enum Sys {
         }
     }
 
-    /// `fsync(2)`.
-    public static func fsync(_ fd: Int32, context: String = "") throws(SystemError) {
-        try SystemError.check("fsync", context: context) { Glibc.fsync(fd) }
-    }
-
     /// `ftruncate(2)`.
     public static func truncate(_ fd: Int32, to length: Int, context: String = "") throws(SystemError) {
         try SystemError.check("ftruncate", context: context) { Glibc.ftruncate(fd, off_t(length)) }
@@ -174,9 +169,6 @@ public enum Sys {
 
     /// `access(2)` for execution.
     public static func isExecutable(_ path: String) -> Bool { Glibc.access(path, X_OK) == 0 }
-
-    /// `isatty(3)`.
-    public static func isTerminal(_ fd: Int32) -> Bool { Glibc.isatty(fd) == 1 }
 
     // MARK: - Pipes and polling
 
@@ -266,17 +258,11 @@ public enum Sys {
         String(cString: gettext(message))
     }
 
-    // MARK: - Environment and clocks
+    // MARK: - Environment
 
     /// An environment variable (nil: unset).
     public static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// `clock_gettime(2)`.
-    public static func clock(_ id: clockid_t) -> timespec {
-        var now = timespec()
-        clock_gettime(id, &now)  // cannot fail for the clocks chime names (CLOCK_REALTIME, CLOCK_MONOTONIC)
-        return now
-    }
 }

@@ -27,6 +27,16 @@ import Timekeeping
         return result.status == 0 ? [] : [result.stdout + result.stderr]
     }
 
+    /// The delivered alarms once there are `count` of them (or after 5 s, whatever there is).
+    static func waitDelivered(_ count: Int, _ center: UserNotificationCenter) throws -> [DeliveredSummary] {
+        var delivered: [DeliveredSummary] = []
+        for _ in 0..<100 where delivered.count < count {
+            usleep(50_000)
+            delivered = try center.deliveredNotifications()
+        }
+        return delivered
+    }
+
     @Test func everyJSONOutputMatchesItsSchemaAndItsText() throws {
         let session = try DunstSession()
         let bus = session.bus
@@ -75,11 +85,7 @@ import Timekeeping
 
         // One on screen, for `delivered`.
         #expect(try runChime(["in", "1s", "--id", "now", "Now"], environment: environment).status == 0)
-        var delivered: [DeliveredSummary] = []
-        for _ in 0..<100 where delivered.isEmpty {
-            usleep(50_000)
-            delivered = try center.deliveredNotifications()
-        }
+        let delivered = try Self.waitDelivered(1, center)
         try #require(delivered.count == 1)
         expectSame(Delivered.report(delivered), try run(["delivered"], schema: "delivered"), "delivered")
 
@@ -174,11 +180,7 @@ import Timekeeping
         for id in ["kept", "gone"] {
             #expect(try runChime(["in", "1s", "--id", id, id.capitalized], environment: environment).status == 0)
         }
-        var delivered: [DeliveredSummary] = []
-        for _ in 0..<100 where delivered.count < 2 {
-            usleep(50_000)
-            delivered = try center.deliveredNotifications()
-        }
+        let delivered = try Self.waitDelivered(2, center)
         try #require(delivered.count == 2)
         #expect(delivered.allSatisfy { $0.known })
         daemon.stop()
@@ -206,11 +208,7 @@ import Timekeeping
         #expect(try runChime(["in", "1s", "--id", "shown", "Shown"], environment: environment).status == 0)
         #expect(recorder.waitForCalls(1, timeout: 10).count == 1)
         let center = UserNotificationCenter(connection: try bus.connect())
-        var delivered: [DeliveredSummary] = []
-        for _ in 0..<100 where delivered.isEmpty {
-            usleep(50_000)
-            delivered = try center.deliveredNotifications()
-        }
+        let delivered = try Self.waitDelivered(1, center)
         #expect(delivered.map(\.known) == [true])
         daemon.stop()
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
