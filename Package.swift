@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "Notifications", targets: ["Notifications"]),
         // Apple's notification API on Linux, backed by chime's daemon: `import UserNotifications`.
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
+        // The desktop app (GTK 4 + libadwaita), a client of the daemon like the CLI: its own binary
+        // and Debian package, so the command line never links GTK.
+        .executable(name: "chime-alarms", targets: ["chime-alarms"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -34,6 +37,12 @@ let package = Package(
         // SQLite is linked statically (libsqlite3.a from libsqlite3-dev; see its module map).
         .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CLinux"),
+        // Only the desktop app sees GTK.
+        .systemLibrary(
+            name: "CGtk",
+            pkgConfig: "libadwaita-1",
+            providers: [.apt(["libadwaita-1-dev"])]
+        ),
 
         // MARK: - Libraries
         .target(name: "Posix", dependencies: ["CLinux"]),
@@ -62,6 +71,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "chime", dependencies: ["ChimeCommands"]),
+
+        // MARK: - The desktop app
+        // The thin Swift layer over GTK and libadwaita, as DBus is over libdbus.
+        .target(name: "Gtk", dependencies: ["CGtk"]),
+        // What the app shows and sends, without GTK (tested by `make check`).
+        .target(name: "AlarmsModel", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping", "Posix"]),
+        .executableTarget(
+            name: "chime-alarms",
+            dependencies: ["Gtk", "AlarmsModel", "ChimeCenter", "DBus", "Notifications", "Timekeeping", "Posix"]),
 
         // MARK: - Benchmarks (run by `make bench`)
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),

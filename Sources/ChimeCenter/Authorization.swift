@@ -137,6 +137,21 @@ public func soundThemeFile(named name: String) -> String? {
     return nil
 }
 
+/// The freedesktop sound theme's sounds installed here (`bell`, `alarm-clock-elapsed`, ...),
+/// sorted, each once: what an alarm's `sound` may name.
+public func soundThemeNames() -> [String] {
+    let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+    var names = Set<String>()
+    for directory in dataDirectories.split(separator: ":") {
+        for file in Sys.directoryEntries("\(directory)/sounds/freedesktop/stereo") {
+            for ext in [".oga", ".ogg", ".wav"] where file.hasSuffix(ext) {
+                names.insert(String(file.dropLast(ext.count)))
+            }
+        }
+    }
+    return names.sorted()
+}
+
 /// The argument vector that plays `sound` with `player` (name and path), or nil
 /// when that player cannot play it (no file for a theme name, aplay and a non-WAV file).
 public func playerArguments(player: (name: String, path: String), sound: String, isFile: Bool) -> [String]? {

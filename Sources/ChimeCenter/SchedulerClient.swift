@@ -17,6 +17,8 @@ public enum SchedulerInterface {
     public static let storeFailed: ErrorName = "org.chime.Scheduler.Error.StoreFailed"
     /// The identifier belongs to an alarm in the alarm file: change it there.
     public static let fromAlarmFile: ErrorName = "org.chime.Scheduler.Error.FromAlarmFile"
+    /// `PreviewSound` found nothing here that can play the sound (the message says why).
+    public static let cannotPlay: ErrorName = "org.chime.Scheduler.Error.CannotPlay"
     /// The daemon follows no alarm file (started with --no-config).
     public static let noAlarmFile: ErrorName = "org.chime.Scheduler.Error.NoAlarmFile"
 }
@@ -123,9 +125,14 @@ public struct SchedulerNotAnsweringError: Error, Hashable, Sendable, CustomStrin
 /// ```
 public final class UserNotificationCenter {
     public let connection: Connection
+    /// How long a call may wait for the daemon's answer.
+    public let timeout: TimeSpan
 
-    public init(connection: Connection) {
+    /// `timeout`: 30 s for the command line (a busy daemon answers late rather than never); an app
+    /// whose window must not freeze waits less.
+    public init(connection: Connection, timeout: TimeSpan = .seconds(30)) {
         self.connection = connection
+        self.timeout = timeout
     }
 
     private func call(_ member: MemberName, _ arguments: [Value] = []) throws -> [Value] {
@@ -133,7 +140,7 @@ public final class UserNotificationCenter {
             return try connection.call(
                 destination: SchedulerInterface.busName, path: SchedulerInterface.path,
                 interface: SchedulerInterface.interface, member: member, arguments: arguments,
-                timeout: .milliseconds(30_000))
+                timeout: .milliseconds(Int32(clamping: timeout.milliseconds)))
         } catch let error as DBusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
             throw NoSchedulerError(underlying: error)
         } catch let error as DBusError where error.name == .noReply || error.name == .timeout {
@@ -213,6 +220,44 @@ public final class UserNotificationCenter {
     @discardableResult
     public func resume(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] {
         Self.pairs(try call("Resume", [.strings(identifiers)])).map { ($0.0, Instant(seconds: $0.1)) }
+    }
+
+    /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of its own actions).
+    public func answer(_ identifier: String, action: String) throws {
+        _ = try call("Answer", [.string(identifier), .string(action)])
+    }
+
+    /// Plays a sound once as an alarm with it would (`default`, a sound-theme name, or an absolute path).
+    public func previewSound(_ sound: String) throws {
+        _ = try call("PreviewSound", [.string(sound)])
+    }
+
+    /// The alarms ringing now, soonest due first.
+    public func ringing() throws -> [(identifier: String, due: Instant, until: Instant, title: String)] {
+        (try call("ListRinging").first?.arrayElements ?? []).compactMap { item in
+            guard case .structure(let f) = item, f.count == 4, let id = f[0].stringValue, case .int64(let due) = f[1],
+                case .int64(let until) = f[2], let title = f[3].stringValue else { return nil }
+            return (id, Instant(seconds: due), Instant(seconds: until), title)
+        }
+    }
+
+    /// The alarm file's timer presets.
+    public func timerPresets() throws -> [(name: String, duration: TimeSpan, title: String)] {
+        (try call("ListTimerPresets").first?.arrayElements ?? []).compactMap { item in
+            guard case .structure(let f) = item, f.count == 3, let name = f[0].stringValue, case .int64(let seconds) = f[1],
+                let title = f[2].stringValue else { return nil }
+            return (name, .seconds(seconds), title)
+        }
+    }
+
+    /// Starts the alarm file's timer preset `name`; returns the new timer's identifier and when it fires.
+    @discardableResult
+    public func startTimer(_ name: String) throws -> (identifier: String, nextFire: Instant) {
+        let reply = try call("StartTimer", [.string(name)])
+        guard reply.count == 2, let id = reply[0].stringValue, case .int64(let next) = reply[1] else {
+            throw DBusError(name: .invalidSignature, message: "StartTimer answered \(reply.map(\.signature).joined())")
+        }
+        return (id, Instant(seconds: next))
     }
 
     /// Every paused timer with the time it has left.

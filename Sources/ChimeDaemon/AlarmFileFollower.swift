@@ -53,6 +53,8 @@ final class AlarmFileFollower: LoopPart {
     private(set) var status = AlarmFileStatus(path: "")
     /// The file's alarms as last applied, by identifier.
     private var appliedAlarms: [String: AppliedAlarm] = [:]
+    /// The file's `[[timer]]` presets, as last read without errors (`ListTimerPresets`, `StartTimer`).
+    private(set) var timerPresets: [TimerPreset] = []
 
     init(path: String?, store: Store, schedule: Schedule, clock: WallClock, logger: Logger) {
         self.path = path
@@ -137,6 +139,7 @@ final class AlarmFileFollower: LoopPart {
             return ReloadOutcome()
         }
         let outcome = apply(file, now: now)
+        timerPresets = file.timers
         if outcome.applied {
             status.problems = []
             status.loaded = now

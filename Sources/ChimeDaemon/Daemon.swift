@@ -251,6 +251,7 @@ public final class SchedulerDaemon {
         doNotDisturb.recheck(presenter.deferredCount > 0)
         // What changed in the pending alarms during this turn, in one signal (the app follows it).
         schedule.announceChanges()
+        if let ringingNow = ringing.takeChange() { schedule.signals.emit("RingingChanged", [.strings(ringingNow)]) }
     }
 
     /// Follows logind's PrepareForSleep where there is a system bus: before a sleep the store is made

@@ -21,6 +21,11 @@ import Timekeeping
 import Glibc
 #endif
 
+/// Why a sound cannot be previewed.
+struct PreviewError: Error {
+    var message: String
+}
+
 final class Ringing: LoopPart {
     /// One alarm ringing.
     struct Ring {
@@ -51,7 +56,11 @@ final class Ringing: LoopPart {
     /// cannot make a busy loop.
     static let smallestReplay = TimeSpan.seconds(1)
 
-    private var rings: [String: Ring] = [:]
+    private var rings: [String: Ring] = [:] {
+        didSet { if Set(rings.keys) != Set(oldValue.keys) { ringingChanged = true } }
+    }
+    /// Whether an alarm started or stopped ringing since the last `takeChange()`.
+    private var ringingChanged = false
     private let store: Store
     private let children: ChildProcesses
     private let client: NotificationClient
@@ -79,6 +88,20 @@ final class Ringing: LoopPart {
     /// The alarm whose ring shows in popup `serverID`, if one rings.
     func identifier(ringingOn serverID: UInt32) -> String? {
         rings.values.first { $0.serverID == serverID }?.identifier
+    }
+
+    /// What rings now, soonest due first: for the app's ringing page (`ListRinging`).
+    var current: [(identifier: String, due: Instant, until: Instant, title: String)] {
+        rings.values.sorted { ($0.due, $0.identifier) < ($1.due, $1.identifier) }
+            .map { ($0.identifier, $0.due, $0.until, $0.content.title) }
+    }
+
+    /// The alarms ringing now, if that changed since the last call (once per turn of the loop:
+    /// `RingingChanged`); nil when it did not.
+    func takeChange() -> [String]? {
+        guard ringingChanged else { return nil }
+        ringingChanged = false
+        return current.map(\.identifier)
     }
 
     /// Whether `identifier` rings in popup `serverID`.
@@ -204,6 +227,22 @@ final class Ringing: LoopPart {
             ring.failedStarts += 1
             if ring.failedStarts < Self.playerStartAttempts { ring.nextPlay = clock.now() + Self.smallestReplay }
         }
+    }
+
+    /// The player of the last preview, stopped when another starts.
+    private var previewPlayer: pid_t?
+
+    /// Plays `sound` once through the local player, as the app's Preview button asks; a preview
+    /// still playing stops first. Throws why it cannot play (no player, no such file).
+    func preview(_ sound: Sound) throws(PreviewError) {
+        if let previewPlayer { children.stop(previewPlayer) }
+        previewPlayer = nil
+        guard let player else {
+            throw PreviewError(message: "no local sound player was found (\(soundPlayers.joined(separator: ", "))); the notification server plays alarms' sounds itself")
+        }
+        if let why = sound.whyUnplayable(with: .localPlayer(name: player.name, path: player.path)) { throw PreviewError(message: why) }
+        guard let pid = play(sound, for: "preview") else { throw PreviewError(message: "\(player.name) could not be started") }
+        previewPlayer = pid
     }
 
     /// Plays `sound` through the local player (the server does not play sounds): the player's process id.

@@ -3,6 +3,7 @@
 // checked once (NotificationRequest.fromDBus for requests), handed to the scheduler,
 // and every refusal goes back as a documented error name (docs/dbus-interface.md).
 import ChimeCenter
+import ChimeConfig
 import DBus
 import Notifications
 import Timekeeping
@@ -47,6 +48,63 @@ final class SchedulerService {
 
     func resume(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, next: Instant)] {
         do { return try daemon.schedule.resume(identifiers) } catch { throw self.error(error) }
+    }
+
+    /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of the
+    /// alarm's own actions): the ringing page's Snooze and Stop. The popup is taken down.
+    func answer(_ identifier: String, action: String) throws(DBusError) {
+        let delivered: DeliveredNotification?
+        do { delivered = try daemon.store.delivered(identifier: identifier) } catch { throw Self.error(.store(error)) }
+        guard let delivered else {
+            throw DBusError(name: SchedulerInterface.unknownIdentifier, message: "\(quotedForMessage(identifier)) is not showing")
+        }
+        var own: [String] = []
+        if case .valid(let request)?? = try? daemon.store.loadRequest(identifier) { own = request.content.actions.map(\.identifier) }
+        guard action == NotificationAction.snooze.identifier || action == NotificationAction.dismiss.identifier || own.contains(action) else {
+            throw DBusError(name: SchedulerInterface.invalidRequest,
+                            message: "action: \(quotedForMessage(action)) is not snooze, dismiss or one of the alarm's buttons")
+        }
+        daemon.presenter.handle(.actionInvoked(id: delivered.serverID, key: action))
+    }
+
+    /// Plays a sound once, as an alarm with it would (`default`, a theme name, or an absolute path).
+    func previewSound(_ text: String) throws(DBusError) {
+        let sound: Sound
+        if text == "default" {
+            sound = .default
+        } else if text.hasPrefix("/") {
+            guard text.utf8.count <= 4096, !text.utf8.contains(0) else {
+                throw DBusError(name: SchedulerInterface.invalidRequest, message: "sound: a path of at most 4096 bytes")
+            }
+            sound = .file(text)
+        } else {
+            guard (1...255).contains(text.utf8.count), !text.contains("/"), text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+                throw DBusError(name: SchedulerInterface.invalidRequest, message: "sound: a sound-theme name of 1-255 bytes without / or control characters, `default`, or an absolute path")
+            }
+            sound = .named(text)
+        }
+        do throws(PreviewError) { try daemon.ringing.preview(sound) } catch {
+            throw DBusError(name: SchedulerInterface.cannotPlay, message: error.message)
+        }
+    }
+
+    /// Starts the alarm file's timer preset `name`, as `chime timer NAME` does.
+    func startTimer(_ name: String) throws(DBusError) -> (identifier: String, nextFire: Instant) {
+        guard daemon.alarmFile.path != nil else {
+            throw DBusError(name: SchedulerInterface.noAlarmFile, message: "the daemon follows no alarm file (--no-config)")
+        }
+        guard let preset = daemon.alarmFile.timerPresets.first(where: { $0.name == name }) else {
+            let known = daemon.alarmFile.timerPresets.map(\.name)
+            throw DBusError(name: SchedulerInterface.unknownIdentifier,
+                            message: "no timer \(quotedForMessage(name)) in the alarm file" + (known.isEmpty ? "" : "; there are: \(known.joined(separator: ", "))"))
+        }
+        let now = daemon.clock.now()
+        var draft = AlarmDraft(kind: .timer, content: preset.content, anchor: now)
+        if preset.content.label.isEmpty { draft.label = preset.name }
+        draft.when = .rule("in \(preset.duration)")
+        let request: NotificationRequest
+        do throws(RequestError) { request = try draft.build(now: now) } catch { throw Self.error(.invalid(error)) }
+        return try add(request.dbusRequest.dictionaryEntries ?? [])
     }
 
     func removeAll() throws(DBusError) -> [String] {
@@ -283,6 +341,31 @@ final class SchedulerService {
                         do throws(StoreError) { paused = try daemon.store.pausedTimers() } catch { throw Self.error(.store(error)) }
                         return [.array(element: .structure([.string, .int64]), paused.map { .structure([.string($0.identifier), .int64($0.remaining.milliseconds)]) })]
                     },
+                    method("Answer", [Parameter("id", .string), Parameter("action", .string)], []) { [unowned self] call in
+                        try answer(call.arguments[0].stringValue ?? "", action: call.arguments[1].stringValue ?? "")
+                        return []
+                    },
+                    method("PreviewSound", [Parameter("sound", .string)], []) { [unowned self] call in
+                        try previewSound(call.arguments[0].stringValue ?? "")
+                        return []
+                    },
+                    method("ListRinging", [], [Parameter("ringing", .array(.structure([.string, .int64, .int64, .string])))]) {
+                        [unowned self] _ in
+                        [.array(element: .structure([.string, .int64, .int64, .string]), daemon.ringing.current.map {
+                            .structure([.string($0.identifier), .int64($0.due.seconds), .int64($0.until.seconds), .string($0.title)])
+                        })]
+                    },
+                    method("ListTimerPresets", [], [Parameter("presets", .array(.structure([.string, .int64, .string])))]) {
+                        [unowned self] _ in
+                        [.array(element: .structure([.string, .int64, .string]), daemon.alarmFile.timerPresets.map {
+                            .structure([.string($0.name), .int64($0.duration.seconds), .string($0.content.title)])
+                        })]
+                    },
+                    method("StartTimer", [Parameter("name", .string)], [Parameter("id", .string), Parameter("next_fire", .int64)]) {
+                        [unowned self] call in
+                        let started = try startTimer(call.arguments[0].stringValue ?? "")
+                        return [.string(started.identifier), .int64(started.nextFire.seconds)]
+                    },
                     method("RemoveAll", [], [Parameter("removed", .array(.string))]) { [unowned self] _ in
                         [.strings(try removeAll())]
                     },
@@ -329,6 +412,7 @@ final class SchedulerService {
                     ExportedSignal("Answered", arguments: [Parameter("id", .string), Parameter("action", .string)]),
                     ExportedSignal("Dismissed", arguments: [Parameter("id", .string)]),
                     ExportedSignal("PendingChanged", arguments: [Parameter("ids", .array(.string))]),
+                    ExportedSignal("RingingChanged", arguments: [Parameter("ids", .array(.string))]),
                 ]),
         ])
     }

@@ -146,6 +146,20 @@ public enum Sys {
         return (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The names in a directory (without `.` and `..`), unsorted; empty when it cannot be read.
+    public static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// `readlink(2)`: the link's target, or nil when `path` is not a symbolic link.
     public static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -255,7 +269,8 @@ public enum Sys {
 
     /// `message` in the user's language, where a catalogue has it (else `message` itself).
     public static func translate(_ message: String) -> String {
-        String(cString: gettext(message))
+        // gettext answers its argument itself where there is no translation: read while that lives.
+        message.withCString { String(cString: gettext($0)) }
     }
 
     // MARK: - Environment

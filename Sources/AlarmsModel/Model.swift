@@ -1,0 +1,256 @@
+// What the desktop app shows and sends, without GTK: an alarm as its dialog edits it, the words
+// its list shows (days, next ring, countdowns), and which pending alarms are alarms and which are
+// timers. `make check` tests all of it; the app's pages only put these strings into widgets.
+import ChimeCenter
+import Notifications
+import Timekeeping
+
+/// Days of the week, Monday first (bit 0 Monday ... bit 6 Sunday, as `CalendarExpression.weekdays`).
+public struct Weekdays: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue & 0x7F }
+
+    public static let workdays = Weekdays(rawValue: 0b001_1111)
+    public static let weekend = Weekdays(rawValue: 0b110_0000)
+    public static let everyDay = Weekdays(rawValue: 0b111_1111)
+
+    /// One day: 0 Monday ... 6 Sunday.
+    public static func day(_ index: Int) -> Weekdays { Weekdays(rawValue: 1 << UInt8(index)) }
+
+    /// The rule's day list (`mon-fri`, `mon,wed,fri`), as `chime at --days` takes it.
+    public var ruleText: String {
+        let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+        return (0..<7).filter { contains(.day($0)) }.map { names[$0] }.joined(separator: ",")
+    }
+
+    /// The days as a person says them: Every day, Weekdays, Weekends, or "Mon, Wed, Fri".
+    public var inWords: String {
+        switch self {
+        case .everyDay: return tr("Every day")
+        case .workdays: return tr("Weekdays")
+        case .weekend: return tr("Weekends")
+        default: return (0..<7).filter { contains(.day($0)) }.map { Weekdays.shortName($0) }.joined(separator: ", ")
+        }
+    }
+
+    /// "Mon" ... "Sun", in the user's language.
+    public static func shortName(_ index: Int) -> String {
+        [tr("Mon"), tr("Tue"), tr("Wed"), tr("Thu"), tr("Fri"), tr("Sat"), tr("Sun")][index]
+    }
+
+    /// "Monday" ... "Sunday", in the user's language (for assistive technologies).
+    public static func fullName(_ index: Int) -> String {
+        [tr("Monday"), tr("Tuesday"), tr("Wednesday"), tr("Thursday"), tr("Friday"), tr("Saturday"), tr("Sunday")][index]
+    }
+}
+
+/// An alarm at a time of day, on some weekdays or once: what the app's dialog edits.
+public struct ClockAlarm: Hashable, Sendable {
+    public var hour = 7
+    public var minute = 0
+    /// Empty: once, at the next time the clock shows hour:minute.
+    public var days: Weekdays = []
+    public var label = ""
+    public var sound: Sound? = .default
+    /// How long the sound rings unanswered (0: it plays once).
+    public var ring: TimeSpan = AlarmDefaults.ring
+    public var snooze: TimeSpan = AlarmDefaults.snooze
+    public var wake = false
+    public var doNotDisturb: DoNotDisturbPolicy = .breakThrough
+
+    public init() {}
+
+    /// The alarm a pending request is, when it is one the dialog can edit: a time of day with
+    /// weekdays, every day, or on one date (a one-off). nil for every other rule (`*:0/15`, timers).
+    public init?(request: NotificationRequest) {
+        guard case .calendar(let expression) = request.trigger.rule, expression.timeZone == nil, request.trigger.timeZone == nil,
+            !expression.daysFromEnd, let hour = Self.single(expression.hours), let minute = Self.single(expression.minutes),
+            Self.single(expression.seconds) == 0 else { return nil }
+        self.hour = hour
+        self.minute = minute
+        if expression.years == nil, expression.months == nil, expression.days == nil {
+            guard request.trigger.repeats else { return nil }  // "16:35, once" is not something the dialog says
+            days = expression.weekdays.map { Weekdays(rawValue: $0) } ?? .everyDay
+        } else if expression.weekdays == nil, Self.single(expression.years) != nil, Self.single(expression.months) != nil,
+            Self.single(expression.days) != nil {
+            days = []
+        } else {
+            return nil
+        }
+        let content = request.content
+        label = content.label.isEmpty ? (content.title == tr("Alarm") ? "" : content.title) : content.label
+        sound = content.sound
+        ring = content.ring ?? .zero
+        snooze = content.snooze ?? AlarmDefaults.snooze
+        wake = content.wake
+        doNotDisturb = content.doNotDisturb ?? .breakThrough
+    }
+
+    private static func single(_ chain: [CalendarExpression.Component]?) -> Int? {
+        guard let chain, chain.count == 1, chain[0].stop == nil, chain[0].repeatEvery == 0 else { return nil }
+        return chain[0].start
+    }
+
+    /// "07:00".
+    public var timeText: String { Self.two(hour) + ":" + Self.two(minute) }
+
+    /// The rule sent to the daemon: `07:00 mon-fri`, `07:00` every day, or the next date the clock
+    /// shows the time (`2026-11-24 07:00`) for a one-off.
+    public func rule(now: Instant, zone: Zone) -> String {
+        if days == .everyDay { return timeText }
+        if !days.isEmpty { return timeText + " " + days.ruleText }
+        var civil = zone.civil(at: now.seconds)
+        let todayPassed = (civil.hour, civil.minute) >= (hour, minute)
+        if todayPassed {
+            let next = civilFromDays(civil.dayNumber + 1)
+            civil = CivilTime(year: next.year, month: next.month, day: next.day)
+        }
+        return "\(civil.year)-\(Self.two(civil.month))-\(Self.two(civil.day)) " + timeText
+    }
+
+    /// The request the daemon gets: built as `chime at` builds one (critical, Snooze and Dismiss,
+    /// chime's icon), titled with the label (or "Alarm").
+    public func request(identifier: String?, now: Instant, zone: Zone) throws(RequestError) -> NotificationRequest {
+        var draft = AlarmDraft(kind: .alarm, anchor: now)
+        draft.identifier = identifier
+        draft.title = label.isEmpty ? tr("Alarm") : label
+        draft.label = label
+        draft.sound = sound
+        draft.ring = sound == nil ? nil : ring
+        draft.snooze = snooze
+        draft.wake = wake
+        draft.doNotDisturb = doNotDisturb
+        draft.when = .rule(rule(now: now, zone: zone))
+        return try draft.build(now: now)
+    }
+
+    /// The days in words, or for a one-off "Once".
+    public var daysText: String { days.isEmpty ? tr("Once") : days.inWords }
+
+    static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
+
+/// A pending alarm as a row of the app's lists shows it.
+public struct AlarmRow: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// A time of day (the alarms page).
+        case alarm
+        /// Counts down from when it was set (the timers page).
+        case timer
+    }
+
+    public var identifier: String
+    public var kind: Kind
+    /// "07:00", or for a rule with no one time of day, the time of its next ring.
+    public var time: String
+    /// The label or title.
+    public var name: String
+    /// "Weekdays", "Mon, Wed", "Once", or the rule as written (`*:0/15`).
+    public var days: String
+    /// "Rings in 5 h 3 min", "Off", or what holds it.
+    public var status: String
+    public var isOn: Bool
+    public var fromFile: Bool
+    public var nextFire: Instant?
+    public var state: AlarmState
+    /// A timer's whole duration (`in 5m` → 5 minutes).
+    public var duration: TimeSpan?
+
+    public init(_ summary: PendingSummary, now: Instant, zone: Zone) {
+        identifier = summary.identifier
+        name = summary.label.isEmpty ? summary.title : summary.label
+        fromFile = summary.origin == .file
+        nextFire = summary.nextFire
+        state = summary.state
+        isOn = summary.state != .disabled
+        let rule = summary.rule.isEmpty ? nil : try? Rule(parsing: summary.rule)
+        if case .interval(let span, false)? = rule {
+            kind = .timer
+            duration = span
+        } else {
+            kind = .alarm
+            duration = nil
+        }
+        time = "–"
+        days = summary.rule
+        if case .calendar(let expression)? = rule, let parsed = ClockAlarm.parts(expression) {
+            time = ClockAlarm.two(parsed.hour) + ":" + ClockAlarm.two(parsed.minute)
+            days = parsed.days.isEmpty ? tr("Once") : parsed.days.inWords
+        } else if let next = summary.nextFire {
+            let civil = zone.civil(at: next.seconds)
+            time = ClockAlarm.two(civil.hour) + ":" + ClockAlarm.two(civil.minute)
+            if summary.rule.isEmpty { days = tr("Once") }
+        }
+        switch summary.state {
+        case .disabled: status = tr("Off")
+        case .paused: status = tr("Paused")
+        case .quarantined: status = tr("Not ringing: %s", summary.note)
+        case .held, .retrying: status = summary.note
+        case .scheduled:
+            if let next = summary.nextFire { status = tr("Rings %s", relativeTime(from: now, to: next, zone: zone)) } else { status = "" }
+        }
+    }
+}
+
+extension ClockAlarm {
+    /// Hour, minute and days of a calendar rule the dialog can show (weekdays or every day: days;
+    /// one date: none), or nil.
+    static func parts(_ expression: CalendarExpression) -> (hour: Int, minute: Int, days: Weekdays)? {
+        guard expression.timeZone == nil, !expression.daysFromEnd, let hour = single(expression.hours),
+            let minute = single(expression.minutes), single(expression.seconds) == 0 else { return nil }
+        if expression.years == nil, expression.months == nil, expression.days == nil {
+            return (hour, minute, expression.weekdays.map { Weekdays(rawValue: $0) } ?? .everyDay)
+        }
+        if expression.weekdays == nil, single(expression.years) != nil, single(expression.months) != nil, single(expression.days) != nil {
+            return (hour, minute, [])
+        }
+        return nil
+    }
+}
+
+/// When `then` is, seen from `now`, as a clock app says it: "in 45 min", "in 5 h 3 min",
+/// "tomorrow at 07:00", "on Fri at 07:00", "on 24.12. at 18:00" (a week or more ahead).
+public func relativeTime(from now: Instant, to then: Instant, zone: Zone) -> String {
+    let seconds = then.seconds - now.seconds
+    if seconds < 60 { return tr("in less than a minute") }
+    let minutes = (seconds + 59) / 60
+    if minutes < 60 { return tr("in %s min", "\(minutes)") }
+    if minutes < 12 * 60 {
+        let h = minutes / 60, m = minutes % 60
+        return m == 0 ? tr("in %s h", "\(h)") : tr("in %s", "\(h) h \(m) min")
+    }
+    let today = zone.civil(at: now.seconds), day = zone.civil(at: then.seconds)
+    let time = ClockAlarm.two(day.hour) + ":" + ClockAlarm.two(day.minute)
+    switch day.dayNumber - today.dayNumber {
+    case 0: return tr("today at %s", time)
+    case 1: return tr("tomorrow at %s", time)
+    case 2..<7: return tr("on %s", Weekdays.shortName(day.weekday - 1) + " " + time)
+    default: return tr("on %s", "\(day.year)-\(ClockAlarm.two(day.month))-\(ClockAlarm.two(day.day)) \(time)")
+    }
+}
+
+/// A countdown as a timer shows it: "4:59", "1:02:03" (rounded up: a timer at 0:00 has rung).
+public func countdown(_ left: TimeSpan) -> String {
+    let total = max(0, (left.nanoseconds + 999_999_999) / 1_000_000_000)
+    let h = total / 3600, m = total / 60 % 60, s = total % 60
+    return h > 0 ? "\(h):\(ClockAlarm.two(Int(m))):\(ClockAlarm.two(Int(s)))" : "\(m):\(ClockAlarm.two(Int(s)))"
+}
+
+/// A duration in words for a setting's row: "5 min", "1 h 30 min", "30 s".
+public func durationWords(_ span: TimeSpan) -> String {
+    let s = span.seconds
+    if s < 60 { return tr("%s s", "\(s)") }
+    let h = s / 3600, m = s / 60 % 60
+    if h == 0 { return tr("%s min", "\(m)") }
+    return m == 0 ? tr("%s h", "\(h)") : "\(tr("%s h", "\(h)")) \(tr("%s min", "\(m)"))"
+}
+
+/// A timer the app starts with a custom duration: built as `chime timer`'s presets are.
+public func timerRequest(duration: TimeSpan, label: String, now: Instant) throws(RequestError) -> NotificationRequest {
+    var draft = AlarmDraft(kind: .timer, anchor: now)
+    draft.title = label.isEmpty ? tr("Timer") : label
+    draft.label = label.isEmpty ? nil : label
+    draft.sound = .default
+    draft.when = .rule("in \(duration)")
+    return try draft.build(now: now)
+}

@@ -1,0 +1,270 @@
+// Add or edit an alarm: time, weekdays, name, sound (with a preview), how long it rings, snooze
+// length, waking the machine (greyed, with the reason, where it cannot), and do-not-disturb.
+import AlarmsModel
+import ChimeCenter
+import Gtk
+import Notifications
+import Timekeeping
+
+final class AlarmDialog {
+    private let dialog: Window
+    private unowned let owner: MainWindow
+    private let identifier: String?
+    private var alarm: ClockAlarm
+    var onClosed: () -> Void = {}
+
+    private let hour = SpinButton(range: 0...23, step: 1, name: tr("Hour"))
+    private let minute = SpinButton(range: 0...59, step: 1, name: tr("Minute"))
+    private var dayButtons: [ToggleButton] = []
+    private let name = EntryRow(title: tr("Name"))
+    private let sound: ComboRow
+    private let preview = Button(icon: "media-playback-start-symbolic", name: tr("Preview the sound"))
+    private let ring: ComboRow
+    private let snooze: ComboRow
+    private let wakeSwitch = Switch(name: tr("Wake the computer"))
+    private let wakeRow = ActionRow(title: tr("Wake the computer"))
+    private let doNotDisturb: ComboRow
+    private let problem = Label()
+    private let save = Button(label: tr("_Save"))
+    private var chooser: FileChooser?
+
+    /// The sound choices: none, chime's default, the theme's sounds, and a file (its path).
+    private var soundChoices: [Sound?]
+    private static let ringChoices: [TimeSpan] = [.zero, .seconds(60), .seconds(300), .seconds(600), .seconds(900), .seconds(1800)]
+    private static let snoozeChoices: [TimeSpan] = [60, 300, 540, 600, 900, 1200, 1800].map { .seconds($0) }
+    private static let doNotDisturbChoices: [DoNotDisturbPolicy] = [.breakThrough, .defer, .silent]
+
+    init(window owner: MainWindow, editing identifier: String?, alarm: ClockAlarm) {
+        self.owner = owner
+        self.identifier = identifier
+        self.alarm = alarm
+        dialog = Window(dialogOver: owner.window)
+        dialog.title = identifier == nil ? tr("New Alarm") : tr("Edit Alarm")
+        dialog.setDefaultSize(width: 420, height: 680)
+
+        let themeSounds = soundThemeNames().filter { $0 != Sound.defaultName }
+        soundChoices = [nil, .default] + themeSounds.map { .named($0) }
+        if case .file? = alarm.sound { soundChoices.append(alarm.sound) }
+        sound = ComboRow(title: tr("Sound"), choices: [])
+        ring = ComboRow(title: tr("Ring for"), choices: Self.ringChoices.map { $0 == .zero ? tr("Once") : durationWords($0) })
+        snooze = ComboRow(title: tr("Snooze for"), choices: Self.snoozeChoices.map(durationWords))
+        doNotDisturb = ComboRow(title: tr("During Do Not Disturb"),
+                                choices: [tr("Ring anyway"), tr("Wait until it ends"), tr("Show without sound")])
+        build()
+        fill()
+    }
+
+    private func build() {
+        let header = HeaderBar()
+        header.hidesWindowButtons()
+        let cancel = Button(label: tr("_Cancel"))
+        cancel.onClick { [unowned self] in dialog.close() }
+        save.addClass("suggested-action")
+        save.onClick { [unowned self] in commit() }
+        header.packStart(cancel)
+        header.packEnd(save)
+        dialog.setDefault(save)
+        dialog.addAction("save") { [unowned self] in commit() }
+        dialog.addShortcut("<Control>Return", action: "win.save")
+        dialog.addShortcut("<Control>s", action: "win.save")
+
+        // The time, as a clock shows it.
+        let clock = Box(vertical: false, spacing: 6)
+        clock.horizontalAlignment = .center
+        for spin in [hour, minute] {
+            spin.vertical()
+            spin.wrapsAround = true
+            spin.twoDigits()
+            spin.addClass("title-1")
+        }
+        let colon = Label(":")
+        colon.addClass("title-1")
+        clock.append(hour)
+        clock.append(colon)
+        clock.append(minute)
+        clock.margins(12, 0, 12, 0)
+
+        // The days, Monday first.
+        let days = Box(vertical: false, spacing: 6)
+        days.horizontalAlignment = .center
+        for index in 0..<7 {
+            let button = ToggleButton(label: Weekdays.shortName(index), name: Weekdays.fullName(index))
+            button.addClass("circular")
+            dayButtons.append(button)
+            days.append(button)
+        }
+        let repeatGroup = PreferencesGroup(title: tr("Repeat"), description: tr("No day chosen: once, at the next time the clock shows it"))
+        repeatGroup.add(days)
+
+        let nameGroup = PreferencesGroup()
+        nameGroup.add(name)
+
+        preview.addClass("flat")
+        preview.verticalAlignment = .center
+        preview.onClick { [unowned self] in playPreview() }
+        let chooseFile = Button(icon: "document-open-symbolic", name: tr("Choose a sound file"))
+        chooseFile.addClass("flat")
+        chooseFile.verticalAlignment = .center
+        chooseFile.onClick { [unowned self] in chooseSoundFile() }
+        let soundGroup = PreferencesGroup(title: tr("Sound"))
+        let soundRow = sound
+        soundRow.accessibleName = tr("Sound")
+        soundGroup.add(soundRow)
+        soundGroup.setHeaderSuffix(Self.pair(preview, chooseFile))
+        soundGroup.add(ring)
+        soundGroup.add(snooze)
+        sound.onSelect { [unowned self] in
+            preview.isSensitive = sound.selected > 0
+            ring.isSensitive = sound.selected > 0
+        }
+
+        wakeRow.addSuffix(wakeSwitch)
+        wakeRow.activates(wakeSwitch)
+        let more = PreferencesGroup(title: tr("When"))
+        more.add(wakeRow)
+        more.add(doNotDisturb)
+
+        problem.wraps = true
+        problem.addClass("error")
+        problem.isVisible = false
+        problem.margins(0, 12, 0, 12)
+
+        let page = PreferencesPage()
+        let timeGroup = PreferencesGroup()
+        timeGroup.add(clock)
+        page.add(timeGroup)
+        page.add(repeatGroup)
+        page.add(nameGroup)
+        page.add(soundGroup)
+        page.add(more)
+        let body = Box(vertical: true)
+        body.append(header)
+        body.append(problem)
+        page.expandsVertically = true
+        body.append(page)
+        dialog.setContent(body)
+        dialog.onCloseRequest { [unowned self] in
+            onClosed()
+            return false
+        }
+        // Where this machine cannot wake for an alarm, the switch is greyed and says why.
+        if let status = owner.call(tr("Reading the daemon's status"), { try $0.daemonStatus() }), status.wakeMethod == "none" {
+            wakeSwitch.isSensitive = false
+            wakeRow.isSensitive = false
+            wakeRow.subtitle = status.wake
+        } else {
+            wakeRow.subtitle = tr("From suspend, where the machine allows it")
+        }
+    }
+
+    private static func pair(_ a: Widget, _ b: Widget) -> Box {
+        let box = Box(vertical: false, spacing: 0)
+        box.append(a)
+        box.append(b)
+        return box
+    }
+
+    private func fill() {
+        hour.value = Double(alarm.hour)
+        minute.value = Double(alarm.minute)
+        for (index, button) in dayButtons.enumerated() { button.isActive = alarm.days.contains(.day(index)) }
+        name.text = alarm.label
+        refreshSoundChoices()
+        ring.selected = Self.ringChoices.firstIndex(of: alarm.ring) ?? Self.nearest(alarm.ring, in: Self.ringChoices)
+        snooze.selected = Self.snoozeChoices.firstIndex(of: alarm.snooze) ?? Self.nearest(alarm.snooze, in: Self.snoozeChoices)
+        wakeSwitch.isOn = alarm.wake
+        doNotDisturb.selected = Self.doNotDisturbChoices.firstIndex(of: alarm.doNotDisturb) ?? 0
+    }
+
+    private func refreshSoundChoices() {
+        sound.setChoices(soundChoices.map { choice in
+            switch choice {
+            case nil: tr("None")
+            case .default?: tr("Alarm clock (chime's own)")
+            case .named(let name)?: name.replacing("-", with: " ")
+            case .file(let path)?: String(path.split(separator: "/").last ?? "")
+            }
+        })
+        sound.selected = soundChoices.firstIndex(of: alarm.sound) ?? 1
+        preview.isSensitive = sound.selected > 0
+        ring.isSensitive = sound.selected > 0
+    }
+
+    private static func nearest(_ span: TimeSpan, in choices: [TimeSpan]) -> Int {
+        choices.indices.min { abs(choices[$0].seconds - span.seconds) < abs(choices[$1].seconds - span.seconds) } ?? 0
+    }
+
+    func present() {
+        dialog.present()
+        hour.grabFocus()
+    }
+
+    /// What the dialog says now.
+    private func read() -> ClockAlarm {
+        var alarm = self.alarm
+        alarm.hour = hour.intValue
+        alarm.minute = minute.intValue
+        alarm.days = Weekdays(rawValue: dayButtons.enumerated().reduce(0) { $0 | ($1.element.isActive ? 1 << UInt8($1.offset) : 0) })
+        alarm.label = name.text
+        alarm.sound = soundChoices.indices.contains(sound.selected) ? soundChoices[sound.selected] : .default
+        alarm.ring = Self.ringChoices[min(ring.selected, Self.ringChoices.count - 1)]
+        alarm.snooze = Self.snoozeChoices[min(snooze.selected, Self.snoozeChoices.count - 1)]
+        alarm.wake = wakeSwitch.isOn && wakeSwitch.isSensitive
+        alarm.doNotDisturb = Self.doNotDisturbChoices[min(doNotDisturb.selected, 2)]
+        return alarm
+    }
+
+    private func commit() {
+        let alarm = read()
+        let request: NotificationRequest
+        do throws(RequestError) {
+            request = try alarm.request(identifier: identifier, now: WallClock.system.now(), zone: owner.zone)
+        } catch {
+            show(problem: error.message)
+            return
+        }
+        do {
+            guard let link = owner.link else { return }
+            try link.run { try $0.add(request) }
+        } catch {
+            show(problem: describe(error))
+            return
+        }
+        if identifier == nil { owner.toast(tr("Alarm set for %s", alarm.timeText)) }
+        dialog.close()
+    }
+
+    private func show(problem text: String) {
+        problem.text = text
+        problem.isVisible = true
+    }
+
+    private func playPreview() {
+        let choice = soundChoices.indices.contains(sound.selected) ? soundChoices[sound.selected] : nil
+        guard let choice else { return }
+        let text = switch choice {
+        case .default: "default"
+        case .named(let name): name
+        case .file(let path): path
+        }
+        do {
+            guard let link = owner.link else { return }
+            try link.run { try $0.previewSound(text) }
+            problem.isVisible = false
+        } catch {
+            show(problem: describe(error))
+        }
+    }
+
+    private func chooseSoundFile() {
+        let chooser = FileChooser(title: tr("Sound Files"), over: dialog, accept: tr("_Choose"), mimeTypes: ["audio/*"])
+        self.chooser = chooser
+        chooser.show { [unowned self] path in
+            guard let path else { return }
+            alarm = read()
+            alarm.sound = .file(path)
+            if !soundChoices.contains(alarm.sound) { soundChoices.append(alarm.sound) }
+            refreshSoundChoices()
+        }
+    }
+}

@@ -1,0 +1,84 @@
+// The app's one door to chime: org.chime.Scheduler1 on the session bus. The bus socket is
+// watched by GLib's main loop; the daemon's signals (PendingChanged, RingingChanged, Fired,
+// RangOut) arrive there and become one refresh per loop turn. A call to a daemon that is not
+// running starts it (D-Bus activation).
+import ChimeCenter
+import DBus
+import Gtk
+import Timekeeping
+
+final class SchedulerLink {
+    let connection: Connection
+    let center: UserNotificationCenter
+    private var watch: Source?
+    private var dispatchSoon: Source?
+    private var refreshSoon: Source?
+    private var subscriptions: [SubscriptionToken] = []
+
+    /// The pending alarms changed.
+    var pendingChanged: () -> Void = {}
+    /// An alarm started or stopped ringing.
+    var ringingChanged: () -> Void = {}
+    /// Missed occurrences may have been recorded (a ring ended unanswered, an alarm was missed).
+    var missedChanged: () -> Void = {}
+    /// The daemon came or went.
+    var daemonChanged: (_ running: Bool) -> Void = { _ in }
+
+    init() throws {
+        connection = try Connection(.session)
+        // Short enough that a hung daemon never freezes the window for long.
+        center = UserNotificationCenter(connection: connection, timeout: .seconds(5))
+        let from = SchedulerInterface.busName
+        subscriptions.append(try connection.subscribe(MatchRule(sender: from, interface: SchedulerInterface.interface, member: "PendingChanged")) {
+            [unowned self] _ in schedulePendingRefresh()
+        })
+        subscriptions.append(try connection.subscribe(MatchRule(sender: from, interface: SchedulerInterface.interface, member: "RingingChanged")) {
+            [unowned self] _ in ringingChanged()
+        })
+        for member: MemberName in ["RangOut", "Missed"] {
+            subscriptions.append(try connection.subscribe(MatchRule(sender: from, interface: SchedulerInterface.interface, member: member)) {
+                [unowned self] _ in missedChanged()
+            })
+        }
+        subscriptions.append(try connection.watchNameOwner(from) { [unowned self] _, owner in
+            daemonChanged(!owner.isEmpty)
+            if !owner.isEmpty { schedulePendingRefresh() }
+        })
+        if let fd = connection.fileDescriptor {
+            watch = Source(reading: fd) { [unowned self] in
+                connection.processAvailable()
+            }
+        }
+    }
+
+    /// Signals read while a call waited for its answer sit in libdbus's queue, where the socket's
+    /// watch cannot see them: dispatched on the next loop turn.
+    func afterCall() {
+        guard connection.hasMessagesToDispatch || connection.hasMessagesToSend, dispatchSoon == nil else { return }
+        dispatchSoon = Source(idle: { [unowned self] in
+            dispatchSoon = nil
+            connection.processAvailable()
+        })
+    }
+
+    /// One refresh for every PendingChanged of this loop turn.
+    private func schedulePendingRefresh() {
+        guard refreshSoon == nil else { return }
+        refreshSoon = Source(idle: { [unowned self] in
+            refreshSoon = nil
+            pendingChanged()
+        })
+    }
+
+    /// Runs a call, and dispatches what arrived meanwhile.
+    func run<T>(_ body: (UserNotificationCenter) throws -> T) throws -> T {
+        defer { afterCall() }
+        return try body(center)
+    }
+}
+
+/// A daemon's error as one line a person reads (the D-Bus error's message, without its name).
+func describe(_ error: any Error) -> String {
+    if let error = error as? DBusError { return error.message }
+    return "\(error)"
+}

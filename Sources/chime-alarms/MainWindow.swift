@@ -1,0 +1,181 @@
+// The main window: the alarms, timers and "this desktop" pages in an adaptive view switcher,
+// toasts over them, and the ringing page over everything while an alarm rings.
+import AlarmsModel
+import ChimeCenter
+import DBus
+import Gtk
+import Notifications
+import Timekeeping
+
+final class MainWindow {
+    let app: Application
+    let window: Window
+    let link: SchedulerLink?
+    private let toasts: ToastOverlay
+    private let top = Stack()
+    private let views: ViewStack
+    private(set) var alarms: AlarmsPage!
+    private(set) var timers: TimersPage!
+    private(set) var desktop: DesktopPage!
+    private(set) var ringing: RingingPage!
+    private var dialog: AlarmDialog?
+    /// Keeps toasts (and their Undo closures) alive while they show.
+    private var liveToasts: [Toast] = []
+    let zone = Zone.system()
+
+    init(app: Application, link: SchedulerLink?, linkError: String?) {
+        self.app = app
+        self.link = link
+        window = Window(application: app)
+        window.title = tr("Alarms")
+        window.setDefaultSize(width: 480, height: 640)
+        window.sizeRequest(width: 360, height: 400)
+        views = ViewStack(title: tr("Alarms"))
+        let header = HeaderBar()
+        header.setTitle(views.switcherTitle)
+        let add = Button(icon: "list-add-symbolic", name: tr("New Alarm"))
+        add.setAction("win.new-alarm")
+        header.packStart(add)
+        let body = Box(vertical: true)
+        body.append(header)
+        toasts = ToastOverlay(top)
+        toasts.expandsVertically = true
+        body.append(toasts)
+        body.append(views.switcherBar)
+        window.setContent(body)
+
+        alarms = AlarmsPage(window: self)
+        timers = TimersPage(window: self)
+        desktop = DesktopPage(window: self)
+        ringing = RingingPage(window: self)
+        views.add(alarms.root, name: "alarms", title: tr("Alarms"), icon: "alarm-symbolic")
+        views.add(timers.root, name: "timers", title: tr("Timers"), icon: "timer-symbolic")
+        views.add(desktop.root, name: "desktop", title: tr("This Desktop"), icon: "computer-symbolic")
+        top.add(views, name: "main")
+        top.add(ringing.root, name: "ringing")
+        if let linkError {
+            let failed = StatusPage(icon: "dialog-error-symbolic", title: tr("No Connection to chime"), description: linkError)
+            top.add(failed, name: "failed")
+            top.visiblePage = "failed"
+            add.isSensitive = false
+        } else {
+            top.visiblePage = "main"
+        }
+
+        window.addAction("new-alarm") { [unowned self] in newAlarm() }
+        window.addAction("show-alarms") { [unowned self] in views.visiblePage = "alarms" }
+        window.addAction("show-timers") { [unowned self] in views.visiblePage = "timers" }
+        window.addAction("show-desktop") { [unowned self] in views.visiblePage = "desktop" }
+        app.setShortcuts("win.new-alarm", ["<Control>n"])
+        app.setShortcuts("win.show-alarms", ["<Alt>1"])
+        app.setShortcuts("win.show-timers", ["<Alt>2"])
+        app.setShortcuts("win.show-desktop", ["<Alt>3"])
+        app.setShortcuts("window.close", ["<Control>w"])
+
+        if let link {
+            link.pendingChanged = { [unowned self] in refresh() }
+            link.ringingChanged = { [unowned self] in refreshRinging() }
+            link.missedChanged = { [unowned self] in desktop.refreshMissed() }
+            link.daemonChanged = { [unowned self] running in if running { desktop.refresh() } }
+            refresh()
+            refreshRinging()
+            desktop.refresh()
+            timers.refreshPresets()
+        }
+    }
+
+    func present() { window.present() }
+
+    // MARK: - Calls
+
+    /// Runs a call to the daemon; an error becomes a toast and nil.
+    @discardableResult
+    func call<T>(_ what: String, _ body: (UserNotificationCenter) throws -> T) -> T? {
+        guard let link else { return nil }
+        do { return try link.run(body) } catch {
+            toast(tr("%s failed", what) + ": " + describe(error))
+            return nil
+        }
+    }
+
+    func toast(_ text: String, undo: (() -> Void)? = nil) {
+        let toast = Toast(text, button: undo == nil ? nil : tr("_Undo"), seconds: undo == nil ? 4 : 8)
+        if let undo { toast.onButton(undo) }
+        toast.onDismissed { [unowned self, unowned toast] in liveToasts.removeAll { $0 === toast } }
+        liveToasts.append(toast)
+        toasts.show(toast)
+    }
+
+    /// Reads the pending alarms again and shows them (PendingChanged: within one loop turn).
+    func refresh() {
+        guard let summaries = call(tr("Reading the alarms"), { try $0.pendingSummaries() }) else { return }
+        let now = WallClock.system.now()
+        var alarmRows: [AlarmRow] = []
+        var timerRows: [AlarmRow] = []
+        for summary in summaries {
+            let row = AlarmRow(summary, now: now, zone: zone)
+            if row.kind == .timer { timerRows.append(row) } else { alarmRows.append(row) }
+        }
+        alarms.show(alarmRows)
+        timers.show(timerRows)
+    }
+
+    func refreshRinging() {
+        guard let ringingNow = call(tr("Reading what rings"), { try $0.ringing() }) else { return }
+        ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
+        top.visiblePage = ringingNow.isEmpty ? "main" : "ringing"
+        if !ringingNow.isEmpty { window.present() }
+    }
+
+    // MARK: - What rows and dialogs ask
+
+    func setOn(_ identifier: String, _ on: Bool) -> Bool {
+        if on {
+            return call(tr("Switching the alarm on"), { try $0.enable([identifier]) }) != nil
+        }
+        return call(tr("Switching the alarm off"), { try $0.disable([identifier]) }) != nil
+    }
+
+    /// Deletes an alarm, with Undo: the request is read in full first, and added back as it was.
+    func delete(_ identifier: String) {
+        guard let request = call(tr("Reading the alarm"), { try $0.request(withIdentifier: identifier) }) else { return }
+        let wasOff = alarms.rows[identifier].map { !$0.isOn } ?? timers.rows[identifier].map { !$0.isOn } ?? false
+        guard call(tr("Deleting the alarm"), { try $0.removePendingNotificationRequests(withIdentifiers: [identifier]) }) != nil else { return }
+        let name = request.content.label.isEmpty ? request.content.title : request.content.label
+        toast(tr("“%s” deleted", name)) { [unowned self] in
+            call(tr("Restoring the alarm"), { center in
+                try center.add(request)
+                if wasOff { try center.disable([identifier]) }
+            })
+        }
+    }
+
+    func newAlarm() {
+        guard link != nil else { return }
+        showDialog(AlarmDialog(window: self, editing: nil, alarm: ClockAlarm()))
+    }
+
+    func edit(_ identifier: String) {
+        guard let request = call(tr("Reading the alarm"), { try $0.request(withIdentifier: identifier) }) else { return }
+        guard let alarm = ClockAlarm(request: request) else {
+            toast(tr("This alarm's rule (%s) is changed with the chime command", request.summaryRule))
+            return
+        }
+        showDialog(AlarmDialog(window: self, editing: identifier, alarm: alarm))
+    }
+
+    private func showDialog(_ new: AlarmDialog) {
+        dialog = new
+        new.onClosed = { [unowned self] in dialog = nil }
+        new.present()
+    }
+
+    func openAlarmFile() {
+        guard let status = call(tr("Reading the alarm file's status"), { try $0.alarmFileStatus() }) else { return }
+        guard !status.path.isEmpty else {
+            toast(tr("The daemon follows no alarm file"))
+            return
+        }
+        openInDefaultApp(path: status.path, over: window)
+    }
+}

@@ -1,0 +1,188 @@
+// Timers: the alarm file's presets and a custom duration; the running ones, each with a live
+// countdown, Pause/Resume (the daemon keeps a paused timer's time left, across restarts too) and Cancel.
+import AlarmsModel
+import ChimeCenter
+import Gtk
+import Timekeeping
+
+/// A running or paused timer's row.
+final class TimerRowWidgets {
+    let row: ActionRow
+    let countdown = Label()
+    let pauseResume = Button(icon: "media-playback-pause-symbolic", name: tr("Pause"))
+    let cancel = Button(icon: "window-close-symbolic", name: tr("Cancel"))
+    var identifier: String
+
+    init(identifier: String) {
+        self.identifier = identifier
+        row = ActionRow(title: "")
+        countdown.addClass("title-2")
+        countdown.addClass("numeric")
+        row.addPrefix(countdown)
+        for button in [pauseResume, cancel] {
+            button.addClass("circular")
+            button.verticalAlignment = .center
+            row.addSuffix(button)
+        }
+    }
+}
+
+final class TimersPage {
+    let root: ScrolledWindow
+    private(set) var rows: [String: AlarmRow] = [:]
+    private var order: [String] = []
+    private var paused: [String: TimeSpan] = [:]
+    private var widgets: [String: TimerRowWidgets] = [:]
+    private let running = ListBox()
+    private let runningGroup = PreferencesGroup(title: tr("Running"))
+    private let presets = ListBox()
+    private let presetsGroup = PreferencesGroup(title: tr("From the alarm file"))
+    private var presetRows: [Widget] = []
+    private let hours = SpinButton(range: 0...99, step: 1, name: tr("Hours"))
+    private let minutes = SpinButton(range: 0...59, step: 1, name: tr("Minutes"))
+    private let seconds = SpinButton(range: 0...59, step: 1, name: tr("Seconds"))
+    private let label = EntryRow(title: tr("Name"))
+    private var ticker: Source?
+    unowned let window: MainWindow
+
+    init(window: MainWindow) {
+        self.window = window
+        let page = Box(vertical: true, spacing: 24)
+        page.margins(24, 12, 24, 12)
+        root = ScrolledWindow(Clamp(page, maximum: 600))
+
+        let custom = PreferencesGroup(title: tr("New Timer"))
+        let clock = Box(vertical: false, spacing: 6)
+        clock.horizontalAlignment = .center
+        for (index, spin) in [hours, minutes, seconds].enumerated() {
+            spin.vertical()
+            spin.twoDigits()
+            spin.addClass("title-2")
+            if index > 0 { clock.append(Label(":")) }
+            clock.append(spin)
+        }
+        minutes.value = 5
+        custom.add(clock)
+        custom.add(label)
+        let start = Button(label: tr("_Start"))
+        start.addClass("suggested-action")
+        start.addClass("pill")
+        start.horizontalAlignment = .center
+        start.margins(12, 0, 0, 0)
+        start.onClick { [unowned self] in startCustom() }
+        let customBox = Box(vertical: true, spacing: 6)
+        customBox.append(custom)
+        customBox.append(start)
+
+        runningGroup.add(running)
+        runningGroup.isVisible = false
+        presetsGroup.add(presets)
+        presetsGroup.isVisible = false
+        page.append(runningGroup)
+        page.append(customBox)
+        page.append(presetsGroup)
+    }
+
+    func refreshPresets() {
+        guard let list = window.call(tr("Reading the timer presets"), { try $0.timerPresets() }) else { return }
+        presets.removeAll()
+        presetRows.removeAll()
+        for preset in list {
+            let row = ActionRow(title: preset.title, subtitle: durationWords(preset.duration) + " · " + preset.name)
+            let start = Button(icon: "media-playback-start-symbolic", name: tr("Start %s", preset.name))
+            start.addClass("circular")
+            start.verticalAlignment = .center
+            start.onClick { [unowned self] in
+                if window.call(tr("Starting the timer"), { try $0.startTimer(preset.name) }) != nil {
+                    window.toast(tr("Timer %s started", preset.name))
+                }
+            }
+            row.addSuffix(start)
+            row.activates(start)
+            presets.append(row)
+            presetRows.append(row)
+        }
+        presetsGroup.isVisible = !list.isEmpty
+    }
+
+    func show(_ newRows: [AlarmRow]) {
+        rows = Dictionary(newRows.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        paused = [:]
+        if newRows.contains(where: { $0.state == .paused }) {
+            for timer in window.call(tr("Reading paused timers"), { try $0.pausedTimers() }) ?? [] { paused[timer.identifier] = timer.remaining }
+        }
+        let ids = newRows.map(\.identifier)
+        if ids != order {
+            running.removeAll()
+            var kept: [String: TimerRowWidgets] = [:]
+            for id in ids {
+                let row = widgets[id] ?? makeRow(id)
+                kept[id] = row
+                running.append(row.row)
+            }
+            widgets = kept
+            order = ids
+        }
+        runningGroup.isVisible = !ids.isEmpty
+        tick()
+        if !ids.isEmpty, ticker == nil {
+            ticker = Source(every: 250) { [unowned self] in
+                tick()
+                return true
+            }
+        } else if ids.isEmpty {
+            ticker = nil
+        }
+    }
+
+    private func makeRow(_ id: String) -> TimerRowWidgets {
+        let row = TimerRowWidgets(identifier: id)
+        row.pauseResume.onClick { [unowned self, unowned row] in
+            if paused[row.identifier] != nil {
+                window.call(tr("Resuming the timer"), { try $0.resume([row.identifier]) })
+            } else {
+                window.call(tr("Pausing the timer"), { try $0.pause([row.identifier]) })
+            }
+        }
+        row.cancel.onClick { [unowned self, unowned row] in window.delete(row.identifier) }
+        return row
+    }
+
+    /// Every countdown, as of now.
+    private func tick() {
+        let now = WallClock.system.now()
+        for (id, row) in widgets {
+            guard let timer = rows[id] else { continue }
+            let isPaused = paused[id] != nil
+            let left = paused[id] ?? timer.nextFire.map { $0 - now } ?? .zero
+            row.countdown.text = countdown(left)
+            row.row.title = timer.name
+            row.row.subtitle = isPaused ? tr("Paused") : (timer.duration.map { tr("%s timer", durationWords($0)) } ?? "")
+            row.countdown.accessibleName = tr("%s left", countdown(left))
+            let icon = isPaused ? "media-playback-start-symbolic" : "media-playback-pause-symbolic"
+            if row.pauseResume.iconName != icon {
+                row.pauseResume.iconName = icon
+                let name = isPaused ? tr("Resume %s", timer.name) : tr("Pause %s", timer.name)
+                row.pauseResume.accessibleName = name
+                row.pauseResume.tooltip = name
+            }
+            row.cancel.accessibleName = tr("Cancel %s", timer.name)
+        }
+    }
+
+    private func startCustom() {
+        let total = Int64(hours.intValue * 3600 + minutes.intValue * 60 + seconds.intValue)
+        guard total > 0 else {
+            window.toast(tr("A timer needs a duration"))
+            return
+        }
+        do {
+            let request = try timerRequest(duration: .seconds(total), label: label.text, now: WallClock.system.now())
+            if window.call(tr("Starting the timer"), { try $0.add(request) }) != nil {
+                window.toast(tr("Timer started: %s", countdown(.seconds(total))))
+            }
+        } catch {
+            window.toast(error.message)
+        }
+    }
+}

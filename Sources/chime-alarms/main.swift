@@ -1,0 +1,42 @@
+// chime-alarms: chime's alarms and timers in a GNOME app, a client of the daemon's D-Bus
+// interface (org.chime.Scheduler1) and of nothing else.
+import ChimeCenter
+import Gtk
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = CommandLine.arguments
+if arguments.contains("--version") {
+    print("chime-alarms \(chimeVersion)")
+    exit(0)
+}
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("""
+        Usage: chime-alarms
+
+        chime's alarms and timers in a window: set weekday alarms with a sound, start timers,
+        snooze or stop a ringing alarm, and see what this desktop can do. The chime daemon keeps
+        the alarms (it is started when it is not running), so they ring with the window closed.
+        """)
+    exit(0)
+}
+
+Localization.setUp()
+let app = Application(id: "org.chime.Alarms")
+var main: MainWindow?
+app.onActivate {
+    if let main {
+        main.present()
+        return
+    }
+    var link: SchedulerLink?
+    var problem: String?
+    do { link = try SchedulerLink() } catch { problem = describe(error) }
+    let window = MainWindow(app: app, link: link, linkError: problem)
+    main = window
+    window.present()
+}
+app.addAction("quit", shortcuts: ["<Control>q"]) { app.quit() }
+// GApplication reads its own options; the ones handled above are not passed on.
+exit(app.run([arguments[0]]))
