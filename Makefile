@@ -49,7 +49,7 @@ RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
 RELEASE_BIN := .build/release/chime
 
-BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext
+BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
 TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev lintian desktop-file-utils \
 	bash-completion man-db systemd libglib2.0-bin
@@ -121,7 +121,7 @@ test: deps-test
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
 CHECK_SUITES := TimekeepingTests\. ValidationTests ContentTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
-	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests
+	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests
 empty :=
 space := $(empty) $(empty)
 

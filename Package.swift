@@ -128,6 +128,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "AlarmsModelTests", dependencies: ["AlarmsModel", "ChimeCenter", "Notifications", "Timekeeping"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "DBus", "TestSupport"]),
         .testTarget(
             name: "ChimeCLITests",

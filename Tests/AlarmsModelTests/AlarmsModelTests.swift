@@ -1,0 +1,156 @@
+import AlarmsModel
+import ChimeCenter
+import Notifications
+import Testing
+import Timekeeping
+
+/// What the app shows and sends, without GTK: the dialog's alarm and the request it becomes,
+/// and the words the lists show.
+@Suite struct AlarmsModelTests {
+    let zone = try! Zone.named("Europe/Berlin")
+    /// Monday 2026-11-23 08:00 in Berlin.
+    var monday8: Instant { Instant(seconds: 1_795_417_200) }
+
+    @Test func theMondayIsAMonday() {
+        let civil = zone.civil(at: monday8.seconds)
+        #expect((civil.year, civil.month, civil.day, civil.hour, civil.minute, civil.weekday) == (2026, 11, 23, 8, 0, 1))
+    }
+
+    @Test func daysAreSaidAsAPersonSaysThem() {
+        #expect(Weekdays.workdays.inWords == "Weekdays")
+        #expect(Weekdays.weekend.inWords == "Weekends")
+        #expect(Weekdays.everyDay.inWords == "Every day")
+        #expect(Weekdays([.day(0), .day(2), .day(4)]).inWords == "Mon, Wed, Fri")
+        #expect(Weekdays([.day(0), .day(2), .day(4)]).ruleText == "mon,wed,fri")
+        #expect(Weekdays.day(6).inWords == "Sun")
+    }
+
+    @Test(arguments: [Weekdays.workdays, .everyDay, .weekend, Weekdays([.day(1), .day(3)]), []])
+    func anAlarmSurvivesTheTripToTheDaemonAndBack(days: Weekdays) throws {
+        var alarm = ClockAlarm()
+        alarm.hour = 6
+        alarm.minute = 45
+        alarm.days = days
+        alarm.label = "Get up"
+        alarm.sound = .named("bell")
+        alarm.ring = .seconds(600)
+        alarm.snooze = .seconds(540)
+        alarm.wake = true
+        alarm.doNotDisturb = .defer
+        let request = try alarm.request(identifier: "get-up", now: monday8, zone: zone)
+        #expect(request.identifier == "get-up")
+        #expect(request.content.title == "Get up")
+        #expect(request.content.category == "x-chime.alarm")
+        #expect(request.content.actions.map(\.identifier) == ["snooze", "dismiss"])
+        let back = try #require(ClockAlarm(request: request))
+        #expect(back == alarm)
+    }
+
+    @Test func theRuleSaysTheDaysOrTheNextDateForAOneOff() {
+        var alarm = ClockAlarm()
+        alarm.hour = 7
+        alarm.minute = 5
+        alarm.days = .workdays
+        #expect(alarm.rule(now: monday8, zone: zone) == "07:05 mon,tue,wed,thu,fri")
+        alarm.days = .everyDay
+        #expect(alarm.rule(now: monday8, zone: zone) == "07:05")
+        alarm.days = []
+        // 07:05 has passed at 08:00: tomorrow.
+        #expect(alarm.rule(now: monday8, zone: zone) == "2026-11-24 07:05")
+        alarm.hour = 9
+        #expect(alarm.rule(now: monday8, zone: zone) == "2026-11-23 09:05")
+        // The last day of the year rolls into the next.
+        let silvester = Instant(seconds: 1_798_754_400)  // 2026-12-31 23:00 in Berlin
+        alarm.hour = 6
+        #expect(alarm.rule(now: silvester, zone: zone) == "2027-01-01 06:05")
+    }
+
+    @Test func withoutALabelTheTitleIsAlarmAndNoSoundMeansNoRing() throws {
+        var alarm = ClockAlarm()
+        alarm.sound = nil
+        let request = try alarm.request(identifier: nil, now: monday8, zone: zone)
+        #expect(request.content.title == "Alarm")
+        #expect(request.content.label == "")
+        #expect(request.content.sound == nil)
+        #expect(request.content.ring == nil || request.content.ring == .zero)
+        let back = try #require(ClockAlarm(request: request))
+        #expect(back.label == "")
+    }
+
+    @Test(arguments: ["*:0/15", "Mon *-*-* 07:00:00 UTC", "07:00:30", "*-*~01 07:00"])
+    func rulesTheDialogCannotSayAreNotEditedThere(rule: String) throws {
+        var draft = AlarmDraft(kind: .alarm, anchor: monday8)
+        draft.title = "x"
+        draft.when = .rule(rule)
+        let request = try draft.build(now: monday8)
+        #expect(ClockAlarm(request: request) == nil)
+    }
+
+    @Test func rowsSayTimeDaysAndWhenTheyRing() {
+        let alarm = AlarmRow(PendingSummary(identifier: "a", nextFire: Instant(seconds: monday8.seconds + 3600 * 23), title: "Wake up",
+                                            label: "", timeZone: nil, rule: "07:00 mon-fri", sound: "default"), now: monday8, zone: zone)
+        #expect(alarm.kind == .alarm)
+        #expect(alarm.time == "07:00")
+        #expect(alarm.days == "Weekdays")
+        #expect(alarm.name == "Wake up")
+        #expect(alarm.status == "Rings tomorrow at 07:00")
+        #expect(alarm.isOn)
+
+        let off = AlarmRow(PendingSummary(identifier: "b", nextFire: nil, title: "T", label: "school", timeZone: nil,
+                                          state: .disabled, rule: "16:35 mon,wed"), now: monday8, zone: zone)
+        #expect(off.name == "school")
+        #expect(off.days == "Mon, Wed")
+        #expect(off.status == "Off")
+        #expect(!off.isOn)
+
+        let timer = AlarmRow(PendingSummary(identifier: "t", nextFire: monday8 + .seconds(300), title: "Tea", label: "",
+                                            timeZone: nil, rule: "in 5m"), now: monday8, zone: zone)
+        #expect(timer.kind == .timer)
+        #expect(timer.duration == .seconds(300))
+        #expect(timer.status == "Rings in 5 min")
+
+        // Repeating intervals and other rules are alarms, shown by their next time.
+        let quarter = AlarmRow(PendingSummary(identifier: "q", nextFire: monday8 + .seconds(900), title: "Q", label: "",
+                                              timeZone: nil, rule: "*-*-* *:00/15:00"), now: monday8, zone: zone)
+        #expect(quarter.kind == .alarm)
+        #expect(quarter.time == "08:15")
+        #expect(quarter.days == "*-*-* *:00/15:00")
+        let every = AlarmRow(PendingSummary(identifier: "e", nextFire: monday8 + .seconds(1500), title: "E", label: "",
+                                            timeZone: nil, rule: "every 25m"), now: monday8, zone: zone)
+        #expect(every.kind == .alarm)
+    }
+
+    @Test func timesAheadAreSaidAsAClockSaysThem() {
+        func said(_ seconds: Int64) -> String { relativeTime(from: monday8, to: monday8 + .seconds(seconds), zone: zone) }
+        #expect(said(30) == "in less than a minute")
+        #expect(said(45 * 60) == "in 45 min")
+        #expect(said(3600 * 5 + 180) == "in 5 h 3 min")
+        #expect(said(3600 * 2) == "in 2 h")
+        #expect(said(3600 * 13) == "today at 21:00")
+        #expect(said(3600 * 24) == "tomorrow at 08:00")
+        #expect(said(3600 * 24 * 4) == "on Fri 08:00")
+        #expect(said(3600 * 24 * 10) == "on 2026-12-03 08:00")
+    }
+
+    @Test func countdownsAndDurations() {
+        #expect(countdown(.seconds(299)) == "4:59")
+        #expect(countdown(.milliseconds(299_001)) == "5:00")
+        #expect(countdown(.seconds(3723)) == "1:02:03")
+        #expect(countdown(.seconds(-5)) == "0:00")
+        #expect(durationWords(.seconds(30)) == "30 s")
+        #expect(durationWords(.seconds(300)) == "5 min")
+        #expect(durationWords(.seconds(5400)) == "1 h 30 min")
+        #expect(durationWords(.seconds(7200)) == "2 h")
+    }
+
+    @Test func aCustomTimerIsBuiltAsThePresetsAre() throws {
+        let request = try timerRequest(duration: .seconds(90), label: "", now: monday8)
+        #expect(request.content.title == "Timer")
+        #expect(request.content.category == "x-chime.timer")
+        #expect(request.summaryRule == "in 1m30s")
+        #expect(request.content.sound == .default)
+        let named = try timerRequest(duration: .seconds(300), label: "Pasta", now: monday8)
+        #expect(named.content.title == "Pasta")
+        #expect(named.content.label == "Pasta")
+    }
+}
