@@ -48,6 +48,12 @@ ifeq ($(PIE),0)
 RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
 RELEASE_BIN := .build/release/chime
+APP_BIN := .build/release/chime-alarms
+# The desktop app (GTK 4 + libadwaita) is built and installed where libadwaita's headers are
+# (the build dependencies bring them); APP=0 leaves it out (a server without a desktop).
+APP ?= $(shell pkg-config --exists libadwaita-1 2>/dev/null && echo 1 || echo 0)
+# Where the project is published: the app's metainfo links its screenshots from here.
+HOMEPAGE ?= https://chime.example.org
 
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
@@ -60,7 +66,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
-.PHONY: all build release demo test check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app demo test check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -105,6 +111,10 @@ $(STATIC_LIBS)/libstdc++.a:
 	@mkdir -p $(STATIC_LIBS)
 	@lib=$$(g++ -print-file-name=libstdc++.a); \
 	if [ -f "$$lib" ]; then ln -sf "$$lib" $@; else echo "libstdc++.a not found; linking it dynamically"; touch $@; fi
+
+# The app, position-independent (address randomisation; its start-up is GTK's, not ours).
+release-app: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
+	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime-alarms
 
 demo: release deps-demo
 	@scripts/demo.sh $(RELEASE_BIN)
@@ -155,14 +165,23 @@ bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
 	@scripts/bench.sh
 
-# The translation template, from every tr("...") in the sources (maintainers run it after changing a popup's text).
-po/chime.pot: $(wildcard Sources/*/*.swift)
-	xgettext --language=C --from-code=UTF-8 --keyword=tr:1 --package-name=chime --package-version=$(shell sed -n 's/.*chimeVersion = "\(.*\)".*/\1/p' Sources/ChimeCenter/Version.swift) \
-		--msgid-bugs-address= -o $@ $$(grep -l 'tr("' Sources/*/*.swift)
+# The translation template, from every tr("...") in the sources and the app's desktop entry and
+# metainfo (maintainers run it after changing a string; msgmerge then updates each po/LANG.po).
+APP_IN := packaging/app/org.chime.Alarms.desktop.in packaging/app/org.chime.Alarms.metainfo.xml.in
+po/chime.pot: $(wildcard Sources/*/*.swift) $(APP_IN)
+	xgettext --language=C --from-code=UTF-8 --keyword=tr:1 --add-comments=TRANSLATORS: --package-name=chime \
+		--package-version=$(VERSION) --msgid-bugs-address= -o $@ $$(grep -l 'tr("' Sources/*/*.swift)
+	xgettext --join-existing --language=Desktop --add-comments=TRANSLATORS: -o $@ packaging/app/org.chime.Alarms.desktop.in
+	xgettext --join-existing --its=/usr/share/gettext/its/metainfo.its -o $@ packaging/app/org.chime.Alarms.metainfo.xml.in
 
-# Man pages and completions, generated from the release binary.
+# Man pages and completions, generated from the release binary; the app's translated desktop entry
+# and metainfo.
+ifeq ($(APP),1)
+dist: release release-app
+else
 dist: release
-	@scripts/dist.sh $(RELEASE_BIN)
+endif
+	@APP=$(APP) HOMEPAGE=$(HOMEPAGE) VERSION=$(VERSION) scripts/dist.sh $(RELEASE_BIN)
 
 INSTALLED := $(BINDIR)/chime $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services/org.chime.Scheduler.service \
 	$(DATADIR)/dbus-1/interfaces/org.chime.Scheduler1.xml \
@@ -170,6 +189,11 @@ INSTALLED := $(BINDIR)/chime $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services
 	$(DATADIR)/bash-completion/completions/chime $(DATADIR)/zsh/site-functions/_chime \
 	$(DATADIR)/fish/vendor_completions.d/chime.fish \
 	$(foreach lang,$(basename $(notdir $(wildcard po/*.po))),$(DATADIR)/locale/$(lang)/LC_MESSAGES/chime.mo)
+
+APP_INSTALLED := $(BINDIR)/chime-alarms $(DATADIR)/applications/org.chime.Alarms.desktop \
+	$(DATADIR)/metainfo/org.chime.Alarms.metainfo.xml $(DATADIR)/icons/hicolor/scalable/apps/org.chime.Alarms.svg \
+	$(DATADIR)/icons/hicolor/symbolic/apps/org.chime.Alarms-symbolic.svg \
+	$(DATADIR)/icons/hicolor/symbolic/apps/org.chime.Alarms-timer-symbolic.svg
 
 install: dist
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/chime
@@ -192,6 +216,15 @@ install: dist
 	install -m644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m644 docs/dbus-interface.md $(DESTDIR)$(DOCDIR)/dbus-interface.md
 	install -m644 config/*.toml $(DESTDIR)$(DOCDIR)/examples/
+	@# The desktop app, where it was built (APP=1).
+	@if [ "$(APP)" = 1 ]; then \
+		install -Dm755 $(APP_BIN) $(DESTDIR)$(BINDIR)/chime-alarms && \
+		install -Dm644 .build/dist/app/org.chime.Alarms.desktop $(DESTDIR)$(DATADIR)/applications/org.chime.Alarms.desktop && \
+		install -Dm644 .build/dist/app/org.chime.Alarms.metainfo.xml $(DESTDIR)$(DATADIR)/metainfo/org.chime.Alarms.metainfo.xml && \
+		for icon in $$(cd packaging/app/icons && find hicolor -name '*.svg'); do \
+			install -Dm644 packaging/app/icons/$$icon $(DESTDIR)$(DATADIR)/icons/$$icon || exit 1; done; \
+		echo "installed the app: $(BINDIR)/chime-alarms"; \
+	else echo "the app is left out (APP=0, or no libadwaita-1-dev)"; fi
 	@# Opt-in: chime started as notify-send is notify-send (README, "chime as notify-send").
 	@if [ "$(NOTIFY_SEND_LINK)" = 1 ]; then \
 		if [ -e $(DESTDIR)$(BINDIR)/notify-send ] && [ "$$(readlink $(DESTDIR)$(BINDIR)/notify-send)" != chime ]; then \
@@ -202,7 +235,7 @@ install: dist
 uninstall:
 	@# The notify-send link, only where it is chime's.
 	@if [ "$$(readlink $(DESTDIR)$(BINDIR)/notify-send 2>/dev/null)" = chime ]; then rm -f $(DESTDIR)$(BINDIR)/notify-send; fi
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED) $(APP_INSTALLED))
 	rm -f $(DESTDIR)$(DATADIR)/man/man1/chime.1 $(DESTDIR)$(DATADIR)/man/man1/chime-*.1
 	rm -rf $(DESTDIR)$(DOCDIR)
 

@@ -48,3 +48,16 @@ for po in po/*.po; do
     mkdir -p "$out/locale/$lang/LC_MESSAGES"
     msgfmt --check -o "$out/locale/$lang/LC_MESSAGES/chime.mo" "$po"
 done
+
+# The app's desktop entry and metainfo, with every translation in po/ merged in.
+if [ "${APP:-0}" = 1 ]; then
+    mkdir -p "$out/app"
+    msgfmt --desktop --template=packaging/app/org.chime.Alarms.desktop.in -d po -o "$out/app/org.chime.Alarms.desktop"
+    # msgfmt knows the metainfo's rules by its name (*.metainfo.xml).
+    release_date=$(git log -1 --format=%cs 2>/dev/null || date +%F)
+    sed -e "s|@VERSION@|${VERSION:?}|" -e "s|@DATE@|$release_date|" -e "s|@HOMEPAGE@|${HOMEPAGE:?}|g" \
+        packaging/app/org.chime.Alarms.metainfo.xml.in >"$out/app/template.metainfo.xml"
+    msgfmt --xml --template="$out/app/template.metainfo.xml" -d po -o "$out/app/org.chime.Alarms.metainfo.xml"
+    rm "$out/app/template.metainfo.xml"
+    echo "dist: the app's desktop entry and metainfo in $out/app" >&2
+fi

@@ -40,3 +40,9 @@ public final class FileChooser: Object {
         gtk_native_dialog_show(cast())
     }
 }
+
+/// Looks for icons in `directory` too (a folder holding `hicolor/...`), before the system's.
+public func addIconDirectory(_ directory: String) {
+    guard let display = gdk_display_get_default(), let theme = gtk_icon_theme_get_for_display(display) else { return }
+    gtk_icon_theme_add_search_path(theme, directory)
+}

@@ -225,7 +225,7 @@ final class AlarmDialog {
         }
         do {
             guard let link = owner.link else { return }
-            try link.run { try $0.add(request) }
+            _ = try link.run { try $0.add(request) }
         } catch {
             show(problem: describe(error))
             return

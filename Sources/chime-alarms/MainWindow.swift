@@ -49,7 +49,7 @@ final class MainWindow {
         desktop = DesktopPage(window: self)
         ringing = RingingPage(window: self)
         views.add(alarms.root, name: "alarms", title: tr("Alarms"), icon: "alarm-symbolic")
-        views.add(timers.root, name: "timers", title: tr("Timers"), icon: "timer-symbolic")
+        views.add(timers.root, name: "timers", title: tr("Timers"), icon: "org.chime.Alarms-timer-symbolic")
         views.add(desktop.root, name: "desktop", title: tr("This Desktop"), icon: "computer-symbolic")
         top.add(views, name: "main")
         top.add(ringing.root, name: "ringing")

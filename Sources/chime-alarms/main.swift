@@ -2,6 +2,7 @@
 // interface (org.chime.Scheduler1) and of nothing else.
 import ChimeCenter
 import Gtk
+import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,6 +27,10 @@ Localization.setUp()
 let app = Application(id: "org.chime.Alarms")
 var main: MainWindow?
 app.onActivate {
+    // The app's own icons (the timers page's): CHIME_ICONDIR (the source tree's, for tests),
+    // and share/icons beside the binary's bin, found even where that prefix is not in XDG_DATA_DIRS.
+    if let directory = Sys.environment("CHIME_ICONDIR"), !directory.isEmpty { addIconDirectory(directory) }
+    addIconDirectory(Localization.directory().replacing("/share/locale", with: "/share/icons"))
     if let main {
         main.present()
         return
