@@ -137,6 +137,14 @@ public func soundThemeFile(named name: String) -> String? {
     return nil
 }
 
+/// The freedesktop sound theme's sounds that suit an alarm or a timer, those installed here, in
+/// this order (the theme's other sounds, `audio-channel-front-left` and the like, are not for waking).
+public func alarmSoundNames() -> [String] {
+    let installed = Set(soundThemeNames())
+    return ["alarm-clock-elapsed", "bell", "complete", "message", "message-new-instant", "phone-incoming-call",
+            "phone-outgoing-calling", "service-login", "dialog-information", "dialog-warning"].filter(installed.contains)
+}
+
 /// The freedesktop sound theme's sounds installed here (`bell`, `alarm-clock-elapsed`, ...),
 /// sorted, each once: what an alarm's `sound` may name.
 public func soundThemeNames() -> [String] {

@@ -62,12 +62,21 @@ public final class Window: Bin {
         super.init(sinking: UnsafeMutableRawPointer(adw_application_window_new(application.cast())))
     }
 
-    /// A dialog over `parent`: modal, closed with Escape.
-    public init(dialogOver parent: Window) {
+    /// A dialog over `parent`: modal (unless said otherwise), closed with Escape. `alert`: it
+    /// tells of something happening now (an alarm ringing), and assistive technologies say so.
+    public init(dialogOver parent: Window, modal: Bool = true, alert: Bool = false) {
         isMainWindow = false
-        super.init(sinking: UnsafeMutableRawPointer(adw_window_new()))
+        var value = GValue()
+        let role = gtk_accessible_role_get_type()
+        g_value_init(&value, role)
+        g_value_set_enum(&value, Int32(bitPattern: (alert ? GTK_ACCESSIBLE_ROLE_ALERT_DIALOG : GTK_ACCESSIBLE_ROLE_DIALOG).rawValue))
+        var names: [UnsafePointer<CChar>?] = [UnsafePointer(strdup("accessible-role"))]
+        defer { free(UnsafeMutableRawPointer(mutating: names[0])) }
+        let window = g_object_new_with_properties(adw_window_get_type(), 1, &names, &value)
+        g_value_unset(&value)
+        super.init(sinking: UnsafeMutableRawPointer(window!))
         gtk_window_set_transient_for(cast(), parent.cast())
-        gtk_window_set_modal(cast(), 1)
+        gtk_window_set_modal(cast(), modal ? 1 : 0)
         gtk_window_set_destroy_with_parent(cast(), 1)
         addShortcut("Escape", action: "window.close")
     }
@@ -99,9 +108,23 @@ public final class Window: Bin {
     public func addAction(_ name: String, _ body: @escaping () -> Void) {
         let action = Object(adopting: UnsafeMutableRawPointer(g_simple_action_new(name, nil)))
         action.onPointer("activate") { _ in body() }
-        g_action_map_add_action(OpaquePointer(raw), OpaquePointer(action.raw))
+        // An application window is an action map itself; a dialog gets a group of its own under "win".
+        let map: UnsafeMutableRawPointer
+        if isMainWindow {
+            map = raw
+        } else {
+            if dialogActions == nil {
+                let group = Object(adopting: UnsafeMutableRawPointer(g_simple_action_group_new()))
+                gtk_widget_insert_action_group(widget, "win", OpaquePointer(group.raw))
+                dialogActions = group
+            }
+            map = dialogActions!.raw
+        }
+        g_action_map_add_action(OpaquePointer(map), OpaquePointer(action.raw))
         actions.append(action)
     }
+
+    private var dialogActions: Object?
 
     /// A key (`Escape`, `<Control>Return`) that runs a named action (`window.close`, `win.save`) in this window.
     public func addShortcut(_ trigger: String, action: String) {
@@ -374,4 +397,39 @@ public final class ListBox: Widget {
     }
 
     public var count: Int { rows.count }
+}
+
+/// A row that opens to show more rows (a choice among a few, each a row of its own).
+public final class ExpanderRow: Widget {
+    private var rows: [Widget] = []
+
+    public init(title: String) {
+        super.init(sinking: UnsafeMutableRawPointer(adw_expander_row_new()))
+        adw_preferences_row_set_title(cast(), title)
+    }
+
+    public var subtitle: String {
+        get { String(glib: adw_expander_row_get_subtitle(cast())) ?? "" }
+        set { adw_expander_row_set_subtitle(cast(), newValue) }
+    }
+
+    public var isExpanded: Bool {
+        get { adw_expander_row_get_expanded(cast()) != 0 }
+        set { adw_expander_row_set_expanded(cast(), newValue ? 1 : 0) }
+    }
+
+    public func add(_ row: Widget) {
+        adw_expander_row_add_row(cast(), row.widget)
+        rows.append(row)
+    }
+
+    public func remove(_ row: Widget) {
+        adw_expander_row_remove(cast(), row.widget)
+        rows.removeAll { $0 === row }
+    }
+
+    public func addSuffix(_ widget: Widget) {
+        adw_expander_row_add_action(cast(), widget.widget)
+        rows.append(widget)
+    }
 }

@@ -177,7 +177,15 @@ public func escapedMarkup(_ text: String) -> String {
 // MARK: - Buttons
 
 public class Button: Widget {
-    public init(label: String) { super.init(sinking: UnsafeMutableRawPointer(gtk_button_new_with_mnemonic(label))) }
+    /// A button with a text; `_` marks its mnemonic (`_Save`: Alt+S).
+    public init(label: String) {
+        // The text is a label child of its own, so the accessible name is the text once, without
+        // the mnemonic's underscore (GTK 4.8 names a mnemonic button "_Save Save" otherwise).
+        super.init(sinking: UnsafeMutableRawPointer(gtk_button_new()))
+        let text = gtk_label_new_with_mnemonic(label)
+        gtk_label_set_mnemonic_widget(OpaquePointer(text), widget)
+        gtk_button_set_child(cast(), text)
+    }
 
     /// An icon-only button; `name` is what assistive technologies read and the tooltip shows.
     public init(icon: String, name: String) {
@@ -187,11 +195,6 @@ public class Button: Widget {
     }
 
     package override init(sinking raw: UnsafeMutableRawPointer) { super.init(sinking: raw) }
-
-    public var label: String {
-        get { String(glib: gtk_button_get_label(cast())) ?? "" }
-        set { gtk_button_set_label(cast(), newValue) }
-    }
 
     public var iconName: String {
         get { String(glib: gtk_button_get_icon_name(cast())) ?? "" }
@@ -217,9 +220,10 @@ public final class ToggleButton: Button {
 }
 
 public final class Switch: Widget {
-    public init(name: String) {
+    /// `name`: what assistive technologies read; nil where a row's title names it.
+    public init(name: String?) {
         super.init(sinking: UnsafeMutableRawPointer(gtk_switch_new()))
-        accessibleName = name
+        if let name { accessibleName = name }
         verticalAlignment = .center
     }
 
@@ -368,4 +372,22 @@ public final class Stack: Widget {
 extension SpinButton {
     /// Arrows above and below the number, as a clock's hour and minute pickers.
     public func vertical() { gtk_orientable_set_orientation(opaque, GTK_ORIENTATION_VERTICAL) }
+}
+
+/// A check box, or a radio button once it is in a group.
+public final class CheckButton: Widget {
+    public init(name: String? = nil) {
+        super.init(sinking: UnsafeMutableRawPointer(gtk_check_button_new()))
+        if let name { accessibleName = name }
+    }
+
+    public var isActive: Bool {
+        get { gtk_check_button_get_active(cast()) != 0 }
+        set { gtk_check_button_set_active(cast(), newValue ? 1 : 0) }
+    }
+
+    /// Makes it one of a set of which one is chosen (radio buttons).
+    public func join(_ other: CheckButton) { gtk_check_button_set_group(cast(), other.cast()) }
+
+    public func onToggle(_ body: @escaping () -> Void) { on("toggled", body) }
 }

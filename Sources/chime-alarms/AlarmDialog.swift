@@ -17,11 +17,15 @@ final class AlarmDialog {
     private let minute = SpinButton(range: 0...59, step: 1, name: tr("Minute"))
     private var dayButtons: [ToggleButton] = []
     private let name = EntryRow(title: tr("Name"))
-    private let sound: ComboRow
+    /// The sound: a row that opens to the choices, one radio button each.
+    private let sound = ExpanderRow(title: tr("Sound"))
+    private var soundButtons: [CheckButton] = []
+    private var soundRows: [ActionRow] = []
+    private var chosenSound = 0
     private let preview = Button(icon: "media-playback-start-symbolic", name: tr("Preview the sound"))
     private let ring: ComboRow
     private let snooze: ComboRow
-    private let wakeSwitch = Switch(name: tr("Wake the computer"))
+    private let wakeSwitch = Switch(name: nil)
     private let wakeRow = ActionRow(title: tr("Wake the computer"))
     private let doNotDisturb: ComboRow
     private let problem = Label()
@@ -42,10 +46,10 @@ final class AlarmDialog {
         dialog.title = identifier == nil ? tr("New Alarm") : tr("Edit Alarm")
         dialog.setDefaultSize(width: 420, height: 680)
 
-        let themeSounds = soundThemeNames().filter { $0 != Sound.defaultName }
+        let themeSounds = alarmSoundNames().filter { $0 != Sound.defaultName }
         soundChoices = [nil, .default] + themeSounds.map { .named($0) }
-        if case .file? = alarm.sound { soundChoices.append(alarm.sound) }
-        sound = ComboRow(title: tr("Sound"), choices: [])
+        // The alarm's own sound stays choosable (a file, or a theme sound not in the short list).
+        if let own = alarm.sound, !soundChoices.contains(own) { soundChoices.append(own) }
         ring = ComboRow(title: tr("Ring for"), choices: Self.ringChoices.map { $0 == .zero ? tr("Once") : durationWords($0) })
         snooze = ComboRow(title: tr("Snooze for"), choices: Self.snoozeChoices.map(durationWords))
         doNotDisturb = ComboRow(title: tr("During Do Not Disturb"),
@@ -107,16 +111,10 @@ final class AlarmDialog {
         chooseFile.verticalAlignment = .center
         chooseFile.onClick { [unowned self] in chooseSoundFile() }
         let soundGroup = PreferencesGroup(title: tr("Sound"))
-        let soundRow = sound
-        soundRow.accessibleName = tr("Sound")
-        soundGroup.add(soundRow)
+        soundGroup.add(sound)
         soundGroup.setHeaderSuffix(Self.pair(preview, chooseFile))
         soundGroup.add(ring)
         soundGroup.add(snooze)
-        sound.onSelect { [unowned self] in
-            preview.isSensitive = sound.selected > 0
-            ring.isSensitive = sound.selected > 0
-        }
 
         wakeRow.addSuffix(wakeSwitch)
         wakeRow.activates(wakeSwitch)
@@ -176,18 +174,43 @@ final class AlarmDialog {
         doNotDisturb.selected = Self.doNotDisturbChoices.firstIndex(of: alarm.doNotDisturb) ?? 0
     }
 
+    private static func words(_ choice: Sound?) -> String {
+        switch choice {
+        case nil: tr("None")
+        case .default?: tr("Alarm clock (chime's own)")
+        case .named(let name)?: name.replacing("-", with: " ")
+        case .file(let path)?: String(path.split(separator: "/").last ?? "")
+        }
+    }
+
+    /// One radio row per choice; the chosen one is the alarm's.
     private func refreshSoundChoices() {
-        sound.setChoices(soundChoices.map { choice in
-            switch choice {
-            case nil: tr("None")
-            case .default?: tr("Alarm clock (chime's own)")
-            case .named(let name)?: name.replacing("-", with: " ")
-            case .file(let path)?: String(path.split(separator: "/").last ?? "")
+        for row in soundRows { sound.remove(row) }
+        soundRows.removeAll()
+        soundButtons.removeAll()
+        chosenSound = soundChoices.firstIndex(of: alarm.sound) ?? 1
+        for (index, choice) in soundChoices.enumerated() {
+            let row = ActionRow(title: Self.words(choice))
+            let radio = CheckButton()
+            if let first = soundButtons.first { radio.join(first) }
+            radio.isActive = index == chosenSound
+            radio.onToggle { [unowned self, unowned radio] in
+                if radio.isActive { choose(index) }
             }
-        })
-        sound.selected = soundChoices.firstIndex(of: alarm.sound) ?? 1
-        preview.isSensitive = sound.selected > 0
-        ring.isSensitive = sound.selected > 0
+            row.addPrefix(radio)
+            row.activates(radio)
+            sound.add(row)
+            soundRows.append(row)
+            soundButtons.append(radio)
+        }
+        choose(chosenSound)
+    }
+
+    private func choose(_ index: Int) {
+        chosenSound = index
+        sound.subtitle = Self.words(soundChoices[index])
+        preview.isSensitive = index > 0
+        ring.isSensitive = index > 0
     }
 
     private static func nearest(_ span: TimeSpan, in choices: [TimeSpan]) -> Int {
@@ -206,7 +229,7 @@ final class AlarmDialog {
         alarm.minute = minute.intValue
         alarm.days = Weekdays(rawValue: dayButtons.enumerated().reduce(0) { $0 | ($1.element.isActive ? 1 << UInt8($1.offset) : 0) })
         alarm.label = name.text
-        alarm.sound = soundChoices.indices.contains(sound.selected) ? soundChoices[sound.selected] : .default
+        alarm.sound = soundChoices[chosenSound]
         alarm.ring = Self.ringChoices[min(ring.selected, Self.ringChoices.count - 1)]
         alarm.snooze = Self.snoozeChoices[min(snooze.selected, Self.snoozeChoices.count - 1)]
         alarm.wake = wakeSwitch.isOn && wakeSwitch.isSensitive
@@ -240,8 +263,7 @@ final class AlarmDialog {
     }
 
     private func playPreview() {
-        let choice = soundChoices.indices.contains(sound.selected) ? soundChoices[sound.selected] : nil
-        guard let choice else { return }
+        guard let choice = soundChoices[chosenSound] else { return }
         let text = switch choice {
         case .default: "default"
         case .named(let name): name

@@ -12,7 +12,7 @@ final class AlarmRowWidgets {
     let time = Label()
     let name = Label()
     let status = Label()
-    let onOff = Switch(name: "")
+    let onOff = Switch(name: nil)
     let delete = Button(icon: "user-trash-symbolic", name: tr("Delete"))
     let openFile = Button(icon: "document-edit-symbolic", name: tr("Open the alarm file"))
     var identifier = ""

@@ -52,7 +52,6 @@ final class MainWindow {
         views.add(timers.root, name: "timers", title: tr("Timers"), icon: "org.chime.Alarms-timer-symbolic")
         views.add(desktop.root, name: "desktop", title: tr("This Desktop"), icon: "computer-symbolic")
         top.add(views, name: "main")
-        top.add(ringing.root, name: "ringing")
         if let linkError {
             let failed = StatusPage(icon: "dialog-error-symbolic", title: tr("No Connection to chime"), description: linkError)
             top.add(failed, name: "failed")
@@ -123,8 +122,6 @@ final class MainWindow {
     func refreshRinging() {
         guard let ringingNow = call(tr("Reading what rings"), { try $0.ringing() }) else { return }
         ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
-        top.visiblePage = ringingNow.isEmpty ? "main" : "ringing"
-        if !ringingNow.isEmpty { window.present() }
     }
 
     // MARK: - What rows and dialogs ask

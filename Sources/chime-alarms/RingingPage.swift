@@ -1,4 +1,6 @@
-// While an alarm rings and the app is open: its title and large Snooze and Stop buttons.
+// While an alarm rings and the app is open: a window of its own over the app's, with the alarm's
+// title and large Snooze and Stop buttons, as a clock app shows. It goes when the ring ends,
+// however it ends (answered here, in the popup, or rung out).
 import AlarmsModel
 import ChimeCenter
 import Gtk
@@ -6,15 +8,38 @@ import Notifications
 import Timekeeping
 
 final class RingingPage {
-    let root: StatusPage
-    private let snooze = Button(label: tr("_Snooze"))
-    private let stop = Button(label: tr("S_top"))
+    private var window: Window?
+    private var page: StatusPage?
     private var identifier: String?
-    unowned let window: MainWindow
+    unowned let owner: MainWindow
 
-    init(window: MainWindow) {
-        self.window = window
-        root = StatusPage(icon: "alarm-symbolic", title: "")
+    init(window owner: MainWindow) {
+        self.owner = owner
+    }
+
+    /// Shows the ring (the first of those ringing), or takes the window down when none rings.
+    func show(_ ring: (identifier: String, title: String, due: Instant)?) {
+        identifier = ring?.identifier
+        guard let ring else {
+            window?.destroy()
+            window = nil
+            page = nil
+            return
+        }
+        let (window, page) = self.window.flatMap { window in self.page.map { (window, $0) } } ?? make()
+        window.title = ring.title
+        page.title = ring.title
+        let civil = owner.zone.civil(at: ring.due.seconds)
+        page.text = tr("Ringing since %s", ClockAlarm(hour: civil.hour, minute: civil.minute).timeText)
+        window.present()
+    }
+
+    private func make() -> (Window, StatusPage) {
+        let window = Window(dialogOver: owner.window, modal: false, alert: true)
+        window.setDefaultSize(width: 400, height: 480)
+        let page = StatusPage(icon: "alarm-symbolic", title: "")
+        let snooze = Button(label: tr("_Snooze"))
+        let stop = Button(label: tr("S_top"))
         let buttons = Box(vertical: true, spacing: 12)
         buttons.horizontalAlignment = .center
         for button in [snooze, stop] {
@@ -24,25 +49,34 @@ final class RingingPage {
         }
         snooze.addClass("suggested-action")
         stop.addClass("destructive-action")
-        snooze.accessibleName = tr("Snooze")
-        stop.accessibleName = tr("Stop")
         snooze.onClick { [unowned self] in answer(NotificationAction.snooze.identifier) }
         stop.onClick { [unowned self] in answer(NotificationAction.dismiss.identifier) }
-        root.setChild(buttons)
-    }
-
-    func show(_ ring: (identifier: String, title: String, due: Instant)?) {
-        identifier = ring?.identifier
-        guard let ring else { return }
-        root.title = ring.title
-        let civil = window.zone.civil(at: ring.due.seconds)
-        root.text = tr("Ringing since %s", ClockAlarm(hour: civil.hour, minute: civil.minute).timeText)
+        page.setChild(buttons)
+        page.expandsVertically = true
+        let header = HeaderBar()
+        header.addClass("flat")
+        header.setTitle(Label(""))  // the page below says the title, large
+        let body = Box(vertical: true)
+        body.append(header)
+        body.append(page)
+        window.setContent(body)
+        window.setDefault(snooze)
+        // Closing the window leaves the alarm ringing (its popup still answers it); it shows again
+        // with the next ring.
+        window.onCloseRequest { [unowned self] in
+            self.window = nil
+            self.page = nil
+            return false
+        }
+        self.window = window
+        self.page = page
         snooze.grabFocus()
+        return (window, page)
     }
 
     private func answer(_ action: String) {
         guard let identifier else { return }
-        window.call(action == "snooze" ? tr("Snoozing") : tr("Stopping"), { try $0.answer(identifier, action: action) })
+        owner.call(action == "snooze" ? tr("Snoozing") : tr("Stopping"), { try $0.answer(identifier, action: action) })
     }
 }
 

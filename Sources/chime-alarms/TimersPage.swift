@@ -12,6 +12,8 @@ final class TimerRowWidgets {
     let pauseResume = Button(icon: "media-playback-pause-symbolic", name: tr("Pause"))
     let cancel = Button(icon: "window-close-symbolic", name: tr("Cancel"))
     var identifier: String
+    /// What the row last showed (nil: nothing yet), so names change only when the state does.
+    var shown: (paused: Bool, name: String)?
 
     init(identifier: String) {
         self.identifier = identifier
@@ -98,7 +100,6 @@ final class TimersPage {
                 }
             }
             row.addSuffix(start)
-            row.activates(start)
             presets.append(row)
             presetRows.append(row)
         }
@@ -159,14 +160,15 @@ final class TimersPage {
             row.row.title = timer.name
             row.row.subtitle = isPaused ? tr("Paused") : (timer.duration.map { tr("%s timer", durationWords($0)) } ?? "")
             row.countdown.accessibleName = tr("%s left", countdown(left))
-            let icon = isPaused ? "media-playback-start-symbolic" : "media-playback-pause-symbolic"
-            if row.pauseResume.iconName != icon {
-                row.pauseResume.iconName = icon
+            if row.shown?.paused != isPaused || row.shown?.name != timer.name {
+                row.shown = (isPaused, timer.name)
+                row.pauseResume.iconName = isPaused ? "media-playback-start-symbolic" : "media-playback-pause-symbolic"
                 let name = isPaused ? tr("Resume %s", timer.name) : tr("Pause %s", timer.name)
                 row.pauseResume.accessibleName = name
                 row.pauseResume.tooltip = name
+                row.cancel.accessibleName = tr("Cancel %s", timer.name)
+                row.cancel.tooltip = tr("Cancel %s", timer.name)
             }
-            row.cancel.accessibleName = tr("Cancel %s", timer.name)
         }
     }
 

@@ -1,0 +1,156 @@
+"""A desktop session for the app's tests: a private session bus with the accessibility bus, Xvfb,
+dunst (a real notification server), the real chime daemon with a recording sound player, and the
+app itself; every process started here is stopped by its PID. The app is driven through its
+accessibility tree (AT-SPI), as a screen reader or a person with a keyboard would.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+
+def until(check, seconds, what, interval=0.02):
+    """Waits for check() to be truthy; returns its value, or raises naming what did not come."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except Exception:  # a widget between states, a process not up yet
+            if time.monotonic() >= deadline:
+                raise
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{what} did not come within {seconds} s")
+        time.sleep(interval)
+
+
+class Session:
+    def __init__(self, chime, app, language="C.UTF-8", languages=None, alarm_file=None, width=1280, height=800):
+        self.chime_path = chime
+        self.app_path = app
+        self.dir = tempfile.mkdtemp(prefix="chime-app-")
+        self.procs = []
+        self.log = open(os.path.join(self.dir, "session.log"), "w")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+        player = os.path.join(self.dir, "player")
+        os.makedirs(player)
+        self.plays = os.path.join(self.dir, "plays.log")
+        # The recording player: notes each start, plays (sleeps), notes how it ended.
+        with open(os.path.join(player, "canberra-gtk-play"), "w") as f:
+            f.write(f"""#!/bin/sh
+echo "start $$ $*" >> '{self.plays}'
+trap 'echo "stopped $$" >> "{self.plays}"; exit 143' TERM
+sleep 30 & wait $!
+echo "end $$" >> '{self.plays}'
+""")
+        os.chmod(os.path.join(player, "canberra-gtk-play"), 0o755)
+        env.update(HOME=self.dir, XDG_RUNTIME_DIR=os.path.join(self.dir, "run"), XDG_CONFIG_HOME=os.path.join(self.dir, "config"),
+                   XDG_DATA_HOME=os.path.join(self.dir, "data"), XDG_STATE_HOME=os.path.join(self.dir, "state"),
+                   XDG_CACHE_HOME=os.path.join(self.dir, "cache"), GSETTINGS_BACKEND="memory", NO_AT_BRIDGE="0",
+                   GTK_A11Y="atspi", GDK_BACKEND="x11", LANG=language, PATH=player + ":" + env.get("PATH", "/usr/bin:/bin"),
+                   CHIME_ICONDIR=os.path.join(ROOT, "packaging", "app", "icons"), LIBGL_ALWAYS_SOFTWARE="1")
+        if languages:
+            env["LANGUAGE"] = languages
+            env["CHIME_LOCALEDIR"] = os.path.join(ROOT, ".build", "dist", "locale")
+        os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
+        os.makedirs(os.path.join(env["XDG_CONFIG_HOME"], "chime"))
+        self.alarm_file = os.path.join(env["XDG_CONFIG_HOME"], "chime", "alarms.toml")
+        with open(self.alarm_file, "w") as f:
+            f.write(alarm_file or "")
+        self.env = env
+        self.width, self.height = width, height
+
+    # MARK: processes
+
+    def spawn(self, argv, **kw):
+        p = subprocess.Popen(argv, env=kw.pop("env", self.env), stdout=kw.pop("stdout", self.log), stderr=kw.pop("stderr", self.log),
+                             stdin=subprocess.DEVNULL, **kw)
+        self.procs.append(p)
+        return p
+
+    def start(self, app=True):
+        """The bus, the accessibility bus, Xvfb, dunst, the daemon, and (unless app=False) the app."""
+        conf = os.path.join(self.dir, "bus.conf")
+        with open(conf, "w") as f:
+            f.write(f"""<busconfig><type>session</type><listen>unix:dir={self.dir}</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow receive_sender="*"/><allow own="*"/></policy>
+</busconfig>""")
+        bus = self.spawn(["dbus-daemon", f"--config-file={conf}", "--nofork", "--print-address=1"], stdout=subprocess.PIPE)
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
+        r, w = os.pipe()
+        self.spawn(["Xvfb", "-displayfd", str(w), "-noreset", "-nolisten", "tcp", "-screen", "0", f"{self.width}x{self.height}x24"],
+                   pass_fds=(w,))
+        os.close(w)
+        self.env["DISPLAY"] = ":" + os.read(r, 32).decode().strip()
+        self.display_pipe = r
+        self.spawn(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"])
+        until(lambda: self.gdbus("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"), 10, "the accessibility bus")
+        with open(os.path.join(self.dir, "dunstrc"), "w") as f:
+            f.write("[global]\n    notification_limit = 5\n")
+        self.spawn(["dunst", "-config", os.path.join(self.dir, "dunstrc")])
+        until(lambda: self.gdbus("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                                 "org.freedesktop.Notifications.GetServerInformation"), 10, "dunst")
+        self.daemon = self.spawn([self.chime_path, "daemon"], stderr=open(os.path.join(self.dir, "daemon.log"), "w"))
+        until(lambda: self.chime("list")[0] == 0, 10, "the chime daemon")
+        # The test's own AT-SPI client speaks to this session.
+        os.environ["DBUS_SESSION_BUS_ADDRESS"] = self.env["DBUS_SESSION_BUS_ADDRESS"]
+        os.environ["DISPLAY"] = self.env["DISPLAY"]
+        if app:
+            self.start_app()
+
+    def start_app(self, extra_env=None):
+        env = dict(self.env, **(extra_env or {}))
+        self.app = self.spawn([self.app_path], env=env, stderr=open(os.path.join(self.dir, "app.log"), "a"))
+        return self.app
+
+    def stop(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.terminate()
+        deadline = time.monotonic() + 5
+        for p in reversed(self.procs):
+            try:
+                p.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        self.log.close()
+
+    def remove(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def logs(self):
+        out = []
+        for name in ("app.log", "daemon.log", "session.log"):
+            path = os.path.join(self.dir, name)
+            if os.path.exists(path):
+                with open(path, errors="replace") as f:
+                    out.append(f"--- {name}\n" + f.read()[-4000:])
+        return "\n".join(out)
+
+    # MARK: commands
+
+    def gdbus(self, dest, path, method, *args):
+        r = subprocess.run(["gdbus", "call", "--session", "-d", dest, "-o", path, "-m", method, *args],
+                           env=self.env, capture_output=True, text=True, timeout=10)
+        return r.stdout.strip() if r.returncode == 0 else None
+
+    def chime(self, *args):
+        r = subprocess.run([self.chime_path, *args], env=self.env, capture_output=True, text=True, timeout=30)
+        return r.returncode, r.stdout, r.stderr
+
+    def played(self):
+        if not os.path.exists(self.plays):
+            return []
+        with open(self.plays) as f:
+            return [line.split() for line in f.read().splitlines()]
+
+    def screenshot(self, path, window_only=True):
+        subprocess.run(["import", "-window", "root", path], env=self.env, check=True)
