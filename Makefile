@@ -4,6 +4,7 @@
 #                dunst under Xvfb when there is no desktop session)
 #   make test    the whole test suite, on a private dbus-daemon with dunst under Xvfb, then
 #                the packaging tests (install, D-Bus activation, the .deb installed and purged)
+#   make test-app   the desktop app alone, through its accessibility tree (TESTS=Class.test picks)
 #   make check   the quick loop: every test that needs no bus, X display or server (time,
 #                validation, request coding, parsing, the store, the loop's parts, the CLI's
 #                parsing), in under a minute after a build
@@ -57,8 +58,10 @@ HOMEPAGE ?= https://chime.example.org
 
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb
-TEST_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev lintian desktop-file-utils \
-	bash-completion man-db systemd libglib2.0-bin
+# The desktop app's tests: its accessibility tree (AT-SPI) read from Python, keys through XTest.
+APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3-xlib gettext adwaita-icon-theme librsvg2-common
+TEST_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
+	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
@@ -66,7 +69,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
 BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
 
-.PHONY: all build release release-app demo test check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app demo test test-app check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -123,9 +126,17 @@ test: deps-test
 	$(SWIFT) build $(CXX_FLAGS)
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test $(CXX_FLAGS)
+	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms
 	@scripts/test-examples.sh
 	$(MAKE) docs
 	@scripts/test-packaging.sh
+
+# The desktop app alone, driven through its accessibility tree under Xvfb (Tests/app).
+test-app:
+	@scripts/install-packages.sh $(BUILD_PACKAGES) $(APP_TEST_PACKAGES)
+	$(SWIFT) build $(CXX_FLAGS) --product chime
+	$(SWIFT) build $(CXX_FLAGS) --product chime-alarms
+	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms $(TESTS)
 
 # The suites that need no bus, X display or notification server: `make check` runs these alone.
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
@@ -190,7 +201,7 @@ INSTALLED := $(BINDIR)/chime $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services
 	$(DATADIR)/fish/vendor_completions.d/chime.fish \
 	$(foreach lang,$(basename $(notdir $(wildcard po/*.po))),$(DATADIR)/locale/$(lang)/LC_MESSAGES/chime.mo)
 
-APP_INSTALLED := $(BINDIR)/chime-alarms $(DATADIR)/applications/org.chime.Alarms.desktop \
+APP_INSTALLED := $(BINDIR)/chime-alarms $(DATADIR)/applications/org.chime.Alarms.desktop $(DATADIR)/man/man1/chime-alarms.1 \
 	$(DATADIR)/metainfo/org.chime.Alarms.metainfo.xml $(DATADIR)/icons/hicolor/scalable/apps/org.chime.Alarms.svg \
 	$(DATADIR)/icons/hicolor/symbolic/apps/org.chime.Alarms-symbolic.svg \
 	$(DATADIR)/icons/hicolor/symbolic/apps/org.chime.Alarms-timer-symbolic.svg
@@ -221,6 +232,7 @@ install: dist
 		install -Dm755 $(APP_BIN) $(DESTDIR)$(BINDIR)/chime-alarms && \
 		install -Dm644 .build/dist/app/org.chime.Alarms.desktop $(DESTDIR)$(DATADIR)/applications/org.chime.Alarms.desktop && \
 		install -Dm644 .build/dist/app/org.chime.Alarms.metainfo.xml $(DESTDIR)$(DATADIR)/metainfo/org.chime.Alarms.metainfo.xml && \
+		install -Dm644 packaging/app/chime-alarms.1 $(DESTDIR)$(DATADIR)/man/man1/chime-alarms.1 && \
 		for icon in $$(cd packaging/app/icons && find hicolor -name '*.svg'); do \
 			install -Dm644 packaging/app/icons/$$icon $(DESTDIR)$(DATADIR)/icons/$$icon || exit 1; done; \
 		echo "installed the app: $(BINDIR)/chime-alarms"; \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds .build/chime_VERSION_ARCH.deb with dpkg-deb: `make install PREFIX=/usr` into a staging
-# root, Debian's documentation conventions (compressed man pages and changelog, copyright), the
-# binary stripped, dependencies from dpkg-shlibdeps, then lintian when it is installed.
+# Builds .build/chime_VERSION_ARCH.deb and, where the app was built, .build/chime-alarms_VERSION_ARCH.deb
+# with dpkg-deb: `make install PREFIX=/usr` into a staging root, split in two (the command line and
+# daemon never pull in GTK), Debian's documentation conventions (compressed man pages and changelog,
+# copyright), binaries stripped, dependencies from dpkg-shlibdeps, then lintian when it is installed.
+# Prints the path of each package built, the command line's first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$1
@@ -14,6 +16,19 @@ mkdir -p "$root"
 # Position-independent, as Debian builds binaries (address randomisation), at ~0.6 ms of start-up.
 make --no-print-directory install PIE=1 PREFIX=/usr DESTDIR="$PWD/$root" >&2
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/chime"
+
+# The app's files go to a package of their own.
+app_root=$stage/app-root
+if [ -x "$root/usr/bin/chime-alarms" ]; then
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/chime-alarms"
+    for f in usr/bin/chime-alarms usr/share/applications/org.chime.Alarms.desktop usr/share/metainfo/org.chime.Alarms.metainfo.xml \
+             usr/share/man/man1/chime-alarms.1 \
+             $(cd "$root" && find usr/share/icons -name 'org.chime.Alarms*'); do
+        mkdir -p "$app_root/$(dirname "$f")"
+        mv "$root/$f" "$app_root/$f"
+    done
+    find "$root/usr/share" -type d -empty -delete
+fi
 
 doc=$root/usr/share/doc/chime
 gzip -9n "$root"/usr/share/man/man1/*.1
@@ -46,4 +61,29 @@ echo "$deb"
 if command -v lintian >/dev/null; then
     # Errors fail the build; the package has no warnings either (README, "Install").
     lintian --fail-on error "$deb" >&2
+fi
+
+[ -d "$app_root" ] || exit 0
+app_doc=$app_root/usr/share/doc/chime-alarms
+mkdir -p "$app_doc"
+gzip -9n "$app_root"/usr/share/man/man1/chime-alarms.1
+install -m644 packaging/deb/copyright "$app_doc/copyright"
+sed -e "s/^chime (/chime-alarms (/" -e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" packaging/deb/changelog.in | gzip -9n >"$app_doc/changelog.gz"
+printf 'Source: chime\n\nPackage: chime-alarms\nArchitecture: any\n' >"$stage/debian/control"
+app_depends=$(cd "$stage" && dpkg-shlibdeps -O -e"app-root/usr/bin/chime-alarms" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+[ -n "$app_depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies of chime-alarms" >&2; exit 1; }
+mkdir -p "$app_root/DEBIAN"
+size=$(du -sk --exclude=DEBIAN "$app_root" | cut -f1)
+sed -e "s/@VERSION@/$version/g" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$app_depends/" -e "s/@SIZE@/$size/" \
+    packaging/deb/control-app.in >"$app_root/DEBIAN/control"
+if ! readelf -d "$app_root/usr/bin/chime-alarms" | grep -q 'NEEDED.*libdbus-1'; then
+    echo "Built-Using: dbus (= $(dpkg-query -W -f='${source:Version}' libdbus-1-dev))" >>"$app_root/DEBIAN/control"
+fi
+(cd "$app_root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$app_root/DEBIAN/md5sums"
+chmod 644 "$app_root/DEBIAN/control" "$app_root/DEBIAN/md5sums"
+app_deb=.build/chime-alarms_${version}_${arch}.deb
+dpkg-deb --root-owner-group -Zxz --build "$app_root" "$app_deb" >&2
+echo "$app_deb"
+if command -v lintian >/dev/null; then
+    lintian --fail-on error "$app_deb" >&2
 fi

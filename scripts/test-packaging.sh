@@ -6,8 +6,10 @@
 #  3. bash loads the completion script without errors and completes subcommands;
 #  4. D-Bus activation: a private dbus-daemon whose only service directory is the installed one
 #     starts `chime daemon` when `chime list` calls, and the call succeeds;
-#  5. the .deb builds (lintian errors fail it), installs with dpkg -i, `chime --version` and
-#     `man chime` work from the installed paths, and dpkg --purge leaves none of its files.
+#  5. the .debs build (lintian errors fail them): chime, which pulls in no GTK, and chime-alarms,
+#     the app; both install with dpkg -i, `chime --version`, `chime-alarms --version` and `man
+#     chime` work from the installed paths, and dpkg --purge leaves none of their files;
+#  6. the app's desktop entry passes desktop-file-validate and its metainfo appstreamcli validate.
 # Processes it starts are stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +47,10 @@ for f in bin/chime lib/systemd/user/chime.service share/dbus-1/services/org.chim
          share/dbus-1/interfaces/org.chime.Scheduler1.xml share/doc/chime/dbus-interface.md \
          share/applications/chime.desktop share/icons/hicolor/scalable/apps/chime.svg share/man/man1/chime.1 \
          share/man/man1/chime-daemon.1 share/bash-completion/completions/chime share/zsh/site-functions/_chime \
-         share/fish/vendor_completions.d/chime.fish share/doc/chime/examples/alarms.toml; do
+         share/fish/vendor_completions.d/chime.fish share/doc/chime/examples/alarms.toml \
+         bin/chime-alarms share/applications/org.chime.Alarms.desktop share/metainfo/org.chime.Alarms.metainfo.xml \
+         share/icons/hicolor/scalable/apps/org.chime.Alarms.svg share/icons/hicolor/symbolic/apps/org.chime.Alarms-symbolic.svg \
+         share/man/man1/chime-alarms.1 share/locale/de/LC_MESSAGES/chime.mo; do
     [ -f "$prefix/$f" ] || fail "make install did not install $f"
 done
 grep -qx "Exec=$prefix/bin/chime daemon" "$prefix/share/dbus-1/services/org.chime.Scheduler.service" \
@@ -66,11 +71,20 @@ if verify=$(MANPATH=$prefix/share/man: XDG_RUNTIME_DIR=$runtime systemd-analyze 
 else
     fail "systemd-analyze verify: $verify"
 fi
-if out=$(desktop-file-validate "$prefix/share/applications/chime.desktop" 2>&1) && [ -z "$out" ]; then
-    pass "desktop-file-validate accepts chime.desktop"
+for entry in chime.desktop org.chime.Alarms.desktop; do
+    if out=$(desktop-file-validate "$prefix/share/applications/$entry" 2>&1) && [ -z "$out" ]; then
+        pass "desktop-file-validate accepts $entry"
+    else
+        fail "desktop-file-validate $entry: $out"
+    fi
+done
+if out=$(appstreamcli validate --no-net "$prefix/share/metainfo/org.chime.Alarms.metainfo.xml" 2>&1); then
+    pass "appstreamcli validate accepts the app's metainfo"
 else
-    fail "desktop-file-validate: $out"
+    fail "appstreamcli validate: $out"
 fi
+grep -q '^Name\[de\]=' "$prefix/share/applications/org.chime.Alarms.desktop" && grep -q 'xml:lang="de"' "$prefix/share/metainfo/org.chime.Alarms.metainfo.xml" \
+    && pass "the app's desktop entry and metainfo carry the German translation" || fail "no German in the app's desktop entry or metainfo"
 
 # 3. bash completion: loads without errors, completes subcommands and options.
 completion=$(bash -c 'set -e; source /usr/share/bash-completion/bash_completion; source "$1" 2>&1
@@ -119,32 +133,46 @@ make --no-print-directory uninstall PIE=1 PREFIX="$prefix" >/dev/null
 left=$(find "$prefix" -type f -o -type l)
 [ -z "$left" ] && pass "make uninstall removed every installed file" || fail "make uninstall left: $left"
 
-# 5. the Debian package, installed and purged for real.
-if dpkg -s chime >/dev/null 2>&1; then
+# 5. the Debian packages, installed and purged for real.
+if dpkg -s chime >/dev/null 2>&1 || dpkg -s chime-alarms >/dev/null 2>&1; then
     fail "a chime package is already installed here; remove it to run the package test"
 else
-    deb=$(make --no-print-directory deb 2>"$scratch/deb.log" | tail -1) || { cat "$scratch/deb.log"; fail "make deb failed"; deb=""; }
-    if [ -n "$deb" ] && [ -f "$deb" ]; then
-        pass "make deb built $deb (lintian: no errors)"
+    debs=$(make --no-print-directory deb 2>"$scratch/deb.log" | grep '\.deb$') || { cat "$scratch/deb.log"; fail "make deb failed"; debs=""; }
+    deb=$(grep '/chime_' <<<"$debs" || true)
+    app_deb=$(grep '/chime-alarms_' <<<"$debs" || true)
+    if [ -n "$deb" ] && [ -f "$deb" ] && [ -n "$app_deb" ] && [ -f "$app_deb" ]; then
+        pass "make deb built $deb and $app_deb (lintian: no errors)"
         # libdbus is linked in (STATIC_DBUS=1): no libdbus dependency, and Built-Using names its source.
         if ! dpkg-deb -f "$deb" Depends | grep -q libdbus && dpkg-deb -f "$deb" Built-Using | grep -q '^dbus (= '; then
             pass "the package links libdbus in and says Built-Using: $(dpkg-deb -f "$deb" Built-Using)"
         else
             fail "the package's Depends/Built-Using do not match a static libdbus: $(dpkg-deb -f "$deb" Depends Built-Using)"
         fi
-        dpkg -i "$deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
+        # The command line never pulls in GTK; the app needs chime of its own version.
+        if ! dpkg-deb -f "$deb" Depends | grep -qE 'gtk|adwaita' && dpkg-deb -f "$app_deb" Depends | grep -q 'libgtk-4-1' \
+            && dpkg-deb -f "$app_deb" Depends | grep -q "chime (= $version)"; then
+            pass "chime depends on no GTK; chime-alarms on GTK 4, libadwaita and chime (= $version)"
+        else
+            fail "the packages' dependencies: chime: $(dpkg-deb -f "$deb" Depends); chime-alarms: $(dpkg-deb -f "$app_deb" Depends)"
+        fi
+        dpkg -i "$deb" "$app_deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
         [ "$(/usr/bin/chime --version)" = "chime $version" ] && pass "/usr/bin/chime --version says chime $version" \
             || fail "/usr/bin/chime --version said $(/usr/bin/chime --version)"
-        if man -w chime >/dev/null 2>&1 && MANPAGER=cat man chime-daemon 2>/dev/null | grep -q "alarm scheduler"; then
-            pass "man chime and man chime-daemon find the installed pages"
+        [ "$(/usr/bin/chime-alarms --version)" = "chime-alarms $version" ] && pass "/usr/bin/chime-alarms --version says chime-alarms $version" \
+            || fail "/usr/bin/chime-alarms --version said $(/usr/bin/chime-alarms --version 2>&1)"
+        if man -w chime >/dev/null 2>&1 && MANPAGER=cat man chime-daemon 2>/dev/null | grep -q "alarm scheduler" \
+            && MANPAGER=cat man chime-alarms 2>/dev/null | grep -q "alarms and timers in a window"; then
+            pass "man chime, man chime-daemon and man chime-alarms find the installed pages"
         else
             fail "man cannot find chime's pages"
         fi
-        files=$(dpkg -L chime | while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done)
-        dpkg --purge chime >>"$scratch/dpkg.log" 2>&1 || fail "dpkg --purge failed"
+        files=$(dpkg -L chime chime-alarms | while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done)
+        dpkg --purge chime-alarms chime >>"$scratch/dpkg.log" 2>&1 || fail "dpkg --purge failed"
         left=$(for f in $files; do if [ -e "$f" ]; then echo "$f"; fi; done)
         [ -z "$left" ] && pass "dpkg --purge removed all $(wc -w <<<"$files") files" || fail "purge left: $left"
-        if dpkg -s chime >/dev/null 2>&1; then fail "chime is still installed after purge"; fi
+        if dpkg -s chime >/dev/null 2>&1 || dpkg -s chime-alarms >/dev/null 2>&1; then fail "a chime package is still installed after purge"; fi
+    else
+        fail "make deb did not build both packages: $debs"
     fi
 fi
 

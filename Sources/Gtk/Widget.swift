@@ -94,25 +94,19 @@ open class Widget: Object {
     /// The name of an action (`app.quit`, `win.new-alarm`) a button or row activates.
     public func setAction(_ name: String) { gtk_actionable_set_action_name(OpaquePointer(raw), name) }
 
-    /// Runs `body` once, when the widget is first drawn (the frame clock's first paint).
-    public func onFirstFrame(_ body: @escaping () -> Void) {
-        var done = false
-        let source = FrameWatch(widget: self) {
-            if done { return }
-            done = true
-            body()
-        }
-        frameWatches.append(source)
+    /// Runs `body` after each frame the widget's window draws (the frame clock's `after-paint`),
+    /// from the first one on.
+    public func onPaint(_ body: @escaping () -> Void) {
+        paintWatches.append(FrameWatch(widget: self, body: body))
     }
 
-    private var frameWatches: [FrameWatch] = []
+    private var paintWatches: [FrameWatch] = []
 }
 
-/// Calls back at the first `after-paint` of a widget's frame clock.
+/// Calls back after every paint of a widget's frame clock, once the widget is mapped.
 final class FrameWatch {
     private var clock: Object?
     private let body: () -> Void
-    private var mapped: Object?
 
     init(widget: Widget, body: @escaping () -> Void) {
         self.body = body

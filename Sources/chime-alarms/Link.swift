@@ -5,6 +5,7 @@
 import ChimeCenter
 import DBus
 import Gtk
+import Posix
 import Timekeeping
 
 final class SchedulerLink {
@@ -81,4 +82,9 @@ final class SchedulerLink {
 func describe(_ error: any Error) -> String {
     if let error = error as? DBusError { return error.message }
     return "\(error)"
+}
+
+/// A line on standard error (for measuring, with CHIME_TRACE set).
+func trace(_ line: String) {
+    try? Sys.writeAll(2, Array((line + "\n").utf8))
 }

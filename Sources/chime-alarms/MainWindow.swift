@@ -5,6 +5,7 @@ import ChimeCenter
 import DBus
 import Gtk
 import Notifications
+import Posix
 import Timekeeping
 
 final class MainWindow {
@@ -22,6 +23,11 @@ final class MainWindow {
     /// Keeps toasts (and their Undo closures) alive while they show.
     private var liveToasts: [Toast] = []
     let zone = Zone.system()
+    /// CHIME_TRACE: when the list changed and when that was drawn, on standard error (the tests and
+    /// the benchmark measure with it).
+    private let tracing = Sys.environment("CHIME_TRACE") != nil
+    private var drawnFirst = false
+    private var changeToDraw = false
 
     init(app: Application, link: SchedulerLink?, linkError: String?) {
         self.app = app
@@ -61,6 +67,18 @@ final class MainWindow {
             top.visiblePage = "main"
         }
 
+        if tracing {
+            window.onPaint { [unowned self] in
+                if !drawnFirst {
+                    drawnFirst = true
+                    trace("first frame at \(monotonicMicroseconds())")
+                }
+                if changeToDraw {
+                    changeToDraw = false
+                    trace("drawn at \(monotonicMicroseconds())")
+                }
+            }
+        }
         window.addAction("new-alarm") { [unowned self] in newAlarm() }
         window.addAction("show-alarms") { [unowned self] in views.visiblePage = "alarms" }
         window.addAction("show-timers") { [unowned self] in views.visiblePage = "timers" }
@@ -107,6 +125,13 @@ final class MainWindow {
 
     /// Reads the pending alarms again and shows them (PendingChanged: within one loop turn).
     func refresh() {
+        let t0 = monotonicMicroseconds()
+        defer {
+            if tracing {
+                trace("refresh took \(monotonicMicroseconds() - t0) us, done at \(monotonicMicroseconds())")
+                changeToDraw = true
+            }
+        }
         guard let summaries = call(tr("Reading the alarms"), { try $0.pendingSummaries() }) else { return }
         let now = WallClock.system.now()
         var alarmRows: [AlarmRow] = []

@@ -55,7 +55,8 @@ echo "end $$" >> '{self.plays}'
                    XDG_DATA_HOME=os.path.join(self.dir, "data"), XDG_STATE_HOME=os.path.join(self.dir, "state"),
                    XDG_CACHE_HOME=os.path.join(self.dir, "cache"), GSETTINGS_BACKEND="memory", NO_AT_BRIDGE="0",
                    GTK_A11Y="atspi", GDK_BACKEND="x11", LANG=language, PATH=player + ":" + env.get("PATH", "/usr/bin:/bin"),
-                   CHIME_ICONDIR=os.path.join(ROOT, "packaging", "app", "icons"), LIBGL_ALWAYS_SOFTWARE="1")
+                   CHIME_ICONDIR=os.path.join(ROOT, "packaging", "app", "icons"), LIBGL_ALWAYS_SOFTWARE="1",
+                   CHIME_TRACE="1")
         if languages:
             env["LANGUAGE"] = languages
             env["CHIME_LOCALEDIR"] = os.path.join(ROOT, ".build", "dist", "locale")
@@ -145,6 +146,10 @@ echo "end $$" >> '{self.plays}'
     def chime(self, *args):
         r = subprocess.run([self.chime_path, *args], env=self.env, capture_output=True, text=True, timeout=30)
         return r.returncode, r.stdout, r.stderr
+
+    def app_log(self):
+        with open(os.path.join(self.dir, "app.log"), errors="replace") as f:
+            return f.read()
 
     def played(self):
         if not os.path.exists(self.plays):

@@ -300,19 +300,22 @@ class AlarmsTests(AppTestCase):
     def test_an_alarm_set_in_a_terminal_shows_within_100_ms(self):
         app = self.app
         listing = app.wait("list", "Alarms", showing=False)
-        times = []
-        for n in range(5):
+        drawn = []
+        for n in range(6):
             title = f"Live {n}"
             self.chime("at", f"0{n}:1{n}", "--id", f"live-{n}", title)
-            # From the moment chime at has its answer (the alarm is the daemon's) to the row in the window.
+            # From the moment chime at has its answer (the alarm is the daemon's) to the first frame
+            # the window drew with it, as the app tells it (CHIME_TRACE, on the same monotonic clock).
+            # The test does not look meanwhile: its looks through AT-SPI keep the app's main loop busy.
             set_at = time.monotonic()
+            time.sleep(0.3)
+            frames = [int(line.rsplit(" ", 1)[1]) / 1e6 for line in self.session.app_log().splitlines() if line.startswith("drawn at")]
+            drawn.append((min((t for t in frames if t >= set_at - 0.05), default=float("inf")) - set_at) * 1000)
+            # And the row is there, in words, for a screen reader too.
             until(lambda: any(f"{title} · Every day" in App.labels(listing.get_child_at_index(i))
-                              for i in range(listing.get_child_count())), 5, title, interval=0.002)
-            times.append((time.monotonic() - set_at) * 1000)
-        print(f"measured: chime at answered → its row in the app (seen through AT-SPI, looking every 2 ms): "
-              f"{', '.join(f'{t:.0f}' for t in times)} ms", file=sys.stderr)
-        # The median: one slow look at the accessibility tree is the test's, not the app's.
-        self.assertLess(sorted(times)[2], 100, times)
+                              for i in range(listing.get_child_count())), 5, title)
+        print(f"measured: chime at answered → the window drew the alarm: {', '.join(f'{t:.1f}' for t in drawn)} ms", file=sys.stderr)
+        self.assertTrue(all(t < 100 for t in drawn), drawn)
 
     def test_a_list_of_10000_alarms_makes_rows_only_for_the_screen(self):
         # (Set through the alarm file: one read, rather than 10,000 calls.)
