@@ -174,7 +174,7 @@ public struct AlarmRow: Hashable, Sendable {
         time = "–"
         days = summary.rule
         if case .calendar(let expression)? = rule, let parsed = ClockAlarm.parts(expression) {
-            time = ClockAlarm.two(parsed.hour) + ":" + ClockAlarm.two(parsed.minute)
+            time = ClockAlarm.two(parsed.hour) + ":" + ClockAlarm.two(parsed.minute) + (parsed.second == 0 ? "" : ":" + ClockAlarm.two(parsed.second))
             days = parsed.days.isEmpty ? tr("Once") : parsed.days.inWords
         } else if let next = summary.nextFire {
             let civil = zone.civil(at: next.seconds)
@@ -193,16 +193,16 @@ public struct AlarmRow: Hashable, Sendable {
 }
 
 extension ClockAlarm {
-    /// Hour, minute and days of a calendar rule the dialog can show (weekdays or every day: days;
-    /// one date: none), or nil.
-    static func parts(_ expression: CalendarExpression) -> (hour: Int, minute: Int, days: Weekdays)? {
+    /// The time of day and days of a calendar rule a list can say in words (weekdays or every
+    /// day: days; one date: none), or nil.
+    static func parts(_ expression: CalendarExpression) -> (hour: Int, minute: Int, second: Int, days: Weekdays)? {
         guard expression.timeZone == nil, !expression.daysFromEnd, let hour = single(expression.hours),
-            let minute = single(expression.minutes), single(expression.seconds) == 0 else { return nil }
+            let minute = single(expression.minutes), let second = single(expression.seconds) else { return nil }
         if expression.years == nil, expression.months == nil, expression.days == nil {
-            return (hour, minute, expression.weekdays.map { Weekdays(rawValue: $0) } ?? .everyDay)
+            return (hour, minute, second, expression.weekdays.map { Weekdays(rawValue: $0) } ?? .everyDay)
         }
         if expression.weekdays == nil, single(expression.years) != nil, single(expression.months) != nil, single(expression.days) != nil {
-            return (hour, minute, [])
+            return (hour, minute, second, [])
         }
         return nil
     }

@@ -210,6 +210,9 @@ public final class ViewStack: Widget {
         adw_view_stack_page_set_needs_attention(adw_view_stack_get_page(opaque, child), on ? 1 : 0)
     }
 
+    /// Runs `body` when another page shows.
+    public func onPageChange(_ body: @escaping () -> Void) { onChange(of: "visible-child-name", body) }
+
     public var visiblePage: String {
         get { String(glib: adw_view_stack_get_visible_child_name(opaque)) ?? "" }
         set { adw_view_stack_set_visible_child_name(opaque, newValue) }

@@ -6,16 +6,18 @@ import ChimeCenter
 import Gtk
 import Timekeeping
 
-/// One row's widgets, reused as the list scrolls.
+/// One row's widgets, reused as the list scrolls: few, as each alarm on screen (and GTK's ~200
+/// rows around it) costs them.
 final class AlarmRowWidgets {
     let box = Box(vertical: false, spacing: 12)
     let time = Label()
-    let name = Label()
-    let status = Label()
+    /// The name and days, and below them when it rings (or why not), smaller.
+    let details = Label()
     let onOff = Switch(name: nil)
-    let delete = Button(icon: "user-trash-symbolic", name: tr("Delete"))
-    let openFile = Button(icon: "document-edit-symbolic", name: tr("Open the alarm file"))
+    /// Delete, or for the alarm file's alarms, open the file.
+    let trailing = Button(icon: "user-trash-symbolic", name: tr("Delete"))
     var identifier = ""
+    var fromFile = false
     /// Whether the buttons' handlers are connected (once per row widget).
     var wired = false
 
@@ -26,23 +28,15 @@ final class AlarmRowWidgets {
         time.addClass("title-2")
         time.addClass("numeric")
         time.xAlignment = 0
-        name.xAlignment = 0
-        name.ellipsizes()
-        status.xAlignment = 0
-        status.addClass("dim-label")
-        status.addClass("caption")
-        status.ellipsizes()
+        details.xAlignment = 0
+        details.ellipsizes()
         text.append(time)
-        text.append(name)
-        text.append(status)
+        text.append(details)
         box.append(text)
-        for button in [delete, openFile] {
-            button.addClass("flat")
-            button.verticalAlignment = .center
-        }
-        box.append(openFile)
+        trailing.addClass("flat")
+        trailing.verticalAlignment = .center
         box.append(onOff)
-        box.append(delete)
+        box.append(trailing)
     }
 }
 
@@ -95,21 +89,24 @@ final class AlarmsPage {
     private func bind(_ widgets: AlarmRowWidgets, _ id: String) {
         guard let row = rows[id] else { return }
         widgets.identifier = id
+        widgets.fromFile = row.fromFile
         widgets.time.text = row.time
-        widgets.name.text = row.name + " · " + row.days
-        widgets.status.text = row.fromFile ? tr("From the alarm file") + (row.status.isEmpty ? "" : " · " + row.status) : row.status
+        let status = row.fromFile ? tr("From the alarm file") + (row.status.isEmpty ? "" : " · " + row.status) : row.status
+        widgets.details.setMarkup(escapedMarkup(row.name + " · " + row.days) + "\n<small><span alpha=\"60%\">" + escapedMarkup(status) + "</span></small>")
         widgets.onOff.isOn = row.isOn
         widgets.onOff.isSensitive = !row.fromFile
         widgets.onOff.accessibleName = tr("Switch %s on or off", row.name)
-        widgets.delete.isVisible = !row.fromFile
-        widgets.delete.accessibleName = tr("Delete %s", row.name)
-        widgets.openFile.isVisible = row.fromFile
+        widgets.trailing.iconName = row.fromFile ? "document-edit-symbolic" : "user-trash-symbolic"
+        let action = row.fromFile ? tr("Open the alarm file") : tr("Delete %s", row.name)
+        widgets.trailing.accessibleName = action
+        widgets.trailing.tooltip = action
         widgets.time.setClass("dim-label", !row.isOn)
         if !widgets.wired {
             widgets.wired = true
             widgets.onOff.onFlip { [unowned self, unowned widgets] on in window.setOn(widgets.identifier, on) }
-            widgets.delete.onClick { [unowned self, unowned widgets] in window.delete(widgets.identifier) }
-            widgets.openFile.onClick { [unowned self] in window.openAlarmFile() }
+            widgets.trailing.onClick { [unowned self, unowned widgets] in
+                if widgets.fromFile { window.openAlarmFile() } else { window.delete(widgets.identifier) }
+            }
         }
     }
 

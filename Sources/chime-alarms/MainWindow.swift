@@ -16,9 +16,16 @@ final class MainWindow {
     private let top = Stack()
     private let views: ViewStack
     private(set) var alarms: AlarmsPage!
-    private(set) var timers: TimersPage!
-    private(set) var desktop: DesktopPage!
-    private(set) var ringing: RingingPage!
+    /// The timers and this desktop's pages are made the first time they show: the window's first
+    /// frame waits for neither (nor for the calls that fill them).
+    private var timers: TimersPage?
+    private var desktop: DesktopPage?
+    private let timersSlot = Box(vertical: true)
+    private let desktopSlot = Box(vertical: true)
+    /// The timers as last read, for the timers page (made or not).
+    private var timerRows: [AlarmRow] = []
+    private var ringing: RingingPage!
+    private var startUp: Source?
     private var dialog: AlarmDialog?
     /// Keeps toasts (and their Undo closures) alive while they show.
     private var liveToasts: [Toast] = []
@@ -51,12 +58,11 @@ final class MainWindow {
         window.setContent(body)
 
         alarms = AlarmsPage(window: self)
-        timers = TimersPage(window: self)
-        desktop = DesktopPage(window: self)
         ringing = RingingPage(window: self)
         views.add(alarms.root, name: "alarms", title: tr("Alarms"), icon: "alarm-symbolic")
-        views.add(timers.root, name: "timers", title: tr("Timers"), icon: "org.chime.Alarms-timer-symbolic")
-        views.add(desktop.root, name: "desktop", title: tr("This Desktop"), icon: "computer-symbolic")
+        views.add(timersSlot, name: "timers", title: tr("Timers"), icon: "org.chime.Alarms-timer-symbolic")
+        views.add(desktopSlot, name: "desktop", title: tr("This Desktop"), icon: "computer-symbolic")
+        views.onPageChange { [unowned self] in makeShownPage() }
         top.add(views, name: "main")
         if let linkError {
             let failed = StatusPage(icon: "dialog-error-symbolic", title: tr("No Connection to chime"), description: linkError)
@@ -92,12 +98,34 @@ final class MainWindow {
         if let link {
             link.pendingChanged = { [unowned self] in refresh() }
             link.ringingChanged = { [unowned self] in refreshRinging() }
-            link.missedChanged = { [unowned self] in desktop.refreshMissed() }
-            link.daemonChanged = { [unowned self] running in if running { desktop.refresh() } }
+            link.missedChanged = { [unowned self] in desktop?.refreshMissed() }
+            link.daemonChanged = { [unowned self] running in if running { desktop?.refresh() } }
             refresh()
-            refreshRinging()
-            desktop.refresh()
-            timers.refreshPresets()
+            // What rings now, once the window has drawn (RingingChanged tells of the rest).
+            startUp = Source(idle: { [unowned self] in
+                startUp = nil
+                refreshRinging()
+            })
+        }
+    }
+
+    /// Makes the page that shows now, the first time it does.
+    private func makeShownPage() {
+        guard link != nil else { return }
+        switch views.visiblePage {
+        case "timers" where timers == nil:
+            let page = TimersPage(window: self)
+            timersSlot.append(page.root)
+            timers = page
+            page.show(timerRows)
+            page.refreshPresets()
+        case "desktop" where desktop == nil:
+            let page = DesktopPage(window: self)
+            desktopSlot.append(page.root)
+            desktop = page
+            page.refresh()
+        default:
+            break
         }
     }
 
@@ -133,6 +161,7 @@ final class MainWindow {
             }
         }
         guard let summaries = call(tr("Reading the alarms"), { try $0.pendingSummaries() }) else { return }
+        if tracing { trace("listed \(summaries.count) in \(monotonicMicroseconds() - t0) us") }
         let now = WallClock.system.now()
         var alarmRows: [AlarmRow] = []
         var timerRows: [AlarmRow] = []
@@ -140,8 +169,10 @@ final class MainWindow {
             let row = AlarmRow(summary, now: now, zone: zone)
             if row.kind == .timer { timerRows.append(row) } else { alarmRows.append(row) }
         }
+        if tracing { trace("rows made after \(monotonicMicroseconds() - t0) us") }
         alarms.show(alarmRows)
-        timers.show(timerRows)
+        self.timerRows = timerRows
+        timers?.show(timerRows)
     }
 
     func refreshRinging() {
@@ -161,7 +192,7 @@ final class MainWindow {
     /// Deletes an alarm, with Undo: the request is read in full first, and added back as it was.
     func delete(_ identifier: String) {
         guard let request = call(tr("Reading the alarm"), { try $0.request(withIdentifier: identifier) }) else { return }
-        let wasOff = alarms.rows[identifier].map { !$0.isOn } ?? timers.rows[identifier].map { !$0.isOn } ?? false
+        let wasOff = alarms.rows[identifier].map { !$0.isOn } ?? timerRows.first { $0.identifier == identifier }.map { !$0.isOn } ?? false
         guard call(tr("Deleting the alarm"), { try $0.removePendingNotificationRequests(withIdentifiers: [identifier]) }) != nil else { return }
         let name = request.content.label.isEmpty ? request.content.title : request.content.label
         toast(tr("“%s” deleted", name)) { [unowned self] in

@@ -23,6 +23,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
     exit(0)
 }
 
+let tracing = Sys.environment("CHIME_TRACE") != nil
+if tracing { trace("main at \(monotonicMicroseconds())") }
 Localization.setUp()
 let app = Application(id: "org.chime.Alarms")
 var main: MainWindow?
@@ -35,12 +37,15 @@ app.onActivate {
         main.present()
         return
     }
+    if tracing { trace("activate at \(monotonicMicroseconds())") }
     var link: SchedulerLink?
     var problem: String?
     do { link = try SchedulerLink() } catch { problem = describe(error) }
     let window = MainWindow(app: app, link: link, linkError: problem)
     main = window
+    if tracing { trace("window built at \(monotonicMicroseconds())") }
     window.present()
+    if tracing { trace("presented at \(monotonicMicroseconds())") }
 }
 app.addAction("quit", shortcuts: ["<Control>q"]) { app.quit() }
 // GApplication reads its own options; the ones handled above are not passed on.

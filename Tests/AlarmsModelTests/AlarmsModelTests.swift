@@ -115,6 +115,11 @@ import Timekeeping
         #expect(quarter.kind == .alarm)
         #expect(quarter.time == "08:15")
         #expect(quarter.days == "*-*-* *:00/15:00")
+        // A one-off at a second of its own.
+        let soon = AlarmRow(PendingSummary(identifier: "s", nextFire: nil, title: "Soon", label: "", timeZone: nil,
+                                           state: .disabled, rule: "2026-11-23 22:59:05"), now: monday8, zone: zone)
+        #expect(soon.time == "22:59:05")
+        #expect(soon.days == "Once")
         let every = AlarmRow(PendingSummary(identifier: "e", nextFire: monday8 + .seconds(1500), title: "E", label: "",
                                             timeZone: nil, rule: "every 25m"), now: monday8, zone: zone)
         #expect(every.kind == .alarm)

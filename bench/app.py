@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""The desktop app beside gnome-clocks, measured the same way in the same run.
+
+Each launch gets a fresh private session (Xvfb, a session bus, dunst, the chime daemon) with 100
+alarms: chime's set through `chime at`, gnome-clocks' written to its `alarms` setting (a GSettings
+keyfile; it opens on its Alarms page). Measured from outside, identically for both apps:
+  - launch → first frame: from spawning the process to the first drawing on the screen inside its
+    first mapped top-level window (the X DAMAGE extension reports every change of the screen's
+    contents; there is no compositor). The X server's own clearing of a window it maps comes within
+    3 ms of the map and is not a frame: damage in the first 5 ms after the map is not counted;
+  - memory: the process's resident set (VmRSS) one second after that first frame.
+Then chime-alarms alone with 10,000 alarms: launch → first frame of the list.
+
+    app.py CHIME CHIME_ALARMS [RUNS]      prints one JSON object
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "Tests", "app"))
+from harness import Session, until  # noqa: E402
+from Xlib import X, display as xdisplay  # noqa: E402
+from Xlib.ext import damage  # noqa: E402
+
+CHIME, APP = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+CLOCKS = "/usr/bin/gnome-clocks"
+
+
+def clocks_alarms(n):
+    """gnome-clocks 43's `alarms` setting (aa{sv}; days as ISO weekday numbers), as GVariant text."""
+    items = []
+    for i in range(n):
+        days = "[1, 2, 3, 4, 5]" if i % 2 == 0 else "@ai []"
+        items.append(f"{{'name': <'Alarm {i}'>, 'id': <'a{i}'>, 'active': <true>, 'hour': <{i // 60 % 24}>, "
+                     f"'minute': <{i % 60}>, 'days': <{days}>, 'snooze_minutes': <10>, 'ring_minutes': <5>}}")
+    return "[" + ", ".join(items) + "]"
+
+
+def first_frame(session, argv, env):
+    """Spawns argv; returns (seconds to the first drawing inside its first top-level window, RSS in KiB
+    one second later, the process)."""
+    x = xdisplay.Display(session.env["DISPLAY"])
+    root = x.screen().root
+    root.change_attributes(event_mask=X.SubstructureNotifyMask)
+    x.damage_query_version()
+    watch = root.damage_create(damage.DamageReportRawRectangles)
+    x.sync()
+    while x.pending_events():
+        x.next_event()
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(session.dir, "bench-app.log"), "a"))
+    session.procs.append(proc)
+    mapped = None
+    deadline = started + 30
+    while time.monotonic() < deadline:
+        if not x.pending_events():
+            time.sleep(0.0005)
+            continue
+        event = x.next_event()
+        if event.type == X.MapNotify and mapped is None and not event.override:
+            g = event.window.get_geometry()
+            if g.width > 50 and g.height > 50:
+                mapped = (g.x, g.y, g.width, g.height)
+                mapped_at = time.monotonic()
+        elif mapped is not None and event.type == x.extension_event.DamageNotify and time.monotonic() - mapped_at >= 0.005:
+            a = event.area
+            mx, my, mw, mh = mapped
+            if a.x < mx + mw and a.x + a.width > mx and a.y < my + mh and a.y + a.height > my:
+                took = time.monotonic() - started
+                time.sleep(1)
+                with open(f"/proc/{proc.pid}/status") as f:
+                    rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+                x.damage_destroy(watch)
+                x.close()
+                return took, rss, proc
+    raise TimeoutError(f"{argv[0]}: no frame within 30 s")
+
+
+def session_with_alarms(n, clocks):
+    s = Session(CHIME, APP, alarm_file="")
+    s.start(app=False)
+    if clocks:
+        settings = os.path.join(s.env["XDG_CONFIG_HOME"], "glib-2.0", "settings")
+        os.makedirs(settings)
+        with open(os.path.join(settings, "keyfile"), "w") as f:
+            f.write(f"[org/gnome/clocks]\nalarms={clocks_alarms(n)}\n\n[org/gnome/clocks/state/window]\npanel-id='alarm'\n")
+        s.env["GSETTINGS_BACKEND"] = "keyfile"
+    elif n <= 1000:
+        for i in range(n):
+            days = ["--days", "mon-fri"] if i % 2 == 0 else []
+            status, _, err = s.chime("at", f"{i // 60 % 24:02d}:{i % 60:02d}", *days, "--id", f"a{i}", f"Alarm {i}")
+            assert status == 0, err
+    else:
+        with open(s.alarm_file, "w") as f:
+            for i in range(n):
+                f.write(f'[[alarm]]\nid = "a{i}"\nwhen = "{i // 60 % 24:02d}:{i % 60:02d}"\ntitle = "Alarm {i}"\n\n')
+        s.chime("config", "reload")
+        until(lambda: len(json.loads(s.chime("list", "--json")[1])) == n, 30, f"{n} alarms")
+    return s
+
+
+def measure(which, n):
+    s = session_with_alarms(n, clocks=which == "gnome-clocks")
+    try:
+        env = dict(s.env)
+        env.pop("CHIME_TRACE", None)
+        argv = [CLOCKS] if which == "gnome-clocks" else [APP]
+        took, rss, _ = first_frame(s, argv, env)
+        return took, rss
+    finally:
+        s.stop()
+        s.remove()
+
+
+def main():
+    results = {"runs": RUNS, "alarms": 100}
+    samples = {"chime-alarms": [], "gnome-clocks": []}
+    for _ in range(RUNS):
+        for which in ("chime-alarms", "gnome-clocks"):  # alternated, so both see the same machine
+            samples[which].append(measure(which, 100))
+    for which, values in samples.items():
+        results[which] = {"first_frame_ms": round(statistics.median(v[0] for v in values) * 1000, 1),
+                          "first_frame_ms_all": [round(v[0] * 1000, 1) for v in values],
+                          "rss_mib": round(statistics.median(v[1] for v in values) / 1024, 1)}
+    c, g = results["chime-alarms"], results["gnome-clocks"]
+    results["ratio_first_frame"] = round(c["first_frame_ms"] / g["first_frame_ms"], 2)
+    results["ratio_rss"] = round(c["rss_mib"] / g["rss_mib"], 2)
+    big = [measure("chime-alarms", 10000) for _ in range(3)]
+    results["chime-alarms-10000"] = {"first_frame_ms": round(statistics.median(v[0] for v in big) * 1000, 1),
+                                     "rss_mib": round(statistics.median(v[1] for v in big) / 1024, 1)}
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
