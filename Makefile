@@ -67,7 +67,7 @@ DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
 	gir1.2-atspi-2.0 at-spi2-core dunst notification-daemon xfce4-notifyd mate-notification-daemon lxqt-notificationd \
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
-BENCH_PACKAGES := $(BUILD_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3
+BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks
 
 .PHONY: all build release release-app demo test test-app check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
 
@@ -174,6 +174,7 @@ bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-daemon
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
+	$(MAKE) --no-print-directory release-app
 	@scripts/bench.sh
 
 # The translation template, from every tr("...") in the sources and the app's desktop entry and

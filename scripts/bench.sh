@@ -26,6 +26,12 @@ done
 # The floor: a Swift hello world linked the way chime is (static runtime and libstdc++, no PIE).
 swiftc -O -static-stdlib -L.build-static-libs -Xclang-linker -no-pie bench/hello/hello.swift -o "$out/swift-hello" 2>/dev/null
 
+# The desktop app beside gnome-clocks: sessions of their own (Xvfb, bus, dunst, the daemon), before
+# this script's bus and server start.
+APP_RUNS=${APP_RUNS:-5}
+echo "== the desktop app vs gnome-clocks: launch to first frame with 100 alarms, memory ($APP_RUNS alternated runs); 10,000 alarms"
+/usr/bin/python3 bench/app.py "$chime" "$PWD/.build/release/chime-alarms" "$APP_RUNS" 2>"$out/app.log" >"$out/app.json"
+
 source scripts/private-session.sh
 start_private_bus
 # The release builds just wrote hundreds of MB; let their writeback finish before timing anything.

@@ -188,6 +188,7 @@ class App:
 class AppTestCase(unittest.TestCase):
     alarm_file = ""
     language = None
+    start_daemon = True
 
     def setUp(self):
         self.session = Session(CHIME, APP, alarm_file=self.alarm_file, languages=self.language)
@@ -199,7 +200,7 @@ class AppTestCase(unittest.TestCase):
                     os.makedirs(out)
                     subprocess.run(["msgfmt", "-o", os.path.join(out, "chime.mo"), os.path.join(ROOT, "po", po)], check=True)
             self.session.env["CHIME_LOCALEDIR"] = os.path.join(self.session.dir, "locale")
-        self.session.start()
+        self.session.start(daemon=self.start_daemon)
         self.app = App(self.session)
 
     def tearDown(self):
@@ -355,6 +356,25 @@ class TimersTests(AppTestCase):
         app.press(app.wait("push button", "Resume Tea"))
         until(lambda: any(d["id"] == timer["id"] for d in json.loads(self.chime("delivered", "--json"))), 8, "the timer to fire")
 
+    def test_a_timer_set_in_a_terminal_counts_down_in_the_app_at_once(self):
+        self.page("Timers")
+        self.app.wait("push button", "Start")
+        drawn = []
+        for n, minutes in enumerate((10, 25, 3)):
+            self.chime("in", f"{minutes}m", "--label", f"Tea {n}", f"Tea {n}")
+            set_at = time.monotonic()
+            time.sleep(0.3)
+            frames = [int(line.rsplit(" ", 1)[1]) / 1e6 for line in self.session.app_log().splitlines() if line.startswith("drawn at")]
+            drawn.append((min((t for t in frames if t >= set_at - 0.05), default=float("inf")) - set_at) * 1000)
+            self.app.wait("push button", f"Pause Tea {n}")
+        print(f"measured: chime in answered → the window drew the timer: {', '.join(f'{t:.1f}' for t in drawn)} ms", file=sys.stderr)
+        self.assertTrue(all(t < 100 for t in drawn), drawn)
+        # Each counts down: the first one's row shows 9:5x, then a second less.
+        first = self.app.find_matching("label", lambda text: text.startswith("9:5"))
+        self.assertIsNotNone(first)
+        before = first.get_name()
+        until(lambda: first.get_name() != before, 3, "the countdown to move")
+
     def test_the_alarm_files_preset_starts(self):
         self.page("Timers")
         self.app.wait("label", "Eggs are done")
@@ -385,6 +405,21 @@ class RingingTests(AppTestCase):
         self.app.gone("dialog", "Nap")
         # Back after 3 s: the page shows again.
         self.app.wait("push button", "Snooze", self.app.wait("dialog", "Nap", seconds=8))
+
+
+class ActivationTests(AppTestCase):
+    start_daemon = False
+
+    def test_the_app_starts_the_daemon(self):
+        # No daemon ran before the app: its first call started one through the bus (the service file).
+        owner = until(lambda: self.session.owner("org.chime.Scheduler"), DEADLINE, "the daemon, started by the app's call")
+        pid = self.session.pid_of(owner)
+        self.session.activated_daemon = pid
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            self.assertEqual(f.read().split(b"\0")[:2], [CHIME.encode(), b"daemon"])
+        self.app.wait("label", "No Alarms")
+        self.chime("at", "07:00", "--id", "up", "Up")
+        self.app.wait_text("Up · Every day\n")
 
 
 class DesktopTests(AppTestCase):
@@ -419,7 +454,7 @@ class KeyboardTests(AppTestCase):
 
 
 def each_test():
-    for case in (AlarmsTests, TimersTests, RingingTests, DesktopTests, GermanTests, KeyboardTests):
+    for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, GermanTests, KeyboardTests):
         for name in unittest.TestLoader().getTestCaseNames(case):
             yield f"{case.__name__}.{name}"
 
