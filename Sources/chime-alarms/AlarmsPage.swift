@@ -79,9 +79,12 @@ final class AlarmsPage {
             model.splice(at: start, removing: current.count - start - end, Array(ids[start..<(ids.count - end)]))
             current = ids
         }
-        // Rows whose content changed in place are bound again.
-        for (position, id) in ids.enumerated() where old[id] != nil && old[id] != rows[id] {
-            model.splice(at: position, removing: 1, [id])
+        // What changed in place (each minute every "rings in" does) is said again in the rows on
+        // screen; the model is not touched, so the list keeps its place. A row made later reads
+        // `rows` as it is bound.
+        list.forEachRow { widgets in
+            let id = widgets.identifier
+            if let now = rows[id], old[id] != now { bind(widgets, id) }
         }
         root.visiblePage = ids.isEmpty ? "empty" : "list"
     }

@@ -26,6 +26,12 @@ final class MainWindow {
     private var timerRows: [AlarmRow] = []
     private var ringing: RingingPage!
     private var startUp: Source?
+    /// The pending alarms as last read.
+    private var summaries: [PendingSummary] = []
+    /// Says "rings in 5 min" anew each minute, on the minute.
+    private var minuteTicker: Source?
+    /// A closed dialog is let go on the next turn of the loop, not inside its own close signal.
+    private var release: Source?
     private var dialog: AlarmDialog?
     /// Keeps toasts (and their Undo closures) alive while they show.
     private var liveToasts: [Toast] = []
@@ -99,13 +105,31 @@ final class MainWindow {
             link.pendingChanged = { [unowned self] in refresh() }
             link.ringingChanged = { [unowned self] in refreshRinging() }
             link.missedChanged = { [unowned self] in desktop?.refreshMissed() }
-            link.daemonChanged = { [unowned self] running in if running { desktop?.refresh() } }
+            link.daemonChanged = { [unowned self] running in
+                if running {
+                    desktop?.refresh()
+                } else {
+                    // The alarms are the daemon's, and safe in its store; the next call starts it again.
+                    toast(tr("The chime daemon stopped; it starts again with the next change"))
+                }
+            }
             refresh()
             // What rings now, once the window has drawn (RingingChanged tells of the rest).
             startUp = Source(idle: { [unowned self] in
                 startUp = nil
                 refreshRinging()
+                startMinuteTicker()
             })
+        }
+    }
+
+    /// The rows' "rings in ..." follow the clock: each minute, just after the minute turns.
+    private func startMinuteTicker() {
+        let now = WallClock.system.now()
+        let intoMinute = (now.seconds % 60 + 60) % 60
+        minuteTicker = Source(after: UInt32((60 - intoMinute) * 1000 + 50)) { [unowned self] in
+            render()
+            startMinuteTicker()
         }
     }
 
@@ -162,6 +186,12 @@ final class MainWindow {
         }
         guard let summaries = call(tr("Reading the alarms"), { try $0.pendingSummaries() }) else { return }
         if tracing { trace("listed \(summaries.count) in \(monotonicMicroseconds() - t0) us") }
+        self.summaries = summaries
+        render()
+    }
+
+    /// The alarms as last read, and the rows' words (when each rings, from now) said again.
+    private func render() {
         let now = WallClock.system.now()
         var alarmRows: [AlarmRow] = []
         var timerRows: [AlarmRow] = []
@@ -169,7 +199,6 @@ final class MainWindow {
             let row = AlarmRow(summary, now: now, zone: zone)
             if row.kind == .timer { timerRows.append(row) } else { alarmRows.append(row) }
         }
-        if tracing { trace("rows made after \(monotonicMicroseconds() - t0) us") }
         alarms.show(alarmRows)
         self.timerRows = timerRows
         timers?.show(timerRows)
@@ -219,7 +248,12 @@ final class MainWindow {
 
     private func showDialog(_ new: AlarmDialog) {
         dialog = new
-        new.onClosed = { [unowned self] in dialog = nil }
+        new.onClosed = { [unowned self, unowned new] in
+            release = Source(idle: { [unowned self] in
+                release = nil
+                if dialog === new { dialog = nil }
+            })
+        }
         new.present()
     }
 

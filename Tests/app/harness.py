@@ -80,7 +80,7 @@ echo "end $$" >> '{self.plays}'
         self.procs.append(p)
         return p
 
-    def start(self, app=True, daemon=True):
+    def start(self, app=True, daemon=True, daemon_wrapper=()):
         """The bus, the accessibility bus, Xvfb, dunst, the daemon (daemon=False: none yet, but the bus
         starts it when it is called, as an installed chime's D-Bus service file has it), and (unless
         app=False) the app."""
@@ -110,7 +110,7 @@ echo "end $$" >> '{self.plays}'
         until(lambda: self.gdbus("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
                                  "org.freedesktop.Notifications.GetServerInformation"), 10, "dunst")
         if daemon:
-            self.daemon = self.spawn([self.chime_path, "daemon"], stderr=open(os.path.join(self.dir, "daemon.log"), "w"))
+            self.daemon = self.spawn([*daemon_wrapper, self.chime_path, "daemon"], stderr=open(os.path.join(self.dir, "daemon.log"), "w"))
             until(lambda: self.chime("list")[0] == 0, 10, "the chime daemon")
         # The test's own AT-SPI client speaks to this session.
         os.environ["DBUS_SESSION_BUS_ADDRESS"] = self.env["DBUS_SESSION_BUS_ADDRESS"]

@@ -189,6 +189,7 @@ class AppTestCase(unittest.TestCase):
     alarm_file = ""
     language = None
     start_daemon = True
+    daemon_wrapper = ()
 
     def setUp(self):
         self.session = Session(CHIME, APP, alarm_file=self.alarm_file, languages=self.language)
@@ -200,7 +201,7 @@ class AppTestCase(unittest.TestCase):
                     os.makedirs(out)
                     subprocess.run(["msgfmt", "-o", os.path.join(out, "chime.mo"), os.path.join(ROOT, "po", po)], check=True)
             self.session.env["CHIME_LOCALEDIR"] = os.path.join(self.session.dir, "locale")
-        self.session.start(daemon=self.start_daemon)
+        self.session.start(daemon=self.start_daemon, daemon_wrapper=self.daemon_wrapper)
         self.app = App(self.session)
 
     def tearDown(self):
@@ -441,6 +442,22 @@ class GermanTests(AppTestCase):
         self.app.wait("push button", "Speichern", dialog)
 
 
+class CannotWakeTests(AppTestCase):
+    # The daemon without CAP_WAKE_ALARM (and no systemd user manager here): it cannot wake the machine.
+    daemon_wrapper = ("/usr/bin/setpriv", "--bounding-set", "-wake_alarm", "--inh-caps", "-wake_alarm")
+
+    def test_wake_is_greyed_with_the_reason(self):
+        status = json.loads(self.chime("status", "--json"))["daemon"]
+        self.assertEqual(status["wakeMethod"], "none", status)
+        self.app.press(self.app.wait("push button", "New Alarm"))
+        dialog = self.app.wait("dialog", "New Alarm")
+        row = self.app.wait("list item", "Wake the computer", dialog)
+        switch = self.app.find("check box", None, row, showing=False)
+        self.assertFalse(switch.get_state_set().contains(Atspi.StateType.SENSITIVE))
+        # The row says why, in the daemon's words.
+        self.assertIn(status["wake"], App.labels(row))
+
+
 class KeyboardTests(AppTestCase):
     def test_the_dialog_opens_and_closes_from_the_keyboard(self):
         time.sleep(0.3)
@@ -454,7 +471,7 @@ class KeyboardTests(AppTestCase):
 
 
 def each_test():
-    for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, GermanTests, KeyboardTests):
+    for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, GermanTests, CannotWakeTests, KeyboardTests):
         for name in unittest.TestLoader().getTestCaseNames(case):
             yield f"{case.__name__}.{name}"
 
