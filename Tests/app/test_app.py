@@ -323,6 +323,45 @@ class AlarmsTests(AppTestCase):
         print(f"measured: chime at answered → the window drew the alarm: {', '.join(f'{t:.1f}' for t in drawn)} ms", file=sys.stderr)
         self.assertTrue(all(t < 100 for t in drawn), drawn)
 
+    def test_an_alarm_edited_in_the_dialog_keeps_its_identifier(self):
+        self.chime("at", "07:00", "--days", "mon-fri", "--id", "wake", "--sound", "bell", "--label", "Wake up", "Wake up")
+        # A click on the row opens it.
+        self.app.click(self.app.wait_text("Wake up · Weekdays\n"))
+        dialog = self.app.wait("dialog", "Edit Alarm")
+        self.assertEqual(self.app.wait("spin button", "Hour", dialog).get_current_value(), 7)
+        self.assertIn("bell", App.labels(self.app.wait("list item", "Sound", dialog)))
+        self.app.wait("spin button", "Minute", dialog).set_current_value(30)
+        self.app.press(self.app.wait("push button", "Saturday", dialog))
+        self.app.press(self.app.wait("push button", "Save", dialog))
+        self.app.gone("dialog", "Edit Alarm")
+        alarm = self.pending()["wake"]
+        self.assertEqual(alarm["rule"], "07:30 mon-sat")
+        self.assertEqual(alarm["sound"], "bell")
+        self.assertEqual(len(self.pending()), 1)
+
+    def test_the_alarm_files_alarm_opens_in_the_editor(self):
+        # The desktop's default editor for the file: a recorder of what it was asked to open.
+        opened = os.path.join(self.session.dir, "opened")
+        data = self.session.env["XDG_DATA_HOME"]
+        os.makedirs(os.path.join(data, "applications"), exist_ok=True)
+        with open(os.path.join(self.session.dir, "editor"), "w") as f:
+            f.write(f"#!/bin/sh\necho \"$@\" >> '{opened}'\n")
+        os.chmod(os.path.join(self.session.dir, "editor"), 0o755)
+        with open(os.path.join(data, "applications", "recorder.desktop"), "w") as f:
+            f.write(f"[Desktop Entry]\nType=Application\nName=Recorder\nExec={self.session.dir}/editor %f\n"
+                    "MimeType=text/plain;application/toml;\n")
+        with open(os.path.join(self.session.env["XDG_CONFIG_HOME"], "mimeapps.list"), "w") as f:
+            f.write("[Default Applications]\ntext/plain=recorder.desktop\napplication/toml=recorder.desktop\n")
+        with open(self.session.alarm_file, "w") as f:
+            f.write('[[alarm]]\nid = "standup"\nwhen = "09:30 mon-fri"\ntitle = "Stand-up"\n')
+        details = self.app.wait_text("Stand-up · Weekdays\nFrom the alarm file")
+        # Its switch is the file's (enabled = false there), not the app's.
+        switch = self.app.wait("check box", "Switch Stand-up on or off")
+        self.assertFalse(switch.get_state_set().contains(Atspi.StateType.SENSITIVE))
+        self.app.press(self.app.wait("push button", "Open the alarm file"))
+        until(lambda: os.path.exists(opened) and open(opened).read().strip() == self.session.alarm_file, DEADLINE, "the editor opened")
+        self.assertIsNotNone(details)
+
     def test_a_list_of_10000_alarms_makes_rows_only_for_the_screen(self):
         # (Set through the alarm file: one read, rather than 10,000 calls.)
         with open(self.session.alarm_file, "w") as f:
