@@ -30,60 +30,45 @@ if [ -x "$root/usr/bin/chime-alarms" ]; then
     find "$root/usr/share" -type d -empty -delete
 fi
 
-doc=$root/usr/share/doc/chime
-gzip -9n "$root"/usr/share/man/man1/*.1
-install -m644 packaging/deb/copyright "$doc/copyright"
 # A native package (chime packages itself): its changelog is changelog.gz.
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
-sed -e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" packaging/deb/changelog.in | gzip -9n >"$doc/changelog.gz"
-
-# Shared libraries the binary needs, as package dependencies (the Swift runtime is linked in).
 mkdir -p "$stage/debian"
-printf 'Source: chime\n\nPackage: chime\nArchitecture: any\n' >"$stage/debian/control"
-depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/chime" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-[ -n "$depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
-mkdir -p "$root/DEBIAN"
-size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
-    packaging/deb/control.in >"$root/DEBIAN/control"
-# libdbus linked in (STATIC_DBUS=1): say which source it came from, as Debian policy asks, so a
-# security update of dbus shows which packages to rebuild.
-if ! readelf -d "$root/usr/bin/chime" | grep -q 'NEEDED.*libdbus-1'; then
-    echo "Built-Using: dbus (= $(dpkg-query -W -f='${source:Version}' libdbus-1-dev))" >>"$root/DEBIAN/control"
-fi
-(cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
-chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
+# package ROOT NAME BINARY CONTROL_IN: the documentation, the dependencies of BINARY (the Swift
+# runtime is linked in) from dpkg-shlibdeps, the control file and checksums, then the .deb and lintian.
+package() {
+    local root=$1 name=$2 binary=$3 control_in=$4
+    local doc=$root/usr/share/doc/$name
+    mkdir -p "$doc"
+    gzip -9n "$root"/usr/share/man/man1/*.1
+    install -m644 packaging/deb/copyright "$doc/copyright"
+    sed -e "s/^chime (/$name (/" -e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" packaging/deb/changelog.in | gzip -9n >"$doc/changelog.gz"
+    printf 'Source: chime\n\nPackage: %s\nArchitecture: any\n' "$name" >"$stage/debian/control"
+    local depends
+    depends=$(cd "$stage" && dpkg-shlibdeps -O -e"${root#"$stage"/}/$binary" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+    [ -n "$depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies of $binary" >&2; exit 1; }
+    mkdir -p "$root/DEBIAN"
+    local size
+    size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+    sed -e "s/@VERSION@/$version/g" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
+        "$control_in" >"$root/DEBIAN/control"
+    # libdbus linked in (STATIC_DBUS=1): say which source it came from, as Debian policy asks, so a
+    # security update of dbus shows which packages to rebuild.
+    if ! readelf -d "$root/$binary" | grep -q 'NEEDED.*libdbus-1'; then
+        echo "Built-Using: dbus (= $(dpkg-query -W -f='${source:Version}' libdbus-1-dev))" >>"$root/DEBIAN/control"
+    fi
+    (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
+    chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
+    local deb=.build/${name}_${version}_${arch}.deb
+    dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >&2
+    echo "$deb"
+    if command -v lintian >/dev/null; then
+        # Errors fail the build; the packages have no warnings either (README, "Install").
+        lintian --fail-on error "$deb" >&2
+    fi
+}
 
-deb=.build/chime_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >&2
-echo "$deb"
-if command -v lintian >/dev/null; then
-    # Errors fail the build; the package has no warnings either (README, "Install").
-    lintian --fail-on error "$deb" >&2
-fi
-
-[ -d "$app_root" ] || exit 0
-app_doc=$app_root/usr/share/doc/chime-alarms
-mkdir -p "$app_doc"
-gzip -9n "$app_root"/usr/share/man/man1/chime-alarms.1
-install -m644 packaging/deb/copyright "$app_doc/copyright"
-sed -e "s/^chime (/chime-alarms (/" -e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" packaging/deb/changelog.in | gzip -9n >"$app_doc/changelog.gz"
-printf 'Source: chime\n\nPackage: chime-alarms\nArchitecture: any\n' >"$stage/debian/control"
-app_depends=$(cd "$stage" && dpkg-shlibdeps -O -e"app-root/usr/bin/chime-alarms" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-[ -n "$app_depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies of chime-alarms" >&2; exit 1; }
-mkdir -p "$app_root/DEBIAN"
-size=$(du -sk --exclude=DEBIAN "$app_root" | cut -f1)
-sed -e "s/@VERSION@/$version/g" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$app_depends/" -e "s/@SIZE@/$size/" \
-    packaging/deb/control-app.in >"$app_root/DEBIAN/control"
-if ! readelf -d "$app_root/usr/bin/chime-alarms" | grep -q 'NEEDED.*libdbus-1'; then
-    echo "Built-Using: dbus (= $(dpkg-query -W -f='${source:Version}' libdbus-1-dev))" >>"$app_root/DEBIAN/control"
-fi
-(cd "$app_root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$app_root/DEBIAN/md5sums"
-chmod 644 "$app_root/DEBIAN/control" "$app_root/DEBIAN/md5sums"
-app_deb=.build/chime-alarms_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$app_root" "$app_deb" >&2
-echo "$app_deb"
-if command -v lintian >/dev/null; then
-    lintian --fail-on error "$app_deb" >&2
+package "$root" chime usr/bin/chime packaging/deb/control.in
+if [ -d "$app_root" ]; then
+    package "$app_root" chime-alarms usr/bin/chime-alarms packaging/deb/control-app.in
 fi

@@ -74,35 +74,24 @@ open class Object {
     // MARK: Properties (for those without a typed setter)
 
     package func set(_ property: String, _ value: Bool) {
-        var v = GValue()
-        g_value_init(&v, GType(5 << G_TYPE_FUNDAMENTAL_SHIFT))  // G_TYPE_BOOLEAN
-        g_value_set_boolean(&v, value ? 1 : 0)
-        g_object_set_property(cast(), property, &v)
-        g_value_unset(&v)
+        setProperty(property, type: 5) { g_value_set_boolean(&$0, value ? 1 : 0) }  // G_TYPE_BOOLEAN
     }
 
     package func set(_ property: String, _ value: String) {
-        var v = GValue()
-        g_value_init(&v, GType(16 << G_TYPE_FUNDAMENTAL_SHIFT))  // G_TYPE_STRING
-        g_value_set_string(&v, value)
-        g_object_set_property(cast(), property, &v)
-        g_value_unset(&v)
+        setProperty(property, type: 16) { g_value_set_string(&$0, value) }  // G_TYPE_STRING
     }
 
     package func set(_ property: String, _ value: Int32) {
-        var v = GValue()
-        g_value_init(&v, GType(6 << G_TYPE_FUNDAMENTAL_SHIFT))  // G_TYPE_INT
-        g_value_set_int(&v, value)
-        g_object_set_property(cast(), property, &v)
-        g_value_unset(&v)
+        setProperty(property, type: 6) { g_value_set_int(&$0, value) }  // G_TYPE_INT
     }
 
-    package func boolean(_ property: String) -> Bool {
+    /// Sets a property through a GValue of the fundamental type `type` (GLib's G_TYPE_* numbers).
+    private func setProperty(_ property: String, type: Int, _ fill: (inout GValue) -> Void) {
         var v = GValue()
-        g_value_init(&v, GType(5 << G_TYPE_FUNDAMENTAL_SHIFT))
-        g_object_get_property(cast(), property, &v)
-        defer { g_value_unset(&v) }
-        return g_value_get_boolean(&v) != 0
+        g_value_init(&v, GType(type << G_TYPE_FUNDAMENTAL_SHIFT))
+        fill(&v)
+        g_object_set_property(cast(), property, &v)
+        g_value_unset(&v)
     }
 }
 

@@ -68,29 +68,40 @@ class App:
 
     # Finding.
 
-    def find(self, role, name, within=None, depth=60, showing=False):
-        """The first accessible of `role` named `name` (None: any) under `within`, depth first."""
-        def walk(node, level):
+    @staticmethod
+    def all(node, test, showing=False, first=False, depth=60):
+        """The accessibles under `node` (itself included), depth first, for which test(node) holds;
+        with `showing`, only those on screen (a subtree that is not on screen is not entered); with
+        `first`, the first one or None."""
+        out = []
+
+        def walk(n, level):
             try:
-                if node.get_role_name() == role and (name is None or node.get_name() == name):
-                    if not showing or App.on_screen(node):
-                        return node
+                if test(n) and (not showing or App.on_screen(n)):
+                    out.append(n)
+                    if first:
+                        return True
                 if level >= depth:
-                    return None
+                    return False
                 # What is not on screen (a page not shown) holds nothing that is; a stack's page (no
                 # Component of its own) is judged by its child.
-                if showing and level > 1 and "Component" in node.get_interfaces() and not App.on_screen(node):
-                    return None
-                for i in range(node.get_child_count()):
-                    child = node.get_child_at_index(i)
-                    if child is not None:
-                        found = walk(child, level + 1)
-                        if found is not None:
-                            return found
+                if showing and level > 1 and "Component" in n.get_interfaces() and not App.on_screen(n):
+                    return False
+                for i in range(n.get_child_count()):
+                    child = n.get_child_at_index(i)
+                    if child is not None and walk(child, level + 1):
+                        return True
             except gi.repository.GLib.Error:
-                return None
-            return None
-        return walk(within or self.root, 0)
+                pass  # gone meanwhile (a row rebound, a window closed)
+            return False
+
+        walk(node, 0)
+        return (out[0] if out else None) if first else out
+
+    def find(self, role, name, within=None, depth=60, showing=False):
+        """The first accessible of `role` named `name` (None: any) under `within`."""
+        return App.all(within or self.root, lambda n: n.get_role_name() == role and (name is None or n.get_name() == name),
+                       showing=showing, first=True, depth=depth)
 
     @staticmethod
     def on_screen(node):
@@ -103,20 +114,7 @@ class App:
 
     def find_matching(self, role, test, within=None):
         """The first accessible of `role` whose name passes `test`."""
-        def walk(node):
-            try:
-                if node.get_role_name() == role and test(node.get_name() or ""):
-                    return node
-                for i in range(node.get_child_count()):
-                    child = node.get_child_at_index(i)
-                    if child is not None:
-                        found = walk(child)
-                        if found is not None:
-                            return found
-            except gi.repository.GLib.Error:
-                return None
-            return None
-        return walk(within or self.root)
+        return App.all(within or self.root, lambda n: n.get_role_name() == role and test(n.get_name() or ""), first=True)
 
     def wait_text(self, start, within=None, seconds=DEADLINE):
         """A label whose text starts with `start` (a row's details: its first line)."""
@@ -130,16 +128,7 @@ class App:
 
     @staticmethod
     def labels(node):
-        out = []
-        def walk(n):
-            if n.get_role_name() == "label":
-                out.append(n.get_name())
-            for i in range(n.get_child_count()):
-                child = n.get_child_at_index(i)
-                if child is not None:
-                    walk(child)
-        walk(node)
-        return out
+        return [n.get_name() for n in App.all(node, lambda n: n.get_role_name() == "label")]
 
     # Acting.
 
@@ -256,19 +245,6 @@ class AlarmsTests(AppTestCase):
         # And the list shows it, in words.
         app.wait("label", "06:45")
         app.wait_text("Get up · Weekdays\n")
-
-    @staticmethod
-    def items(node):
-        out = []
-        def walk(n):
-            if n.get_role_name() == "list item":
-                out.append(n)
-            for i in range(n.get_child_count()):
-                child = n.get_child_at_index(i)
-                if child is not None:
-                    walk(child)
-        walk(node)
-        return out
 
     def test_an_alarm_switched_off_does_not_ring_at_its_time(self):
         # Five seconds from now, as a one-off at a clock time.
