@@ -217,7 +217,7 @@ public func relativeTime(from now: Instant, to then: Instant, zone: Zone) -> Str
     if minutes < 60 { return tr("in %s min", "\(minutes)") }
     if minutes < 12 * 60 {
         let h = minutes / 60, m = minutes % 60
-        return m == 0 ? tr("in %s h", "\(h)") : tr("in %s", "\(h) h \(m) min")
+        return m == 0 ? tr("in %s h", "\(h)") : tr("in %s", tr("%s h", "\(h)") + " " + tr("%s min", "\(m)"))
     }
     let today = zone.civil(at: now.seconds), day = zone.civil(at: then.seconds)
     let time = ClockAlarm.two(day.hour) + ":" + ClockAlarm.two(day.minute)
