@@ -57,6 +57,11 @@ public struct ClockAlarm: Hashable, Sendable {
     public var snooze: TimeSpan = AlarmDefaults.snooze
     public var wake = false
     public var doNotDisturb: DoNotDisturbPolicy = .breakThrough
+    /// What an edited alarm said that the dialog does not show (its body, buttons, body command,
+    /// grace, urgency...): kept as it was. nil for a new alarm.
+    public private(set) var base: NotificationContent?
+    /// The name the dialog opened with: while it is unchanged, the title and label stay as they were.
+    private var openedName = ""
 
     public init() {}
 
@@ -78,7 +83,9 @@ public struct ClockAlarm: Hashable, Sendable {
             return nil
         }
         let content = request.content
+        base = content
         label = content.label.isEmpty ? (content.title == tr("Alarm") ? "" : content.title) : content.label
+        openedName = label
         sound = content.sound
         ring = content.ring ?? .zero
         snooze = content.snooze ?? AlarmDefaults.snooze
@@ -111,12 +118,16 @@ public struct ClockAlarm: Hashable, Sendable {
     /// The request the daemon gets: built as `chime at` builds one (critical, Snooze and Dismiss,
     /// chime's icon), titled with the label (or "Alarm").
     public func request(identifier: String?, now: Instant, zone: Zone) throws(RequestError) -> NotificationRequest {
-        var draft = AlarmDraft(kind: .alarm, anchor: now)
+        var draft = base.map { AlarmDraft(kind: .alarm, content: $0, anchor: now) } ?? AlarmDraft(kind: .alarm, anchor: now)
         draft.identifier = identifier
-        draft.title = label.isEmpty ? tr("Alarm") : label
-        draft.label = label
+        if base == nil || label != openedName {
+            draft.title = label.isEmpty ? tr("Alarm") : label
+            draft.label = label
+        }
         draft.sound = sound
         draft.ring = sound == nil ? nil : ring
+        // Ringing itself out needs a ring to end.
+        if draft.ring == nil || draft.ring == .zero { draft.autoSnooze = nil }
         draft.snooze = snooze
         draft.wake = wake
         draft.doNotDisturb = doNotDisturb

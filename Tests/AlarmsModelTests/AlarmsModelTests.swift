@@ -43,7 +43,41 @@ import Timekeeping
         #expect(request.content.category == "x-chime.alarm")
         #expect(request.content.actions.map(\.identifier) == ["snooze", "dismiss"])
         let back = try #require(ClockAlarm(request: request))
-        #expect(back == alarm)
+        func shown(_ a: ClockAlarm) -> [String] {
+            ["\(a.hour):\(a.minute)", "\(a.days.rawValue)", a.label, "\(String(describing: a.sound))", "\(a.ring)", "\(a.snooze)",
+             "\(a.wake)", a.doNotDisturb.rawValue]
+        }
+        #expect(shown(back) == shown(alarm))
+        #expect(back.base == request.content)
+    }
+
+    @Test func editingKeepsWhatTheDialogDoesNotShow() throws {
+        var draft = AlarmDraft(kind: .alarm, anchor: monday8)
+        draft.title = "Homeroom"
+        draft.body = "Check the guidance list"
+        draft.urgency = .normal
+        draft.grace = .seconds(120)
+        draft.sound = .named("bell")
+        draft.autoSnooze = true
+        draft.when = .rule("16:35 mon-fri")
+        let original = try draft.build(now: monday8)
+        var alarm = try #require(ClockAlarm(request: original))
+        #expect(alarm.label == "Homeroom")
+        alarm.minute = 40
+        alarm.ring = .zero  // rings once: it can no longer snooze itself when unanswered
+        let edited = try alarm.request(identifier: "homeroom", now: monday8, zone: zone)
+        #expect(edited.content.body == "Check the guidance list")
+        #expect(edited.content.grace == .seconds(120))
+        #expect(edited.content.urgency == .normal)
+        #expect(edited.content.title == "Homeroom")
+        #expect(edited.content.label == "", "an unchanged name leaves title and label as they were")
+        #expect(edited.content.autoSnooze == false)
+        #expect(edited.summaryRule == "16:40 mon-fri")
+        alarm.label = "Homeroom ends"
+        let renamed = try alarm.request(identifier: "homeroom", now: monday8, zone: zone)
+        #expect(renamed.content.title == "Homeroom ends")
+        #expect(renamed.content.label == "Homeroom ends")
+        #expect(renamed.content.body == "Check the guidance list")
     }
 
     @Test func theRuleSaysTheDaysOrTheNextDateForAOneOff() {
