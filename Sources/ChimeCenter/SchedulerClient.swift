@@ -102,6 +102,7 @@ public struct NoSchedulerError: Error, Hashable, Sendable, CustomStringConvertib
 /// The chime daemon took the call but did not answer in time, or left the bus while it ran.
 public struct SchedulerNotAnsweringError: Error, Hashable, Sendable, CustomStringConvertible {
     public var underlying: DBusError
+    public init(underlying: DBusError) { self.underlying = underlying }
     /// The daemon left the bus (crashed, or was stopped) rather than being slow.
     public var daemonLeft: Bool {
         // The bus answers for a peer that disconnected with NoReply and this wording.
@@ -141,11 +142,48 @@ public final class UserNotificationCenter {
                 destination: SchedulerInterface.busName, path: SchedulerInterface.path,
                 interface: SchedulerInterface.interface, member: member, arguments: arguments,
                 timeout: .milliseconds(Int32(clamping: timeout.milliseconds)))
-        } catch let error as DBusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
-            throw NoSchedulerError(underlying: error)
-        } catch let error as DBusError where error.name == .noReply || error.name == .timeout {
-            // (Disconnected is this process's own bus connection closing: the bus, not the daemon.)
-            throw SchedulerNotAnsweringError(underlying: error)
+        } catch {
+            throw Self.named(error)
+        }
+    }
+
+    /// A bus error as the caller should see it: no daemon, or a daemon not answering.
+    private static func named(_ error: any Error) -> any Error {
+        guard let error = error as? DBusError else { return error }
+        if error.name == .serviceUnknown || error.name == .nameHasNoOwner { return NoSchedulerError(underlying: error) }
+        // (Disconnected is this process's own bus connection closing: the bus, not the daemon.)
+        if error.name == .noReply || error.name == .timeout { return SchedulerNotAnsweringError(underlying: error) }
+        return error
+    }
+
+    /// Sends a call without waiting: `completion` runs from the connection's dispatch with the reply
+    /// read by `read`, or the error. For an event loop that dispatches the connection (the app's);
+    /// it may cancel the returned call at a deadline of its own (libdbus times a pending call out
+    /// only where the loop drives its timeouts).
+    public func send<T>(_ member: MemberName, _ arguments: [Value] = [], read: @escaping ([Value]) throws -> T,
+                        completion: @escaping (Result<T, any Error>) -> Void) throws -> PendingCall {
+        let message = try Message.methodCall(
+            destination: SchedulerInterface.busName, path: SchedulerInterface.path,
+            interface: SchedulerInterface.interface, member: member, arguments: arguments)
+        let pending = try connection.send(message, timeout: .milliseconds(Int32(clamping: timeout.milliseconds)))
+        try pending.onCompletion { result in
+            completion(Result { try read(try result.get().arguments()) }.mapError(Self.named))
+        }
+        connection.flush()
+        return pending
+    }
+
+    /// `ListPending`'s answer, read.
+    public static func pendingSummaries(from reply: [Value]) throws -> [PendingSummary] {
+        try (reply.first?.arrayElements ?? []).map { item throws(DBusError) in try PendingSummary(dbus: item) }
+    }
+
+    /// `ListRinging`'s answer, read.
+    public static func ringing(from reply: [Value]) -> [(identifier: String, due: Instant, until: Instant, title: String)] {
+        (reply.first?.arrayElements ?? []).compactMap { item in
+            guard case .structure(let f) = item, f.count == 4, let id = f[0].stringValue, case .int64(let due) = f[1],
+                case .int64(let until) = f[2], let title = f[3].stringValue else { return nil }
+            return (id, Instant(seconds: due), Instant(seconds: until), title)
         }
     }
 
@@ -189,7 +227,7 @@ public final class UserNotificationCenter {
 
     /// Pending alarms in brief, soonest first.
     public func pendingSummaries() throws -> [PendingSummary] {
-        try (try call("ListPending").first?.arrayElements ?? []).map { item throws(DBusError) in try PendingSummary(dbus: item) }
+        try Self.pendingSummaries(from: try call("ListPending"))
     }
 
     /// Removes pending requests; returns the identifiers that were pending.
@@ -234,11 +272,7 @@ public final class UserNotificationCenter {
 
     /// The alarms ringing now, soonest due first.
     public func ringing() throws -> [(identifier: String, due: Instant, until: Instant, title: String)] {
-        (try call("ListRinging").first?.arrayElements ?? []).compactMap { item in
-            guard case .structure(let f) = item, f.count == 4, let id = f[0].stringValue, case .int64(let due) = f[1],
-                case .int64(let until) = f[2], let title = f[3].stringValue else { return nil }
-            return (id, Instant(seconds: due), Instant(seconds: until), title)
-        }
+        Self.ringing(from: try call("ListRinging"))
     }
 
     /// The alarm file's timer presets.

@@ -71,6 +71,33 @@ final class SchedulerLink {
         })
     }
 
+    /// Calls in flight without waiting, each with its deadline, by a number of their own.
+    private var inFlight: [Int: (call: PendingCall, deadline: Source)] = [:]
+    private var nextCall = 0
+
+    /// Sends a call without waiting (the window goes on): `done` gets the answer read by `read`, or
+    /// the error, or after the center's timeout that the daemon did not answer.
+    func later<T>(_ member: MemberName, read: @escaping ([Value]) throws -> T, _ done: @escaping (Result<T, any Error>) -> Void) {
+        nextCall += 1
+        let number = nextCall
+        do {
+            let call = try center.send(member, read: read) { [unowned self] result in
+                guard inFlight.removeValue(forKey: number) != nil else { return }
+                done(result)
+            }
+            let milliseconds = UInt32(clamping: center.timeout.milliseconds)
+            let deadline = Source(after: milliseconds) { [unowned self] in
+                guard let entry = inFlight.removeValue(forKey: number) else { return }
+                entry.call.cancel()
+                done(.failure(SchedulerNotAnsweringError(underlying: DBusError(
+                    name: .timeout, message: "no answer to \(member) within \(center.timeout)"))))
+            }
+            inFlight[number] = (call, deadline)
+        } catch {
+            done(.failure(error))
+        }
+    }
+
     /// Runs a call, and dispatches what arrived meanwhile.
     func run<T>(_ body: (UserNotificationCenter) throws -> T) throws -> T {
         defer { afterCall() }

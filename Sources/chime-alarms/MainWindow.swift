@@ -102,8 +102,10 @@ final class MainWindow {
         app.setShortcuts("window.close", ["<Control>w"])
 
         if let link {
-            link.pendingChanged = { [unowned self] in refresh() }
-            link.ringingChanged = { [unowned self] in refreshRinging() }
+            // What the daemon announces is read without waiting; the first listing (below) waits, so
+            // the first frame shows the alarms.
+            link.pendingChanged = { [unowned self] in refreshLater() }
+            link.ringingChanged = { [unowned self] in refreshRingingLater() }
             link.missedChanged = { [unowned self] in desktop?.refreshMissed() }
             link.daemonChanged = { [unowned self] running in
                 if running {
@@ -207,6 +209,51 @@ final class MainWindow {
     func refreshRinging() {
         guard let ringingNow = call(tr("Reading what rings"), { try $0.ringing() }) else { return }
         ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
+    }
+
+    /// Whether a listing is in flight, and whether another change came meanwhile.
+    private var listing = false
+    private var listAgain = false
+
+    /// Reads the pending alarms without waiting, one listing at a time (a change that comes while
+    /// one is in flight is read right after it).
+    private func refreshLater() {
+        guard let link else { return }
+        if listing {
+            listAgain = true
+            return
+        }
+        listing = true
+        link.later("ListPending", read: UserNotificationCenter.pendingSummaries(from:)) { [unowned self] result in
+            listing = false
+            switch result {
+            case .success(let summaries):
+                if tracing { trace("listed \(summaries.count)") }
+                self.summaries = summaries
+                render()
+                if tracing {
+                    trace("refresh took 0 us, done at \(monotonicMicroseconds())")
+                    changeToDraw = true
+                }
+            case .failure(let error):
+                toast(tr("%s failed", tr("Reading the alarms")) + ": " + describe(error))
+            }
+            if listAgain {
+                listAgain = false
+                refreshLater()
+            }
+        }
+    }
+
+    private func refreshRingingLater() {
+        link?.later("ListRinging", read: UserNotificationCenter.ringing(from:)) { [unowned self] result in
+            switch result {
+            case .success(let ringingNow):
+                ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
+            case .failure(let error):
+                toast(tr("%s failed", tr("Reading what rings")) + ": " + describe(error))
+            }
+        }
     }
 
     // MARK: - What rows and dialogs ask
