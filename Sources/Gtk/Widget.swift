@@ -19,10 +19,10 @@ open class Widget: Object {
         set { gtk_widget_set_tooltip_text(widget, newValue.isEmpty ? nil : newValue) }
     }
 
-    /// The name assistive technologies read (and the AT-SPI tests find it by).
-    public var accessibleName: String {
-        get { "" }
-        set { chime_gtk_set_accessible_label(OpaquePointer(raw), newValue) }
+    /// The name assistive technologies read (and the AT-SPI tests find it by), as last set here
+    /// ("" where GTK names the widget from its text).
+    public var accessibleName: String = "" {
+        didSet { chime_gtk_set_accessible_label(OpaquePointer(raw), accessibleName) }
     }
 
     /// A longer description for assistive technologies.
@@ -35,7 +35,7 @@ open class Widget: Object {
     public func removeClass(_ name: String) { gtk_widget_remove_css_class(widget, name) }
     public func setClass(_ name: String, _ on: Bool) { on ? addClass(name) : removeClass(name) }
 
-    public enum Align: Sendable { case fill, start, end, center, baseline
+    public enum Align: Sendable, CaseIterable { case fill, start, end, center, baseline
         var c: GtkAlign {
             switch self {
             case .fill: GTK_ALIGN_FILL
@@ -45,15 +45,17 @@ open class Widget: Object {
             case .baseline: GTK_ALIGN_BASELINE
             }
         }
+
+        init(_ c: GtkAlign) { self = Align.allCases.first { $0.c == c } ?? .fill }
     }
 
     public var horizontalAlignment: Align {
-        get { .fill }
+        get { Align(gtk_widget_get_halign(widget)) }
         set { gtk_widget_set_halign(widget, newValue.c) }
     }
 
     public var verticalAlignment: Align {
-        get { .fill }
+        get { Align(gtk_widget_get_valign(widget)) }
         set { gtk_widget_set_valign(widget, newValue.c) }
     }
 
