@@ -1,5 +1,5 @@
-// The main window: the alarms, timers and "this desktop" pages in an adaptive view switcher,
-// toasts over them, and the ringing page over everything while an alarm rings.
+// The main window: the alarms, timers and "this desktop" pages in an adaptive view switcher, toasts
+// over them; while an alarm rings, the ringing window over it.
 import AlarmsModel
 import ChimeCenter
 import DBus
@@ -177,23 +177,23 @@ final class MainWindow {
         toasts.show(toast)
     }
 
-    /// Reads the pending alarms again and shows them (PendingChanged: within one loop turn).
+    /// Reads the pending alarms, waiting for the answer (at start, so the first frame shows them).
     func refresh() {
-        let t0 = monotonicMicroseconds()
-        defer {
-            if tracing {
-                trace("refresh took \(monotonicMicroseconds() - t0) us, done at \(monotonicMicroseconds())")
-                changeToDraw = true
-            }
-        }
+        let started = monotonicMicroseconds()
         guard let summaries = call(tr("Reading the alarms"), { try $0.pendingSummaries() }) else { return }
-        if tracing { trace("listed \(summaries.count) in \(monotonicMicroseconds() - t0) us") }
+        if tracing { trace("listed \(summaries.count) in \(monotonicMicroseconds() - started) us") }
         self.summaries = summaries
         render()
     }
 
     /// The alarms as last read, and the rows' words (when each rings, from now) said again.
     private func render() {
+        defer {
+            if tracing {
+                trace("rendered at \(monotonicMicroseconds())")
+                changeToDraw = true
+            }
+        }
         let now = WallClock.system.now()
         var alarmRows: [AlarmRow] = []
         var timerRows: [AlarmRow] = []
@@ -228,13 +228,8 @@ final class MainWindow {
             listing = false
             switch result {
             case .success(let summaries):
-                if tracing { trace("listed \(summaries.count)") }
                 self.summaries = summaries
                 render()
-                if tracing {
-                    trace("refresh took 0 us, done at \(monotonicMicroseconds())")
-                    changeToDraw = true
-                }
             case .failure(let error):
                 toast(tr("%s failed", tr("Reading the alarms")) + ": " + describe(error))
             }
