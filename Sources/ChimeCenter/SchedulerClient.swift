@@ -178,6 +178,37 @@ public final class UserNotificationCenter {
         try (reply.first?.arrayElements ?? []).map { item throws(DBusError) in try PendingSummary(dbus: item) }
     }
 
+    /// `Get`'s answer, read.
+    public static func request(from reply: [Value]) throws -> NotificationRequest {
+        guard let entries = reply.first?.dictionaryEntries else {
+            throw DBusError(name: .invalidSignature, message: "Get answered without a dictionary")
+        }
+        do {
+            return try NotificationRequest.fromStored(entries)
+        } catch {
+            throw DBusError(name: .invalidSignature, message: "Get answered a request chime cannot read: \(error)")
+        }
+    }
+
+    /// `ListMissed`'s answer, read.
+    public static func missed(from reply: [Value]) throws -> [MissedOccurrence] {
+        try (reply.first?.arrayElements ?? []).map { item throws(DBusError) in try MissedOccurrence(dbus: item) }
+    }
+
+    /// `ListTimerPresets`' answer, read.
+    public static func timerPresets(from reply: [Value]) -> [(name: String, duration: TimeSpan, title: String)] {
+        (reply.first?.arrayElements ?? []).compactMap { item in
+            guard case .structure(let f) = item, f.count == 3, let name = f[0].stringValue, case .int64(let seconds) = f[1],
+                let title = f[2].stringValue else { return nil }
+            return (name, .seconds(seconds), title)
+        }
+    }
+
+    /// `ListPaused`'s answer, read.
+    public static func pausedTimers(from reply: [Value]) -> [(identifier: String, remaining: TimeSpan)] {
+        pairs(reply).map { ($0.0, .milliseconds($0.1)) }
+    }
+
     /// `ListRinging`'s answer, read.
     public static func ringing(from reply: [Value]) -> [(identifier: String, due: Instant, until: Instant, title: String)] {
         (reply.first?.arrayElements ?? []).compactMap { item in
@@ -207,14 +238,7 @@ public final class UserNotificationCenter {
 
     /// One pending request in full.
     public func request(withIdentifier identifier: String) throws -> NotificationRequest {
-        guard let entries = try call("Get", [.string(identifier)]).first?.dictionaryEntries else {
-            throw DBusError(name: .invalidSignature, message: "Get answered without a dictionary")
-        }
-        do {
-            return try NotificationRequest.fromStored(entries)
-        } catch {
-            throw DBusError(name: .invalidSignature, message: "Get answered a request chime cannot read: \(error)")
-        }
+        try Self.request(from: try call("Get", [.string(identifier)]))
     }
 
     /// Pending requests in full, soonest first (`ListPending`, then `Get` for each;
@@ -277,11 +301,7 @@ public final class UserNotificationCenter {
 
     /// The alarm file's timer presets.
     public func timerPresets() throws -> [(name: String, duration: TimeSpan, title: String)] {
-        (try call("ListTimerPresets").first?.arrayElements ?? []).compactMap { item in
-            guard case .structure(let f) = item, f.count == 3, let name = f[0].stringValue, case .int64(let seconds) = f[1],
-                let title = f[2].stringValue else { return nil }
-            return (name, .seconds(seconds), title)
-        }
+        Self.timerPresets(from: try call("ListTimerPresets"))
     }
 
     /// Starts the alarm file's timer preset `name`; returns the new timer's identifier and when it fires.
@@ -296,7 +316,7 @@ public final class UserNotificationCenter {
 
     /// Every paused timer with the time it has left.
     public func pausedTimers() throws -> [(identifier: String, remaining: TimeSpan)] {
-        Self.pairs(try call("ListPaused")).map { ($0.0, .milliseconds($0.1)) }
+        Self.pausedTimers(from: try call("ListPaused"))
     }
 
     /// An `a(sx)` answer.
@@ -342,7 +362,7 @@ public final class UserNotificationCenter {
 
     /// Occurrences that passed while nothing could show them.
     public func missedOccurrences() throws -> [MissedOccurrence] {
-        try (try call("ListMissed").first?.arrayElements ?? []).map { item throws(DBusError) in try MissedOccurrence(dbus: item) }
+        try Self.missed(from: try call("ListMissed"))
     }
 }
 

@@ -216,6 +216,9 @@ public final class ToggleButton: Button {
 }
 
 public final class Switch: Widget {
+    /// Set while the program (not a person) moves the switch: its handler is not asked then.
+    private var settingQuietly = false
+
     /// `name`: what assistive technologies read; nil where a row's title names it.
     public init(name: String?) {
         super.init(sinking: UnsafeMutableRawPointer(gtk_switch_new()))
@@ -223,15 +226,23 @@ public final class Switch: Widget {
         verticalAlignment = .center
     }
 
+    /// Where it stands. Setting it moves it without asking `onFlip`'s handler.
     public var isOn: Bool {
         get { gtk_switch_get_active(opaque) != 0 }
-        set { gtk_switch_set_active(opaque, newValue ? 1 : 0) }
+        set {
+            settingQuietly = true
+            gtk_switch_set_active(opaque, newValue ? 1 : 0)
+            gtk_switch_set_state(opaque, newValue ? 1 : 0)
+            settingQuietly = false
+        }
     }
 
     /// The person flipped it: `body` gets the new position and answers whether the switch takes
-    /// it now (false: it stays until `isOn` is set, as when the daemon must agree first).
+    /// it now (false: it shows the change as pending until `isOn` is set, as when the daemon must
+    /// agree first).
     public func onFlip(_ body: @escaping (Bool) -> Bool) {
         onBoolean("state-set") { [unowned self] on in
+            if settingQuietly { return false }  // GTK's own handler sets the state
             if body(on) { gtk_switch_set_state(opaque, on ? 1 : 0) }
             return true  // the handler decided
         }

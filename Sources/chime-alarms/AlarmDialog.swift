@@ -2,6 +2,7 @@
 // length, waking the machine (greyed, with the reason, where it cannot), and do-not-disturb.
 import AlarmsModel
 import ChimeCenter
+import DBus
 import Gtk
 import Notifications
 import Timekeeping
@@ -146,12 +147,13 @@ final class AlarmDialog {
             return false
         }
         // Where this machine cannot wake for an alarm, the switch is greyed and says why.
-        if let status = owner.call(tr("Reading the daemon's status"), { try $0.daemonStatus() }), status.wakeMethod == "none" {
+        wakeRow.subtitle = tr("From suspend, where the machine allows it")
+        owner.send(tr("Reading the daemon's status"), "Status", read: { try DaemonStatus(dbus: $0.first) }) { [weak self] status in
+            guard let self, status.wakeMethod == "none" else { return }
+            wakeSwitch.isOn = false
             wakeSwitch.isSensitive = false
             wakeRow.isSensitive = false
             wakeRow.subtitle = status.wake
-        } else {
-            wakeRow.subtitle = tr("From suspend, where the machine allows it")
         }
     }
 
@@ -246,15 +248,20 @@ final class AlarmDialog {
             show(problem: error.message)
             return
         }
-        do {
-            guard let link = owner.link else { return }
-            _ = try link.run { try $0.add(request) }
-        } catch {
-            show(problem: describe(error))
-            return
+        // Sent without waiting: Save stays pressed until the daemon answers; the dialog closes once
+        // the alarm is the daemon's, or stays and says why not.
+        save.isSensitive = false
+        owner.link?.later("Add", [request.dbusRequest], read: { _ in () }) { [weak self] result in
+            guard let self else { return }
+            save.isSensitive = true
+            switch result {
+            case .success:
+                if identifier == nil { owner.toast(tr("Alarm set for %s", alarm.timeText)) }
+                dialog.close()
+            case .failure(let error):
+                show(problem: describe(error))
+            }
         }
-        if identifier == nil { owner.toast(tr("Alarm set for %s", alarm.timeText)) }
-        dialog.close()
     }
 
     private func show(problem text: String) {
@@ -269,12 +276,12 @@ final class AlarmDialog {
         case .named(let name): name
         case .file(let path): path
         }
-        do {
-            guard let link = owner.link else { return }
-            try link.run { try $0.previewSound(text) }
-            problem.isVisible = false
-        } catch {
-            show(problem: describe(error))
+        owner.link?.later("PreviewSound", [.string(text)], read: { _ in () }) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success: problem.isVisible = false
+            case .failure(let error): show(problem: describe(error))
+            }
         }
     }
 

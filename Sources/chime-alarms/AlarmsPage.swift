@@ -113,6 +113,11 @@ final class AlarmsPage {
         }
     }
 
+    /// Shows `id`'s row as the daemon has it again (after the daemon refused a change made in it).
+    func rebind(_ id: String) {
+        list.forEachRow { widgets in if widgets.identifier == id { bind(widgets, id) } }
+    }
+
     private func open(_ id: String) {
         guard let row = rows[id] else { return }
         if row.fromFile { window.openAlarmFile() } else { window.edit(id) }

@@ -2,6 +2,7 @@
 // buttons, do-not-disturb, waking; the alarm file; and the alarms that were missed.
 import AlarmsModel
 import ChimeCenter
+import DBus
 import Gtk
 import Notifications
 import Timekeeping
@@ -39,35 +40,18 @@ final class DesktopPage {
         rows[ObjectIdentifier(group)] = made
     }
 
+    /// Asks the daemon (without waiting: Settings waits for the notification server's answer) and
+    /// fills each group as its answer comes.
     func refresh() {
-        if let settings = window.call(tr("Reading what the server can do"), { try $0.notificationSettings() }) {
-            if let info = settings.server {
-                set(server, [(tr("Name"), info.name), (tr("Vendor"), info.vendor), (tr("Version"), info.version),
-                             (tr("Specification"), info.specVersion)])
-            } else {
-                set(server, [(tr("Name"), tr("No notification server is running; alarms wait for one"))])
-            }
-            let yes = tr("Yes"), no = tr("No")
-            let sound = switch settings.sound {
-            case .byServer: tr("The server plays them")
-            case .localPlayer(let name, _): tr("chime plays them with %s", name)
-            case .notSupported: tr("Nothing here can play them")
-            }
-            var items = [(tr("Sounds"), sound),
-                         (tr("Buttons (Snooze, Dismiss)"), settings.actions == .enabled ? yes : no),
-                         (tr("Popups that stay until closed"), settings.persistence == .enabled ? yes : no)]
-            if let dnd = settings.doNotDisturb {
-                items.append((tr("Do Not Disturb"), dnd ? tr("On") : tr("Off")))
-            } else {
-                items.append((tr("Do Not Disturb"), tr("This server does not say")))
-            }
-            set(abilities, items)
+        window.send(tr("Reading what the server can do"), "Settings", read: { try NotificationSettings(dbus: $0.first) }) {
+            [unowned self] settings in show(settings)
         }
-        if let status = window.call(tr("Reading the daemon's status"), { try $0.daemonStatus() }) {
+        window.send(tr("Reading the daemon's status"), "Status", read: { try DaemonStatus(dbus: $0.first) }) { [unowned self] status in
             set(machine, [(tr("Waking from suspend"), status.wake), (tr("Sleep"), status.sleep),
                           (tr("During Do Not Disturb"), status.doNotDisturb), (tr("chime"), status.version)])
         }
-        if let status = window.call(tr("Reading the alarm file's status"), { try $0.alarmFileStatus() }) {
+        window.send(tr("Reading the alarm file's status"), "AlarmFileStatus", read: { try AlarmFileStatus(dbus: $0.first) }) {
+            [unowned self] status in
             var items = [(tr("File"), status.path.isEmpty ? tr("None") : status.path),
                          (tr("Alarms"), "\(status.alarms)")]
             for problem in status.problems { items.append((tr("Problem"), problem)) }
@@ -76,8 +60,37 @@ final class DesktopPage {
         refreshMissed()
     }
 
+    private func show(_ settings: NotificationSettings) {
+        if let info = settings.server {
+            set(server, [(tr("Name"), info.name), (tr("Vendor"), info.vendor), (tr("Version"), info.version),
+                         (tr("Specification"), info.specVersion)])
+        } else {
+            set(server, [(tr("Name"), tr("No notification server is running; alarms wait for one"))])
+        }
+        let yes = tr("Yes"), no = tr("No")
+        let sound = switch settings.sound {
+        case .byServer: tr("The server plays them")
+        case .localPlayer(let name, _): tr("chime plays them with %s", name)
+        case .notSupported: tr("Nothing here can play them")
+        }
+        var items = [(tr("Sounds"), sound),
+                     (tr("Buttons (Snooze, Dismiss)"), settings.actions == .enabled ? yes : no),
+                     (tr("Popups that stay until closed"), settings.persistence == .enabled ? yes : no)]
+        if let dnd = settings.doNotDisturb {
+            items.append((tr("Do Not Disturb"), dnd ? tr("On") : tr("Off")))
+        } else {
+            items.append((tr("Do Not Disturb"), tr("This server does not say")))
+        }
+        set(abilities, items)
+    }
+
     func refreshMissed() {
-        guard let list = window.call(tr("Reading missed alarms"), { try $0.missedOccurrences() }) else { return }
+        window.send(tr("Reading missed alarms"), "ListMissed", read: UserNotificationCenter.missed(from:)) { [unowned self] list in
+            show(missed: list)
+        }
+    }
+
+    private func show(missed list: [MissedOccurrence]) {
         let now = WallClock.system.now()
         let shown = list.suffix(20).reversed().map { occurrence in
             (occurrence.identifier, relativePast(occurrence.due, now: now) + (occurrence.reason.map { $0.isEmpty ? "" : " · " + $0 } ?? ""))

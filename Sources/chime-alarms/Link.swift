@@ -77,11 +77,12 @@ final class SchedulerLink {
 
     /// Sends a call without waiting (the window goes on): `done` gets the answer read by `read`, or
     /// the error, or after the center's timeout that the daemon did not answer.
-    func later<T>(_ member: MemberName, read: @escaping ([Value]) throws -> T, _ done: @escaping (Result<T, any Error>) -> Void) {
+    func later<T>(_ member: MemberName, _ arguments: [Value] = [], read: @escaping ([Value]) throws -> T,
+                  _ done: @escaping (Result<T, any Error>) -> Void) {
         nextCall += 1
         let number = nextCall
         do {
-            let call = try center.send(member, read: read) { [unowned self] result in
+            let call = try center.send(member, arguments, read: read) { [unowned self] result in
                 guard inFlight.removeValue(forKey: number) != nil else { return }
                 done(result)
             }

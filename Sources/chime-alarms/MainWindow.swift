@@ -119,7 +119,7 @@ final class MainWindow {
             // What rings now, once the window has drawn (RingingChanged tells of the rest).
             startUp = Source(idle: { [unowned self] in
                 startUp = nil
-                refreshRinging()
+                refreshRingingLater()
                 startMinuteTicker()
             })
         }
@@ -158,6 +158,27 @@ final class MainWindow {
     func present() { window.present() }
 
     // MARK: - Calls
+
+    /// Sends a call without waiting (the window goes on); `then` gets the answer read by `read`. An
+    /// error, or no answer within the center's timeout, becomes a toast naming `what`.
+    func send<T>(_ what: String, _ member: MemberName, _ arguments: [Value] = [], read: @escaping ([Value]) throws -> T,
+                 then: @escaping (T) -> Void, failed: @escaping () -> Void = {}) {
+        guard let link else { return }
+        link.later(member, arguments, read: read) { [unowned self] result in
+            switch result {
+            case .success(let value): then(value)
+            case .failure(let error):
+                toast(tr("%s failed", what) + ": " + describe(error))
+                failed()
+            }
+        }
+    }
+
+    /// The same, for a call whose answer is only that it succeeded.
+    func send(_ what: String, _ member: MemberName, _ arguments: [Value] = [], then: @escaping () -> Void = {},
+              failed: @escaping () -> Void = {}) {
+        send(what, member, arguments, read: { _ in () }, then: { _ in then() }, failed: failed)
+    }
 
     /// Runs a call to the daemon; an error becomes a toast and nil.
     @discardableResult
@@ -206,11 +227,6 @@ final class MainWindow {
         timers?.show(timerRows)
     }
 
-    func refreshRinging() {
-        guard let ringingNow = call(tr("Reading what rings"), { try $0.ringing() }) else { return }
-        ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
-    }
-
     /// Whether a listing is in flight, and whether another change came meanwhile.
     private var listing = false
     private var listAgain = false
@@ -253,24 +269,26 @@ final class MainWindow {
 
     // MARK: - What rows and dialogs ask
 
+    /// A row's switch: the daemon switches the alarm on or off; the switch shows the change as
+    /// pending until the daemon's PendingChanged brings the row back (or, refused, shows it as it was).
     func setOn(_ identifier: String, _ on: Bool) -> Bool {
-        if on {
-            return call(tr("Switching the alarm on"), { try $0.enable([identifier]) }) != nil
-        }
-        return call(tr("Switching the alarm off"), { try $0.disable([identifier]) }) != nil
+        send(on ? tr("Switching the alarm on") : tr("Switching the alarm off"), on ? "Enable" : "Disable", [.strings([identifier])],
+             failed: { [unowned self] in alarms.rebind(identifier) })
+        return false
     }
 
     /// Deletes an alarm, with Undo: the request is read in full first, and added back as it was.
     func delete(_ identifier: String) {
-        guard let request = call(tr("Reading the alarm"), { try $0.request(withIdentifier: identifier) }) else { return }
         let wasOff = alarms.rows[identifier].map { !$0.isOn } ?? timerRows.first { $0.identifier == identifier }.map { !$0.isOn } ?? false
-        guard call(tr("Deleting the alarm"), { try $0.removePendingNotificationRequests(withIdentifiers: [identifier]) }) != nil else { return }
-        let name = request.content.label.isEmpty ? request.content.title : request.content.label
-        toast(tr("“%s” deleted", name)) { [unowned self] in
-            call(tr("Restoring the alarm"), { center in
-                try center.add(request)
-                if wasOff { try center.disable([identifier]) }
-            })
+        send(tr("Reading the alarm"), "Get", [.string(identifier)], read: UserNotificationCenter.request(from:)) { [unowned self] request in
+            send(tr("Deleting the alarm"), "Remove", [.strings([identifier])]) { [unowned self] in
+                let name = request.content.label.isEmpty ? request.content.title : request.content.label
+                toast(tr("“%s” deleted", name)) { [unowned self] in
+                    send(tr("Restoring the alarm"), "Add", [request.dbusRequest]) { [unowned self] in
+                        if wasOff { send(tr("Switching the alarm off"), "Disable", [.strings([identifier])]) }
+                    }
+                }
+            }
         }
     }
 
@@ -280,12 +298,13 @@ final class MainWindow {
     }
 
     func edit(_ identifier: String) {
-        guard let request = call(tr("Reading the alarm"), { try $0.request(withIdentifier: identifier) }) else { return }
-        guard let alarm = ClockAlarm(request: request) else {
-            toast(tr("This alarm's rule (%s) is changed with the chime command", request.summaryRule))
-            return
+        send(tr("Reading the alarm"), "Get", [.string(identifier)], read: UserNotificationCenter.request(from:)) { [unowned self] request in
+            guard let alarm = ClockAlarm(request: request) else {
+                toast(tr("This alarm's rule (%s) is changed with the chime command", request.summaryRule))
+                return
+            }
+            showDialog(AlarmDialog(window: self, editing: identifier, alarm: alarm))
         }
-        showDialog(AlarmDialog(window: self, editing: identifier, alarm: alarm))
     }
 
     private func showDialog(_ new: AlarmDialog) {
@@ -300,11 +319,12 @@ final class MainWindow {
     }
 
     func openAlarmFile() {
-        guard let status = call(tr("Reading the alarm file's status"), { try $0.alarmFileStatus() }) else { return }
-        guard !status.path.isEmpty else {
-            toast(tr("The daemon follows no alarm file"))
-            return
+        send(tr("Reading the alarm file's status"), "AlarmFileStatus", read: { try AlarmFileStatus(dbus: $0.first) }) { [unowned self] status in
+            guard !status.path.isEmpty else {
+                toast(tr("The daemon follows no alarm file"))
+                return
+            }
+            openInDefaultApp(path: status.path, over: window)
         }
-        openInDefaultApp(path: status.path, over: window)
     }
 }

@@ -3,6 +3,7 @@
 // however it ends (answered here, in the popup, or rung out).
 import AlarmsModel
 import ChimeCenter
+import DBus
 import Gtk
 import Notifications
 import Timekeeping
@@ -76,7 +77,7 @@ final class RingingPage {
 
     private func answer(_ action: String) {
         guard let identifier else { return }
-        owner.call(action == "snooze" ? tr("Snoozing") : tr("Stopping"), { try $0.answer(identifier, action: action) })
+        owner.send(action == "snooze" ? tr("Snoozing") : tr("Stopping"), "Answer", [.string(identifier), .string(action)])
     }
 }
 

@@ -2,6 +2,7 @@
 // countdown, Pause/Resume (the daemon keeps a paused timer's time left, across restarts too) and Cancel.
 import AlarmsModel
 import ChimeCenter
+import DBus
 import Gtk
 import Timekeeping
 
@@ -86,7 +87,12 @@ final class TimersPage {
     }
 
     func refreshPresets() {
-        guard let list = window.call(tr("Reading the timer presets"), { try $0.timerPresets() }) else { return }
+        window.send(tr("Reading the timer presets"), "ListTimerPresets", read: UserNotificationCenter.timerPresets(from:)) { [unowned self] list in
+            showPresets(list)
+        }
+    }
+
+    private func showPresets(_ list: [(name: String, duration: TimeSpan, title: String)]) {
         presets.removeAll()
         presetRows.removeAll()
         for preset in list {
@@ -95,7 +101,7 @@ final class TimersPage {
             start.addClass("circular")
             start.verticalAlignment = .center
             start.onClick { [unowned self] in
-                if window.call(tr("Starting the timer"), { try $0.startTimer(preset.name) }) != nil {
+                window.send(tr("Starting the timer"), "StartTimer", [.string(preset.name)]) { [unowned self] in
                     window.toast(tr("Timer %s started", preset.name))
                 }
             }
@@ -108,9 +114,13 @@ final class TimersPage {
 
     func show(_ newRows: [AlarmRow]) {
         rows = Dictionary(newRows.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
-        paused = [:]
+        // A paused timer's time left is the daemon's (ListPaused); until it answers, the row says what it said.
+        paused = paused.filter { id, _ in rows[id]?.state == .paused }
         if newRows.contains(where: { $0.state == .paused }) {
-            for timer in window.call(tr("Reading paused timers"), { try $0.pausedTimers() }) ?? [] { paused[timer.identifier] = timer.remaining }
+            window.send(tr("Reading paused timers"), "ListPaused", read: UserNotificationCenter.pausedTimers(from:)) { [unowned self] timers in
+                paused = Dictionary(timers.map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a })
+                tick()
+            }
         }
         let ids = newRows.map(\.identifier)
         if ids != order {
@@ -140,9 +150,9 @@ final class TimersPage {
         let row = TimerRowWidgets(identifier: id)
         row.pauseResume.onClick { [unowned self, unowned row] in
             if paused[row.identifier] != nil {
-                window.call(tr("Resuming the timer"), { try $0.resume([row.identifier]) })
+                window.send(tr("Resuming the timer"), "Resume", [.strings([row.identifier])])
             } else {
-                window.call(tr("Pausing the timer"), { try $0.pause([row.identifier]) })
+                window.send(tr("Pausing the timer"), "Pause", [.strings([row.identifier])])
             }
         }
         row.cancel.onClick { [unowned self, unowned row] in window.delete(row.identifier) }
@@ -180,7 +190,7 @@ final class TimersPage {
         }
         do {
             let request = try timerRequest(duration: .seconds(total), label: label.text, now: WallClock.system.now())
-            if window.call(tr("Starting the timer"), { try $0.add(request) }) != nil {
+            window.send(tr("Starting the timer"), "Add", [request.dbusRequest]) { [unowned self] in
                 window.toast(tr("Timer started: %s", countdown(.seconds(total))))
             }
         } catch {

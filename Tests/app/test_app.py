@@ -10,6 +10,7 @@ what the window shows.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -473,6 +474,32 @@ class CannotWakeTests(AppTestCase):
         self.assertIn(status["wake"], App.labels(row))
 
 
+class HungDaemonTests(AppTestCase):
+    def test_a_daemon_that_does_not_answer_does_not_freeze_the_window(self):
+        self.chime("at", "07:00", "--id", "up", "--label", "Up", "Up")
+        switch = self.app.wait("check box", "Switch Up on or off")
+        daemon = self.session.daemon.pid
+        os.kill(daemon, signal.SIGSTOP)
+        try:
+            pressed = time.monotonic()
+            self.app.press(switch)
+            # The window goes on at once: another page, from the keyboard, read through AT-SPI.
+            self.page("Timers")
+            self.app.wait("push button", "Start", seconds=2)
+            self.assertLess(time.monotonic() - pressed, 2)
+            # After the center's timeout (5 s) it says the daemon did not answer.
+            toast = until(lambda: self.app.find_matching("label", lambda t: t.startswith("Switching the alarm off failed: the chime daemon did not answer")),
+                          10, "the toast")
+            self.assertGreater(time.monotonic() - pressed, 4.5, toast.get_name())
+        finally:
+            os.kill(daemon, signal.SIGCONT)
+        # The daemon, going on, does what was asked of it; the switch follows the daemon.
+        until(lambda: self.pending()["up"]["state"] == "disabled", DEADLINE, "the daemon to switch it off")
+        self.page("Alarms")
+        until(lambda: not self.app.wait("check box", "Switch Up on or off").get_state_set().contains(Atspi.StateType.CHECKED),
+              DEADLINE, "the switch to follow")
+
+
 class KeyboardTests(AppTestCase):
     def test_the_dialog_opens_and_closes_from_the_keyboard(self):
         time.sleep(0.3)
@@ -486,7 +513,8 @@ class KeyboardTests(AppTestCase):
 
 
 def each_test():
-    for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, GermanTests, CannotWakeTests, KeyboardTests):
+    for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, GermanTests, CannotWakeTests,
+                 HungDaemonTests, KeyboardTests):
         for name in unittest.TestLoader().getTestCaseNames(case):
             yield f"{case.__name__}.{name}"
 
