@@ -9,15 +9,6 @@ static inline void chime_gtk_set_accessible_label(GtkAccessible *accessible, con
     gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
 }
 
-static inline void chime_gtk_set_accessible_description(GtkAccessible *accessible, const char *text) {
-    gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
-}
-
-/* The widget's accessible label from another widget (a label naming a switch, say). */
-static inline void chime_gtk_set_labelled_by(GtkAccessible *accessible, GtkAccessible *label) {
-    gtk_accessible_update_relation(accessible, GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL, -1);
-}
-
 static inline gboolean chime_g_is_string_object(gpointer object) {
     return object != NULL && GTK_IS_STRING_OBJECT(object);
 }

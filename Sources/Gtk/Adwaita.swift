@@ -38,16 +38,6 @@ public final class Application: Object {
     }
 
     public func quit() { g_application_quit(cast()) }
-
-    /// Follows the desktop's light or dark style (the default); `prefersDark` forces dark.
-    public static func setColorScheme(prefersDark: Bool?) {
-        let manager = adw_style_manager_get_default()
-        switch prefersDark {
-        case true?: adw_style_manager_set_color_scheme(manager, ADW_COLOR_SCHEME_FORCE_DARK)
-        case false?: adw_style_manager_set_color_scheme(manager, ADW_COLOR_SCHEME_FORCE_LIGHT)
-        case nil: adw_style_manager_set_color_scheme(manager, ADW_COLOR_SCHEME_DEFAULT)
-        }
-    }
 }
 
 /// A top-level window (`AdwApplicationWindow`, or `AdwWindow` for a dialog).
@@ -169,13 +159,6 @@ public final class HeaderBar: Widget {
     }
 }
 
-/// A title and subtitle, for a header bar.
-public final class WindowTitle: Widget {
-    public init(_ title: String, subtitle: String = "") {
-        super.init(sinking: UnsafeMutableRawPointer(adw_window_title_new(title, subtitle)))
-    }
-}
-
 /// The app's pages, one at a time, switched from the header bar where the window is wide and
 /// from a bar at the bottom where it is narrow (libadwaita's adaptive view switcher).
 public final class ViewStack: Widget {
@@ -202,12 +185,6 @@ public final class ViewStack: Widget {
         let stackPage = adw_view_stack_add_titled(opaque, page.widget, name, title)
         adw_view_stack_page_set_icon_name(stackPage, icon)
         pages.append(page)
-    }
-
-    /// Marks a page as wanting attention (a dot on its switcher button): a timer that rang, say.
-    public func setNeedsAttention(_ name: String, _ on: Bool) {
-        guard let child = adw_view_stack_get_child_by_name(opaque, name) else { return }
-        adw_view_stack_page_set_needs_attention(adw_view_stack_get_page(opaque, child), on ? 1 : 0)
     }
 
     /// Runs `body` when another page shows.
@@ -245,7 +222,6 @@ public final class Toast: Object {
 
     public func onButton(_ body: @escaping () -> Void) { on("button-clicked", body) }
     public func onDismissed(_ body: @escaping () -> Void) { on("dismissed", body) }
-    public func dismiss() { adw_toast_dismiss(opaque) }
 }
 
 // MARK: - Preferences-style rows
@@ -346,7 +322,7 @@ public final class EntryRow: Widget {
 
 /// A row with a drop-down list of choices.
 public final class ComboRow: Widget {
-    private var model: StringList
+    private let model: StringList
 
     public init(title: String, choices: [String]) {
         model = StringList(choices)
@@ -355,23 +331,12 @@ public final class ComboRow: Widget {
         adw_combo_row_set_model(cast(), model.opaque)
     }
 
-    public var subtitle: String {
-        get { String(glib: adw_action_row_get_subtitle(cast())) ?? "" }
-        set { adw_action_row_set_subtitle(cast(), newValue) }
-    }
-
     /// The chosen item's position.
     public var selected: Int {
         get { Int(adw_combo_row_get_selected(cast())) }
         set { adw_combo_row_set_selected(cast(), UInt32(newValue)) }
     }
 
-    public func setChoices(_ choices: [String]) {
-        model = StringList(choices)
-        adw_combo_row_set_model(cast(), model.opaque)
-    }
-
-    public func onSelect(_ body: @escaping () -> Void) { onChange(of: "selected", body) }
 }
 
 /// A vertical list of rows (a few: each row is a widget), in libadwaita's rounded style.
@@ -414,11 +379,6 @@ public final class ExpanderRow: Widget {
     public var subtitle: String {
         get { String(glib: adw_expander_row_get_subtitle(cast())) ?? "" }
         set { adw_expander_row_set_subtitle(cast(), newValue) }
-    }
-
-    public var isExpanded: Bool {
-        get { adw_expander_row_get_expanded(cast()) != 0 }
-        set { adw_expander_row_set_expanded(cast(), newValue ? 1 : 0) }
     }
 
     public func add(_ row: Widget) {

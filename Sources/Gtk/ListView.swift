@@ -65,9 +65,6 @@ public final class ListView<Row: AnyObject>: Widget {
         onNumber("activate") { body(Int($0)) }
     }
 
-    /// How many rows exist now (the AT-SPI tests and the benchmark check this stays small).
-    public var rowWidgets: Int { rows.count }
-
     /// Every row that exists now (those on screen and the few GTK keeps around them).
     public func forEachRow(_ body: (Row) -> Void) {
         for entry in rows.values { body(entry.row) }

@@ -70,29 +70,6 @@ open class Object {
         precondition(id != 0, "no signal \(signal) on \(String(cString: g_type_name_from_instance(cast())))")
         handlers.append((UInt(id), closure))
     }
-
-    // MARK: Properties (for those without a typed setter)
-
-    package func set(_ property: String, _ value: Bool) {
-        setProperty(property, type: 5) { g_value_set_boolean(&$0, value ? 1 : 0) }  // G_TYPE_BOOLEAN
-    }
-
-    package func set(_ property: String, _ value: String) {
-        setProperty(property, type: 16) { g_value_set_string(&$0, value) }  // G_TYPE_STRING
-    }
-
-    package func set(_ property: String, _ value: Int32) {
-        setProperty(property, type: 6) { g_value_set_int(&$0, value) }  // G_TYPE_INT
-    }
-
-    /// Sets a property through a GValue of the fundamental type `type` (GLib's G_TYPE_* numbers).
-    private func setProperty(_ property: String, type: Int, _ fill: (inout GValue) -> Void) {
-        var v = GValue()
-        g_value_init(&v, GType(type << G_TYPE_FUNDAMENTAL_SHIFT))
-        fill(&v)
-        g_object_set_property(cast(), property, &v)
-        g_value_unset(&v)
-    }
 }
 
 /// A signal's Swift closure: (pointer argument, integer argument) → the handler's return value.

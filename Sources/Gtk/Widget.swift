@@ -25,12 +25,6 @@ open class Widget: Object {
         didSet { chime_gtk_set_accessible_label(OpaquePointer(raw), accessibleName) }
     }
 
-    /// A longer description for assistive technologies.
-    public func describe(_ text: String) { chime_gtk_set_accessible_description(OpaquePointer(raw), text) }
-
-    /// This widget is named by `label` for assistive technologies.
-    public func labelled(by label: Widget) { chime_gtk_set_labelled_by(OpaquePointer(raw), OpaquePointer(label.raw)) }
-
     public func addClass(_ name: String) { gtk_widget_add_css_class(widget, name) }
     public func removeClass(_ name: String) { gtk_widget_remove_css_class(widget, name) }
     public func setClass(_ name: String, _ on: Bool) { on ? addClass(name) : removeClass(name) }
@@ -83,15 +77,6 @@ open class Widget: Object {
 
     @discardableResult
     public func grabFocus() -> Bool { gtk_widget_grab_focus(widget) != 0 }
-
-    /// Whether it can take the keyboard focus.
-    public var isFocusable: Bool {
-        get { gtk_widget_get_focusable(widget) != 0 }
-        set { gtk_widget_set_focusable(widget, newValue ? 1 : 0) }
-    }
-
-    /// The widget's current width, in pixels (0 before it is laid out).
-    public var width: Int32 { gtk_widget_get_width(widget) }
 
     /// The name of an action (`app.quit`, `win.new-alarm`) a button or row activates.
     public func setAction(_ name: String) { gtk_actionable_set_action_name(OpaquePointer(raw), name) }
@@ -151,16 +136,6 @@ public final class Label: Widget {
         set { gtk_label_set_xalign(opaque, newValue) }
     }
 
-    /// Makes this label the mnemonic label of `widget` (`_Label`).
-    public func mnemonic(for widget: Widget) {
-        gtk_label_set_use_underline(opaque, 1)
-        gtk_label_set_mnemonic_widget(opaque, widget.widget)
-    }
-
-    public var isSelectable: Bool {
-        get { gtk_label_get_selectable(opaque) != 0 }
-        set { gtk_label_set_selectable(opaque, newValue ? 1 : 0) }
-    }
 }
 
 /// `text` with Pango markup's special characters escaped.
@@ -277,10 +252,8 @@ public final class SpinButton: Widget {
             gtk_editable_set_text(opaque, text)
             return true
         }
-        set("width-chars", Int32(2))
+        gtk_editable_set_width_chars(opaque, 2)
     }
-
-    public func onChange(_ body: @escaping () -> Void) { on("value-changed", body) }
 }
 
 // MARK: - Containers
