@@ -68,20 +68,13 @@ public struct ClockAlarm: Hashable, Sendable {
     /// The alarm a pending request is, when it is one the dialog can edit: a time of day with
     /// weekdays, every day, or on one date (a one-off). nil for every other rule (`*:0/15`, timers).
     public init?(request: NotificationRequest) {
-        guard case .calendar(let expression) = request.trigger.rule, expression.timeZone == nil, request.trigger.timeZone == nil,
-            !expression.daysFromEnd, let hour = Self.single(expression.hours), let minute = Self.single(expression.minutes),
-            Self.single(expression.seconds) == 0 else { return nil }
-        self.hour = hour
-        self.minute = minute
-        if expression.years == nil, expression.months == nil, expression.days == nil {
-            guard request.trigger.repeats else { return nil }  // "16:35, once" is not something the dialog says
-            days = expression.weekdays.map { Weekdays(rawValue: $0) } ?? .everyDay
-        } else if expression.weekdays == nil, Self.single(expression.years) != nil, Self.single(expression.months) != nil,
-            Self.single(expression.days) != nil {
-            days = []
-        } else {
-            return nil
-        }
+        // The dialog sets whole minutes; "16:35, once" (a time without a date that does not repeat)
+        // is not something it says.
+        guard case .calendar(let expression) = request.trigger.rule, request.trigger.timeZone == nil,
+            let parts = Self.parts(expression), parts.second == 0, parts.days.isEmpty || request.trigger.repeats else { return nil }
+        hour = parts.hour
+        minute = parts.minute
+        days = parts.days
         let content = request.content
         base = content
         label = content.label.isEmpty ? (content.title == tr("Alarm") ? "" : content.title) : content.label

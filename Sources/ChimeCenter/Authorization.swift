@@ -124,17 +124,20 @@ public func requestAuthorization(options: AuthorizationOptions, connection: Conn
 /// `/usr/share/sounds/freedesktop/stereo/bell.oga`), searched in `$XDG_DATA_DIRS`.
 public func soundThemeFile(named name: String) -> String? {
     guard !name.contains(Character("/")), !name.isEmpty else { return nil }
-    let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 }
-        ?? "/usr/local/share:/usr/share"
-    for directory in dataDirectories.split(separator: ":") {
-        for theme in ["freedesktop"] {
-            for ext in ["oga", "ogg", "wav"] {
-                let candidate = "\(directory)/sounds/\(theme)/stereo/\(name).\(ext)"
-                if Sys.isReadable(candidate) { return candidate }
-            }
+    for directory in soundThemeDirectories() {
+        for ext in ["oga", "ogg", "wav"] {
+            let candidate = "\(directory)/\(name).\(ext)"
+            if Sys.isReadable(candidate) { return candidate }
         }
     }
     return nil
+}
+
+/// Where the freedesktop sound theme's sounds are: `sounds/freedesktop/stereo` in each of
+/// `$XDG_DATA_DIRS`, in order.
+func soundThemeDirectories() -> [String] {
+    let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+    return dataDirectories.split(separator: ":").map { "\($0)/sounds/freedesktop/stereo" }
 }
 
 /// The freedesktop sound theme's sounds that suit an alarm or a timer, those installed here, in
@@ -148,10 +151,9 @@ public func alarmSoundNames() -> [String] {
 /// The freedesktop sound theme's sounds installed here (`bell`, `alarm-clock-elapsed`, ...),
 /// sorted, each once: what an alarm's `sound` may name.
 public func soundThemeNames() -> [String] {
-    let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
     var names = Set<String>()
-    for directory in dataDirectories.split(separator: ":") {
-        for file in Sys.directoryEntries("\(directory)/sounds/freedesktop/stereo") {
+    for directory in soundThemeDirectories() {
+        for file in Sys.directoryEntries(directory) {
             for ext in [".oga", ".ogg", ".wav"] where file.hasSuffix(ext) {
                 names.insert(String(file.dropLast(ext.count)))
             }

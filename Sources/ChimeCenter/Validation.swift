@@ -121,6 +121,25 @@ extension NotificationRequest {
     }
 }
 
+extension Sound {
+    /// A theme name within its bound and without `/`; a file an absolute path within its bound.
+    public func validate() throws(RequestError) {
+        switch self {
+        case .default: break
+        case .named(let name):
+            try checkText(name, .sound, RequestBounds.soundNameBytes, allowing: .none)
+            if name.utf8.contains(UInt8(ascii: "/")) {
+                throw RequestError(.sound, "a sound-theme name has no '/'; give a file as sound-file")
+            }
+        case .file(let path):
+            try checkText(path, .soundFile, RequestBounds.soundFileBytes, allowing: .none)
+            guard path.utf8.first == UInt8(ascii: "/") else {
+                throw RequestError(.soundFile, "must be an absolute path, got \(quotedForMessage(path))")
+            }
+        }
+    }
+}
+
 extension NotificationContent {
     public func validate() throws(RequestError) {
         try checkText(title, .title, RequestBounds.titleBytes, allowing: .tabs)
@@ -129,19 +148,7 @@ extension NotificationContent {
         try checkText(label, .label, RequestBounds.labelBytes, allowing: .none)
         try checkText(icon, .icon, RequestBounds.iconBytes, allowing: .none)
         try checkText(category, .category, RequestBounds.categoryBytes, allowing: .none)
-        switch sound {
-        case nil, .default?: break
-        case .named(let name)?:
-            try checkText(name, .sound, RequestBounds.soundNameBytes, allowing: .none)
-            if name.utf8.contains(UInt8(ascii: "/")) {
-                throw RequestError(.sound, "a sound-theme name has no '/'; give a file as sound-file")
-            }
-        case .file(let path)?:
-            try checkText(path, .soundFile, RequestBounds.soundFileBytes, allowing: .none)
-            guard path.utf8.first == UInt8(ascii: "/") else {
-                throw RequestError(.soundFile, "must be an absolute path, got \(quotedForMessage(path))")
-            }
-        }
+        try sound?.validate()
         try checkCount(actions.count, .actions, RequestBounds.actionCount, "actions")
         var seen: [String] = []
         for action in actions {

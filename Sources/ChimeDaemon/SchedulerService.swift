@@ -67,22 +67,11 @@ final class SchedulerService {
         daemon.presenter.handle(.actionInvoked(id: delivered.serverID, key: action))
     }
 
-    /// Plays a sound once, as an alarm with it would (`default`, a theme name, or an absolute path).
+    /// Plays a sound once, as an alarm with it would (`default`, a theme name, or an absolute path),
+    /// checked as a request's `sound` or `sound-file` is.
     func previewSound(_ text: String) throws(DBusError) {
-        let sound: Sound
-        if text == "default" {
-            sound = .default
-        } else if text.hasPrefix("/") {
-            guard text.utf8.count <= 4096, !text.utf8.contains(0) else {
-                throw DBusError(name: SchedulerInterface.invalidRequest, message: "sound: a path of at most 4096 bytes")
-            }
-            sound = .file(text)
-        } else {
-            guard (1...255).contains(text.utf8.count), !text.contains("/"), text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
-                throw DBusError(name: SchedulerInterface.invalidRequest, message: "sound: a sound-theme name of 1-255 bytes without / or control characters, `default`, or an absolute path")
-            }
-            sound = .named(text)
-        }
+        let sound: Sound = text == "default" ? .default : text.hasPrefix("/") ? .file(text) : .named(text)
+        do throws(RequestError) { try sound.validate() } catch { throw Self.error(.invalid(error)) }
         do throws(PreviewError) { try daemon.ringing.preview(sound) } catch {
             throw DBusError(name: SchedulerInterface.cannotPlay, message: error.message)
         }
