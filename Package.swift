@@ -37,6 +37,8 @@ let package = Package(
         // SQLite is linked statically (libsqlite3.a from libsqlite3-dev; see its module map).
         .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CLinux"),
+        // libsndfile's and libpulse's headers only: the libraries are opened with dlopen (see its header).
+        .systemLibrary(name: "CSound"),
         // Only the desktop app sees GTK.
         .systemLibrary(
             name: "CGtk",
@@ -49,6 +51,8 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "Notifications", dependencies: ["DBus", "CZlib", "Posix"]),
         .target(name: "Timekeeping"),
+        // chime's own sound: files decoded by libsndfile, played through the sound server.
+        .target(name: "Sound", dependencies: ["CSound", "Posix"]),
         .target(name: "ChimeCenter", dependencies: ["DBus", "Notifications", "Posix", "Timekeeping"]),
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
         .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
@@ -128,6 +132,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport", "Posix"]),
         .testTarget(name: "AlarmsModelTests", dependencies: ["AlarmsModel", "ChimeCenter", "Notifications", "Timekeeping"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "DBus", "TestSupport"]),
         .testTarget(

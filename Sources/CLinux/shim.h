@@ -6,6 +6,7 @@
 #include <sys/timerfd.h>
 #include <sys/prctl.h>
 #include <sys/inotify.h>
+#include <sys/eventfd.h>
 
 #include <fcntl.h>
 #include <libintl.h>

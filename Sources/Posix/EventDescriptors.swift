@@ -1,5 +1,6 @@
 // Linux's event descriptors, each wrapped once, for poll loops: signals (signalfd), timers
-// (timerfd, on any clock) and file-system events (inotify). Each owns its descriptor and closes it.
+// (timerfd, on any clock), file-system events (inotify) and another thread's news (eventfd). Each
+// owns its descriptor and closes it.
 public import CLinux
 #if canImport(Glibc)
 import Glibc
@@ -138,5 +139,30 @@ public final class InotifyDescriptor {
             }
         }
         return events
+    }
+}
+
+/// An `eventfd`: another thread's way to wake a poll loop. Any thread may `signal`; the loop reads
+/// (`clear`) when poll says it is readable, and then looks at what the other thread left for it.
+public final class EventDescriptor: @unchecked Sendable {
+    // Immutable after init; eventfd's reads and writes are atomic, from any thread.
+    public let fd: Int32
+
+    public init() throws(SystemError) {
+        fd = try SystemError.check("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+    }
+
+    deinit { try? Sys.close(fd) }
+
+    /// Wakes the loop (from any thread). Never blocks: a counter that is already full wakes it anyway.
+    public func signal() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
+    }
+
+    /// Resets the counter after poll said the descriptor is readable.
+    public func clear() {
+        var count: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &count) { Glibc.read(fd, $0.baseAddress, 8) }
     }
 }

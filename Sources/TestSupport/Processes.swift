@@ -65,6 +65,16 @@ public final class ChildProcess: @unchecked Sendable {
         throw HarnessError("\(name) printed no line within \(timeout) s")
     }
 
+    /// Waits for output and reads what there is into `buffer`: the bytes read, 0 once the process
+    /// closed its stdout.
+    public func readAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let n = read(output, buffer.baseAddress, buffer.count)
+            if n < 0, errno == EINTR { continue }
+            return max(0, n)
+        }
+    }
+
     /// Whether the process is still running (reaping it if it has exited).
     public var isRunning: Bool {
         lock.withLock {
