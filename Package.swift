@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CSQLite", "Posix",
+                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CSQLite", "Posix", "Sound",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -133,6 +133,14 @@ public struct NotificationContent: Hashable, Sendable, Codable {
     public var ring: TimeSpan? = nil
     /// Whether an alarm whose ring time ends unanswered snoozes itself.
     public var autoSnooze = false
+    /// The sound's own volume in percent (nil: 100, the file as recorded), on the sound server's
+    /// scale, independent of other programs' sounds.
+    public var volume: Int? = nil
+    /// How long the sound takes to rise from silence to its volume (nil: no fade).
+    public var fade: TimeSpan? = nil
+    /// Whether the sound must be heard: a muted or turned-down output is unmuted and raised for the
+    /// ring, and put back as it was afterwards.
+    public var insist = false
     /// Whether the machine is woken from suspend for it (`--wake`).
     public var wake = false
     /// What happens while the notification server's do-not-disturb is on (nil: `.breakThrough`).

@@ -20,7 +20,8 @@ public struct Rendered: Hashable, Sendable {
 ///   `bodyIsMarkup`), and a server without it never gets markup: tags are
 ///   removed and entities decoded;
 /// - actions are sent only where the server has `actions`, else reported as dropped;
-/// - the sound is a hint where the server has `sound`, else returned in `playLocally`.
+/// - the sound is a hint where the server has `sound`, else returned in `playLocally` (chime plays
+///   it), and the server is told not to play a sound of its own (`suppress-sound`).
 public func render(
     _ content: NotificationContent, for capabilities: [Capability], appName: String = "chime", replacesID: UInt32 = 0
 ) -> Rendered {
@@ -50,7 +51,12 @@ public func render(
     if !content.label.isEmpty { hints.append(.custom(name: "x-chime-label", value: .string(content.label))) }
     var playLocally: Sound? = nil
     if let sound = content.sound {
-        if capabilities.contains(.sound) { hints.append(sound.hint) } else { playLocally = sound }
+        if capabilities.contains(.sound) {
+            hints.append(sound.hint)
+        } else {
+            playLocally = sound
+            hints.append(.suppressSound(true))
+        }
     }
     let canAct = capabilities.contains(.actions)
     let actions = canAct ? content.actions.map { Action(key: $0.identifier, label: $0.shownTitle) } : []

@@ -38,6 +38,9 @@ public struct AlarmDraft: Sendable {
     public var category: String?
     public var urgency: Urgency?
     public var sound: Sound?
+    public var volume: Int?
+    public var fade: TimeSpan?
+    public var insist: Bool?
     public var actions: [NotificationAction]?
     public var userInfo: [String: String]?
     public var expire: TimeSpan?
@@ -82,6 +85,9 @@ public struct AlarmDraft: Sendable {
         category = content.category
         urgency = content.urgency
         sound = content.sound
+        volume = content.volume
+        fade = content.fade
+        insist = content.insist
         actions = content.actions
         userInfo = content.userInfo
         switch content.expiry {
@@ -153,6 +159,9 @@ public struct AlarmDraft: Sendable {
         if let actions { content.actions = actions }
         content.userInfo = userInfo ?? [:]
         content.sound = sound
+        content.volume = volume
+        content.fade = fade
+        content.insist = insist ?? false
         if let expire { content.expiry = .after(expire) } else if persistent == true { content.expiry = .never }
         content.snooze = snooze
         content.grace = grace

@@ -40,6 +40,9 @@ extension NotificationRequest {
         case .named(let name)?: entries.append(("sound", .string(name)))
         case .file(let path)?: entries.append(("sound-file", .string(path)))
         }
+        if let volume = c.volume { entries.append(("volume", .uint32(UInt32(clamping: volume)))) }
+        if let fade = c.fade { entries.append(("fade", .uint32(UInt32(clamping: fade.seconds)))) }
+        if c.insist { entries.append(("insist", .boolean(true))) }
         if !c.actions.isEmpty {
             entries.append(("actions", .array(element: .structure([.string, .string]),
                                               c.actions.map { .structure([.string($0.identifier), .string($0.title)]) })))
@@ -169,6 +172,14 @@ extension NotificationRequest {
         if soundName != nil, soundFile != nil { throw RequestError(.soundFile, "give sound or sound-file, not both") }
         if let soundName { draft.sound = soundName == "default" ? .default : .named(soundName) }
         if let soundFile { draft.sound = .file(soundFile) }
+        if let volume = try reader.integer(.volume) {
+            guard let percent = Int(exactly: volume), RequestBounds.volume.contains(percent) else {
+                throw RequestError(.volume, "must be \(RequestBounds.volume.lowerBound)-\(RequestBounds.volume.upperBound) percent, got \(volume)")
+            }
+            draft.volume = percent
+        }
+        draft.fade = try reader.seconds(.fade)
+        draft.insist = try reader.bool(.insist)
         if let actions = fields[.actions] {
             guard case .array(.structure([.string, .string]), let items) = actions else {
                 throw RequestError(.actions, "must be a(ss): (identifier, title) pairs, got \(actions.signature)")

@@ -10,6 +10,7 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case id, title, subtitle, body, label, icon, category, urgency
     case sound
     case soundFile = "sound-file"
+    case volume, fade, insist
     case bodyMarkup = "body-markup"
     case actions
     case userInfo = "user-info"
@@ -63,6 +64,13 @@ public struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(key): \(message)" }
 }
 
+/// A volume as a person writes it: `70` or `70%` (whole percent); nil when it is not one.
+public func parsePercent(_ text: String) -> Int? {
+    let digits = text.hasSuffix("%") ? text.dropLast() : Substring(text)
+    guard !digits.isEmpty, digits.count <= 6, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return Int(digits)
+}
+
 /// The bounds of every field of a request (documented in docs/dbus-interface.md).
 public enum RequestBounds {
     /// Identifiers: printable UTF-8 of 1-200 bytes.
@@ -78,6 +86,10 @@ public enum RequestBounds {
     public static let soundNameBytes = 1...255
     /// A sound file: an absolute path.
     public static let soundFileBytes = 2...4096
+    /// The sound's own volume in percent of the file as recorded (0 would be silent).
+    public static let volume = 1...100
+    /// From silence to the volume.
+    public static let fade = TimeSpan.zero...TimeSpan.seconds(3600)
     public static let actionCount = 0...8
     public static let actionIdentifierBytes = 1...64
     public static let actionTitleBytes = 1...100
@@ -170,6 +182,18 @@ extension NotificationContent {
         if let ring { try checkSpan(ring, .ring, RequestBounds.ring) }
         if autoSnooze, !rings {
             throw RequestError(.autoSnooze, "needs a sound that rings (a sound and a ring time above 0)")
+        }
+        if let volume, !RequestBounds.volume.contains(volume) {
+            throw RequestError(.volume, "must be \(range(RequestBounds.volume)) percent, got \(volume)")
+        }
+        if let fade { try checkSpan(fade, .fade, RequestBounds.fade) }
+        if sound == nil {
+            if volume != nil { throw RequestError(.volume, "needs a sound") }
+            if fade != nil { throw RequestError(.fade, "needs a sound") }
+            if insist { throw RequestError(.insist, "needs a sound") }
+        }
+        if let fade, rings, let ring, fade > ring {
+            throw RequestError(.fade, "must be at most the ring time (\(ring)), got \(fade): the ring would end before the sound is at its volume")
         }
         if let command = bodyCommand {
             try checkCount(command.arguments.count, .bodyCommand, RequestBounds.bodyCommandArguments, "words")

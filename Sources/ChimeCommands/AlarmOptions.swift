@@ -24,6 +24,18 @@ struct AlarmOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A sound: a theme name (e.g. bell) or a file path.", valueName: "NAME|PATH"))
     var sound: String?
 
+    @Option(help: ArgumentHelp(
+        "The sound's own volume, 1-100 percent of the file as recorded (default 100), apart from other programs' sounds.",
+        valueName: "PERCENT"))
+    var volume: String?
+
+    @Option(help: ArgumentHelp("How long the sound takes to rise from silence to its volume, e.g. 30s (default: no fade).",
+                               valueName: "DURATION"))
+    var fade: String?
+
+    @Flag(help: "Be heard: a muted or turned-down output is unmuted and raised to 100% while the alarm rings, then put back as it was.")
+    var insist = false
+
     @Option(help: ArgumentHelp("low, normal or critical.", valueName: "LEVEL"))
     var urgency: UrgencyArgument = UrgencyArgument(urgency: .critical)
 
@@ -90,6 +102,12 @@ struct AlarmOptions: ParsableArguments {
         if let sound {
             draft.sound = sound.contains(Character("/")) ? .file(reportingErrors { try NotifyRunner.soundFilePath(sound) }) : .named(sound)
         }
+        if let volume {
+            guard let percent = parsePercent(volume) else { ExitStatus.usage.exit("--volume \(volume): give a percentage such as 70 or 70%") }
+            draft.volume = percent
+        }
+        if let fade { draft.fade = ["0", "0s"].contains(fade) ? .zero : Self.duration(fade, option: "--fade") }
+        if insist { draft.insist = true }
         draft.snooze = snooze.map { Self.duration($0, option: "--snooze") }
         draft.grace = grace.map { Self.duration($0, option: "--grace") }
         if let ring { draft.ring = ["0", "0s"].contains(ring) ? .zero : Self.duration(ring, option: "--ring") }
@@ -113,6 +131,8 @@ struct AlarmOptions: ParsableArguments {
             ExitStatus.usage.exit("\(text): \(error.message)" + (Self.suggestion(for: text).map { "; \($0)" } ?? ""))
         } catch where error.field == .ring && sound == nil {
             ExitStatus.usage.exit("--ring \(ring ?? ""): give --sound too (an alarm without a sound has nothing to ring)")
+        } catch where [.volume, .fade, .insist].contains(error.field) && sound == nil {
+            ExitStatus.usage.exit("\(option(for: error, rule: text)): give --sound too")
         } catch where error.field == .bodyTimeout && bodyCommand == nil {
             ExitStatus.usage.exit("--body-timeout needs --body-command")
         } catch {
@@ -153,6 +173,9 @@ struct AlarmOptions: ParsableArguments {
         case .snooze?: "--snooze \(snooze ?? "")"
         case .grace?: "--grace \(grace ?? "")"
         case .ring?: "--ring \(ring ?? "")"
+        case .volume?: "--volume \(volume ?? "")"
+        case .fade?: "--fade \(fade ?? "")"
+        case .insist?: "--insist"
         case .autoSnooze?: "--auto-snooze"
         case .bodyCommand?: "--body-command"
         case .bodyTimeout?: "--body-timeout \(bodyTimeout ?? "")"

@@ -94,6 +94,14 @@ public struct Show: ParsableCommand {
                 return span > .zero ? "\(span) until answered" : "plays once"
             },
             Field("autoSnooze", "auto-snooze", .flag(content.autoSnooze)),
+            Field("volume", "volume", content.sound == nil ? .none : .count(Int64(content.volume ?? 100))) { datum in
+                datum.text.map { "\($0)%" }
+            },
+            Field("fade", "fade", content.sound == nil ? .none : .duration(content.fade ?? .zero)) { datum in
+                guard case .duration(let span) = datum else { return nil }
+                return span > .zero ? "from silence over \(span)" : "none"
+            },
+            Field("insist", "insist", .flag(content.insist)),
             Field("wake", "wake", .flag(content.wake)),
             Field("dnd", "dnd", .text((content.doNotDisturb ?? AlarmDefaults.doNotDisturb).rawValue)),
             Field("origin", "origin", .text((summary?.origin ?? .commandLine).rawValue)) { datum in

@@ -54,9 +54,12 @@ public enum AlarmConfig {
     public static let maximumSize = 16 << 20
 
     public static let alarmKeys = ["id", "label", "when", "title", "body", "body-command", "body-timeout", "sound", "urgency",
-                                   "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd"]
-    public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd"]
-    public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd"]
+                                   "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd",
+                                   "volume", "fade", "insist"]
+    public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd",
+                                     "volume", "fade", "insist"]
+    public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
+                                   "volume", "fade", "insist"]
     static let tables = ["defaults", "alarm", "timer"]
 
     /// The file in use: `--config`, else `$CHIME_CONFIG`, else `$XDG_CONFIG_HOME/chime/alarms.toml`,

@@ -49,6 +49,9 @@ struct Validator {
         var actions: [NotificationAction]? = nil
         var ring: TimeSpan? = nil
         var autoSnooze = false
+        var volume: Int? = nil
+        var fade: TimeSpan? = nil
+        var insist = false
         var doNotDisturb: DoNotDisturbPolicy? = nil
     }
 
@@ -132,15 +135,32 @@ struct Validator {
         return .seconds(seconds)
     }
 
-    /// `ring`, `auto-snooze` and `dnd`, as the command line has them: an alarm with a sound rings
-    /// `RingPolicy.defaultRing` unless the file says otherwise.
+    /// `ring`, `auto-snooze`, `volume`, `fade`, `insist` and `dnd`, as the command line has them:
+    /// an alarm with a sound rings `RingPolicy.defaultRing` unless the file says otherwise; the
+    /// sound's defaults apply to alarms with a sound.
     mutating func ringing(_ table: Entries, _ p: String, defaults: Defaults, into draft: inout AlarmDraft) {
         let own = duration(table, "ring", p + ".ring", range: RequestBounds.ring)
         // The file's default ring applies to alarms with a sound; one's own ring needs one.
         draft.ring = own ?? (draft.sound != nil ? defaults.ring : nil)
         let rings = draft.sound != nil && (draft.ring ?? AlarmDefaults.ring) > .zero
         draft.autoSnooze = bool(table, "auto-snooze", p + ".auto-snooze") ?? (rings && defaults.autoSnooze)
+        let hasSound = draft.sound != nil
+        draft.volume = volume(table, "volume", p + ".volume") ?? (hasSound ? defaults.volume : nil)
+        draft.fade = duration(table, "fade", p + ".fade", range: RequestBounds.fade) ?? (hasSound ? defaults.fade : nil)
+        draft.insist = bool(table, "insist", p + ".insist") ?? (hasSound && defaults.insist)
         draft.doNotDisturb = policy(table, "dnd", p + ".dnd") ?? defaults.doNotDisturb
+    }
+
+    /// A volume: a whole number of percent, or a string such as "70%", within `RequestBounds.volume`.
+    mutating func volume(_ table: Entries, _ key: String, _ keyPath: String) -> Int? {
+        guard let value = table[key] else { return nil }
+        let percent: Int? = if let n = value.int { n } else if let text = value.string { parsePercent(text) } else { nil }
+        guard let percent, RequestBounds.volume.contains(percent) else {
+            let found = value.int.map { "\($0)" } ?? value.string.map { "\"\($0)\"" } ?? Self.describe(value)
+            report(keyPath, "'\(key)' must be a percentage \(RequestBounds.volume.lowerBound)-\(RequestBounds.volume.upperBound) such as 70 or \"70%\", found \(found)")
+            return nil
+        }
+        return percent
     }
 
     mutating func policy(_ table: Entries, _ key: String, _ keyPath: String) -> DoNotDisturbPolicy? {
@@ -294,6 +314,9 @@ struct Validator {
         if let v = actions(table, "actions", p + "actions") { d.actions = v }
         if let v = duration(table, "ring", p + "ring", range: RequestBounds.ring) { d.ring = v }
         if let v = bool(table, "auto-snooze", p + "auto-snooze") { d.autoSnooze = v }
+        if let v = volume(table, "volume", p + "volume") { d.volume = v }
+        if let v = duration(table, "fade", p + "fade", range: RequestBounds.fade) { d.fade = v }
+        if let v = bool(table, "insist", p + "insist") { d.insist = v }
         if let v = policy(table, "dnd", p + "dnd") { d.doNotDisturb = v }
         return d
     }

@@ -67,6 +67,7 @@ public final class SchedulerDaemon {
     let session: ServerSession
     let doNotDisturb: DoNotDisturb
     let children: ChildProcesses
+    let speaker: Speaker
     let ringing: Ringing
     let sleep: SleepFollower?
     let waking: Waking
@@ -76,7 +77,7 @@ public final class SchedulerDaemon {
     private(set) var alarmFile: AlarmFileFollower
     /// Every part, for the loop, in the order their deadlines are served.
     private var parts: [any LoopPart] {
-        [session, doNotDisturb, children, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter]
+        [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter]
     }
     var client: NotificationClient { session.client }
     /// The exported interface.
@@ -84,8 +85,8 @@ public final class SchedulerDaemon {
 
     /// How long a sound player may run.
     public var playerTimeLimit: TimeSpan {
-        get { ringing.playerTimeLimit }
-        set { ringing.playerTimeLimit = newValue }
+        get { speaker.playerTimeLimit }
+        set { speaker.playerTimeLimit = newValue }
     }
 
     /// The alarm file the daemon follows (nil: none). Set before `run()`.
@@ -103,7 +104,9 @@ public final class SchedulerDaemon {
     }
 
     /// Connects the daemon to `connection` (which already owns the bus name) and its state in `store`.
-    public init(connection: Connection, store: Store, logger: Logger, clock: WallClock = .system) throws {
+    /// `soundServer`: whether chime plays sounds itself through the sound server (false: the player
+    /// programs only, as `chime daemon --no-sound-server` asks).
+    public init(connection: Connection, store: Store, logger: Logger, clock: WallClock = .system, soundServer: Bool = true) throws {
         self.connection = connection
         self.store = store
         self.logger = logger
@@ -122,7 +125,8 @@ public final class SchedulerDaemon {
         session = ServerSession(client: client, clock: clock, logger: logger)
         children = ChildProcesses(clock: clock, logger: logger)
         doNotDisturb = DoNotDisturb(connection: connection, session: session, children: children, clock: clock, logger: logger)
-        ringing = Ringing(store: store, children: children, client: client, clock: clock, logger: logger)
+        speaker = Speaker(store: store, children: children, clock: clock, logger: logger, useSoundServer: soundServer)
+        ringing = Ringing(store: store, speaker: speaker, client: client, clock: clock, logger: logger)
         sleep = SleepFollower(clock: clock, logger: logger)
         waking = Waking(connection: connection, sleep: sleep, clock: clock, logger: logger)
         ledger = PopupLedger(connection: connection, store: store, session: session, clock: clock, logger: logger)
@@ -207,6 +211,7 @@ public final class SchedulerDaemon {
             throw DaemonError("\(error)")
         }
         ringing.resume()
+        speaker.resume()
         logger.info("chime daemon ready", metadata: ["pending": "\(schedule.queue.count)"])
         while !stopping {
             connection.dispatchPending()

@@ -280,8 +280,10 @@ final class Presenter: LoopPart {
         present(occurrence, content: content, capabilities: capabilities)
     }
 
-    func present(_ occurrence: Occurrence, content: NotificationContent, capabilities: [Capability], varied: Bool = false) {
+    func present(_ occurrence: Occurrence, content: NotificationContent, capabilities serverCapabilities: [Capability], varied: Bool = false) {
         let identifier = occurrence.request.identifier
+        // Where chime plays sounds itself, the popup carries none for the server to play.
+        let capabilities = ringing.soundCapabilities(serverCapabilities)
         let previous = (try? store.delivered(identifier: identifier))??.serverID ?? 0
         // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
         var shownContent = content

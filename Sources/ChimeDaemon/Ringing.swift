@@ -1,7 +1,8 @@
-// An alarm's sound, and an alarm that rings until it is answered: its sound repeats — played
-// again by the local player each time it ends, or, where the server plays sounds, the popup sent
-// again in place (replaces_id) — until Snooze or Dismiss is pressed, the popup is closed, the
-// alarm is cancelled, or its ring time ends. A ring that ends unanswered is recorded (`chime list
+// An alarm's sound, and an alarm that rings until it is answered: its sound loops — played by
+// chime (the Speaker part: through the sound server, else a player program), or, where only the
+// notification server can play sounds, the popup sent again in place (replaces_id) — until Snooze
+// or Dismiss is pressed, the popup is closed, the alarm is cancelled, or its ring time ends. A ring
+// that sounds into a muted output says so in its popup and in `chime list --missed`. A ring that ends unanswered is recorded (`chime list
 // --missed`, the `RangOut` signal) and, when the alarm asks for it, snoozes itself.
 //
 // What rings, and until when, is in the store (`ringing`): a daemon restarted or killed mid-ring
@@ -16,15 +17,11 @@ import ChimeCenter
 import DBus
 import Logging
 import Notifications
+import Sound
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Why a sound cannot be previewed.
-struct PreviewError: Error {
-    var message: String
-}
 
 final class Ringing: LoopPart {
     /// One alarm ringing.
@@ -41,20 +38,14 @@ final class Ringing: LoopPart {
         var capabilities: [Capability]
         /// The server plays the sound: the popup is sent again every `RingPolicy.serverRepeat`.
         var byServer: Bool
-        /// When the sound starts again (nil: playing now, or not again).
+        /// When the server plays the sound again (the popup sent again in place).
         var nextPlay: Instant?
-        /// The local player playing it now.
-        var player: pid_t?
+        /// chime's play of the sound (the Speaker's).
+        var play: Int?
         var plays = 0
-        /// Starts of the player that failed in a row (a binary being replaced: ETXTBSY).
-        var failedStarts = 0
+        /// It was said to ring into a muted output.
+        var toldMuted = false
     }
-
-    /// How many failed starts of the player in a row end the sound (the ring goes on silently).
-    static let playerStartAttempts = 3
-    /// The smallest gap between two starts of the local player, so a player that ends at once
-    /// cannot make a busy loop.
-    static let smallestReplay = TimeSpan.seconds(1)
 
     private var rings: [String: Ring] = [:] {
         didSet { if Set(rings.keys) != Set(oldValue.keys) { ringingChanged = true } }
@@ -62,27 +53,44 @@ final class Ringing: LoopPart {
     /// Whether an alarm started or stopped ringing since the last `takeChange()`.
     private var ringingChanged = false
     private let store: Store
-    private let children: ChildProcesses
+    let speaker: Speaker
     private let client: NotificationClient
     private let clock: WallClock
     private let logger: Logger
-    /// The local sound player for servers that do not play sounds.
-    let player: (name: String, path: String)?
-    /// How long a sound player may run.
-    var playerTimeLimit = TimeSpan.seconds(30)
 
     /// A ring ended unanswered: the alarm, its occurrence, its popup, and whether it snoozes itself.
     var rangOut: (_ identifier: String, _ due: Instant, _ serverID: UInt32, _ snoozes: Bool) -> Void = { _, _, _, _ in }
     /// A popup of an earlier run was sent again in place at a resumed ring: its answers come here now.
     var resent: (_ serverID: UInt32) -> Void = { _ in }
 
-    init(store: Store, children: ChildProcesses, client: NotificationClient, clock: WallClock, logger: Logger) {
+    init(store: Store, speaker: Speaker, client: NotificationClient, clock: WallClock, logger: Logger) {
         self.store = store
-        self.children = children
+        self.speaker = speaker
         self.client = client
         self.clock = clock
         self.logger = logger
-        player = findSoundPlayer()
+        speaker.ended = { [unowned self] play in
+            guard let identifier = rings.values.first(where: { $0.play == play })?.identifier else { return }
+            rings[identifier]?.play = nil
+            logger.warning("the sound could not be played on; the alarm rings on without sound", metadata: ["alarm.id": "\(identifier)"])
+        }
+        speaker.silent = { [unowned self] play, output in
+            guard let identifier = rings.values.first(where: { $0.play == play })?.identifier else { return }
+            rangMuted(identifier, output)
+        }
+    }
+
+    /// What a popup may tell the server of its sound: where chime plays sounds itself, the server
+    /// is not asked to (`sound` is left out: the popup carries `suppress-sound`).
+    func soundCapabilities(_ capabilities: [Capability]) -> [Capability] {
+        speaker.playsItself ? capabilities.filter { $0 != .sound } : capabilities
+    }
+
+    /// How chime plays an alarm's sound.
+    private func soundRequest(_ content: NotificationContent, looping: Bool) -> SoundRequest? {
+        guard let sound = content.sound else { return nil }
+        return SoundRequest(sound: sound, volume: content.volume ?? 100, fade: content.fade ?? .zero, looping: looping,
+                            insist: content.insist, title: content.title)
     }
 
     /// The alarm whose ring shows in popup `serverID`, if one rings.
@@ -113,7 +121,7 @@ final class Ringing: LoopPart {
         guard let sound = content.sound else { return }
         let byServer = capabilities.contains(.sound)
         guard content.rings else {
-            if !byServer { _ = play(sound, for: identifier) }
+            if !byServer, let request = soundRequest(content, looping: false) { _ = speaker.play(request) }
             return
         }
         stop(identifier, because: "it rang again")
@@ -124,7 +132,8 @@ final class Ringing: LoopPart {
             ring.plays = 1  // the server played it with the popup
             ring.nextPlay = now + RingPolicy.serverRepeat
         } else {
-            startPlayer(&ring)
+            ring.play = soundRequest(content, looping: true).map(speaker.play)
+            ring.plays = 1
         }
         rings[identifier] = ring
         record(ring)
@@ -162,7 +171,7 @@ final class Ringing: LoopPart {
             // to this connection (dunst tells only the connection that showed a popup).
             sendAgain(&ring)
             resent(ring.serverID)
-            if !ring.byServer { startPlayer(&ring) }
+            if !ring.byServer { ring.play = soundRequest(ring.content, looping: true).map(speaker.play) }
             rings[saved.identifier] = ring
         }
     }
@@ -184,11 +193,31 @@ final class Ringing: LoopPart {
         }
     }
 
+    /// The server plays the sound again: the popup is sent again in place.
     private func playAgain(_ identifier: String) {
         guard var ring = rings[identifier] else { return }
         ring.nextPlay = nil
-        if ring.byServer { sendAgain(&ring) } else { startPlayer(&ring) }
+        sendAgain(&ring)
         rings[identifier] = ring
+    }
+
+    /// A ring sounds into a muted or silent output (and does not insist): its popup says so, sent
+    /// again in place, and `chime list --missed` records it.
+    private func rangMuted(_ identifier: String, _ output: Output) {
+        guard var ring = rings[identifier], !ring.toldMuted else { return }
+        ring.toldMuted = true
+        let how = output.muted ? tr("the sound output is muted") : tr("the sound output is at 0%")
+        let note = tr("Rang muted: %s", how)
+        ring.content.body = ring.content.body.isEmpty ? note : ring.content.body + "\n" + note
+        logger.warning("rang muted: the output \(output.sink) is \(output.muted ? "muted" : "at 0%")", metadata: ["alarm.id": "\(identifier)"])
+        sendAgain(&ring)
+        rings[identifier] = ring
+        do {
+            let reason = "rang muted (the output \(output.sink) was \(output.muted ? "muted" : "at 0%"))"
+            try store.recordMissed([MissedOccurrence(identifier: identifier, due: ring.due, recorded: clock.now(), reason: reason)])
+        } catch {
+            logger.error("\(error)")
+        }
     }
 
     /// The same popup, sent in place: where the server plays sounds, it plays it again.
@@ -216,79 +245,13 @@ final class Ringing: LoopPart {
         }
     }
 
-    /// Starts the local player for a ring; a player that could not start (its file being replaced,
-    /// say) is tried again a second later, up to `playerStartAttempts` times in a row.
-    private func startPlayer(_ ring: inout Ring) {
-        ring.player = play(ring.sound, for: ring.identifier)
-        if ring.player != nil {
-            ring.plays += 1
-            ring.failedStarts = 0
-        } else if player != nil {
-            ring.failedStarts += 1
-            if ring.failedStarts < Self.playerStartAttempts { ring.nextPlay = clock.now() + Self.smallestReplay }
-        }
-    }
-
-    /// The player of the last preview, stopped when another starts.
-    private var previewPlayer: pid_t?
-
-    /// Plays `sound` once through the local player, as the app's Preview button asks; a preview
-    /// still playing stops first. Throws why it cannot play (no player, no such file).
-    func preview(_ sound: Sound) throws(PreviewError) {
-        if let previewPlayer { children.stop(previewPlayer) }
-        previewPlayer = nil
-        guard let player else {
-            throw PreviewError(message: "no local sound player was found (\(soundPlayers.joined(separator: ", "))); the notification server plays alarms' sounds itself")
-        }
-        if let why = sound.whyUnplayable(with: .localPlayer(name: player.name, path: player.path)) { throw PreviewError(message: why) }
-        guard let pid = play(sound, for: "preview") else { throw PreviewError(message: "\(player.name) could not be started") }
-        previewPlayer = pid
-    }
-
-    /// Plays `sound` through the local player (the server does not play sounds): the player's process id.
-    private func play(_ sound: Sound, for identifier: String) -> pid_t? {
-        guard let player else {
-            logger.warning("the notification server plays no sounds and no local player was found (\(soundPlayers.joined(separator: ", ")))")
-            return nil
-        }
-        let (name, isFile): (String, Bool) = switch sound {
-        case .default: (Sound.defaultName, false)
-        case .named(let name): (name, false)
-        case .file(let path): (path, true)
-        }
-        guard let arguments = playerArguments(player: player, sound: name, isFile: isFile) else {
-            logger.warning("\(player.name) cannot play the sound \(name)", metadata: ["alarm.id": "\(identifier)"])
-            return nil
-        }
-        do throws(SpawnError) {
-            return try children.start(arguments, timeLimit: playerTimeLimit) { [weak self] child in
-                self?.playerEnded(child.pid, succeeded: child.succeeded, ending: child.ending)
-            }
-        } catch {
-            logger.warning("\(error)", metadata: ["alarm.id": "\(identifier)"])
-            return nil
-        }
-    }
-
-    /// A player ended: when it was a ring's, the sound starts again (unless the player failed, which
-    /// would only fail again: the ring goes on without sound until it is answered or ends).
-    private func playerEnded(_ pid: pid_t, succeeded: Bool, ending: String) {
-        guard let (identifier, ring) = rings.first(where: { $0.value.player == pid }) else { return }
-        rings[identifier]?.player = nil
-        if succeeded {
-            rings[identifier]?.nextPlay = max(clock.now(), ring.started + Self.smallestReplay * Int64(ring.plays))
-        } else {
-            logger.warning("the sound player failed (\(ending)); the alarm rings on without sound", metadata: ["alarm.id": "\(identifier)"])
-        }
-    }
-
     // MARK: - Stopping
 
-    /// Stops a ring at once (the answer, a cancel, a replacement): the player is killed, and the
+    /// Stops a ring at once (the answer, a cancel, a replacement): its sound goes quiet, and the
     /// ring leaves the store, so no restart rings it again.
     func stop(_ identifier: String, because reason: String) {
         guard let ring = rings.removeValue(forKey: identifier) else { return }
-        if let pid = ring.player { children.stop(pid) }
+        if let play = ring.play { speaker.stop(play) }
         forget(identifier)
         logger.info("stopped ringing: \(reason) (\(ring.plays) play(s))", metadata: ["alarm.id": "\(identifier)"])
     }

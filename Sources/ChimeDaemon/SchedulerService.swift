@@ -72,7 +72,7 @@ final class SchedulerService {
     func previewSound(_ text: String) throws(DBusError) {
         let sound: Sound = text == "default" ? .default : text.hasPrefix("/") ? .file(text) : .named(text)
         do throws(RequestError) { try sound.validate() } catch { throw Self.error(.invalid(error)) }
-        do throws(PreviewError) { try daemon.ringing.preview(sound) } catch {
+        do throws(PreviewError) { _ = try daemon.speaker.preview(sound) } catch {
             throw DBusError(name: SchedulerInterface.cannotPlay, message: error.message)
         }
     }
@@ -215,7 +215,7 @@ final class SchedulerService {
             guard let capabilities = session.capabilities, let information = session.information else {
                 return reply(NotificationSettings(deniedBecause: session.failure ?? "the notification server did not answer"))
             }
-            var settings = NotificationSettings(capabilities: capabilities, server: information, player: self.daemon.ringing.player)
+            var settings = NotificationSettings(capabilities: capabilities, server: information, player: self.daemon.speaker.player)
             guard settings.isAuthorized else { return reply(settings) }
             self.daemon.doNotDisturb.refresh { state in
                 settings.doNotDisturb = state.on

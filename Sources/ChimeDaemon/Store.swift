@@ -276,6 +276,13 @@ public final class Store {
         // Alarms switched off (kept, listed, never fired); an older chime ignores it (and, finding
         // their next fire empty, does not fire them either).
         try database.executeScript("CREATE TABLE IF NOT EXISTS disabled(identifier TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;")
+        // Outputs an insisting alarm unmuted and raised, and how to put them back (Speaker.swift);
+        // an older chime ignores it.
+        try database.executeScript("""
+            CREATE TABLE IF NOT EXISTS raised_outputs(
+                sink TEXT PRIMARY KEY NOT NULL, muted INTEGER NOT NULL, volumes TEXT NOT NULL, raised_volumes TEXT NOT NULL
+            ) WITHOUT ROWID;
+            """)
         // Paused timers and the time they had left, in nanoseconds (kept across restarts).
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS paused(identifier TEXT PRIMARY KEY NOT NULL, remaining INTEGER NOT NULL) WITHOUT ROWID;
@@ -622,6 +629,31 @@ public final class Store {
         return found
     }
 
+    // MARK: - Raised outputs
+
+    /// Records an output raised for an insisting alarm, and how it was before.
+    public func setRaisedOutput(_ output: RaisedOutput) throws(StoreError) {
+        func text(_ volumes: [UInt32]) -> SQLValue { .text(volumes.map(String.init).joined(separator: ",")) }
+        try run("INSERT OR REPLACE INTO raised_outputs(sink, muted, volumes, raised_volumes) VALUES (?, ?, ?, ?)",
+                [.text(output.sink), .integer(output.muted ? 1 : 0), text(output.volumes), text(output.raisedVolumes)])
+    }
+
+    /// The output was put back (or is gone).
+    public func removeRaisedOutput(_ sink: String) throws(StoreError) {
+        try run("DELETE FROM raised_outputs WHERE sink = ?", [.text(sink)])
+    }
+
+    /// Outputs raised and not yet put back.
+    public func raisedOutputs() throws(StoreError) -> [RaisedOutput] {
+        func volumes(_ text: String) -> [UInt32] { text.split(separator: ",").compactMap { UInt32($0) } }
+        var found: [RaisedOutput] = []
+        try read("SELECT sink, muted, volumes, raised_volumes FROM raised_outputs ORDER BY sink") { row in
+            found.append(RaisedOutput(sink: row.text(0), muted: row.integer(1) != 0, volumes: volumes(row.text(2)),
+                                      raisedVolumes: volumes(row.text(3))))
+        }
+        return found
+    }
+
     public func removeDelivered(_ identifiers: [String]) throws(StoreError) {
         try write { () throws(StoreError) in
             for identifier in identifiers { try run("DELETE FROM delivered WHERE identifier = ?", [.text(identifier)]) }
@@ -865,6 +897,15 @@ extension Row {
 
 /// An alarm ringing, as the store keeps it: which popup, since when and until when, and what the
 /// server that shows it can do (its sound comes from the delivered record).
+/// An output an insisting alarm raised: how it was (mute and each channel's volume on the sound
+/// server's scale), and the volumes chime set (it is put back only if it still has them).
+public struct RaisedOutput: Hashable, Sendable {
+    public var sink: String
+    public var muted: Bool
+    public var volumes: [UInt32]
+    public var raisedVolumes: [UInt32]
+}
+
 public struct StoredRing: Hashable, Sendable {
     public var identifier: String
     public var serverID: UInt32

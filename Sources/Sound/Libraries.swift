@@ -1,7 +1,7 @@
 // libsndfile and libpulse, opened once per process the first time chime plays a sound itself
 // (dlopen), and never closed. Nothing links them: the command line starts without them, and a
 // machine without them rings through a player program (see CSound's header).
-import CSound
+internal import CSound
 #if canImport(Glibc)
 import Glibc
 #endif

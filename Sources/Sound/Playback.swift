@@ -10,7 +10,7 @@
 //   few milliseconds of the answer, without the click of a cut.
 //
 // Lock discipline: as SoundServer's (every field is touched with the main loop's lock held).
-import CSound
+internal import CSound
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 // A sound file decoded as it plays (libsndfile: WAV, FLAC, Ogg Vorbis, Opus, MP3), never whole into
 // memory: a ten-minute song costs what a bell does. It loops without a seam: the frame after the
 // last is the first again, in the same read.
-import CSound
+internal import CSound
 import Posix
 #if canImport(Glibc)
 import Glibc

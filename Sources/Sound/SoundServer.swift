@@ -9,7 +9,7 @@
 // Threads: every mutable field of the server and of its playbacks is touched only with the main
 // loop's lock held. libpulse holds it while it runs a callback; the daemon's calls take it
 // (`locked`). That lock is the whole of the discipline, as libpulse's threaded main loop prescribes.
-import CSound
+internal import CSound
 import Posix
 #if canImport(Glibc)
 import Glibc
@@ -247,13 +247,11 @@ public final class SoundServer: @unchecked Sendable {
 
     // MARK: - Outputs
 
-    /// Reads a sink's mute and volume (`output` event).
+    /// Reads a sink's mute and volume (`output` event; none when the server is not there: the
+    /// `unavailable` event says so).
     public func readOutput(_ sink: String) {
         locked {
-            guard let context, ready else {
-                post(.output(sink, nil))
-                return
-            }
+            guard let context, ready else { return }
             let request = Unmanaged.passRetained(SinkRequest(server: self, sink: sink)).toOpaque()
             let operation = pulse.pa_context_get_sink_info_by_name(context, sink, { _, info, end, userdata in
                 let request = Unmanaged<SinkRequest>.fromOpaque(userdata!)
@@ -265,10 +263,7 @@ public final class SoundServer: @unchecked Sendable {
                     request.release()
                 }
             }, request)
-            if let operation { pulse.pa_operation_unref(operation) } else {
-                Unmanaged<SinkRequest>.fromOpaque(request).release()
-                post(.output(sink, nil))
-            }
+            if let operation { pulse.pa_operation_unref(operation) } else { Unmanaged<SinkRequest>.fromOpaque(request).release() }
         }
     }
 
