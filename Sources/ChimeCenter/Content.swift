@@ -208,7 +208,7 @@ public struct NotificationContent: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case title, subtitle, body, label, sound, urgency, icon, category, actions, expiry, bodyIsMarkup, userInfo
-        case snooze, grace, bodyCommand, ring, autoSnooze, wake, doNotDisturb
+        case snooze, grace, bodyCommand, ring, autoSnooze, wake, doNotDisturb, volume, fade, insist
     }
 
     public init(from decoder: any Decoder) throws {
@@ -231,6 +231,9 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         bodyCommand = try c.decodeIfPresent(BodyCommand.self, forKey: .bodyCommand)
         ring = try c.decodeIfPresent(Int64.self, forKey: .ring).map { .seconds($0) }
         autoSnooze = try c.decodeIfPresent(Bool.self, forKey: .autoSnooze) ?? false
+        volume = try c.decodeIfPresent(Int.self, forKey: .volume)
+        fade = try c.decodeIfPresent(Int64.self, forKey: .fade).map { .seconds($0) }
+        insist = try c.decodeIfPresent(Bool.self, forKey: .insist) ?? false
         wake = try c.decodeIfPresent(Bool.self, forKey: .wake) ?? false
         // A policy from a newer chime reads as the default.
         doNotDisturb = (try? c.decodeIfPresent(String.self, forKey: .doNotDisturb)).flatMap { $0.flatMap(DoNotDisturbPolicy.init(rawValue:)) }
@@ -255,6 +258,9 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         try c.encodeIfPresent(bodyCommand, forKey: .bodyCommand)
         try c.encodeIfPresent(ring?.seconds, forKey: .ring)
         if autoSnooze { try c.encode(true, forKey: .autoSnooze) }
+        try c.encodeIfPresent(volume, forKey: .volume)
+        try c.encodeIfPresent(fade?.seconds, forKey: .fade)
+        if insist { try c.encode(true, forKey: .insist) }
         if wake { try c.encode(true, forKey: .wake) }
         try c.encodeIfPresent(doNotDisturb?.rawValue, forKey: .doNotDisturb)
     }

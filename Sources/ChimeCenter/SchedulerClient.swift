@@ -294,6 +294,41 @@ public final class UserNotificationCenter {
         _ = try call("PreviewSound", [.string(sound)])
     }
 
+    /// Plays a sound as an alarm with these options would (`PlaySound`): once, or looping for
+    /// `duration`. Returns its number (for `stopSound` and the `SoundEnded` signal), how long it
+    /// lasts, and the way it plays ("the sound server (...)", or a player program's name).
+    public func playSound(_ sound: String, volume: Int? = nil, fade: TimeSpan? = nil, for duration: TimeSpan? = nil) throws
+        -> (play: UInt32, length: TimeSpan, way: String)
+    {
+        var options: [(String, Value)] = []
+        if let volume { options.append(("volume", .uint32(UInt32(clamping: volume)))) }
+        if let fade { options.append(("fade", .uint32(UInt32(clamping: fade.seconds)))) }
+        if let duration { options.append(("for", .uint32(UInt32(clamping: duration.seconds)))) }
+        let reply = try call("PlaySound", [.string(sound), .vardict(options)])
+        guard reply.count == 3, case .uint32(let play) = reply[0], case .int64(let length) = reply[1], case .string(let way) = reply[2] else {
+            throw DBusError(name: .invalidArgs, message: "PlaySound answered \(reply.map(\.signature).joined())")
+        }
+        return (play, .milliseconds(length), way)
+    }
+
+    /// Stops a sound `playSound` started (one that already ended is no error).
+    public func stopSound(_ play: UInt32) throws {
+        _ = try call("StopSound", [.uint32(play)])
+    }
+
+    /// Calls `handler` with each `SoundEnded` signal: the play, how it ended, and a note ("" or why
+    /// nothing was heard).
+    public func followSoundEnded(_ handler: @escaping (_ play: UInt32, _ how: String, _ note: String) -> Void) throws -> SubscriptionToken {
+        try connection.subscribe(MatchRule(sender: SchedulerInterface.busName, interface: SchedulerInterface.interface, member: "SoundEnded",
+                                           path: SchedulerInterface.path)) { message in
+            let arguments = message.arguments()
+            guard arguments.count == 3, case .uint32(let play) = arguments[0], case .string(let how) = arguments[1],
+                case .string(let note) = arguments[2]
+            else { return }
+            handler(play, how, note)
+        }
+    }
+
     /// The alarms ringing now, soonest due first.
     public func ringing() throws -> [(identifier: String, due: Instant, until: Instant, title: String)] {
         Self.ringing(from: try call("ListRinging"))

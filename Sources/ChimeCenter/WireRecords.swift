@@ -46,9 +46,13 @@ public struct DaemonStatus: Hashable, Sendable {
     public var stayAwake: String = ""
     /// The notification server's do-not-disturb state, as far as it tells.
     public var doNotDisturb: String = ""
+    /// How the daemon plays alarms' sounds: through the sound server, or which player and why.
+    public var sound: String = ""
 
     public init(version: String, pending: Int, quarantined: [(identifier: String, reason: String)], store: String, storeWarnings: [String],
-                sleep: String = "", wake: String = "", wakeMethod: String = "", stayAwake: String = "", doNotDisturb: String = "") {
+                sleep: String = "", wake: String = "", wakeMethod: String = "", stayAwake: String = "", doNotDisturb: String = "",
+                sound: String = "") {
+        self.sound = sound
         self.sleep = sleep
         self.wake = wake
         self.wakeMethod = wakeMethod
@@ -64,7 +68,7 @@ public struct DaemonStatus: Hashable, Sendable {
     public static func == (a: DaemonStatus, b: DaemonStatus) -> Bool {
         a.version == b.version && a.pending == b.pending && a.store == b.store && a.storeWarnings == b.storeWarnings && a.sleep == b.sleep
             && a.wake == b.wake && a.wakeMethod == b.wakeMethod && a.stayAwake == b.stayAwake && a.doNotDisturb == b.doNotDisturb
-            && a.quarantined.elementsEqual(b.quarantined) { $0 == $1 }
+            && a.sound == b.sound && a.quarantined.elementsEqual(b.quarantined) { $0 == $1 }
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -233,14 +237,14 @@ extension AlarmFileStatus {
 
 extension DaemonStatus {
     /// `a{sv}`: version (s), pending (u), quarantined (a(ss): id, reason), store (s), store-warnings (as), sleep (s),
-    /// wake (s), wake-method (s), stay-awake (s), dnd (s).
+    /// wake (s), wake-method (s), stay-awake (s), dnd (s), sound (s).
     public var dbusValue: Value {
         .vardict([
             ("version", .string(version)), ("pending", .uint32(UInt32(clamping: pending))),
             ("quarantined", .array(element: .structure([.string, .string]), quarantined.map { .structure([.string($0.identifier), .string($0.reason)]) })),
             ("store", .string(store)), ("store-warnings", .strings(storeWarnings)), ("sleep", .string(sleep)),
             ("wake", .string(wake)), ("wake-method", .string(wakeMethod)), ("stay-awake", .string(stayAwake)),
-            ("dnd", .string(doNotDisturb)),
+            ("dnd", .string(doNotDisturb)), ("sound", .string(sound)),
         ])
     }
 
@@ -253,6 +257,6 @@ extension DaemonStatus {
         self.init(version: r.string("version") ?? "", pending: Int(r.int("pending") ?? 0), quarantined: quarantined,
                   store: r.string("store") ?? "", storeWarnings: r.strings("store-warnings"), sleep: r.string("sleep") ?? "",
                   wake: r.string("wake") ?? "", wakeMethod: r.string("wake-method") ?? "", stayAwake: r.string("stay-awake") ?? "",
-                  doNotDisturb: r.string("dnd") ?? "")
+                  doNotDisturb: r.string("dnd") ?? "", sound: r.string("sound") ?? "")
     }
 }

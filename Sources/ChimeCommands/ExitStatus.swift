@@ -18,6 +18,7 @@ enum ExitStatus: Int32, CaseIterable {
     case fromAlarmFile = 7
     case usage = 64
     case invalidInput = 65
+    case cannotPlay = 66
     case noDaemon = 67
     case noSessionBus = 68
     case noNotificationServer = 69
@@ -40,6 +41,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .daemonFailed: "the daemon could not start (another one runs, unusable state), or did not answer in time"
         case .configError: "the alarm file has errors (each printed as file:line:col: message)"
         case .invalidInput: "bad input: text that is not UTF-8, a missing sound file"
+        case .cannotPlay: "the sound cannot be played here (no such sound, a file that cannot be decoded, nothing to play it)"
         case .noSessionBus: "no session bus to connect to"
         case .noNotificationServer: "no notification server is running on the session bus"
         case .callTimedOut: "the notification server did not answer in time"
@@ -79,6 +81,8 @@ enum ExitStatus: Int32, CaseIterable {
                     + "or set DBUS_SESSION_BUS_ADDRESS")
         case let error as SchedulerNotAnsweringError:
             daemonFailed.exit(error.description)
+        case let error as DBusError where error.name == SchedulerInterface.cannotPlay:
+            cannotPlay.exit("cannot play it: \(error.message)")
         case let error as DBusError where error.name == SchedulerInterface.invalidRequest || error.name == SchedulerInterface.neverFires:
             usage.exit(error.message)
         case let error as DBusError where error.name == .noReply || error.name == .timeout:

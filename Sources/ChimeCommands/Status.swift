@@ -79,6 +79,7 @@ extension Status {
                 Field("sleep", "Sleep", .text(daemon.sleep)), Field("wake", "Wake", .text(daemon.wake)),
                 Field("wakeMethod", "", .text(daemon.wakeMethod)), Field("stayAwake", "Stay awake", .text(daemon.stayAwake)),
                 Field("doNotDisturb", "Do not disturb", .text(daemon.doNotDisturb)),
+                Field("sound", "Sounds", .text(daemon.sound)),
                 Field("quarantined", "", .list(daemon.quarantined.map { .record([Field("id", "", .text($0.identifier)), Field("reason", "", .text($0.reason))]) })),
                 Field("storeWarnings", "", .list(daemon.storeWarnings.map { .text($0) })),
             ])
@@ -114,7 +115,7 @@ extension Status {
                     return "not running (chime daemon &, systemctl --user start chime, or any alarm command where D-Bus activation is installed)"
                 }
                 var lines = ["running (chime \(daemon["version"]?.text ?? ""), \(daemon["pending"]?.text ?? "0") pending)"]
-                for key in ["sleep", "wake", "stayAwake", "doNotDisturb"] {
+                for key in ["sleep", "wake", "stayAwake", "doNotDisturb", "sound"] {
                     guard case .record(let fields) = daemon, let field = fields.first(where: { $0.key == key }),
                         let text = field.text, !text.isEmpty
                     else { continue }

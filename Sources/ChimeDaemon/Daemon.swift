@@ -191,6 +191,9 @@ public final class SchedulerDaemon {
             }
         }
         zone.changed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
+        speaker.previewEnded = { play, how, note in
+            announce.emit("SoundEnded", [.uint32(UInt32(clamping: play)), .string(how), .string(note)])
+        }
     }
 
     // MARK: - The loop

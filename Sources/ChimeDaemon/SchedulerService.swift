@@ -77,6 +77,49 @@ final class SchedulerService {
         }
     }
 
+    /// Plays a sound as an alarm with these options would (`chime sound play`): once, or looping
+    /// `for` seconds. Returns its number (for `StopSound` and `SoundEnded`), how long it lasts, and
+    /// the way it plays.
+    func playSound(_ text: String, options: [Value.DictionaryEntry]) throws(DBusError) -> (play: Int, length: TimeSpan, way: String) {
+        let sound: Sound = text == "default" ? .default : text.hasPrefix("/") ? .file(text) : .named(text)
+        do throws(RequestError) { try sound.validate() } catch { throw Self.error(.invalid(error)) }
+        var volume = 100
+        var fade = TimeSpan.zero
+        var duration: TimeSpan?
+        for entry in options {
+            guard case .string(let key) = entry.key else { continue }
+            let value: Value = if case .variant(let inner) = entry.value { inner } else { entry.value }
+            let number: Int64? = switch value {
+            case .uint32(let n): Int64(n)
+            case .int32(let n): Int64(n)
+            case .int64(let n): n
+            case .uint64(let n): Int64(exactly: n)
+            default: nil
+            }
+            func refuse(_ message: String) -> DBusError { DBusError(name: SchedulerInterface.invalidRequest, message: "\(key): \(message)") }
+            guard let number else { throw refuse("must be an integer (u), got \(value.signature)") }
+            switch key {
+            case "volume":
+                guard RequestBounds.volume.contains(Int(clamping: number)) else { throw refuse("must be 1-100 percent, got \(number)") }
+                volume = Int(number)
+            case "fade":
+                guard RequestBounds.fade.contains(.seconds(number)) else { throw refuse("must be 0-3600 seconds, got \(number)") }
+                fade = .seconds(number)
+            case "for":
+                guard (1...3600).contains(number) else { throw refuse("must be 1-3600 seconds, got \(number)") }
+                duration = .seconds(number)
+            default:
+                throw DBusError(name: SchedulerInterface.invalidRequest, message: "\(key): unknown option (volume, fade and for are)")
+            }
+        }
+        do throws(PreviewError) {
+            let started = try daemon.speaker.preview(sound, volume: volume, fade: fade, for: duration)
+            return (started.play, started.length, daemon.speaker.previewWay)
+        } catch {
+            throw DBusError(name: SchedulerInterface.cannotPlay, message: error.message)
+        }
+    }
+
     /// Starts the alarm file's timer preset `name`, as `chime timer NAME` does.
     func startTimer(_ name: String) throws(DBusError) -> (identifier: String, nextFire: Instant) {
         guard daemon.alarmFile.path != nil else {
@@ -195,7 +238,8 @@ final class SchedulerService {
                                 storeWarnings: daemon.store.warnings, sleep: daemon.sleepStatus,
                                 wake: daemon.waking.status, wakeMethod: daemon.waking.method?.name ?? "none",
                                 stayAwake: daemon.waking.stayAwakeStatus,
-                                doNotDisturb: daemon.doNotDisturb.statusText(state, deferred: daemon.presenter.deferredCount))
+                                doNotDisturb: daemon.doNotDisturb.statusText(state, deferred: daemon.presenter.deferredCount),
+                                sound: daemon.speaker.statusText)
         } catch {
             throw Self.error(.store(error))
         }
@@ -338,6 +382,15 @@ final class SchedulerService {
                         try previewSound(call.arguments[0].stringValue ?? "")
                         return []
                     },
+                    method("PlaySound", [Parameter("sound", .string), Parameter("options", .dictionary(key: .string, value: .variant))],
+                           [Parameter("play", .uint32), Parameter("length_ms", .int64), Parameter("way", .string)]) { [unowned self] call in
+                        let started = try playSound(call.arguments[0].stringValue ?? "", options: call.arguments[1].dictionaryEntries ?? [])
+                        return [.uint32(UInt32(clamping: started.play)), .int64(started.length.milliseconds), .string(started.way)]
+                    },
+                    method("StopSound", [Parameter("play", .uint32)], []) { [unowned self] call in
+                        daemon.speaker.stopPreview(Int(call.arguments[0].uint32Value ?? 0))
+                        return []
+                    },
                     method("ListRinging", [], [Parameter("ringing", .array(.structure([.string, .int64, .int64, .string])))]) {
                         [unowned self] _ in
                         [.array(element: .structure([.string, .int64, .int64, .string]), daemon.ringing.current.map {
@@ -402,6 +455,7 @@ final class SchedulerService {
                     ExportedSignal("Dismissed", arguments: [Parameter("id", .string)]),
                     ExportedSignal("PendingChanged", arguments: [Parameter("ids", .array(.string))]),
                     ExportedSignal("RingingChanged", arguments: [Parameter("ids", .array(.string))]),
+                    ExportedSignal("SoundEnded", arguments: [Parameter("play", .uint32), Parameter("how", .string), Parameter("note", .string)]),
                 ]),
         ])
     }

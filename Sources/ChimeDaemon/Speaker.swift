@@ -212,7 +212,8 @@ final class Speaker: LoopPart {
         if id == previewPlay {
             previewPlay = nil
             previewUntil = nil
-            previewEnded(id, play.stopping && how == "finished" ? "stopped" : how)
+            let note = play.output.flatMap { $0.isSilent ? "the output \($0.sink) is \($0.muted ? "muted" : "at 0%")" : nil } ?? ""
+            previewEnded(id, play.stopping && how == "finished" ? "stopped" : how, note)
         } else if !play.stopping {
             ended(id)
         }
@@ -224,8 +225,11 @@ final class Speaker: LoopPart {
     /// The preview playing (the app's Preview button, `chime sound play`): one at a time.
     private(set) var previewPlay: Int?
     private var previewUntil: Instant?
-    /// A preview ended: its number and how.
-    var previewEnded: (_ play: Int, _ how: String) -> Void = { _, _ in }
+    /// A preview ended: its number, how ("finished", "stopped", "failed: ..."), and a note when it
+    /// sounded into a muted or silent output ("" otherwise).
+    var previewEnded: (_ play: Int, _ how: String, _ note: String) -> Void = { _, _, _ in }
+    /// The way the last preview plays: "the sound server (NAME)" or the player program's name.
+    private(set) var previewWay = ""
 
     /// Plays `sound` as an alarm would, once or (`duration`) looping for that long; a preview still
     /// playing stops first. Throws why nothing can play it. Returns its number and how long it lasts.
@@ -248,7 +252,12 @@ final class Speaker: LoopPart {
             if let file, duration == nil, let seconds = try? SoundServer.duration(of: file) { length = TimeSpan(nanoseconds: Int64(seconds * 1e9)) }
         }
         let id = play(SoundRequest(sound: sound, volume: volume, fade: fade, looping: duration != nil, title: "chime: preview"))
-        guard plays[id] != nil else { throw PreviewError(message: "\(player?.name ?? "the player") could not play it") }
+        guard let started = plays[id] else { throw PreviewError(message: "\(player?.name ?? "the player") could not play it") }
+        if started.playback != nil {
+            if case .connected(let name) = serverState { previewWay = "the sound server (\(name))" } else { previewWay = "the sound server" }
+        } else {
+            previewWay = player?.name ?? ""
+        }
         previewPlay = id
         previewUntil = duration.map { clock.now() + $0 }
         return (id, length)

@@ -81,8 +81,12 @@ public final class DaemonProcess: @unchecked Sendable {
         self.stateDirectory = stateDirectory
         let command = wrapper + [chimeBinaryPath(), "daemon", "--state-dir", stateDirectory] + arguments
         logName = URL(fileURLWithPath: command[0]).lastPathComponent + ".log"
+        // No test reaches the sound server of the session it runs in (a developer's speakers):
+        // chime's own player finds none unless a test gives it its own (PulseAudioSession).
+        let quiet = ["PULSE_SERVER": "unix:/nonexistent/chime-test-no-sound-server"]
         child = try ChildProcess(command[0], Array(command.dropFirst()),
-                                 environment: bus.environment().merging(environment) { $1 }, logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
+                                 environment: bus.environment().merging(quiet) { $1 }.merging(environment) { $1 },
+                                 logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
         if waitForName { try waitUntilOwner(bus: bus) }
     }
 

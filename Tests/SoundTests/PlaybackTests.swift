@@ -4,14 +4,14 @@ import Sound
 import TestSupport
 import XCTest
 
+/// chime's player on its own, against a real PulseAudio with a null sink: what it refuses, how a
+/// sound that plays once ends, and what happens with no server.
 final class PlaybackTests: XCTestCase {
-    var pulse: PulseAudioSession!
+    var pulse: PulseAudioSession?
     var directory: URL!
 
     override func setUpWithError() throws {
-        pulse = try PulseAudioSession()
         directory = try makeTemporaryDirectory("chime-sound")
-        setenv("PULSE_SERVER", pulse.address, 1)
     }
 
     override func tearDown() {
@@ -19,15 +19,22 @@ final class PlaybackTests: XCTestCase {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    /// A sine of 480 Hz (exactly 100 samples a period at 48 kHz) lasting `seconds`, amplitude 0.5.
-    func sine(seconds: Double) throws -> String {
-        let path = directory.appendingPathComponent("sine.wav").path
-        let count = Int(seconds * 48_000)
-        try writeWAV((0..<count).map { Float(0.5 * sin(2 * Double.pi * Double($0) / 100)) }, rate: 48_000, to: path)
+    /// Points libpulse (read when a context is made) at a server of the test's own.
+    func startServer() throws -> PulseAudioSession {
+        let session = try PulseAudioSession()
+        pulse = session
+        setenv("PULSE_SERVER", session.address, 1)
+        return session
+    }
+
+    /// A 480 Hz tone (100 samples a period at 48 kHz) lasting `seconds`, amplitude 0.5.
+    func tone(seconds: Double) throws -> String {
+        let path = directory.appendingPathComponent("tone.wav").path
+        try writeWAV((0..<Int(seconds * 48_000)).map { Float(0.5 * sin(2 * Double.pi * Double($0) / 100)) }, rate: 48_000, to: path)
         return path
     }
 
-    func waitForEvent(_ server: SoundServer, timeout: Double = 5, _ match: (SoundEvent) -> Bool) -> SoundEvent? {
+    func nextEvent(_ server: SoundServer, timeout: Double = 5, _ match: (SoundEvent) -> Bool) -> SoundEvent? {
         let deadline = monotonicSeconds() + timeout
         while monotonicSeconds() < deadline {
             var fds = [pollfd(fd: server.wakeup.fd, events: Int16(POLLIN), revents: 0)]
@@ -37,32 +44,84 @@ final class PlaybackTests: XCTestCase {
         return nil
     }
 
-    func testExperiment() throws {
-        let file = try sine(seconds: 1)
-        let recording = try pulse.record()
+    func isConnected(_ event: SoundEvent) -> Bool { if case .connected = event { true } else { false } }
+
+    /// What cannot be played is refused at once with a reason: no file, a directory, a FIFO (which
+    /// would block the reading thread), an empty file, bytes that are no sound.
+    func testWhatCannotBePlayedIsRefusedWithAReason() throws {
+        _ = try startServer()
         let server = try SoundServer(applicationName: "chime-test")
-        XCTAssertNotNil(waitForEvent(server) { if case .connected = $0 { true } else { false } })
-        let start = monotonicSeconds()
-        let id = try server.play(file, PlaybackOptions(volume: 70, fade: 1, looping: true, title: "test"))
-        usleep(2_500_000)
-        let stopAt = monotonicSeconds()
-        server.stop(id)
-        XCTAssertNotNil(waitForEvent(server) { $0 == .ended(id, .stopped) })
-        usleep(300_000)
-        recording.stop()
-        let samples = recording.recorded
-        let from = recording.firstIndex(after: start - 0.05)
-        var first = from
-        while first < samples.count, abs(samples[first]) < 0.001 { first += 1 }
-        print("first sound", recording.arrival(of: first) - start)
-        for window in stride(from: first, to: min(samples.count, first + 48_000 * 3), by: 4_800) {
-            print(String(format: "%.1f %.4f", Double(window - first) / 48_000, rms(samples, window..<window + 4_800)))
+        let fifo = directory.appendingPathComponent("fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let empty = directory.appendingPathComponent("empty.wav").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let garbage = directory.appendingPathComponent("garbage.ogg").path
+        FileManager.default.createFile(atPath: garbage, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        let header = directory.appendingPathComponent("header-only.wav").path
+        try writeWAV([], rate: 48_000, to: header)
+        let cases: [(String, String)] = [
+            (directory.appendingPathComponent("missing.wav").path, "no sound file"),
+            (directory.path, "not a regular file"),
+            (fifo, "not a regular file"),
+            (empty, "cannot decode"),
+            (garbage, "cannot decode"),
+            (header, "holds no sound"),
+        ]
+        for (path, expected) in cases {
+            let started = monotonicSeconds()
+            XCTAssertThrowsError(try server.play(path, PlaybackOptions())) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(path): \(error)")
+            }
+            XCTAssertLessThan(monotonicSeconds() - started, 0.5, "\(path) held the caller")
         }
-        var last = samples.count - 1
-        while last > 0, abs(samples[last]) < 0.001 { last -= 1 }
-        print("last sound after stop", recording.arrival(of: last) - stopAt)
-        var maxJump: Float = 0
-        for i in (first + 48_000)..<(first + 2 * 48_000) { maxJump = max(maxJump, abs(samples[i] - samples[i - 1])) }
-        print("max jump", maxJump)
+    }
+
+    /// A sound that plays once ends by itself, `finished`, after playing for its length.
+    func testASoundPlayedOnceEndsFinished() throws {
+        let session = try startServer()
+        let file = try tone(seconds: 0.3)
+        let recording = try session.record()
+        defer { recording.stop() }
+        let server = try SoundServer(applicationName: "chime-test")
+        XCTAssertNotNil(nextEvent(server, isConnected))
+        let asked = monotonicSeconds()
+        let id = try server.play(file, PlaybackOptions())
+        XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .finished))
+        usleep(200_000)
+        let samples = recording.recorded
+        let from = recording.firstIndex(after: asked)
+        let first = try XCTUnwrap(samples[from...].firstIndex { abs($0) > 0.01 })
+        let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.01 })
+        XCTAssertEqual(Double(last - first) / 48_000, 0.3, accuracy: 0.005)
+    }
+
+    /// Each play says which output it sounds on, with its mute and volume.
+    func testAPlaySaysItsOutput() throws {
+        let session = try startServer()
+        try session.setSink(muted: true, percent: 25)
+        let server = try SoundServer(applicationName: "chime-test")
+        let id = try server.play(try tone(seconds: 0.5), PlaybackOptions(looping: true))
+        guard case .playingOn(id, let output)? = nextEvent(server, { if case .playingOn = $0 { true } else { false } }) else {
+            return XCTFail("no output reported")
+        }
+        XCTAssertEqual(output.sink, session.sink)
+        XCTAssertTrue(output.muted)
+        XCTAssertEqual(output.percent, 25)
+        XCTAssertTrue(output.isSilent)
+        server.stop(id)
+        XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .stopped))
+    }
+
+    /// No server: the connection is said to be unavailable, and a sound asked for ends `failed`
+    /// (its caller then plays it another way). Nothing is started: no autospawn.
+    func testNoServerEndsItsSoundsFailed() throws {
+        setenv("PULSE_SERVER", "unix:\(directory.path)/no-such-socket", 1)
+        let server = try SoundServer(applicationName: "chime-test")
+        XCTAssertNotNil(nextEvent(server) { if case .unavailable = $0 { true } else { false } })
+        let id = try server.play(try tone(seconds: 0.2), PlaybackOptions())
+        guard case .ended(id, .failed(let why))? = nextEvent(server, { if case .ended = $0 { true } else { false } }) else {
+            return XCTFail("the sound did not end")
+        }
+        XCTAssertTrue(why.contains("sound server"), why)
     }
 }

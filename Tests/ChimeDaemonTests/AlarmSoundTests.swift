@@ -1,0 +1,286 @@
+import ChimeCenter
+import DBus
+import Foundation
+import Testing
+import TestSupport
+import Timekeeping
+
+/// chime plays an alarm's sound itself: the real daemon, a real PulseAudio with a null sink whose
+/// monitor is recorded, and a recording notification server to answer the popup. What is checked is
+/// what reached the sink: the level over time, the samples at loop points, when it went quiet.
+@Suite(.serialized) struct AlarmSoundTests: OnAPrivateBus {
+    let bus: PrivateBus
+    let pulse: PulseAudioSession
+
+    init() throws {
+        bus = try PrivateBus()
+        pulse = try PulseAudioSession()
+    }
+
+    static let rate = PulseAudioSession.rate
+    /// The test tone's amplitude (a 480 Hz sine: exactly 100 samples a period at 48 kHz).
+    static let amplitude: Float = 0.5
+    /// The largest step between two samples of the tone at full volume: anything above it is a click.
+    static let smoothStep = Double(amplitude) * 2 * Double.pi / 100
+
+    /// A file of the tone lasting `periods` periods (each 1/480 s), so it loops without a seam of its own.
+    func tone(periods: Int, name: String = "tone.wav") throws -> String {
+        let path = bus.directory.appendingPathComponent(name).path
+        try writeWAV((0..<periods * 100).map { Self.amplitude * Float(sin(2 * Double.pi * Double($0) / 100)) }, rate: Self.rate, to: path)
+        return path
+    }
+
+    func daemon(_ extra: [String: String] = [:]) throws -> DaemonProcess {
+        try DaemonProcess(bus: bus, stateDirectory: state, environment: pulse.environment.merging(extra) { $1 })
+    }
+
+    func set(_ arguments: [String]) throws {
+        let result = try runChime(arguments, environment: bus.environment())
+        try #require(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Waits until the daemon is connected to the sound server (its status says so).
+    func waitForSoundServer() throws {
+        let connected = try waitUntil(10) { try center().daemonStatus().sound.contains("through the sound server") }
+        try #require(connected, "the daemon did not connect to the sound server: \((try? center().daemonStatus().sound) ?? "")")
+    }
+
+    /// The sink's state, for messages.
+    var sinkText: String { (try? pulse.sinkState()).map { "muted \($0.muted), \($0.percent)%" } ?? "unknown" }
+
+    /// The RMS level of each `window`-sample window from `start`, `count` of them.
+    func levels(_ samples: [Float], from start: Int, window: Int, count: Int) -> [Double] {
+        (0..<count).map { rms(samples, start + $0 * window..<start + ($0 + 1) * window) }
+    }
+
+    /// The first sample from `start` louder than `threshold`.
+    func onset(_ samples: [Float], from start: Int, threshold: Float = 0.002) -> Int? {
+        samples[min(start, samples.count)...].firstIndex { abs($0) > threshold }
+    }
+
+    /// The level rises along the fade's curve (cubic: even in the percent a person sees) and stays
+    /// at the requested volume: 70% on the server's scale is 0.7³ of the file's amplitude.
+    @Test func theSoundFadesInToItsVolume() throws {
+        let file = try tone(periods: 480)  // 1 s
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        let recording = try pulse.record()
+        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        let asked = monotonicSeconds()
+        try set(["in", "1s", "--sound", file, "--volume", "70", "--fade", "2s", "--ring", "6s", "--id", "fade", "Fade"])
+        #expect(recorder.waitForCalls(1).count == 1)
+        #expect(recorder.calls.first?.hints["suppress-sound"] == .boolean(true), "chime plays it: the server is asked not to")
+        usleep(5_500_000)
+        let samples = recording.recorded
+        let from = recording.firstIndex(after: asked)
+        let window = Self.rate / 100  // 10 ms
+        let start = try #require(onset(samples, from: from), "nothing was heard: \(daemon.log)")
+        let curve = levels(samples, from: max(from, start - 30 * window), window: window, count: 330)
+        let full = Double(Self.amplitude) / 2.squareRoot() * pow(0.7, 3)
+        // Aligned where the level is half the full one: (t/T)³ = 1/2 at t = 0.794 T.
+        let half = try #require(curve.firstIndex { $0 >= full / 2 })
+        var worst = 0.0
+        for (index, level) in curve.enumerated() {
+            let t = (Double(index - half) * 0.01 + 0.005) / 2 + pow(0.5, 1.0 / 3)
+            let expected = full * pow(min(1, max(0, t)), 3)
+            worst = max(worst, abs(level - expected))
+        }
+        print("measured: fade 2 s to 70%: largest departure from the curve \(String(format: "%.4f", worst)) (full level \(String(format: "%.4f", full)))")
+        #expect(worst < 0.06 * full, "the level does not follow the fade's curve")
+        // Measured over whole periods of the tone (48 in 100 ms).
+        let steady = levels(samples, from: start + 2 * Self.rate + 10 * window, window: 10 * window, count: 5)
+        #expect(steady.count == 5 && steady.allSatisfy { abs($0 - full) < 0.01 * full }, "the level after the fade is not 70%: \(steady) vs \(full)")
+    }
+
+    /// A looping sound has no gap and no click where it starts again: the step between any two
+    /// samples stays that of the tone, and no 5 ms goes quiet, over a dozen loop points.
+    @Test func theLoopHasNoSeam() throws {
+        let file = try tone(periods: 120)  // 0.25 s
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        let recording = try pulse.record()
+        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        let asked = monotonicSeconds()
+        try set(["in", "1s", "--sound", file, "--ring", "4s", "--id", "loop", "Loop"])
+        #expect(recorder.waitForCalls(1).count == 1)
+        usleep(4_000_000)
+        let samples = recording.recorded
+        let start = try #require(onset(samples, from: recording.firstIndex(after: asked)), "nothing was heard: \(daemon.log)")
+        let body = (start + Self.rate / 20)..<(start + 3 * Self.rate)  // 2.95 s: 11 loop points
+        #expect(body.upperBound < samples.count)
+        var largestStep = 0.0
+        for i in body { largestStep = max(largestStep, Double(abs(samples[i] - samples[i - 1]))) }
+        let quietest = stride(from: body.lowerBound, to: body.upperBound - 240, by: 240).map { rms(samples, $0..<$0 + 240) }.min() ?? 0
+        print("measured: loop of a 0.25 s tone over 2.95 s: largest step \(String(format: "%.4f", largestStep)) (the tone's own \(String(format: "%.4f", Self.smoothStep))), quietest 5 ms \(String(format: "%.3f", quietest))")
+        #expect(largestStep < Self.smoothStep * 1.05, "a click or a gap at a loop point")
+        #expect(quietest > 0.3, "a gap: some 5 ms went quiet")
+    }
+
+    /// Dismiss silences the sound within 20 ms, with a ramp rather than a click.
+    @Test func dismissSilencesItWithin20Milliseconds() throws {
+        let file = try tone(periods: 480)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        let recording = try pulse.record()
+        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        var measured: [Double] = []
+        for round in 0..<5 {
+            let asked = monotonicSeconds()
+            try set(["in", "1s", "--sound", file, "--id", "stop-\(round)", "Stop"])
+            let id = try #require(recorder.waitForCalls(round + 1).last.map { _ in
+                try center().deliveredNotifications().first { $0.identifier == "stop-\(round)" }?.serverID
+            } ?? nil)
+            usleep(700_000)
+            let pressed = monotonicSeconds()
+            try recorder.invokeAction(id: id, key: "dismiss")
+            usleep(400_000)
+            let samples = recording.recorded
+            let from = recording.firstIndex(after: asked)
+            let pressIndex = recording.firstIndex(after: pressed)
+            let last = try #require(samples[from...].lastIndex { abs($0) > 0.01 })
+            let quietAfter = recording.arrival(of: last) - pressed
+            measured.append(quietAfter)
+            var largestStep = 0.0
+            for i in max(from + 1, pressIndex - Self.rate / 10)..<min(samples.count, last + 480) {
+                largestStep = max(largestStep, Double(abs(samples[i] - samples[i - 1])))
+            }
+            #expect(largestStep < Self.smoothStep * 1.05, "a click when it stopped (step \(largestStep))")
+            #expect(last > pressIndex - Self.rate / 10, "it did not sound until the answer")
+        }
+        measured.sort()
+        print("measured: quiet after Dismiss (last sound's arrival at the monitor): \(measured.map { "\(Int($0 * 1000)) ms" }.joined(separator: ", "))")
+        #expect(measured[measured.count / 2] <= 0.020, "the median stop took \(measured[measured.count / 2]) s")
+        #expect(measured.last! <= 0.030)
+    }
+
+    /// An alarm that insists is heard on a muted, turned-down output: it is unmuted and raised for
+    /// the ring and put back exactly after the answer.
+    @Test func insistUnmutesForTheRingAndPutsItBack() throws {
+        let file = try tone(periods: 480)
+        try pulse.setSink(muted: true, percent: 30)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        let recording = try pulse.record()
+        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        let asked = monotonicSeconds()
+        try set(["in", "1s", "--sound", file, "--insist", "--id", "insist", "Insist"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(3) { try pulse.sinkState() == (false, 100) }, "not unmuted and raised: \(sinkText)")
+        usleep(500_000)
+        let heard = recording.recorded[recording.firstIndex(after: asked)...].contains { abs($0) > 0.1 }
+        #expect(heard, "the muted output did not sound")
+        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "insist" }?.serverID)
+        try recorder.invokeAction(id: id, key: "dismiss")
+        #expect(try waitUntil(3) { try pulse.sinkState() == (true, 30) }, "not put back: \(sinkText)")
+        #expect(daemon.log.contains("is put back"))
+    }
+
+    /// Put back also when the daemon was killed mid-ring: the next daemon does it at start.
+    @Test func insistPutsTheOutputBackAfterKillNine() throws {
+        let file = try tone(periods: 480)
+        try pulse.setSink(muted: true, percent: 40)
+        let recorder = try RecordingServer(address: bus.address)
+        let first = try daemon()
+        defer { recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        try set(["in", "1s", "--sound", file, "--insist", "--ring", "2s", "--id", "killed", "Killed"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(3) { try pulse.sinkState() == (false, 100) })
+        first.kill()
+        usleep(2_500_000)  // its ring time ends while no daemon runs
+        #expect(try pulse.sinkState() == (false, 100), "nobody put it back yet")
+        let second = try daemon()
+        defer { second.stop() }
+        #expect(try waitUntil(5) { try pulse.sinkState() == (true, 40) }, "the next daemon did not put it back: \(sinkText)\n\(second.log)")
+    }
+
+    /// A person who changes the output during the ring keeps their choice.
+    @Test func anOutputChangedDuringTheRingIsLeftAsItIs() throws {
+        let file = try tone(periods: 480)
+        try pulse.setSink(muted: true, percent: 30)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        try set(["in", "1s", "--sound", file, "--insist", "--id", "changed", "Changed"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(3) { try pulse.sinkState() == (false, 100) })
+        try pulse.setSink(muted: false, percent: 55)
+        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "changed" }?.serverID)
+        try recorder.invokeAction(id: id, key: "dismiss")
+        #expect(try waitUntil(3) { daemon.log.contains("changed during the ring") })
+        #expect(try pulse.sinkState() == (false, 55))
+    }
+
+    /// Without insist, a ring into a muted output says so: in its popup (sent again in place) and
+    /// in the missed list.
+    @Test func aRingIntoAMutedOutputSaysSo() throws {
+        let file = try tone(periods: 480)
+        try pulse.setSink(muted: true, percent: 100)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        try set(["in", "1s", "--sound", file, "--id", "muted", "Muted"])
+        let calls = recorder.waitForCalls(2)
+        #expect(calls.count == 2)
+        if calls.count == 2 {
+            #expect(calls[1].replacesID != 0, "sent again in place")
+            #expect(calls[1].body.contains("Rang muted"), "\(calls[1].body)")
+        }
+        let missed = try center().missedOccurrences().first { $0.identifier == "muted" }
+        #expect(missed?.reason?.contains("rang muted") == true, "\(String(describing: missed))")
+        let listed = try runChime(["list", "--missed"], environment: bus.environment())
+        #expect(listed.stdout.contains("rang muted"), "\(listed.stdout)")
+        #expect(try pulse.sinkState() == (true, 100), "without insist the output is not touched")
+    }
+
+    /// `chime sound play` plays a file through the same path, for its length or `--for` a time
+    /// (looping), and says how it ended; `chime status` says which way sounds are played.
+    @Test func soundPlayAndStatusSayTheWay() throws {
+        let file = try tone(periods: 240)  // 0.5 s
+        let daemon = try daemon()
+        let recording = try pulse.record()
+        defer { recording.stop(); daemon.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("through the sound server (pulseaudio"), "\(status.stdout)")
+        let asked = monotonicSeconds()
+        let played = try runChime(["sound", "play", file, "--for", "2s", "--volume", "50"], environment: bus.environment())
+        let took = monotonicSeconds() - asked
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect((1.9...3.5).contains(took), "chime sound play --for 2s took \(took) s")
+        let samples = recording.recorded
+        let start = try #require(onset(samples, from: recording.firstIndex(after: asked)))
+        let last = try #require(samples.lastIndex { abs($0) > 0.01 })
+        let length = Double(last - start) / Double(Self.rate)
+        #expect((1.9...2.1).contains(length), "it sounded \(length) s")
+        let level = rms(samples, start + Self.rate / 2..<start + Self.rate)
+        let expected = Double(Self.amplitude) / 2.squareRoot() * 0.125
+        #expect(abs(level - expected) < 0.02 * expected, "50% is 0.5³ of the file: \(level) vs \(expected)")
+    }
+
+    /// Where no sound server answers, the player programs still play alarms, and status says so.
+    @Test func withoutASoundServerAPlayerProgramPlays() throws {
+        let playerDirectory = bus.directory.appendingPathComponent("player")
+        try FileManager.default.createDirectory(at: playerDirectory, withIntermediateDirectories: true)
+        let log = playerDirectory.appendingPathComponent("plays.log").path
+        try installExecutable("#!/bin/sh\necho \"$@\" >> '\(log)'\nsleep 5\n", at: playerDirectory.appendingPathComponent("canberra-gtk-play").path)
+        let file = try tone(periods: 480)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon(["PULSE_SERVER": "unix:\(bus.directory.path)/no-such-socket",
+                                 "PATH": playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+        defer { daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        #expect(try waitUntil(5) { try center().daemonStatus().sound.contains("no sound server") })
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("canberra-gtk-play plays them"), "\(status.stdout)")
+        try set(["in", "1s", "--sound", file, "--volume", "50", "--id", "fallback", "Fallback"])
+        #expect(try waitUntil(4) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(file) }, "\(daemon.log)")
+        let arguments = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(arguments.contains("--volume=-18.1"), "50% through canberra-gtk-play's decibels: \(arguments)")
+    }
+}
