@@ -56,18 +56,23 @@ APP ?= $(shell pkg-config --exists libadwaita-1 2>/dev/null && echo 1 || echo 0)
 # Where the project is published: the app's metainfo links its screenshots from here.
 HOMEPAGE ?= https://chime.example.org
 
-BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev
-RUNTIME_PACKAGES := dbus-daemon dunst xvfb
+# libsndfile's and libpulse's headers: chime opens the libraries with dlopen when it first plays a
+# sound (never linked), so only their headers are needed to build.
+BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev libsndfile1-dev libpulse-dev
+RUNTIME_PACKAGES := dbus-daemon dunst xvfb libsndfile1 libpulse0 sound-theme-freedesktop
 # The desktop app's tests: its accessibility tree (AT-SPI) read from Python, keys through XTest.
 APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3-xlib gettext adwaita-icon-theme librsvg2-common
 TEST_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
-	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin
+	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin \
+	pulseaudio pulseaudio-utils sound-theme-freedesktop
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
 	gir1.2-atspi-2.0 at-spi2-core dunst notification-daemon xfce4-notifyd mate-notification-daemon lxqt-notificationd \
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
-BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks
+# The alarm sound's peers: canberra-gtk-play (with libcanberra's PulseAudio backend) and paplay.
+BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
+	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop
 
 .PHONY: all build release release-app demo test test-app check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
 

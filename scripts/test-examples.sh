@@ -29,7 +29,8 @@ for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
 export DISPLAY=:$(head -1 "$work/display")
 dunst >"$work/dunst.log" 2>&1 &
 pids+=($!)
-"$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
+# No sound server: the examples' sounds are not played through the speakers of this session.
+PULSE_SERVER="unix:$work/no-sound-server" "$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do "$chime" list >/dev/null 2>&1 && break; sleep 0.1; done
 # Each program is an application of its own, named after itself (no CHIME_APPLICATION_ID).

@@ -88,6 +88,9 @@ final class SchedulerService {
         var duration: TimeSpan?
         for entry in options {
             guard case .string(let key) = entry.key else { continue }
+            guard ["volume", "fade", "for"].contains(key) else {
+                throw DBusError(name: SchedulerInterface.invalidRequest, message: "\(key): unknown option (volume, fade and for are)")
+            }
             let value: Value = if case .variant(let inner) = entry.value { inner } else { entry.value }
             let number: Int64? = switch value {
             case .uint32(let n): Int64(n)

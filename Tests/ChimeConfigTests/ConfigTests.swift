@@ -217,6 +217,68 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
         ])
     }
 
+    /// volume, fade and insist: from [defaults] for alarms with a sound, each alarm's own over them,
+    /// and checked like every other key.
+    @Test func theSoundsVolumeFadeAndInsist() {
+        let file = load("""
+            [defaults]
+            sound = "bell"
+            volume = "60%"
+            fade = "20s"
+            [[alarm]]
+            label = "gentle"
+            when = "07:00"
+            [[alarm]]
+            label = "wake"
+            when = "07:00"
+            volume = 90
+            fade = 0
+            insist = true
+            [[timer]]
+            name = "eggs"
+            duration = "7m"
+            insist = true
+            """)
+        #expect(file.diagnostics.isEmpty, "\(file.diagnostics.map(\.description))")
+        let content = file.alarms.map(\.request.content)
+        #expect(content.map(\.volume) == [60, 90])
+        #expect(content.map(\.fade) == [.seconds(20), .zero])
+        #expect(content.map(\.insist) == [false, true])
+        #expect(file.timers.first?.content.insist == true)
+        #expect(file.timers.first?.content.volume == 60)
+        let bad = load("""
+            [[alarm]]
+            label = "a"
+            when = "07:00"
+            sound = "bell"
+            volume = 0
+            fade = "soon"
+            [[alarm]]
+            label = "b"
+            when = "07:00"
+            volume = "loud"
+            insist = "yes"
+            [[alarm]]
+            label = "c"
+            when = "07:00"
+            insist = true
+            [[alarm]]
+            label = "d"
+            when = "07:00"
+            sound = "bell"
+            ring = "1m"
+            fade = "2m"
+            """)
+        #expect(bad.diagnostics.map(\.description) == [
+            "alarms.toml:5:10: 'volume' must be a percentage 1-100 such as 70 or \"70%\", found 0",
+            "alarms.toml:6:8: 'fade' must be a duration such as \"5m\", \"90s\" or \"1h30m\", found \"soon\"",
+            "alarms.toml:10:10: 'volume' must be a percentage 1-100 such as 70 or \"70%\", found \"loud\"",
+            "alarms.toml:11:10: 'insist' must be true or false, found a string",
+            "alarms.toml:15:10: 'insist': needs a sound",
+            "alarms.toml:21:8: 'fade': must be at most the ring time (1m), got 2m: the ring would end before the sound is at its volume",
+        ])
+    }
+
     @Test func theFileItselfIsChecked() throws {
         #expect(load("x = \"\u{FFFD}\"").diagnostics.map(\.description) == ["alarms.toml:1:1: unknown key 'x'; the file holds [defaults], [[alarm]] and [[timer]]"])
         var bytes = Array("[[alarm]]\nlabel = \"caf".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)

@@ -247,4 +247,64 @@ import Timekeeping
             #expect(result.stderr == message, "\(arguments)")
         }
     }
+
+    /// The sound's options are checked at every door: the command line (a usage error naming the
+    /// option), D-Bus (`InvalidRequest` naming the key) and `chime sound play`.
+    @Test func soundOptionsAreCheckedAtTheDoor() throws {
+        defer { bus.stop() }
+        let cases: [([String], String)] = [
+            (["in", "5m", "--sound", "bell", "--volume", "0", "T"], "chime: --volume 0: must be 1-100 percent, got 0\n"),
+            (["in", "5m", "--sound", "bell", "--volume", "150%", "T"], "chime: --volume 150%: must be 1-100 percent, got 150\n"),
+            (["in", "5m", "--sound", "bell", "--volume", "loud", "T"], "chime: --volume loud: give a percentage such as 70 or 70%\n"),
+            (["in", "5m", "--sound", "bell", "--volume=-5", "T"], "chime: --volume -5: give a percentage such as 70 or 70%\n"),
+            (["in", "5m", "--volume", "70", "T"], "chime: --volume 70: give --sound too\n"),
+            (["in", "5m", "--insist", "T"], "chime: --insist: give --sound too\n"),
+            (["in", "5m", "--sound", "bell", "--fade", "soon", "T"], "chime: --fade soon: use a duration such as 5m or 90s\n"),
+            (["in", "5m", "--sound", "bell", "--fade", "2h", "T"], "chime: --fade 2h: must be 0s-1h, got 2h\n"),
+            (["in", "5m", "--sound", "bell", "--ring", "1m", "--fade", "2m", "T"],
+             "chime: --fade 2m: must be at most the ring time (1m), got 2m: the ring would end before the sound is at its volume\n"),
+            (["sound", "play", "bell", "--volume", "0"], "chime: --volume 0: give a percentage from 1 to 100, such as 70 or 70%\n"),
+            (["sound", "play", "./no-such-file.oga"], "chime: ./no-such-file.oga: no readable sound file there\n"),
+        ]
+        for (arguments, message) in cases {
+            let result = try runChime(arguments, environment: bus.environment())
+            let expected: Int32 = arguments[0] == "sound" && message.contains("no readable") ? 66 : 64
+            #expect(result.status == expected, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == message, "\(arguments)")
+        }
+        let daemon = try daemon()
+        defer { daemon.stop() }
+        let connection = try bus.connect()
+        let refusals: [([(String, Value)], String)] = [
+            ([("volume", .string("70"))], "volume: must be an integer (u or x), got s"),
+            ([("volume", .uint32(101))], "volume: must be 1-100 percent, got 101"),
+            ([("fade", .uint32(5)), ("volume", .uint32(50))], "volume: needs a sound"),
+            ([("insist", .uint32(1)), ("sound", .string("bell"))], "insist: must be a boolean (b), got u"),
+        ]
+        for (extra, message) in refusals {
+            let request = Value.vardict([("title", .string("T")), ("rule", .string("in 5m"))] + extra)
+            #expect(throws: DBusError.self) {
+                _ = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
+                                        member: "Add", arguments: [request])
+            }
+            do {
+                _ = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
+                                        member: "Add", arguments: [request])
+            } catch let error as DBusError {
+                #expect(error.name.rawValue == "org.chime.Scheduler.Error.InvalidRequest")
+                #expect(error.message == message, "\(extra)")
+            }
+        }
+        for (options, message) in [([("volume", Value.uint32(0))], "volume: must be 1-100 percent, got 0"),
+                                    ([("loud", Value.boolean(true))], "loud: unknown option (volume, fade and for are)"),
+                                    ([("for", Value.string("1m"))], "for: must be an integer (u), got s")] {
+            do {
+                _ = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler", interface: "org.chime.Scheduler1",
+                                        member: "PlaySound", arguments: [.string("bell"), .vardict(options)])
+                Issue.record("PlaySound took \(options)")
+            } catch let error as DBusError {
+                #expect(error.message == message)
+            }
+        }
+    }
 }

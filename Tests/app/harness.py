@@ -57,6 +57,9 @@ echo "end $$" >> '{self.plays}'
                    GTK_A11Y="atspi", GDK_BACKEND="x11", LANG=language, PATH=player + ":" + env.get("PATH", "/usr/bin:/bin"),
                    CHIME_ICONDIR=os.path.join(ROOT, "packaging", "app", "icons"), LIBGL_ALWAYS_SOFTWARE="1",
                    CHIME_TRACE="1",
+                   # No sound server: the daemon plays through the recording player above (and never
+                   # through the speakers of the session the tests run in).
+                   PULSE_SERVER="unix:" + os.path.join(self.dir, "no-sound-server"),
                    # GTK's GL renderer is Mesa's software rasterizer under Xvfb: the first time it draws
                    # a kind of widget it compiles shaders for 100-300 ms, which no desktop with a GPU
                    # sees. The tests use GTK's cairo renderer; the benchmark measures both.
