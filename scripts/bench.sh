@@ -32,6 +32,10 @@ APP_RUNS=${APP_RUNS:-5}
 echo "== the desktop app vs gnome-clocks: launch to first frame with 100 alarms, memory ($APP_RUNS alternated runs); 10,000 alarms"
 /usr/bin/python3 bench/app.py "$chime" "$PWD/.build/release/chime-alarms" "$APP_RUNS" 2>"$out/app.log" >"$out/app.json"
 
+SOUND_ROUNDS=${SOUND_ROUNDS:-60}
+echo "== an alarm's sound: due time → first sample at the sink, chime vs paplay and canberra-gtk-play ($SOUND_ROUNDS rounds); the daemon's memory"
+/usr/bin/python3 bench/sound.py "$chime" "$out/trivial_server" "$SOUND_ROUNDS" 2>"$out/sound.log" >"$out/sound.json"
+
 source scripts/private-session.sh
 start_private_bus
 # The release builds just wrote hundreds of MB; let their writeback finish before timing anything.

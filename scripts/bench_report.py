@@ -128,6 +128,21 @@ for renderer, name in (("gl", "GTK's default renderer (GL; under Xvfb, Mesa's so
     lines.append("  10,000 alarms: launch → first frame of the list %.0f ms (target ≤ 1 s): %s; RSS %.0f MiB"
                  % (big["first_frame_ms"], verdict(big["first_frame_ms"] <= 1000), big["rss_mib"]))
 
+sound = json.loads((out / "sound.json").read_text())
+lines.append("")
+lines.append("An alarm's sound, due time → first sample at the sink's monitor (PulseAudio null sink, parec in 5 ms chunks; %d rounds):"
+             % sound["rounds"])
+for name in ("chime", "paplay", "canberra-gtk-play"):
+    r = sound[name]
+    lines.append("  %-18s p50 %6.1f ms  p99 %6.1f ms  (%d measured, %d without sound)" % (name, r["p50_ms"], r["p99_ms"], r["n"], r["failed"]))
+ours = sound["chime"]
+fastest_peer = min(sound["paplay"]["p50_ms"], sound["canberra-gtk-play"]["p50_ms"])
+lines.append("  chime p99 %.1f ms (goal < 30 ms): %s; p50 %.2f× the faster peer (goal < 1×): %s"
+             % (ours["p99_ms"], verdict(ours["p99_ms"] < 30), ours["p50_ms"] / fastest_peer, verdict(ours["p50_ms"] < fastest_peer)))
+memory = sound["memory_kib"]
+lines.append("  the daemon's RSS: idle %.1f MiB, ringing %.1f MiB, idle after ringing %.1f MiB; idle with --no-sound-server %.1f MiB"
+             % (memory["idle"] / 1024, memory["ringing"] / 1024, memory["after"] / 1024, memory["idle_without_sound_server"] / 1024))
+
 report = "\n".join(lines)
 print(report)
 (out / "report.txt").write_text(report + "\n")

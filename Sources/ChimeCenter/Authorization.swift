@@ -133,11 +133,15 @@ public func soundThemeFile(named name: String) -> String? {
     return nil
 }
 
-/// Where the freedesktop sound theme's sounds are: `sounds/freedesktop/stereo` in each of
+/// Where the freedesktop sound theme's sounds are, as the sound theme specification has it:
+/// `sounds/freedesktop/stereo` in `$XDG_DATA_HOME` (a person's own, first), then in each of
 /// `$XDG_DATA_DIRS`, in order.
 func soundThemeDirectories() -> [String] {
+    let home = Sys.environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
+        ?? Sys.environment("HOME").flatMap { $0.hasPrefix("/") ? $0 + "/.local/share" : nil }
     let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-    return dataDirectories.split(separator: ":").map { "\($0)/sounds/freedesktop/stereo" }
+    let roots = (home.map { [$0] } ?? []) + dataDirectories.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+    return roots.map { "\($0)/sounds/freedesktop/stereo" }
 }
 
 /// The freedesktop sound theme's sounds that suit an alarm or a timer, those installed here, in

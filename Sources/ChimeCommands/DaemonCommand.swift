@@ -42,9 +42,15 @@ public struct DaemonCommand: ParsableCommand {
             removed with `chime cancel ID`. The interface is documented in docs/dbus-interface.md \
             (installed with the package's documentation).
 
-            Sounds: where the notification server does not play sounds, chime plays them with the first of \
-            canberra-gtk-play, pw-play, paplay or aplay on PATH (theme names are looked up under \
-            $XDG_DATA_DIRS/sounds/freedesktop).
+            Sounds: chime plays alarms' sounds itself through the sound server (PulseAudio, or PipeWire's \
+            pipewire-pulse; libpulse and libsndfile are opened when the daemon starts), with each alarm's \
+            volume and fade, looping without a break until answered, and stops them with a 5 ms ramp. An \
+            alarm with --insist unmutes and raises the output for its ring and puts it back afterwards (what \
+            to put back is stored first, so a daemon killed meanwhile puts it back at its next start). Where \
+            no sound server answers (tried again after 30 s) or with --no-sound-server, the first of \
+            canberra-gtk-play, pw-play, paplay or aplay on PATH plays them, without volume or fade, or the \
+            notification server where it plays sounds. Theme names are looked up under \
+            $XDG_DATA_HOME and $XDG_DATA_DIRS/sounds/freedesktop. `chime status` says which way sounds go.
 
             Examples:
               chime daemon &
@@ -66,13 +72,17 @@ public struct DaemonCommand: ParsableCommand {
     @Flag(help: "Follow no alarm file: only alarms added from the command line or over D-Bus.")
     var noConfig = false
 
+    @Flag(help: "Do not play sounds through the sound server: player programs only (no volume, fade or insist).")
+    var noSoundServer = false
+
     public func validate() throws {
         if noConfig, config != nil { throw ValidationError("give --config or --no-config, not both") }
     }
 
     public func run() throws {
         var logger = Logger(label: "chime.daemon") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .info
+        // CHIME_TRACE (as the app has it): what each part does, step by step.
+        logger.logLevel = Sys.environment("CHIME_TRACE") == nil ? .info : .debug
         let connection = reportingErrors { try openSessionBus() }
         // The name first: of two daemons started at once, the second stops here, before it
         // opens (and could contend for) the store.
@@ -92,7 +102,7 @@ public struct DaemonCommand: ParsableCommand {
         do {
             // What the popups say (Snooze, Dismiss, "Late: due at"), in the session's language.
             Localization.setUp()
-            let daemon = try SchedulerDaemon(connection: connection, store: store, logger: logger)
+            let daemon = try SchedulerDaemon(connection: connection, store: store, logger: logger, soundServer: !noSoundServer)
             if !noConfig { daemon.configPath = absolutePath(AlarmConfig.path(option: config)) }
             if let playerTimeLimit { daemon.playerTimeLimit = AlarmOptions.duration(playerTimeLimit, option: "--player-time-limit") }
             try daemon.run()

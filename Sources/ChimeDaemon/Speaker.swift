@@ -166,6 +166,7 @@ final class Speaker: LoopPart {
                                                   looping: play.request.looping, title: play.request.title)
                     play.playback = try server.play(file, options)
                     plays[id] = play
+                    logger.debug("asked the sound server to play \(file)", metadata: ["sound.title": "\(play.request.title)"])
                     return
                 } catch {
                     logger.warning("chime cannot play \(file) itself (\(error.message)); trying \(player?.name ?? "a player program")")
@@ -382,7 +383,8 @@ final class Speaker: LoopPart {
             puttingBack.removeAll()
         case .started(let playback):
             guard let (id, play) = plays.first(where: { $0.value.playback == playback }) else { return }
-            logger.debug("the sound server began playing", metadata: ["sound.title": "\(play.request.title)"])
+            logger.debug("the sound server began playing \((clock.now() - play.started).milliseconds) ms after it was asked",
+                         metadata: ["sound.title": "\(play.request.title)"])
             started(id, play.output)
         case .playingOn(let playback, let output):
             guard let (id, play) = plays.first(where: { $0.value.playback == playback }) else { return }

@@ -43,6 +43,11 @@ public final class PulseAudioSession: @unchecked Sendable {
             silence = try ChildProcess("pacat", ["--playback", "--raw", "--format=float32le", "--rate=\(Self.rate)", "--channels=2",
                                                  "--latency-msec=20", "/dev/zero"],
                                        environment: clientEnvironment, logDirectory: directory)
+            // An idle null sink sleeps up to 2 s before it notices its first stream (it does not
+            // re-arm its timer; a sound card's sink does): whatever starts meanwhile waits with it.
+            // The session is ready once the sink runs, as its monitor's first samples say.
+            let probe = try record()
+            probe.stop()
         }
     }
 

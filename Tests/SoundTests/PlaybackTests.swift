@@ -125,3 +125,4 @@ final class PlaybackTests: XCTestCase {
         XCTAssertTrue(why.contains("sound server"), why)
     }
 }
+
