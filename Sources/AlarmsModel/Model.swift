@@ -54,6 +54,12 @@ public struct ClockAlarm: Hashable, Sendable {
     public var sound: Sound? = .default
     /// How long the sound rings unanswered (0: it plays once).
     public var ring: TimeSpan = AlarmDefaults.ring
+    /// The sound's own volume in percent.
+    public var volume = 100
+    /// From silence to the volume (zero: no fade).
+    public var fade: TimeSpan = .zero
+    /// Unmute and raise the output for the ring.
+    public var insist = false
     public var snooze: TimeSpan = AlarmDefaults.snooze
     public var wake = false
     public var doNotDisturb: DoNotDisturbPolicy = .breakThrough
@@ -81,6 +87,9 @@ public struct ClockAlarm: Hashable, Sendable {
         openedName = label
         sound = content.sound
         ring = content.ring ?? .zero
+        volume = content.volume ?? 100
+        fade = content.fade ?? .zero
+        insist = content.insist
         snooze = content.snooze ?? AlarmDefaults.snooze
         wake = content.wake
         doNotDisturb = content.doNotDisturb ?? .breakThrough
@@ -119,6 +128,9 @@ public struct ClockAlarm: Hashable, Sendable {
         }
         draft.sound = sound
         draft.ring = sound == nil ? nil : ring
+        draft.volume = sound == nil || volume == 100 ? nil : volume
+        draft.fade = sound == nil || fade == .zero ? nil : fade
+        draft.insist = sound != nil && insist
         // Ringing itself out needs a ring to end.
         if draft.ring == nil || draft.ring == .zero { draft.autoSnooze = nil }
         draft.snooze = snooze

@@ -27,6 +27,9 @@ public enum SoundSetting: Hashable, Sendable {
     case byServer
     /// chime plays them itself with this local player.
     case localPlayer(name: String, path: String)
+    /// chime plays them itself through the sound server (its name and version), with each alarm's
+    /// volume and fade.
+    case soundServer(String)
     /// Neither can.
     case notSupported
 }
@@ -189,6 +192,9 @@ extension Sound {
         }
         switch sound {
         case .byServer: return nil
+        case .soundServer:
+            if isFile || soundThemeFile(named: name) != nil { return nil }
+            return "no \(name).oga, .ogg or .wav in a sounds/freedesktop/stereo directory of $XDG_DATA_HOME or $XDG_DATA_DIRS"
         case .notSupported:
             return "the notification server plays no sounds and no player was found (\(soundPlayers.joined(separator: ", ")))"
         case .localPlayer(let player, let path):

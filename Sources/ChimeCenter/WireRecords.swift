@@ -180,6 +180,7 @@ extension NotificationSettings {
         switch sound {
         case .byServer: entries.append(("sound", .string("server")))
         case .localPlayer(let name, let path): entries += [("sound", .string("chime")), ("player", .string(name)), ("player-path", .string(path))]
+        case .soundServer(let name): entries += [("sound", .string("chime")), ("sound-server", .string(name))]
         case .notSupported: entries.append(("sound", .string("none")))
         }
         entries.append(("capabilities", .strings(capabilities.map(\.rawValue))))
@@ -197,7 +198,8 @@ extension NotificationSettings {
         func setting(_ key: String) -> Setting { r.bool(key) == true ? .enabled : .notSupported }
         let sound: SoundSetting = switch r.string("sound") {
         case "server": .byServer
-        case "chime": .localPlayer(name: r.string("player") ?? "", path: r.string("player-path") ?? "")
+        case "chime": r.string("sound-server").map { .soundServer($0) }
+            ?? .localPlayer(name: r.string("player") ?? "", path: r.string("player-path") ?? "")
         default: .notSupported
         }
         let server = r.string("server-name").map {

@@ -70,6 +70,7 @@ extension Status {
         let sound: Datum = switch settings.sound {
         case .byServer: .record([Field("by", "", .text("server")), Field("player", "", .none), Field("path", "", .none)])
         case .localPlayer(let name, let path): .record([Field("by", "", .text("chime")), Field("player", "", .text(name)), Field("path", "", .text(path))])
+        case .soundServer(let name): .record([Field("by", "", .text("chime")), Field("player", "", .text(name)), Field("path", "", .none)])
         case .notSupported: .record([Field("by", "", .text("none")), Field("player", "", .none), Field("path", "", .none)])
         }
         let notes = settings.isAuthorized ? ServerWays.notes(for: settings.server, capabilities: settings.capabilities) : []

@@ -206,7 +206,7 @@ final class Ringing: LoopPart {
     private func rangMuted(_ identifier: String, _ output: Output) {
         guard var ring = rings[identifier], !ring.toldMuted else { return }
         ring.toldMuted = true
-        let how = output.muted ? tr("the sound output is muted") : tr("the sound output is at 0%")
+        let how = output.muted ? tr("the sound output is muted") : tr("the sound output is turned all the way down")
         let note = tr("Rang muted: %s", how)
         ring.content.body = ring.content.body.isEmpty ? note : ring.content.body + "\n" + note
         logger.warning("rang muted: the output \(output.sink) is \(output.muted ? "muted" : "at 0%")", metadata: ["alarm.id": "\(identifier)"])

@@ -263,6 +263,7 @@ final class SchedulerService {
                 return reply(NotificationSettings(deniedBecause: session.failure ?? "the notification server did not answer"))
             }
             var settings = NotificationSettings(capabilities: capabilities, server: information, player: self.daemon.speaker.player)
+            if let name = self.daemon.speaker.soundServerName { settings.sound = .soundServer(name) }
             guard settings.isAuthorized else { return reply(settings) }
             self.daemon.doNotDisturb.refresh { state in
                 settings.doNotDisturb = state.on

@@ -117,10 +117,29 @@ final class Speaker: LoopPart {
         }
         do {
             server = try SoundServer(applicationName: "chime")
+            settleConnection()
         } catch {
             // The libraries are missing: the player programs it is, for good.
             serverState = .unavailable(error.message, since: .distantFuture)
             logger.info("chime cannot play sounds itself (\(error.message)); \(player?.name ?? "no player program") plays them")
+        }
+    }
+
+    /// How long the daemon waits at start to learn whether a sound server answers (a local socket
+    /// answers in about a millisecond): its first calls and alarms then know how sounds are played.
+    static let connectionWait = TimeSpan.seconds(1)
+
+    /// Waits, at start only, until the sound server answered or was found missing (or the wait ran out:
+    /// the answer then comes through the loop like any other).
+    private func settleConnection() {
+        guard let server else { return }
+        let deadline = clock.now() + Self.connectionWait
+        while serverState == .connecting {
+            let left = deadline - clock.now()
+            guard left > .zero else { return }
+            var fds = [pollfd(fd: server.wakeup.fd, events: Int16(POLLIN), revents: 0)]
+            _ = try? Sys.poll(&fds, timeout: Int32(max(1, left.milliseconds)))
+            for event in server.takeEvents() { handle(event) }
         }
     }
 
@@ -129,6 +148,12 @@ final class Speaker: LoopPart {
     var playsItself: Bool {
         if case .unavailable = serverState { return false }
         return server != nil
+    }
+
+    /// The sound server chime plays through ("pulseaudio 16.1"), while connected.
+    var soundServerName: String? {
+        if case .connected(let name) = serverState { return name }
+        return nil
     }
 
     /// How sounds are played, for `chime status`.

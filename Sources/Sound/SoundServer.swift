@@ -171,8 +171,10 @@ public final class SoundServer: @unchecked Sendable {
         pulse.pa_context_set_state_callback(context, { _, userdata in
             SoundServer.from(userdata).contextChanged()
         }, Unmanaged.passUnretained(self).toOpaque())
-        if pulse.pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-            lost(pulse.describe(pulse.pa_context_errno(context)))
+        // A server that is plainly not there fails within the call: the state callback has then
+        // already let the context go (`lost`), and it must not be touched again.
+        if pulse.pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0, let failed = self.context {
+            lost(pulse.describe(pulse.pa_context_errno(failed)))
         }
     }
 

@@ -1,5 +1,7 @@
-// Add or edit an alarm: time, weekdays, name, sound (with a preview), how long it rings, snooze
-// length, waking the machine (greyed, with the reason, where it cannot), and do-not-disturb.
+// Add or edit an alarm: time, weekdays, name, sound (with a preview played the way the alarm will
+// sound: the daemon's PlaySound, with its volume and fade), volume, fade-in, whether it insists on
+// being heard, how long it rings, snooze length, waking the machine (greyed, with the reason, where
+// it cannot), and do-not-disturb.
 import AlarmsModel
 import ChimeCenter
 import DBus
@@ -26,17 +28,25 @@ final class AlarmDialog {
     private let preview = Button(icon: "media-playback-start-symbolic", name: tr("Preview the sound"))
     private let ring: ComboRow
     private let snooze: ComboRow
+    private let volume: ComboRow
+    private let fade: ComboRow
+    private let insistSwitch = Switch(name: nil)
+    private let insistRow = ActionRow(title: tr("Even when muted"))
     private let wakeSwitch = Switch(name: nil)
     private let wakeRow = ActionRow(title: tr("Wake the computer"))
     private let doNotDisturb: ComboRow
     private let problem = Label()
     private let save = Button(label: tr("_Save"))
     private var chooser: FileChooser?
+    /// The preview playing (the daemon's number for it), stopped when the dialog closes.
+    private var previewPlay: UInt32?
 
     /// The sound choices: none, chime's default, the theme's sounds, and a file (its path).
     private var soundChoices: [Sound?]
     private static let ringChoices: [TimeSpan] = [.zero, .seconds(60), .seconds(300), .seconds(600), .seconds(900), .seconds(1800)]
     private static let snoozeChoices: [TimeSpan] = [60, 300, 540, 600, 900, 1200, 1800].map { .seconds($0) }
+    private static let volumeChoices = [100, 90, 80, 70, 60, 50, 40, 30, 20, 10]
+    private static let fadeChoices: [TimeSpan] = [0, 10, 30, 60, 120, 300].map { .seconds($0) }
     private static let doNotDisturbChoices: [DoNotDisturbPolicy] = [.breakThrough, .defer, .silent]
 
     init(window owner: MainWindow, editing identifier: String?, alarm: ClockAlarm) {
@@ -53,6 +63,8 @@ final class AlarmDialog {
         if let own = alarm.sound, !soundChoices.contains(own) { soundChoices.append(own) }
         ring = ComboRow(title: tr("Ring for"), choices: Self.ringChoices.map { $0 == .zero ? tr("Once") : durationWords($0) })
         snooze = ComboRow(title: tr("Snooze for"), choices: Self.snoozeChoices.map(durationWords))
+        volume = ComboRow(title: tr("Volume"), choices: Self.volumeChoices.map { "\($0) %" })
+        fade = ComboRow(title: tr("Fade in"), choices: Self.fadeChoices.map { $0 == .zero ? tr("Off") : durationWords($0) })
         doNotDisturb = ComboRow(title: tr("During Do Not Disturb"),
                                 choices: [tr("Ring anyway"), tr("Wait until it ends"), tr("Show without sound")])
         build()
@@ -114,6 +126,12 @@ final class AlarmDialog {
         let soundGroup = PreferencesGroup(title: tr("Sound"))
         soundGroup.add(sound)
         soundGroup.setHeaderSuffix(Self.pair(preview, chooseFile))
+        soundGroup.add(volume)
+        soundGroup.add(fade)
+        insistRow.subtitle = tr("Unmutes and raises the sound output while it rings, then puts it back")
+        insistRow.addSuffix(insistSwitch)
+        insistRow.activates(insistSwitch)
+        soundGroup.add(insistRow)
         soundGroup.add(ring)
         soundGroup.add(snooze)
 
@@ -143,6 +161,7 @@ final class AlarmDialog {
         body.append(page)
         dialog.setContent(body)
         dialog.onCloseRequest { [unowned self] in
+            if let previewPlay { owner.link?.later("StopSound", [.uint32(previewPlay)], read: { _ in () }) { _ in } }
             onClosed()
             return false
         }
@@ -172,6 +191,10 @@ final class AlarmDialog {
         refreshSoundChoices()
         ring.selected = Self.ringChoices.firstIndex(of: alarm.ring) ?? Self.nearest(alarm.ring, in: Self.ringChoices)
         snooze.selected = Self.snoozeChoices.firstIndex(of: alarm.snooze) ?? Self.nearest(alarm.snooze, in: Self.snoozeChoices)
+        volume.selected = Self.volumeChoices.firstIndex(of: alarm.volume)
+            ?? Self.volumeChoices.indices.min { abs(Self.volumeChoices[$0] - alarm.volume) < abs(Self.volumeChoices[$1] - alarm.volume) } ?? 0
+        fade.selected = Self.fadeChoices.firstIndex(of: alarm.fade) ?? Self.nearest(alarm.fade, in: Self.fadeChoices)
+        insistSwitch.isOn = alarm.insist
         wakeSwitch.isOn = alarm.wake
         doNotDisturb.selected = Self.doNotDisturbChoices.firstIndex(of: alarm.doNotDisturb) ?? 0
     }
@@ -234,6 +257,9 @@ final class AlarmDialog {
         alarm.sound = soundChoices[chosenSound]
         alarm.ring = Self.ringChoices[min(ring.selected, Self.ringChoices.count - 1)]
         alarm.snooze = Self.snoozeChoices[min(snooze.selected, Self.snoozeChoices.count - 1)]
+        alarm.volume = Self.volumeChoices[min(volume.selected, Self.volumeChoices.count - 1)]
+        alarm.fade = Self.fadeChoices[min(fade.selected, Self.fadeChoices.count - 1)]
+        alarm.insist = insistSwitch.isOn
         alarm.wake = wakeSwitch.isOn && wakeSwitch.isSensitive
         alarm.doNotDisturb = Self.doNotDisturbChoices[min(doNotDisturb.selected, 2)]
         return alarm
@@ -276,10 +302,18 @@ final class AlarmDialog {
         case .named(let name): name
         case .file(let path): path
         }
-        owner.link?.later("PreviewSound", [.string(text)], read: { _ in () }) { [weak self] result in
+        // As the alarm will sound: its volume, and its fade (looping long enough to hear it rise).
+        let chosen = read()
+        var options: [(String, Value)] = [("volume", .uint32(UInt32(chosen.volume)))]
+        if chosen.fade > .zero {
+            options += [("fade", .uint32(UInt32(chosen.fade.seconds))), ("for", .uint32(UInt32(chosen.fade.seconds + 3)))]
+        }
+        owner.link?.later("PlaySound", [.string(text), .vardict(options)], read: { $0.first?.uint32Value }) { [weak self] result in
             guard let self else { return }
             switch result {
-            case .success: problem.isVisible = false
+            case .success(let play):
+                previewPlay = play
+                problem.isVisible = false
             case .failure(let error): show(problem: describe(error))
             }
         }

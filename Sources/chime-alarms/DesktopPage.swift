@@ -71,6 +71,7 @@ final class DesktopPage {
         let sound = switch settings.sound {
         case .byServer: tr("The server plays them")
         case .localPlayer(let name, _): tr("chime plays them with %s", name)
+        case .soundServer(let name): tr("chime plays them through the sound server (%s)", name)
         case .notSupported: tr("Nothing here can play them")
         }
         var items = [(tr("Sounds"), sound),

@@ -37,7 +37,13 @@ import Timekeeping
         alarm.snooze = .seconds(540)
         alarm.wake = true
         alarm.doNotDisturb = .defer
+        alarm.volume = 70
+        alarm.fade = .seconds(30)
+        alarm.insist = true
         let request = try alarm.request(identifier: "get-up", now: monday8, zone: zone)
+        #expect(request.content.volume == 70)
+        #expect(request.content.fade == .seconds(30))
+        #expect(request.content.insist)
         #expect(request.identifier == "get-up")
         #expect(request.content.title == "Get up")
         #expect(request.content.category == "x-chime.alarm")
@@ -45,7 +51,7 @@ import Timekeeping
         let back = try #require(ClockAlarm(request: request))
         func shown(_ a: ClockAlarm) -> [String] {
             ["\(a.hour):\(a.minute)", "\(a.days.rawValue)", a.label, "\(String(describing: a.sound))", "\(a.ring)", "\(a.snooze)",
-             "\(a.wake)", a.doNotDisturb.rawValue]
+             "\(a.wake)", a.doNotDisturb.rawValue, "\(a.volume)", "\(a.fade)", "\(a.insist)"]
         }
         #expect(shown(back) == shown(alarm))
         #expect(back.base == request.content)
@@ -72,6 +78,12 @@ import Timekeeping
         #expect(edited.content.title == "Homeroom")
         #expect(edited.content.label == "", "an unchanged name leaves title and label as they were")
         #expect(edited.content.autoSnooze == false)
+        #expect(edited.content.volume == nil && edited.content.fade == nil && !edited.content.insist, "100%, no fade: nothing sent")
+        alarm.sound = nil
+        alarm.volume = 50
+        alarm.insist = true
+        let silent = try alarm.request(identifier: "homeroom", now: monday8, zone: zone)
+        #expect(silent.content.volume == nil && !silent.content.insist, "no sound: no volume or insist")
         #expect(edited.summaryRule == "16:40 mon-fri")
         alarm.label = "Homeroom ends"
         let renamed = try alarm.request(identifier: "homeroom", now: monday8, zone: zone)

@@ -19,7 +19,8 @@ import Timekeeping
         try SchedulerDaemon.claimBusName(on: connection)
         let store = try Store(directory: directory.path, now: .epoch)
         let newYear2030 = Instant(seconds: 1_893_456_000)
-        let daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"), clock: .fixed(newYear2030))
+        let daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"), clock: .fixed(newYear2030),
+                                         soundServer: false)
         let service = try #require(daemon.service)
         // Through the D-Bus door: a timer counts from the clock's now, and a date before it has passed.
         let egg = try service.add(Value.vardict([("title", .string("Eggs")), ("rule", .string("in 5m"))]).dictionaryEntries ?? [])
@@ -47,7 +48,7 @@ import Timekeeping
             let connection = try bus.connect()
             try SchedulerDaemon.claimBusName(on: connection)
             let evening = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
-                                              clock: .fixed(Instant(seconds: 1_793_505_600)))  // 00:00 EDT
+                                              clock: .fixed(Instant(seconds: 1_793_505_600)), soundServer: false)  // 00:00 EDT
             let added = try #require(evening.service).add(Value.vardict([
                 ("title", .string("Night")), ("rule", .string("01:30")), ("time-zone", .string("America/New_York")),
             ]).dictionaryEntries ?? [])
@@ -65,7 +66,8 @@ import Timekeeping
         let connection = try bus.connect()
         try SchedulerDaemon.claimBusName(on: connection)
         let insideTheHour = Instant(seconds: 1_793_513_400)
-        let restarted = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"), clock: .fixed(insideTheHour))
+        let restarted = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"), clock: .fixed(insideTheHour),
+                                           soundServer: false)
         try restarted.schedule.catchUp(now: insideTheHour)
         #expect(try store.scheduledTime(of: id)?.nextFire == nextDay)
         #expect(restarted.schedule.queue.time(of: id) == nextDay)
@@ -145,7 +147,7 @@ final class DaemonOnASetClock {
         let now = Now(start)
         self.now = now
         daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
-                                     clock: WallClock { now.value.withLock { $0 } })
+                                     clock: WallClock { now.value.withLock { $0 } }, soundServer: false)
         service = try #require(daemon.service)
     }
 
