@@ -247,6 +247,27 @@ class AlarmsTests(AppTestCase):
         app.wait("label", "06:45")
         app.wait_text("Get up · Weekdays\n")
 
+    def test_the_dialogs_preview_and_insist_go_the_daemons_way(self):
+        app = self.app
+        app.press(app.wait("push button", "New Alarm"))
+        dialog = app.wait("dialog", "New Alarm")
+        app.wait("text", "Name", dialog).set_text_contents("Loud")
+        app.click(app.wait("list item", "Sound", dialog))
+        app.click(app.wait("check box", "bell", dialog))
+        until(lambda: "bell" in App.labels(app.find("list item", "Sound", dialog)), DEADLINE, "bell chosen")
+        # The preview is the daemon's PlaySound: here (no sound server) its player program plays it.
+        app.press(app.wait("push button", "Preview the sound", dialog))
+        until(lambda: any(p[0] == "start" and "bell" in p for p in self.session.played()), DEADLINE, "the preview to play")
+        row = app.wait("list item", "Even when muted", dialog)
+        switch = app.find("check box", None, row, showing=False)
+        app.press(switch)
+        until(lambda: switch.get_state_set().contains(Atspi.StateType.CHECKED), DEADLINE, "the switch to be on")
+        app.press(app.wait("push button", "Save", dialog))
+        app.gone("dialog", "New Alarm")
+        alarm = next(a for a in self.pending().values() if a["label"] == "Loud")
+        shown = json.loads(self.chime("show", alarm["id"], "--json"))
+        self.assertEqual((shown["insist"], shown["volume"], shown["fade"]), (True, 100, 0), shown)
+
     def test_an_alarm_switched_off_does_not_ring_at_its_time(self):
         # Five seconds from now, as a one-off at a clock time.
         at = time.localtime(time.time() + 5)
