@@ -22,7 +22,8 @@ final class Playback {
     let file: SoundFile
     let options: PlaybackOptions
     unowned let server: SoundServer
-    private var pulse: chime_pulse { server.pulse }
+    /// The library's functions (kept here: `close` runs while the server itself goes).
+    private let pulse: chime_pulse
     private(set) var phase = Phase.waiting
     private var stream: OpaquePointer?
     private let frameBytes: Int
@@ -50,6 +51,7 @@ final class Playback {
         self.file = file
         self.options = options
         self.server = server
+        pulse = server.pulse
         frameBytes = file.channels * MemoryLayout<Float>.size
         historyFrames = file.rate  // a second: ten times what is ever queued
         history = [Float](repeating: 0, count: historyFrames * file.channels)
@@ -231,10 +233,17 @@ final class Playback {
         operationDone()
     }
 
-    /// Ends the playback: the stream goes, the server's list forgets it, and the daemon is told
-    /// (unless the server itself is going).
-    func finish(_ ending: Ending, tell: Bool = true) {
+    /// Ends the playback: the stream goes, the server's list forgets it, and the daemon is told.
+    func finish(_ ending: Ending) {
         guard phase != .done else { return }
+        close()
+        server.post(.ended(id, ending))
+        withExtendedLifetime(self) { server.forget(id) }
+    }
+
+    /// Lets the stream go (its operation cancelled, its callbacks cleared), touching nothing of the
+    /// server's: what its deinit calls.
+    func close() {
         phase = .done
         cancelOperation()
         if let stream {
@@ -246,7 +255,5 @@ final class Playback {
             _ = pulse.pa_stream_disconnect(stream)
             pulse.pa_stream_unref(stream)
         }
-        if tell { server.post(.ended(id, ending)) }
-        withExtendedLifetime(self) { server.forget(id) }
     }
 }

@@ -118,7 +118,9 @@ public final class SoundServer: @unchecked Sendable {
 
     deinit {
         locked {
-            for playback in playbacks.values { playback.finish(.stopped, tell: false) }
+            // The streams go without a word back: a playback may not reach its server from here.
+            for playback in playbacks.values { playback.close() }
+            playbacks.removeAll()
             dropContext()
         }
         pulse.pa_threaded_mainloop_stop(mainloop)

@@ -124,5 +124,20 @@ final class PlaybackTests: XCTestCase {
         }
         XCTAssertTrue(why.contains("sound server"), why)
     }
-}
 
+    /// A server let go while its sounds play (the daemon stopping mid-ring) ends them and its thread
+    /// cleanly, and the sink goes quiet.
+    func testLettingTheServerGoWhileItPlaysEndsItsSounds() throws {
+        let session = try startServer()
+        let file = try tone(seconds: 0.5)
+        do {
+            let server = try SoundServer(applicationName: "chime-test")
+            XCTAssertNotNil(nextEvent(server, isConnected))
+            let first = try server.play(file, PlaybackOptions(looping: true))
+            _ = try server.play(file, PlaybackOptions(volume: 50, fade: 2, looping: true))
+            XCTAssertNotNil(nextEvent(server) { $0 == .started(first) })
+        }
+        // Only the silence keeps playing.
+        XCTAssertTrue(waitUntil(3) { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
+    }
+}
