@@ -105,6 +105,9 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// The path of a program on PATH (or the name itself when none is found: running it then fails, saying so).
+    public static func whichProgram(_ name: String) -> String { which(name) ?? name }
+
     static func which(_ name: String) -> String? {
         if name.hasPrefix("/") { return name }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

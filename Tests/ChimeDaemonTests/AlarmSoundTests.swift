@@ -283,4 +283,17 @@ import Timekeeping
         let arguments = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(arguments.contains("--volume=-18.1"), "50% through canberra-gtk-play's decibels: \(arguments)")
     }
+
+    /// A sound-theme name is found through the freedesktop sound theme and played by chime itself.
+    @Test func aThemeSoundIsPlayedThroughTheSoundServer() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        let recording = try pulse.record()
+        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        let asked = monotonicSeconds()
+        try set(["in", "1s", "--sound", "bell", "--ring", "0", "--id", "bell", "Bell"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(3) { recording.recorded[recording.firstIndex(after: asked)...].contains { abs($0) > 0.05 } }, "\(daemon.log)")
+    }
 }

@@ -140,4 +140,39 @@ final class PlaybackTests: XCTestCase {
         // Only the silence keeps playing.
         XCTAssertTrue(waitUntil(3) { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
     }
+
+    /// WAV, FLAC, Ogg Vorbis, Opus and MP3 (made by sox, opusenc and lame from one 0.3 s tone) each
+    /// play through to their end, as long as the tone (within what each encoder adds).
+    func testEveryFormatAnAlarmMayUsePlays() throws {
+        let session = try startServer()
+        let wav = directory.appendingPathComponent("tone.wav").path
+        let made = try runProgram(ChildProcess.whichProgram("sox"), ["-n", "-r", "48000", "-c", "1", "-b", "16", wav, "synth", "0.3", "sine", "480"]
+            .map { Array($0.utf8) }, environment: ProcessInfo.processInfo.environment)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        var files = [wav]
+        for (program, arguments, name) in [("sox", [wav], "tone.flac"), ("sox", [wav], "tone.ogg"),
+                                           ("opusenc", ["--quiet", wav], "tone.opus"), ("lame", ["--quiet", wav], "tone.mp3")] {
+            let path = directory.appendingPathComponent(name).path
+            let result = try runProgram(ChildProcess.whichProgram(program), (arguments + [path]).map { Array($0.utf8) },
+                                        environment: ProcessInfo.processInfo.environment)
+            XCTAssertEqual(result.status, 0, "\(program): \(result.stderr)")
+            files.append(path)
+        }
+        let recording = try session.record()
+        defer { recording.stop() }
+        let server = try SoundServer(applicationName: "chime-test")
+        XCTAssertNotNil(nextEvent(server, isConnected))
+        for file in files {
+            let asked = monotonicSeconds()
+            let id = try server.play(file, PlaybackOptions())
+            XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .finished), file)
+            usleep(100_000)
+            let samples = recording.recorded
+            let from = recording.firstIndex(after: asked)
+            let first = try XCTUnwrap(samples[from...].firstIndex { abs($0) > 0.05 }, "\(file): nothing was heard")
+            let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.05 })
+            let seconds = Double(last - first) / 48_000
+            XCTAssertEqual(seconds, 0.3, accuracy: 0.06, "\(file) sounded \(seconds) s")
+        }
+    }
 }
