@@ -2,8 +2,9 @@
 // chime (the Speaker part: through the sound server, else a player program), or, where only the
 // notification server can play sounds, the popup sent again in place (replaces_id) — until Snooze
 // or Dismiss is pressed, the popup is closed, the alarm is cancelled, or its ring time ends. A ring
-// that sounds into a muted output says so in its popup and in `chime list --missed`. A ring that ends unanswered is recorded (`chime list
-// --missed`, the `RangOut` signal) and, when the alarm asks for it, snoozes itself.
+// that sounds into a muted output says so in its popup and in `chime list --missed`. A ring that
+// ends unanswered is recorded (`chime list --missed`, the `RangOut` signal) and, when the alarm asks
+// for it, snoozes itself.
 //
 // What rings, and until when, is in the store (`ringing`): a daemon restarted or killed mid-ring
 // rings again for the rest of the ring time while its popup is still up (the popup is sent again
@@ -11,8 +12,8 @@
 // new daemon of the answer); an answered ring is taken out of the store first, and never rings again.
 //
 // Other parts may: `start` a shown alarm's sound (once, or ringing); `stop` a ring (by alarm or by
-// popup); ask `identifier(ringingOn:)`; `resume` at start. The part tells its owner through
-// `rangOut` when a ring ends unanswered.
+// popup); ask `identifier(ringingOn:)` and `soundCapabilities` (what a popup may ask the server to
+// play); `resume` at start. The part tells its owner through `rangOut` when a ring ends unanswered.
 import ChimeCenter
 import DBus
 import Logging
