@@ -11,9 +11,11 @@ played three ways, round-robin, each at a due time chosen ahead:
   - paplay and canberra-gtk-play: started with posix_spawn at the due time, the way chime started
     its player programs before it played sounds itself.
 The latency is the arrival of the chunk holding the first loud sample minus the due time (the
-recorder's own few milliseconds are in every figure alike). Then the daemon's memory (VmRSS):
-idle before any sound, while an alarm rings (looping), idle after the ring, and idle when started
-with --no-sound-server (without libpulse: what chime's own player costs).
+recorder's own few milliseconds are in every figure alike). The daemon's very first sound is measured
+on its own before the rounds: the daemon loads libsndfile and libpulse and connects to the server
+only then. Then the daemon's memory (VmRSS): idle before any sound (nothing loaded), idle once
+connected, while an alarm rings (looping), idle after the ring, and idle when started with
+--no-sound-server.
 
     sound.py CHIME TRIVIAL_SERVER [ROUNDS]     prints one JSON object
 """
@@ -128,22 +130,33 @@ def main():
         with open(tone, "wb") as f:
             f.write(b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 1, RATE, RATE * 2, 2, 16)
                     + b"data" + struct.pack("<I", len(data)) + data)
-        daemon = subprocess.Popen([CHIME, "daemon", "--no-config", "--state-dir", os.path.join(work, "chime")], env=env, stderr=log)
-        procs.append(daemon)
-        until(lambda: "through the sound server" in subprocess.run([CHIME, "status"], env=env, capture_output=True, text=True).stdout,
-              10, "the chime daemon's sound")
         recorder = Recorder(env)
         # An idle null sink sleeps up to 2 s before it notices its first stream (a sound card's sink
         # does not): measuring starts once its monitor delivers, i.e. once the sink runs.
         until(lambda: len(recorder.samples) > RATE // 10 * 4, 5, "the null sink's monitor")
+        daemon = subprocess.Popen([CHIME, "daemon", "--no-config", "--state-dir", os.path.join(work, "chime")], env=env, stderr=log)
+        procs.append(daemon)
+        until(lambda: subprocess.run([CHIME, "list"], env=env, capture_output=True).returncode == 0, 10, "the chime daemon")
         time.sleep(0.5)
-        idle_rss = rss_kib(daemon.pid)
+        untried_rss = rss_kib(daemon.pid)
 
         def add(at, extra=""):
             subprocess.run(["gdbus", "call", "--session", "--dest", "org.chime.Scheduler", "--object-path", "/org/chime/Scheduler",
                             "--method", "org.chime.Scheduler1.Add",
                             f"{{'title': <'bench'>, 'at': <{at!r}>, 'sound-file': <'{tone}'>{extra}}}"],
                            env=env, check=True, capture_output=True)
+
+        # The daemon's first sound: the sound libraries are loaded and the server connected then.
+        offset = time.time() - time.monotonic()
+        due_wall = time.time() + GAP
+        add(due_wall)
+        time.sleep(max(0, due_wall - offset - time.monotonic()) + GAP * 0.9)
+        arrived = recorder.first_loud_after(due_wall - offset - 0.002)
+        first_ms = None if arrived is None else round((arrived - (due_wall - offset)) * 1000, 2)
+        until(lambda: "through the sound server" in subprocess.run([CHIME, "status"], env=env, capture_output=True, text=True).stdout,
+              10, "the chime daemon's sound")
+        time.sleep(0.5)
+        idle_rss = rss_kib(daemon.pid)
 
         players = {"paplay": ["/usr/bin/paplay", tone], "canberra-gtk-play": ["/usr/bin/canberra-gtk-play", "-f", tone]}
         results = {"chime": [], "paplay": [], "canberra-gtk-play": []}
@@ -190,7 +203,9 @@ def main():
         summary = {name: {"n": len(v), "failed": failed[name], "p50_ms": round(percentile(v, 50), 2), "p99_ms": round(percentile(v, 99), 2),
                           "min_ms": round(min(v), 2), "max_ms": round(max(v), 2)} if v else {"n": 0, "failed": failed[name]}
                    for name, v in results.items()}
-        summary["memory_kib"] = {"idle": idle_rss, "ringing": ringing_rss, "after": after_rss, "idle_without_sound_server": plain_rss}
+        summary["memory_kib"] = {"idle_before_any_sound": untried_rss, "idle": idle_rss, "ringing": ringing_rss, "after": after_rss,
+                                 "idle_without_sound_server": plain_rss}
+        summary["first_sound_ms"] = first_ms
         summary["rounds"] = ROUNDS
         print(json.dumps(summary))
     finally:

@@ -139,9 +139,13 @@ ours = sound["chime"]
 fastest_peer = min(sound["paplay"]["p50_ms"], sound["canberra-gtk-play"]["p50_ms"])
 lines.append("  chime p99 %.1f ms (goal < 30 ms): %s; p50 %.2f× the faster peer (goal < 1×): %s"
              % (ours["p99_ms"], verdict(ours["p99_ms"] < 30), ours["p50_ms"] / fastest_peer, verdict(ours["p50_ms"] < fastest_peer)))
+first = sound["first_sound_ms"]
+lines.append("  the daemon's first sound (libraries loaded and the server connected then): %s"
+             % ("nothing heard" if first is None else "%.1f ms (goal < 30 ms): %s" % (first, verdict(first < 30))))
 memory = sound["memory_kib"]
-lines.append("  the daemon's RSS: idle %.1f MiB, ringing %.1f MiB, idle after ringing %.1f MiB; idle with --no-sound-server %.1f MiB"
-             % (memory["idle"] / 1024, memory["ringing"] / 1024, memory["after"] / 1024, memory["idle_without_sound_server"] / 1024))
+lines.append("  the daemon's RSS: idle before any sound %.1f MiB, connected %.1f MiB, ringing %.1f MiB, after ringing %.1f MiB;"
+             % (memory["idle_before_any_sound"] / 1024, memory["idle"] / 1024, memory["ringing"] / 1024, memory["after"] / 1024))
+lines.append("  idle with --no-sound-server %.1f MiB" % (memory["idle_without_sound_server"] / 1024))
 
 report = "\n".join(lines)
 print(report)

@@ -43,7 +43,7 @@ public struct DaemonCommand: ParsableCommand {
             (installed with the package's documentation).
 
             Sounds: chime plays alarms' sounds itself through the sound server (PulseAudio, or PipeWire's \
-            pipewire-pulse; libpulse and libsndfile are opened when the daemon starts), with each alarm's \
+            pipewire-pulse; libpulse and libsndfile are opened at the first sound), with each alarm's \
             volume and fade, looping without a break until answered, and stops them with a 5 ms ramp. An \
             alarm with --insist unmutes and raises the output for its ring and puts it back afterwards (what \
             to put back is stored first, so a daemon killed meanwhile puts it back at its next start). Where \

@@ -219,17 +219,42 @@ final class SchedulerService {
     /// its own deadline). The loop goes on meanwhile.
     func answerStatus(_ call: Message) {
         daemon.waking.whenMethodKnown { [weak self] in
-            self?.daemon.doNotDisturb.refresh { state in
-                guard let self else { return }
-                let reply: Message?
-                do {
-                    reply = try call.makeReturn([try self.status(doNotDisturb: state).dbusValue])
-                } catch let error as DBusError {
-                    reply = try? call.makeError(name: error.name, message: error.message)
-                } catch {
-                    reply = nil
+            self?.daemon.speaker.whenSettled { self?.answerStatusNow(call) }
+        }
+    }
+
+    private func answerStatusNow(_ call: Message) {
+        daemon.doNotDisturb.refresh { [weak self] state in
+            self?.reply(to: call) { [try self?.status(doNotDisturb: state).dbusValue].compactMap { $0 } }
+        }
+    }
+
+    /// Answers a call once `body` has its answer or its error (sent from the loop, later).
+    private func reply(to call: Message, _ body: () throws -> [Value]) {
+        let reply: Message?
+        do {
+            reply = try call.makeReturn(try body())
+        } catch let error as DBusError {
+            reply = try? call.makeError(name: error.name, message: error.message)
+        } catch {
+            reply = try? call.makeError(name: .failed, message: "\(error)")
+        }
+        if let reply { _ = try? daemon.connection.send(reply) }
+    }
+
+    /// `PlaySound` and `PreviewSound`, answered once it is known how sounds are played (the first
+    /// question loads the sound libraries and connects).
+    func answerPlaySound(_ call: Message, _ arguments: [Value], preview: Bool) {
+        daemon.speaker.whenSettled { [weak self] in
+            guard let self else { return }
+            reply(to: call) {
+                let sound = arguments.first?.stringValue ?? ""
+                if preview {
+                    try previewSound(sound)
+                    return []
                 }
-                if let reply { _ = try? self.daemon.connection.send(reply) }
+                let started = try playSound(sound, options: arguments.count > 1 ? arguments[1].dictionaryEntries ?? [] : [])
+                return [.uint32(UInt32(clamping: started.play)), .int64(started.length.milliseconds), .string(started.way)]
             }
         }
     }
@@ -262,13 +287,15 @@ final class SchedulerService {
             guard let capabilities = session.capabilities, let information = session.information else {
                 return reply(NotificationSettings(deniedBecause: session.failure ?? "the notification server did not answer"))
             }
-            var settings = NotificationSettings(capabilities: capabilities, server: information, player: self.daemon.speaker.player)
-            if let name = self.daemon.speaker.soundServerName { settings.sound = .soundServer(name) }
-            guard settings.isAuthorized else { return reply(settings) }
-            self.daemon.doNotDisturb.refresh { state in
-                settings.doNotDisturb = state.on
-                settings.doNotDisturbSource = state.description
-                reply(settings)
+            self.daemon.speaker.whenSettled {
+                var settings = NotificationSettings(capabilities: capabilities, server: information, player: self.daemon.speaker.player)
+                if let name = self.daemon.speaker.soundServerName { settings.sound = .soundServer(name) }
+                guard settings.isAuthorized else { return reply(settings) }
+                self.daemon.doNotDisturb.refresh { state in
+                    settings.doNotDisturb = state.on
+                    settings.doNotDisturbSource = state.description
+                    reply(settings)
+                }
             }
         }
     }
@@ -383,13 +410,13 @@ final class SchedulerService {
                         return []
                     },
                     method("PreviewSound", [Parameter("sound", .string)], []) { [unowned self] call in
-                        try previewSound(call.arguments[0].stringValue ?? "")
-                        return []
+                        answerPlaySound(call.message, call.arguments, preview: true)
+                        throw ReplyLater()
                     },
                     method("PlaySound", [Parameter("sound", .string), Parameter("options", .dictionary(key: .string, value: .variant))],
                            [Parameter("play", .uint32), Parameter("length_ms", .int64), Parameter("way", .string)]) { [unowned self] call in
-                        let started = try playSound(call.arguments[0].stringValue ?? "", options: call.arguments[1].dictionaryEntries ?? [])
-                        return [.uint32(UInt32(clamping: started.play)), .int64(started.length.milliseconds), .string(started.way)]
+                        answerPlaySound(call.message, call.arguments, preview: false)
+                        throw ReplyLater()
                     },
                     method("StopSound", [Parameter("play", .uint32)], []) { [unowned self] call in
                         daemon.speaker.stopPreview(Int(call.arguments[0].uint32Value ?? 0))

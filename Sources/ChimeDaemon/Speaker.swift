@@ -9,9 +9,12 @@
 // killed mid-ring puts it back at its next start. It is put back only if it is still as chime
 // left it: a person who turned it down meanwhile keeps their choice.
 //
+// The sound libraries are loaded and the server connected at the first sound, or when someone asks
+// how sounds are played (`whenSettled`): a daemon whose alarms have no sound never loads them.
+//
 // Other parts may: `play` a sound (for an alarm, once or looping), `stop` a play, `preview` one
 // (the app's Preview button and `chime sound play`), ask `playsItself` (a popup then carries no
-// sound for the server to play) and `statusText`. The part tells its owner through `ended` (a play
+// sound for the server to play), `whenSettled` and `statusText`. The part tells its owner through `ended` (a play
 // that ended by itself), `silent` (a sound that rings into a muted or silent output), `started`
 // and `previewEnded`.
 import ChimeCenter
@@ -80,14 +83,20 @@ final class Speaker: LoopPart {
     /// How long a player program may run.
     var playerTimeLimit = TimeSpan.seconds(30)
 
-    /// chime's connection to the sound server (nil: the libraries are missing, or it could not start).
+    /// chime's connection to the sound server, made at the first sound (or the first question of
+    /// how sounds are played); nil before, or where the libraries are missing.
     private var server: SoundServer?
     private enum ServerState: Equatable {
-        case connecting
+        /// Nothing loaded yet: a daemon whose alarms have no sound never loads libpulse.
+        case untried
+        case connecting(since: Instant)
         case connected(String)
+        /// Why not, and since when (`distantFuture`: for good, e.g. the libraries are missing).
         case unavailable(String, since: Instant)
     }
     private var serverState: ServerState
+    /// Who waits to know how sounds are played (`whenSettled`).
+    private var settleWaiters: [() -> Void] = []
 
     /// Outputs raised for insisting sounds, as stored: what to put back.
     private var raised: [String: RaisedOutput] = [:]
@@ -110,44 +119,59 @@ final class Speaker: LoopPart {
         self.clock = clock
         self.logger = logger
         player = findSoundPlayer()
-        serverState = .connecting
-        guard useSoundServer else {
-            serverState = .unavailable("chime's own player is switched off", since: .distantFuture)
-            return
-        }
-        do {
-            server = try SoundServer(applicationName: "chime")
-            settleConnection()
-        } catch {
-            // The libraries are missing: the player programs it is, for good.
-            serverState = .unavailable(error.message, since: .distantFuture)
-            logger.info("chime cannot play sounds itself (\(error.message)); \(player?.name ?? "no player program") plays them")
-        }
+        serverState = useSoundServer ? .untried : .unavailable("chime's own player is switched off", since: .distantFuture)
     }
 
-    /// How long the daemon waits at start to learn whether a sound server answers (a local socket
-    /// answers in about a millisecond): its first calls and alarms then know how sounds are played.
+    /// How long those who ask how sounds are played wait for a sound server to answer (a local
+    /// socket answers in about a millisecond); after it, the answer says "connecting".
     static let connectionWait = TimeSpan.seconds(1)
 
-    /// Waits, at start only, until the sound server answered or was found missing (or the wait ran out:
-    /// the answer then comes through the loop like any other).
-    private func settleConnection() {
-        guard let server else { return }
-        let deadline = clock.now() + Self.connectionWait
-        while serverState == .connecting {
-            let left = deadline - clock.now()
-            guard left > .zero else { return }
-            var fds = [pollfd(fd: server.wakeup.fd, events: Int16(POLLIN), revents: 0)]
-            _ = try? Sys.poll(&fds, timeout: Int32(max(1, left.milliseconds)))
-            for event in server.takeEvents() { handle(event) }
+    /// Loads the libraries and connects, the first time, or again once `retryServer` has passed
+    /// since the server was found missing.
+    private func connectIfNeeded() {
+        switch serverState {
+        case .untried: break
+        case .unavailable: guard retryDue else { return }
+        case .connecting, .connected: return
         }
+        if let server {
+            server.reconnect()
+        } else {
+            do {
+                server = try SoundServer(applicationName: "chime")
+            } catch {
+                // The libraries are missing: the player programs it is, for good.
+                serverState = .unavailable(error.message, since: .distantFuture)
+                logger.info("chime cannot play sounds itself (\(error.message)); \(player?.name ?? "no player program") plays them")
+                return settled()
+            }
+        }
+        serverState = .connecting(since: clock.now())
+    }
+
+    /// Calls `body` once it is known how sounds are played (connecting first if nothing was tried
+    /// yet), or after `connectionWait` at most: `Status`, `Settings` and `PlaySound` answer then.
+    func whenSettled(_ body: @escaping () -> Void) {
+        connectIfNeeded()
+        guard case .connecting = serverState else { return body() }
+        settleWaiters.append(body)
+    }
+
+    private func settled() {
+        let waiting = settleWaiters
+        settleWaiters.removeAll()
+        for body in waiting { body() }
     }
 
     /// Whether chime plays an alarm's sound itself through the sound server (or is about to find
-    /// out): the popup then carries no sound for the notification server to play.
+    /// out, the libraries being there): the popup then carries no sound for the notification server
+    /// to play.
     var playsItself: Bool {
-        if case .unavailable = serverState { return false }
-        return server != nil
+        switch serverState {
+        case .unavailable: false
+        case .connecting, .connected: true
+        case .untried: SoundServer.librariesAvailable
+        }
     }
 
     /// The sound server chime plays through ("pulseaudio 16.1"), while connected.
@@ -161,6 +185,7 @@ final class Speaker: LoopPart {
         let fallback = player.map { "\($0.name) plays them (no volume, fade or insist)" } ?? "the notification server plays them where it can (no player program was found)"
         switch serverState {
         case .connected(let name): return "played by chime through the sound server (\(name)), with volume, fade and insist"
+        case .untried: return "chime connects to the sound server at the first sound"
         case .connecting: return "connecting to the sound server"
         case .unavailable(let why, _): return "no sound server (\(why)): \(fallback)"
         }
@@ -180,11 +205,8 @@ final class Speaker: LoopPart {
     /// Starts a play the best way there is now.
     private func start(_ id: Int) {
         guard var play = plays[id] else { return }
-        if let server, playsItself || retryDue {
-            if case .unavailable = serverState {
-                serverState = .connecting
-                server.reconnect()
-            }
+        connectIfNeeded()
+        if let server, playsItself {
             if let file = Self.file(for: play.request.sound) {
                 do {
                     let options = PlaybackOptions(volume: play.request.volume, fade: Double(play.request.fade.nanoseconds) / 1e9,
@@ -262,9 +284,10 @@ final class Speaker: LoopPart {
     func preview(_ sound: Sound, volume: Int = 100, fade: TimeSpan = .zero, for duration: TimeSpan? = nil) throws(PreviewError) -> (play: Int, length: TimeSpan) {
         if let previewPlay { stop(previewPlay) }
         previewPlay = nil
+        connectIfNeeded()
         let file = Self.file(for: sound)
         var length = duration ?? .zero
-        if playsItself || retryDue, let file {
+        if playsItself, let file {
             do {
                 if duration == nil { length = TimeSpan(nanoseconds: Int64(try SoundServer.duration(of: file) * 1e9)) }
             } catch {
@@ -376,10 +399,13 @@ final class Speaker: LoopPart {
     var descriptors: [Int32] { server.map { [$0.wakeup.fd] } ?? [] }
 
     var deadline: Instant? {
-        (plays.values.compactMap(\.nextStart) + (previewUntil.map { [$0] } ?? [])).min()
+        var times = plays.values.compactMap(\.nextStart) + (previewUntil.map { [$0] } ?? [])
+        if case .connecting(let since) = serverState, !settleWaiters.isEmpty { times.append(since + Self.connectionWait) }
+        return times.min()
     }
 
     func deadlineReached(now: Instant) {
+        if case .connecting(let since) = serverState, since + Self.connectionWait <= now { settled() }
         for (id, play) in plays where (play.nextStart ?? .distantFuture) <= now && !play.stopping { startPlayer(id) }
         if let until = previewUntil, until <= now {
             previewUntil = nil
@@ -397,6 +423,7 @@ final class Speaker: LoopPart {
         case .connected(let name):
             serverState = .connected(name)
             logger.info("chime plays sounds itself through the sound server (\(name))")
+            settled()
             restoreOutputs()
         case .unavailable(let why):
             if case .unavailable = serverState {} else {
@@ -406,6 +433,7 @@ final class Speaker: LoopPart {
             // Outputs being put back are tried again when the server is back.
             restoring.removeAll()
             puttingBack.removeAll()
+            settled()
         case .started(let playback):
             guard let (id, play) = plays.first(where: { $0.value.playback == playback }) else { return }
             logger.debug("the sound server began playing \((clock.now() - play.started).milliseconds) ms after it was asked",
@@ -459,7 +487,10 @@ final class Speaker: LoopPart {
         } catch {
             logger.error("\(error)")
         }
-        if !raised.isEmpty { restoreOutputs() }
+        if !raised.isEmpty {
+            connectIfNeeded()  // put back once the server answers
+            restoreOutputs()
+        }
     }
 
     /// Unmutes and raises `output` to 100% (each channel at least), what it was stored first.

@@ -234,6 +234,12 @@ public final class SoundServer: @unchecked Sendable {
         }
     }
 
+    /// Whether libsndfile and libpulse can be loaded here (loads them, the first time).
+    public static var librariesAvailable: Bool {
+        if case .success = Libraries.loaded { return true }
+        return false
+    }
+
     /// How long one play of the file at `path` lasts, in seconds.
     public static func duration(of path: String) throws(SoundError) -> Double {
         try SoundFile(path: path).seconds
