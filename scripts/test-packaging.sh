@@ -143,6 +143,12 @@ else
     if [ -n "$deb" ] && [ -f "$deb" ] && [ -n "$app_deb" ] && [ -f "$app_deb" ]; then
         pass "make deb built $deb and $app_deb (lintian: no errors)"
         # libdbus is linked in (STATIC_DBUS=1): no libdbus dependency, and Built-Using names its source.
+        # chime opens libpulse and libsndfile itself (dlopen): recommended, never a dependency.
+        if dpkg-deb -f "$deb" Recommends | grep -q 'libpulse0' && ! dpkg-deb -f "$deb" Depends | grep -q 'libpulse'; then
+            pass "the package recommends libpulse0 and libsndfile1 (opened at the first sound) and does not depend on them"
+        else
+            fail "the package's Recommends/Depends for the sound libraries: $(dpkg-deb -f "$deb" Depends Recommends)"
+        fi
         if ! dpkg-deb -f "$deb" Depends | grep -q libdbus && dpkg-deb -f "$deb" Built-Using | grep -q '^dbus (= '; then
             pass "the package links libdbus in and says Built-Using: $(dpkg-deb -f "$deb" Built-Using)"
         else

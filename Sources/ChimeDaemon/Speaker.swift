@@ -251,15 +251,14 @@ final class Speaker: LoopPart {
         }
     }
 
-    /// Whether play `id` still sounds.
-    func isPlaying(_ id: Int) -> Bool { plays[id].map { !$0.stopping } ?? false }
-
     /// A play is over: forgotten, and an output raised for it put back if no insisting sound is left.
     private func finish(_ id: Int, how: String = "finished") {
         guard let play = plays.removeValue(forKey: id) else { return }
-        if id == previewPlay {
-            previewPlay = nil
-            previewUntil = nil
+        if previews.remove(id) != nil {
+            if id == previewPlay {
+                previewPlay = nil
+                previewUntil = nil
+            }
             let note = play.output.flatMap { $0.isSilent ? "the output \($0.sink) is \($0.muted ? "muted" : "at 0%")" : nil } ?? ""
             previewEnded(id, play.stopping && how == "finished" ? "stopped" : how, note)
         } else if !play.stopping {
@@ -272,6 +271,8 @@ final class Speaker: LoopPart {
 
     /// The preview playing (the app's Preview button, `chime sound play`): one at a time.
     private(set) var previewPlay: Int?
+    /// Every preview not yet ended (one stopped for the next still tells its end: `SoundEnded`).
+    private var previews: Set<Int> = []
     private var previewUntil: Instant?
     /// A preview ended: its number, how ("finished", "stopped", "failed: ..."), and a note when it
     /// sounded into a muted or silent output ("" otherwise).
@@ -308,6 +309,7 @@ final class Speaker: LoopPart {
             previewWay = player?.name ?? ""
         }
         previewPlay = id
+        previews.insert(id)
         previewUntil = duration.map { clock.now() + $0 }
         return (id, length)
     }

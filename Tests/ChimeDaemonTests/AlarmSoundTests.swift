@@ -296,4 +296,19 @@ import Timekeeping
         _ = recorder.waitForCalls(1)
         #expect(try waitUntil(3) { recording.recorded[recording.firstIndex(after: asked)...].contains { abs($0) > 0.05 } }, "\(daemon.log)")
     }
+
+    /// One preview at a time: a second `chime sound play` stops the first, which says so and ends.
+    @Test func aSecondPreviewStopsTheFirstWhichEnds() throws {
+        let file = try tone(periods: 480)
+        let daemon = try daemon()
+        defer { daemon.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        let first = try ChildProcess(chimeBinaryPath(), ["sound", "play", file, "--for", "20s"], environment: bus.environment(),
+                                     logDirectory: bus.directory)
+        defer { first.stop() }
+        #expect(try first.readLine().hasPrefix("playing"))
+        let second = try runChime(["sound", "play", file], environment: bus.environment())
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(waitUntil(2) { !first.isRunning }, "the first preview's command did not hear that it was stopped")
+    }
 }
