@@ -309,6 +309,10 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         var content = NotificationContent(title: c.title.isEmpty ? applicationIdentifier : c.title, subtitle: c.subtitle, body: c.body,
                                           label: applicationIdentifier, sound: c.sound?.sound, urgency: c.interruptionLevel.urgency,
                                           category: c.categoryIdentifier)
+        if let sound = c.sound {
+            content.insist = sound.critical
+            content.volume = sound.volume
+        }
         if let image = c.attachments.first { content.icon = image.url.path }
         for (key, value) in c.userInfo {
             guard let key = key.base as? String else { continue }
@@ -353,7 +357,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         content.body = c.body
         content.categoryIdentifier = c.category
         content.interruptionLevel = UNNotificationInterruptionLevel(c.urgency)
-        content.sound = c.sound.map(UNNotificationSound.init)
+        content.sound = c.sound.map { UNNotificationSound($0, critical: c.insist, volume: c.volume) }
         var info = c.userInfo
         content.threadIdentifier = info.removeValue(forKey: Self.threadKey) ?? ""
         let components = info.removeValue(forKey: Self.componentsKey)

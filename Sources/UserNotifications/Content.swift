@@ -16,27 +16,53 @@ public struct UNNotificationSoundName: RawRepresentable, Hashable, Sendable {
 /// On Linux, `default` is the freedesktop theme's `alarm-clock-elapsed`. A named sound is looked for
 /// as a file: an absolute path as it is, else in the program's bundle resources, the working
 /// directory, `~/.local/share/sounds` and `$XDG_DATA_DIRS/sounds`; a name found nowhere is taken
-/// as a sound-theme name without its extension (`bell.mp3` plays the theme's `bell`). The server
-/// plays it where it can, else chime's daemon does.
+/// as a sound-theme name without its extension (`bell.mp3` plays the theme's `bell`). chime's daemon
+/// plays it through the sound server where one runs, else a player program or the notification
+/// server does.
+///
+/// A critical sound is what Apple's critical alerts are: heard even on a muted device. chime's
+/// daemon unmutes and raises the output for it and puts it back afterwards (the request's `insist`);
+/// its audio volume (0.0-1.0) is the sound's own volume (`volume`, 1-100 percent).
 open class UNNotificationSound: NSObject, @unchecked Sendable {
     let sound: Sound
+    /// Heard even where the output is muted or turned down (chime's `insist`; not in Apple's API).
+    public let critical: Bool
+    /// The sound's own volume in percent, 1-100 (nil: as recorded; not in Apple's API).
+    public let volume: Int?
 
-    init(_ sound: Sound) { self.sound = sound }
+    init(_ sound: Sound, critical: Bool = false, volume: Int? = nil) {
+        self.sound = sound
+        self.critical = critical
+        self.volume = volume
+    }
+
+    /// An audio volume (0.0-1.0) as chime's percent (1-100: silence is no alarm).
+    static func percent(_ volume: Float) -> Int {
+        guard volume.isFinite else { return 100 }
+        return max(1, Int((min(1, max(0, volume)) * 100).rounded()))
+    }
 
     /// The default notification sound.
     public static var `default`: UNNotificationSound { UNNotificationSound(.default) }
-    /// Critical alerts have no separate sound here: the default one.
-    public static var defaultCritical: UNNotificationSound { UNNotificationSound(.default) }
-    public static func defaultCriticalSound(withAudioVolume volume: Float) -> UNNotificationSound { .defaultCritical }
+    /// The default sound, heard even on a muted device.
+    public static var defaultCritical: UNNotificationSound { UNNotificationSound(.default, critical: true) }
+    /// The default sound at `volume` (0.0-1.0), heard even on a muted device.
+    public static func defaultCriticalSound(withAudioVolume volume: Float) -> UNNotificationSound {
+        UNNotificationSound(.default, critical: true, volume: percent(volume))
+    }
     public static var defaultRingtone: UNNotificationSound { UNNotificationSound(.default) }
 
     public convenience init(named name: UNNotificationSoundName) {
         self.init(Self.resolve(name.rawValue))
     }
 
-    public static func criticalSoundNamed(_ name: UNNotificationSoundName) -> UNNotificationSound { UNNotificationSound(named: name) }
+    /// A named sound, heard even on a muted device.
+    public static func criticalSoundNamed(_ name: UNNotificationSoundName) -> UNNotificationSound {
+        UNNotificationSound(resolve(name.rawValue), critical: true)
+    }
+    /// A named sound at `volume` (0.0-1.0), heard even on a muted device.
     public static func criticalSoundNamed(_ name: UNNotificationSoundName, withAudioVolume volume: Float) -> UNNotificationSound {
-        UNNotificationSound(named: name)
+        UNNotificationSound(resolve(name.rawValue), critical: true, volume: percent(volume))
     }
     public static func ringtoneSoundNamed(_ name: UNNotificationSoundName) -> UNNotificationSound { UNNotificationSound(named: name) }
 
@@ -62,6 +88,20 @@ open class UNNotificationSound: NSObject, @unchecked Sendable {
 
     /// The chime sound this stands for.
     public var chimeSound: Sound { sound }
+
+    /// The same sound, as critical, at the same volume.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? UNNotificationSound else { return false }
+        return sound == other.sound && critical == other.critical && volume == other.volume
+    }
+
+    open override var hash: Int {
+        var hasher = Hasher()
+        hasher.combine(sound)
+        hasher.combine(critical)
+        hasher.combine(volume)
+        return hasher.finalize()
+    }
 }
 
 /// How urgently a notification asks for attention: mapped to the notification spec's urgency.
@@ -189,7 +229,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchec
         guard let other = object as? UNNotificationContent else { return false }
         return title == other.title && subtitle == other.subtitle && body == other.body && categoryIdentifier == other.categoryIdentifier
             && threadIdentifier == other.threadIdentifier && interruptionLevel == other.interruptionLevel
-            && sound?.sound == other.sound?.sound && NSDictionary(dictionary: userInfo).isEqual(to: other.userInfo)
+            && sound == other.sound && NSDictionary(dictionary: userInfo).isEqual(to: other.userInfo)
     }
 }
 

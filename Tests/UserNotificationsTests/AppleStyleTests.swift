@@ -132,6 +132,25 @@ import UserNotifications
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
+    /// Apple's critical sounds are heard on a muted device: chime's insist, with the audio volume as
+    /// the sound's own volume; both reach the daemon and come back.
+    @Test func aCriticalSoundInsistsAtItsVolume() async throws {
+        let desktop = try Desktop()
+        defer { desktop.stop() }
+        let center = desktop.center("org.example.wake")
+        let content = UNMutableNotificationContent()
+        content.title = "Wake up"
+        content.sound = UNNotificationSound.criticalSoundNamed(UNNotificationSoundName("bell"), withAudioVolume: 0.7)
+        try await center.add(UNNotificationRequest(identifier: "wake", content: content,
+                                                   trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
+        let shown = try runChime(["show", "org.example.wake/wake", "--json"], environment: desktop.session.bus.environment())
+        #expect(shown.stdout.contains(#""volume":70,"fade":0,"insist":true"#), "\(shown.stdout)")
+        let pending = try #require(await center.pendingNotificationRequests().first)
+        #expect(pending.content.sound == UNNotificationSound.criticalSoundNamed(UNNotificationSoundName("bell"), withAudioVolume: 0.7))
+        #expect(pending.content.sound != UNNotificationSound(named: UNNotificationSoundName("bell")))
+        #expect(UNNotificationSound.defaultCriticalSound(withAudioVolume: 0).volume == 1, "silence is no alarm: at least 1%")
+    }
+
     @Test func weekdayRemindersListTheirNextDatesAndOneCanBeRemoved() async throws {
         let desktop = try Desktop()
         defer { desktop.stop() }
