@@ -14,8 +14,8 @@
 //
 // Other parts may: `play` a sound (for an alarm, once or looping), `stop` a play, `preview` one
 // (the app's Preview button and `chime sound play`), ask `playsItself` (a popup then carries no
-// sound for the server to play), `whenSettled` and `statusText`. The part tells its owner through `ended` (a play
-// that ended by itself), `silent` (a sound that rings into a muted or silent output), `started`
+// sound for the server to play), `whenSettled` and `statusText`. The part tells its owner through
+// `ended` (a play that ended by itself), `silent` (a sound that rings into a muted or silent output)
 // and `previewEnded`.
 import ChimeCenter
 import Logging
@@ -107,9 +107,6 @@ final class Speaker: LoopPart {
 
     /// A play ended by itself (a sound that plays once finished, or nothing could play it).
     var ended: (_ play: Int) -> Void = { _ in }
-    /// A play's sound reached the output (the server began playing it, or its player started):
-    /// the output it plays on when known.
-    var started: (_ play: Int, _ output: Output?) -> Void = { _, _ in }
     /// A play without `insist` rings into a muted or silent output.
     var silent: (_ play: Int, _ output: Output) -> Void = { _, _ in }
 
@@ -351,7 +348,6 @@ final class Speaker: LoopPart {
             play.playerStarts += 1
             play.failedStarts = 0
             plays[id] = play
-            if play.playerStarts == 1 { started(id, nil) }
         } catch {
             logger.warning("\(error)")
             play.failedStarts += 1
@@ -437,10 +433,9 @@ final class Speaker: LoopPart {
             puttingBack.removeAll()
             settled()
         case .started(let playback):
-            guard let (id, play) = plays.first(where: { $0.value.playback == playback }) else { return }
+            guard let play = plays.values.first(where: { $0.playback == playback }) else { return }
             logger.debug("the sound server began playing \((clock.now() - play.started).milliseconds) ms after it was asked",
                          metadata: ["sound.title": "\(play.request.title)"])
-            started(id, play.output)
         case .playingOn(let playback, let output):
             guard let (id, play) = plays.first(where: { $0.value.playback == playback }) else { return }
             plays[id]?.output = output
