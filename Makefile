@@ -64,7 +64,7 @@ RUNTIME_PACKAGES := dbus-daemon dunst xvfb libsndfile1 libpulse0 sound-theme-fre
 APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3-xlib gettext adwaita-icon-theme librsvg2-common
 TEST_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
 	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin \
-	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame
+	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
@@ -156,7 +156,9 @@ CHECK_SUITES := TimekeepingTests\. ValidationTests ContentTests RenderingTests E
 empty :=
 space := $(empty) $(empty)
 
+# python-dateutil: the independent recurrence implementation the Timekeeping tests compare with.
 check: deps-build
+	@scripts/install-packages.sh python3-dateutil
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
 
