@@ -24,7 +24,6 @@ struct chime_sndfile {
 };
 
 struct chime_pulse {
-    CHIME_FN(pa_get_library_version);
     CHIME_FN(pa_strerror);
     CHIME_FN(pa_threaded_mainloop_new);
     CHIME_FN(pa_threaded_mainloop_free);
@@ -43,7 +42,6 @@ struct chime_pulse {
     CHIME_FN(pa_context_get_state);
     CHIME_FN(pa_context_errno);
     CHIME_FN(pa_context_set_state_callback);
-    CHIME_FN(pa_context_get_server);
     CHIME_FN(pa_context_get_server_info);
     CHIME_FN(pa_context_get_sink_info_by_name);
     CHIME_FN(pa_context_get_sink_info_by_index);
@@ -59,19 +57,16 @@ struct chime_pulse {
     CHIME_FN(pa_stream_get_context);
     CHIME_FN(pa_stream_set_state_callback);
     CHIME_FN(pa_stream_set_write_callback);
-    CHIME_FN(pa_stream_set_underflow_callback);
     CHIME_FN(pa_stream_set_started_callback);
     CHIME_FN(pa_stream_begin_write);
     CHIME_FN(pa_stream_cancel_write);
     CHIME_FN(pa_stream_write);
     CHIME_FN(pa_stream_drain);
-    CHIME_FN(pa_stream_writable_size);
     CHIME_FN(pa_stream_get_device_index);
     CHIME_FN(pa_stream_update_timing_info);
     CHIME_FN(pa_stream_get_timing_info);
     CHIME_FN(pa_channel_map_init_extend);
     CHIME_FN(pa_cvolume_set);
-    CHIME_FN(pa_cvolume_max);
 };
 
 #undef CHIME_FN
@@ -91,7 +86,6 @@ static inline const char *chime_load_sndfile(void *handle, struct chime_sndfile 
 }
 
 static inline const char *chime_load_pulse(void *handle, struct chime_pulse *t) {
-    CHIME_LOAD(t, handle, pa_get_library_version)
     CHIME_LOAD(t, handle, pa_strerror)
     CHIME_LOAD(t, handle, pa_threaded_mainloop_new)
     CHIME_LOAD(t, handle, pa_threaded_mainloop_free)
@@ -110,7 +104,6 @@ static inline const char *chime_load_pulse(void *handle, struct chime_pulse *t) 
     CHIME_LOAD(t, handle, pa_context_get_state)
     CHIME_LOAD(t, handle, pa_context_errno)
     CHIME_LOAD(t, handle, pa_context_set_state_callback)
-    CHIME_LOAD(t, handle, pa_context_get_server)
     CHIME_LOAD(t, handle, pa_context_get_server_info)
     CHIME_LOAD(t, handle, pa_context_get_sink_info_by_name)
     CHIME_LOAD(t, handle, pa_context_get_sink_info_by_index)
@@ -126,19 +119,16 @@ static inline const char *chime_load_pulse(void *handle, struct chime_pulse *t) 
     CHIME_LOAD(t, handle, pa_stream_get_context)
     CHIME_LOAD(t, handle, pa_stream_set_state_callback)
     CHIME_LOAD(t, handle, pa_stream_set_write_callback)
-    CHIME_LOAD(t, handle, pa_stream_set_underflow_callback)
     CHIME_LOAD(t, handle, pa_stream_set_started_callback)
     CHIME_LOAD(t, handle, pa_stream_begin_write)
     CHIME_LOAD(t, handle, pa_stream_cancel_write)
     CHIME_LOAD(t, handle, pa_stream_write)
     CHIME_LOAD(t, handle, pa_stream_drain)
-    CHIME_LOAD(t, handle, pa_stream_writable_size)
     CHIME_LOAD(t, handle, pa_stream_get_device_index)
     CHIME_LOAD(t, handle, pa_stream_update_timing_info)
     CHIME_LOAD(t, handle, pa_stream_get_timing_info)
     CHIME_LOAD(t, handle, pa_channel_map_init_extend)
     CHIME_LOAD(t, handle, pa_cvolume_set)
-    CHIME_LOAD(t, handle, pa_cvolume_max)
     return NULL;
 }
 

@@ -70,11 +70,7 @@ final class SchedulerService {
     /// Plays a sound once, as an alarm with it would (`default`, a theme name, or an absolute path),
     /// checked as a request's `sound` or `sound-file` is.
     func previewSound(_ text: String) throws(DBusError) {
-        let sound: Sound = text == "default" ? .default : text.hasPrefix("/") ? .file(text) : .named(text)
-        do throws(RequestError) { try sound.validate() } catch { throw Self.error(.invalid(error)) }
-        do throws(PreviewError) { _ = try daemon.speaker.preview(sound) } catch {
-            throw DBusError(name: SchedulerInterface.cannotPlay, message: error.message)
-        }
+        _ = try playSound(text, options: [])
     }
 
     /// Plays a sound as an alarm with these options would (`chime sound play`): once, or looping

@@ -328,7 +328,7 @@ final class Speaker: LoopPart {
         guard let player else {
             logger.warning("no sound server and no player program (\(soundPlayers.joined(separator: ", "))): the sound is not played")
             plays[id] = play
-            return giveUp(id)
+            return finish(id)
         }
         let (name, isFile): (String, Bool) = switch play.request.sound {
         case .default: (Sound.defaultName, false)
@@ -338,7 +338,7 @@ final class Speaker: LoopPart {
         guard var arguments = playerArguments(player: player, sound: name, isFile: isFile) else {
             logger.warning("\(player.name) cannot play the sound \(name)")
             plays[id] = play
-            return giveUp(id)
+            return finish(id)
         }
         arguments.insert(contentsOf: Self.volumeArguments(player.name, play.request.volume), at: 1)
         do throws(SpawnError) {
@@ -356,7 +356,7 @@ final class Speaker: LoopPart {
                 plays[id] = play
             } else {
                 plays[id] = play
-                giveUp(id)
+                finish(id)
             }
         }
     }
@@ -386,10 +386,6 @@ final class Speaker: LoopPart {
         }
         play.nextStart = max(clock.now(), play.started + Self.smallestReplay * Int64(play.playerStarts))
         plays[id] = play
-    }
-
-    private func giveUp(_ id: Int) {
-        finish(id)
     }
 
     // MARK: - The loop

@@ -35,7 +35,6 @@ final class Playback {
     private let historyFrames: Int
     private let fadeFrames: Int64
     private let rampFrames: Int
-    private var underflows = 0
     /// The stream operation under way (a timing update or a drain): cancelled if the playback ends
     /// first, so its callback never finds the playback gone.
     private var operation: OpaquePointer?
@@ -85,7 +84,6 @@ final class Playback {
         phase = .connecting
         pulse.pa_stream_set_state_callback(stream, { _, userdata in Playback.from(userdata).stateChanged() }, userdata)
         pulse.pa_stream_set_write_callback(stream, { _, bytes, userdata in Playback.from(userdata).write(bytes) }, userdata)
-        pulse.pa_stream_set_underflow_callback(stream, { _, userdata in Playback.from(userdata).underflows += 1 }, userdata)
         pulse.pa_stream_set_started_callback(stream, { _, userdata in
             let playback = Playback.from(userdata)
             playback.server.post(.started(playback.id))
@@ -250,7 +248,6 @@ final class Playback {
             self.stream = nil
             pulse.pa_stream_set_state_callback(stream, nil, nil)
             pulse.pa_stream_set_write_callback(stream, nil, nil)
-            pulse.pa_stream_set_underflow_callback(stream, nil, nil)
             pulse.pa_stream_set_started_callback(stream, nil, nil)
             _ = pulse.pa_stream_disconnect(stream)
             pulse.pa_stream_unref(stream)

@@ -45,6 +45,30 @@ import Timekeeping
         try #require(connected, "the daemon did not connect to the sound server: \((try? center().daemonStatus().sound) ?? "")")
     }
 
+    /// A recording notification server, the daemon connected to this test's sound server, and the
+    /// sink's recording: what most of these tests ring against.
+    func session() throws -> (RecordingServer, DaemonProcess, MonitorRecording) {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        let recording = try pulse.record()
+        try waitForSoundServer()
+        return (recorder, daemon, recording)
+    }
+
+    /// Stops what `session` started, and the sound server and bus.
+    func stop(_ recorder: RecordingServer, _ daemon: DaemonProcess, _ recording: MonitorRecording) {
+        recording.stop()
+        daemon.stop()
+        recorder.stop()
+        pulse.stop()
+        bus.stop()
+    }
+
+    /// The notification server's id of the popup alarm `identifier` shows.
+    func popup(of identifier: String) throws -> UInt32? {
+        try center().deliveredNotifications().first { $0.identifier == identifier }?.serverID
+    }
+
     /// The sink's state, for messages.
     var sinkText: String { (try? pulse.sinkState()).map { "muted \($0.muted), \($0.percent)%" } ?? "unknown" }
 
@@ -62,11 +86,8 @@ import Timekeeping
     /// at the requested volume: 70% on the server's scale is 0.7³ of the file's amplitude.
     @Test func theSoundFadesInToItsVolume() throws {
         let file = try tone(periods: 480)  // 1 s
-        let recorder = try RecordingServer(address: bus.address)
-        let daemon = try daemon()
-        let recording = try pulse.record()
-        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        try waitForSoundServer()
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
         let asked = monotonicSeconds()
         try set(["in", "1s", "--sound", file, "--volume", "70", "--fade", "2s", "--ring", "6s", "--id", "fade", "Fade"])
         #expect(recorder.waitForCalls(1).count == 1)
@@ -97,11 +118,8 @@ import Timekeeping
     /// samples stays that of the tone, and no 5 ms goes quiet, over a dozen loop points.
     @Test func theLoopHasNoSeam() throws {
         let file = try tone(periods: 120)  // 0.25 s
-        let recorder = try RecordingServer(address: bus.address)
-        let daemon = try daemon()
-        let recording = try pulse.record()
-        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        try waitForSoundServer()
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
         let asked = monotonicSeconds()
         try set(["in", "1s", "--sound", file, "--ring", "4s", "--id", "loop", "Loop"])
         #expect(recorder.waitForCalls(1).count == 1)
@@ -121,17 +139,14 @@ import Timekeeping
     /// Dismiss silences the sound within 20 ms, with a ramp rather than a click.
     @Test func dismissSilencesItWithin20Milliseconds() throws {
         let file = try tone(periods: 480)
-        let recorder = try RecordingServer(address: bus.address)
-        let daemon = try daemon()
-        let recording = try pulse.record()
-        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        try waitForSoundServer()
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
         var measured: [Double] = []
         for round in 0..<5 {
             let asked = monotonicSeconds()
             try set(["in", "1s", "--sound", file, "--id", "stop-\(round)", "Stop"])
             let id = try #require(recorder.waitForCalls(round + 1).last.map { _ in
-                try center().deliveredNotifications().first { $0.identifier == "stop-\(round)" }?.serverID
+                try popup(of: "stop-\(round)")
             } ?? nil)
             usleep(700_000)
             let pressed = monotonicSeconds()
@@ -161,11 +176,8 @@ import Timekeeping
     @Test func insistUnmutesForTheRingAndPutsItBack() throws {
         let file = try tone(periods: 480)
         try pulse.setSink(muted: true, percent: 30)
-        let recorder = try RecordingServer(address: bus.address)
-        let daemon = try daemon()
-        let recording = try pulse.record()
-        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        try waitForSoundServer()
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
         let asked = monotonicSeconds()
         try set(["in", "1s", "--sound", file, "--insist", "--id", "insist", "Insist"])
         _ = recorder.waitForCalls(1)
@@ -173,7 +185,7 @@ import Timekeeping
         usleep(500_000)
         let heard = recording.recorded[recording.firstIndex(after: asked)...].contains { abs($0) > 0.1 }
         #expect(heard, "the muted output did not sound")
-        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "insist" }?.serverID)
+        let id = try #require(try popup(of: "insist"))
         try recorder.invokeAction(id: id, key: "dismiss")
         #expect(try waitUntil(3) { try pulse.sinkState() == (true, 30) }, "not put back: \(sinkText)")
         #expect(daemon.log.contains("is put back"))
@@ -202,15 +214,13 @@ import Timekeeping
     @Test func anOutputChangedDuringTheRingIsLeftAsItIs() throws {
         let file = try tone(periods: 480)
         try pulse.setSink(muted: true, percent: 30)
-        let recorder = try RecordingServer(address: bus.address)
-        let daemon = try daemon()
-        defer { daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        try waitForSoundServer()
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
         try set(["in", "1s", "--sound", file, "--insist", "--id", "changed", "Changed"])
         _ = recorder.waitForCalls(1)
         #expect(try waitUntil(3) { try pulse.sinkState() == (false, 100) })
         try pulse.setSink(muted: false, percent: 55)
-        let id = try #require(try center().deliveredNotifications().first { $0.identifier == "changed" }?.serverID)
+        let id = try #require(try popup(of: "changed"))
         try recorder.invokeAction(id: id, key: "dismiss")
         #expect(try waitUntil(3) { daemon.log.contains("changed during the ring") })
         #expect(try pulse.sinkState() == (false, 55))
@@ -221,10 +231,8 @@ import Timekeeping
     @Test func aRingIntoAMutedOutputSaysSo() throws {
         let file = try tone(periods: 480)
         try pulse.setSink(muted: true, percent: 100)
-        let recorder = try RecordingServer(address: bus.address)
-        let daemon = try daemon()
-        defer { daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        try waitForSoundServer()
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
         try set(["in", "1s", "--sound", file, "--id", "muted", "Muted"])
         let calls = recorder.waitForCalls(2)
         #expect(calls.count == 2)
@@ -286,11 +294,8 @@ import Timekeeping
 
     /// A sound-theme name is found through the freedesktop sound theme and played by chime itself.
     @Test func aThemeSoundIsPlayedThroughTheSoundServer() throws {
-        let recorder = try RecordingServer(address: bus.address)
-        let daemon = try daemon()
-        let recording = try pulse.record()
-        defer { recording.stop(); daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        try waitForSoundServer()
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
         let asked = monotonicSeconds()
         try set(["in", "1s", "--sound", "bell", "--ring", "0", "--id", "bell", "Bell"])
         _ = recorder.waitForCalls(1)
