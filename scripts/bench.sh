@@ -70,6 +70,11 @@ echo "== nextFireDate for 100,000 random calendar rules (3 runs)"
 : >"$out/nextfire.txt"
 for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 100000 >>"$out/nextfire.txt"; done
 
+echo "== next occurrence of 100,000 random iCalendar recurrences (3 runs), and python-dateutil on 300 of them"
+: >"$out/rrule.txt"
+for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 100000 rrule "$out/rrules.txt" >>"$out/rrule.txt"; done
+/usr/bin/python3 bench/rrule_dateutil.py "$out/rrules.txt" 300 >"$out/rrule-dateutil.txt"
+
 IDLE_SECONDS=${IDLE_SECONDS:-60}
 echo "== the daemon with 100,000 alarms (idle for $IDLE_SECONDS s)"
 "$PWD/.build/release/chime-bench-daemon" "$chime" 100000 "$IDLE_SECONDS" >"$out/daemon.txt"

@@ -67,6 +67,18 @@ lines.append("  nextFireDate for 100,000 random rules: %.3f s (target ≤ 0.5 s)
 lines.append("  parsing those 100,000 rules: %.3f s" % parse)
 lines.append("  one rule firing a day ahead: %.2f µs; one firing in 2090: %.2f µs" % (near, far))
 
+runs = [list(map(float, line.split())) for line in (out / "rrule.txt").read_text().splitlines()]
+parse, nxt, without = (statistics.median(column) for column in list(zip(*runs))[:3])
+spent, tried, compared, agreed = map(float, (out / "rrule-dateutil.txt").read_text().split())
+lines.append("")
+lines.append("iCalendar recurrences, every frequency and BY part, started 2015-2026 in five zones (median of %d runs):" % len(runs))
+lines.append("  next occurrence after November 2026 of 100,000 random rules: %.3f s (target < 0.5 s): %s" % (nxt, verdict(nxt < 0.5)))
+lines.append("  (%d of them never fire again: COUNT or UNTIL has ended them, or their parts exclude each other)" % without)
+lines.append("  parsing those 100,000 rules: %.3f s" % parse)
+lines.append("  python-dateutil's rrule.after() on %d of the same rules: %.1f ms a rule (searches cut at 0.25 s), chime %.2f µs: %.0f× faster"
+             % (tried, spent / tried * 1e3, nxt / 1e5 * 1e6, (spent / tried) / (nxt / 1e5)))
+lines.append("  the same next occurrence as dateutil for %d of %d rules compared (%s)" % (agreed, compared, verdict(agreed == compared)))
+
 runs = [list(map(float, line.split())) for line in (out / "lateness.txt").read_text().splitlines()]
 p50, p99 = (statistics.median(column) for column in list(zip(*runs))[:2])
 worst = max(run[2] for run in runs)

@@ -371,6 +371,13 @@ public struct Trigger: Hashable, Sendable, Codable {
                 throw DecodingError.dataCorruptedError(forKey: .atNanosecond, in: c, debugDescription: "nanosecond must be 0-999999999")
             }
             rule = .instant(Instant(seconds: try c.decode(Int64.self, forKey: .at), nanosecond: nanosecond))
+        case "recurrence":
+            let text = try c.decode(String.self, forKey: .rule)
+            do {
+                rule = .recurrence(try Recurrence(parsing: text))
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .rule, in: c, debugDescription: "\(text): \(error.message)")
+            }
         default:
             let text = try c.decode(String.self, forKey: .rule)
             do {
@@ -394,6 +401,9 @@ public struct Trigger: Hashable, Sendable, Codable {
         case .calendar(let expression):
             try c.encode("calendar", forKey: .kind)
             try c.encode(expression.description, forKey: .rule)
+        case .recurrence(let recurrence):
+            try c.encode("recurrence", forKey: .kind)
+            try c.encode(recurrence.text, forKey: .rule)
         }
         try c.encode(repeats, forKey: .repeats)
         try c.encodeIfPresent(timeZone, forKey: .timeZone)

@@ -79,6 +79,7 @@ extension NotificationRequest {
                                 : .double(Double(instant.seconds) + Double(instant.nanosecond) / 1e9)))
         case .interval(let span, let again): entries.append(("rule", .string((again ? "every " : "in ") + span.description)))
         case .calendar(let expression): entries.append(("rule", .string(expression.description)))
+        case .recurrence(let recurrence): entries.append(("rule", .string(recurrence.text)))
         }
         if trigger.repeats != trigger.rule.repeats { entries.append(("repeats", .boolean(trigger.repeats))) }
         if let zone = trigger.timeZone { entries.append(("time-zone", .string(zone))) }
@@ -93,6 +94,7 @@ extension NotificationRequest {
         case .instant: ""
         case .interval(let span, let again): (again ? "every " : "in ") + span.description
         case .calendar(let expression): expression.shortDescription
+        case .recurrence(let recurrence): recurrence.text
         }
     }
 

@@ -227,8 +227,8 @@ extension Trigger {
             }
         case .interval(let span, _):
             try checkSpan(span, .rule, RequestBounds.interval, what: "an interval")
-        case .calendar:
-            break  // a parsed expression is valid by construction
+        case .calendar, .recurrence:
+            break  // a parsed rule is valid by construction
         }
     }
 
@@ -255,6 +255,12 @@ extension Trigger {
                 "\(expression) is in the past"
             } else {
                 "\(expression) never happens before the end of 2199"
+            }
+        case .recurrence(let recurrence):
+            if let first = recurrence.next(after: Instant.earliest.seconds - 1, floatingZone: zone), Instant(seconds: first) <= now {
+                "\(recurrence.text) has no occurrence after now"
+            } else {
+                "\(recurrence.text) has no occurrence before the end of 2199"
             }
         }
     }

@@ -23,9 +23,15 @@ public struct Next: ParsableCommand {
               *:0/15                    every quarter hour
               *-*~01 18:00              the last day of every month
               weekly, monthly, ...      and the other shorthands
+              DTSTART... RRULE:...    iCalendar recurrence (RFC 5545), content lines
+                                      separated by spaces or newlines:
+              "DTSTART;TZID=Europe/Berlin:20261127T163500 RRULE:FREQ=MONTHLY;BYDAY=-1FR"
+                                        the last Friday of every month
+                                      (every RRULE part; RDATE and EXDATE; DTSTART in
+                                      UTC with Z, floating, or with TZID)
 
-            A trailing zone name (Europe/Berlin, UTC) evaluates the rule in that zone; otherwise \
-            --tz or the system's zone. In a DST gap (02:30 on a spring-forward night) the rule fires \
+            A trailing zone name (Europe/Berlin, UTC) evaluates the rule in that zone (iCalendar: \
+            DTSTART's TZID); otherwise --tz or the system's zone. In a DST gap (02:30 on a spring-forward night) the rule fires \
             once at the end of the gap; in an overlap (01:30 twice) it fires once, the first time.
 
             Examples:
@@ -72,6 +78,8 @@ public struct Next: ParsableCommand {
         var displayZone = zone
         if case .calendar(let expression) = parsed, let own = expression.timeZone, let named = try? Zone.named(own) {
             displayZone = named
+        } else if case .recurrence(let recurrence) = parsed {
+            displayZone = recurrence.zone(floatingZone: zone)
         }
         let now = WallClock.system.now().seconds
         let start: Int64

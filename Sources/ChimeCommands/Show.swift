@@ -44,6 +44,7 @@ public struct Show: ParsableCommand {
         let zone = request.trigger.zone
         let expression: String = switch request.trigger.rule {
         case .calendar(let expression): expression.description
+        case .recurrence(let recurrence): recurrence.text
         case .interval(let span, let again): (again ? "every " : "in ") + span.description
         case .instant(let instant): "at " + zone.iso8601(instant)
         }

@@ -221,10 +221,9 @@ final class Schedule: LoopPart {
                     // A wall-clock rule plans from the new now (after a jump back, today's 16:35 is
                     // still ahead) but never rings an occurrence it already rang; a timer keeps
                     // counting from when it was set.
-                    let base: Instant = if case .calendar = request.trigger.rule {
-                        max(time.lastFired ?? .earliest, now - .seconds(1))
-                    } else {
-                        max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
+                    let base: Instant = switch request.trigger.rule {
+                    case .calendar, .recurrence: max(time.lastFired ?? .earliest, now - .seconds(1))
+                    case .interval, .instant: max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
                     }
                     // Computing the next fire is work on one request: on the record, like firing it.
                     mark(time.identifier)

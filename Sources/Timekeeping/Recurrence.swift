@@ -64,6 +64,19 @@ public struct Recurrence: Hashable, Sendable {
     public var rules: [RecurrenceRule]
     public var dates: [DateTimeValue]
     public var exceptions: [DateTimeValue]
+    /// The content lines as written, one space between them: what `chime list` shows, and what
+    /// is stored and read back.
+    public private(set) var text: String
+    /// DTSTART's TZID zone, loaded once (finding a zone costs a `stat`).
+    let startZone: Zone?
+    /// Each RRULE, ready to expand from DTSTART.
+    let expansions: [RuleExpansion]
+    /// DTSTART as an instant, where it names its zone or UTC.
+    let startInstant: UnixTime?
+
+    /// Two recurrences are the same when their content lines are.
+    public static func == (a: Recurrence, b: Recurrence) -> Bool { a.text == b.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 
     /// Whether `text` is written as iCalendar content lines (it starts with one of their names).
     public static func looksLikeContentLines(_ text: String) -> Bool {
@@ -78,7 +91,8 @@ public struct Recurrence: Hashable, Sendable {
         var rules: [RecurrenceRule] = []
         var dates: [DateTimeValue] = []
         var exceptions: [DateTimeValue] = []
-        for line in ContentLine.split(text) {
+        let lines = ContentLine.split(text)
+        for line in lines {
             let parsed = try ContentLine(line)
             switch parsed.name {
             case "DTSTART":
@@ -123,6 +137,14 @@ public struct Recurrence: Hashable, Sendable {
         self.rules = rules
         self.dates = dates
         self.exceptions = exceptions
+        self.text = lines.map(\.text).joined(separator: " ")
+        if case .zoned(_, let name) = start { startZone = try? Zone.named(name) } else { startZone = nil }
+        expansions = rules.map { RuleExpansion($0, start: start.civil) }
+        switch start {
+        case .utc(let civil): startInstant = civil.localSeconds
+        case .zoned(let civil, _): startInstant = startZone.map { Self.instant(civil, in: $0) }
+        case .date, .floating: startInstant = nil
+        }
     }
 }
 

@@ -37,11 +37,17 @@ extension RecurrenceRule {
     /// Whether the day `day` (days since 1970) passes the day parts.
     func dayMatches(_ day: Int64) -> Bool {
         let (year, month, dayOfMonth) = civilFromDays(day)
+        return dayMatches(day, year: year, month: month, dayOfMonth: dayOfMonth)
+    }
+
+    /// `dayMatches` for a day whose civil date is known.
+    func dayMatches(_ day: Int64, year: Int, month: Int, dayOfMonth: Int) -> Bool {
         if !byMonth.isEmpty, !byMonth.contains(month) { return false }
         if !byMonthDay.isEmpty {
             let fromEnd = dayOfMonth - daysInMonth(year, month) - 1
             if !byMonthDay.contains(dayOfMonth), !byMonthDay.contains(fromEnd) { return false }
         }
+        if byYearDay.isEmpty, byWeekNo.isEmpty, byDay.isEmpty { return true }
         let yearStart = daysFromCivil(year, 1, 1)
         let daysInYear = isLeapYear(year) ? 366 : 365
         if !byYearDay.isEmpty {
@@ -112,7 +118,7 @@ extension Recurrence {
     /// `floatingZone` (a floating time is the same wall-clock time wherever it is read).
     public func zone(floatingZone: Zone) -> Zone {
         switch start {
-        case .zoned(_, let name): (try? Zone.named(name)) ?? floatingZone
+        case .zoned(_, let name): startZone ?? (try? Zone.named(name)) ?? floatingZone
         case .utc: .utc
         case .date, .floating: floatingZone
         }
@@ -121,10 +127,17 @@ extension Recurrence {
     /// The instant a civil time of this recurrence stands for (§3.3.5: a skipped time with the
     /// offset before the gap, a repeated one the first).
     static func instant(_ civil: CivilTime, in zone: Zone) -> UnixTime {
-        switch zone.resolve(civil) {
+        instant(local: civil.localSeconds, in: zone)
+    }
+
+    /// The instant of the wall-clock time `local` (seconds since 1970-01-01 00:00 on the wall).
+    static func instant(local: Int64, in zone: Zone) -> UnixTime {
+        if let offset = zone.steadyOffset(near: local) { return local - Int64(offset) }
+        let civil = CivilTime(localSeconds: local)
+        return switch zone.resolve(civil) {
         case .unique(let t): t
         case .ambiguous(let earlier, _): earlier
-        case .gap(let endsAt): civil.localSeconds - Int64(zone.offset(at: endsAt - 1))
+        case .gap(let endsAt): local - Int64(zone.offset(at: endsAt - 1))
         }
     }
 
@@ -132,7 +145,7 @@ extension Recurrence {
     static func instant(_ value: DateTimeValue, in zone: Zone) -> UnixTime {
         switch value {
         case .utc(let civil): civil.localSeconds
-        case .zoned(let civil, let name): instant(civil, in: (try? Zone.named(name)) ?? zone)
+        case .zoned(let civil, let name): instant(civil, in: name == zone.identifier ? zone : (try? Zone.named(name)) ?? zone)
         case .date, .floating: instant(value.civil, in: zone)
         }
     }
@@ -141,106 +154,419 @@ extension Recurrence {
     /// them): DTSTART first, each rule's, the RDATEs, without the EXDATEs.
     public func occurrences(through limit: UnixTime, floatingZone: Zone, maximum: Int = 100_000) -> [UnixTime] {
         let zone = zone(floatingZone: floatingZone)
+        let excluded = Exclusions(self, zone: zone)
         let first = Self.instant(start, in: zone)
         var all: Set<UnixTime> = first <= limit ? [first] : []
-        for rule in rules {
-            for t in rule.instants(start: start.civil, zone: zone, through: limit, maximum: maximum) { all.insert(t) }
+        for expansion in expansions {
+            var found = 0
+            expansion.forEach(zone: zone, after: nil, through: limit) { t in
+                all.insert(t)
+                found += 1
+                return found < maximum
+            }
         }
         for date in dates {
             let t = Self.instant(date, in: zone)
             if t <= limit { all.insert(t) }
         }
-        for exception in exceptions { all.remove(Self.instant(exception, in: zone)) }
-        return Array(all.sorted().prefix(maximum))
+        return Array(all.filter { !excluded.contains($0) }.sorted().prefix(maximum))
+    }
+
+    /// The first occurrence strictly after `time`, or nil when there is none up to `Instant.latest`.
+    /// A rule without COUNT starts from the period holding `time`, so this costs the same for a
+    /// rule set in 1990 as for one set today.
+    public func next(after time: UnixTime, floatingZone: Zone) -> UnixTime? {
+        let zone = zone(floatingZone: floatingZone)
+        let excluded = Exclusions(self, zone: zone)
+        var best: UnixTime?
+        func consider(_ t: UnixTime) {
+            if t > time, !excluded.contains(t), best.map({ t < $0 }) ?? true { best = t }
+        }
+        consider(startInstant ?? Self.instant(start, in: zone))
+        for date in dates { consider(Self.instant(date, in: zone)) }
+        for expansion in expansions {
+            let limit = best.map { $0 - 1 } ?? Instant.latest.seconds
+            guard time < limit else { continue }
+            // The first that is not an EXDATE.
+            expansion.forEach(zone: zone, after: time, through: limit) { t in
+                if excluded.contains(t) { return true }
+                consider(t)
+                return false
+            }
+        }
+        return best
+    }
+
+    /// The EXDATEs as instants; an EXDATE that is a DATE where DTSTART has a time takes out its
+    /// whole day (as calendar programs mean it).
+    struct Exclusions {
+        var instants: Set<UnixTime> = []
+        var days: Set<Int64> = []
+        var zone: Zone
+
+        init(_ recurrence: Recurrence, zone: Zone) {
+            self.zone = zone
+            for exception in recurrence.exceptions {
+                if exception.isDate, !recurrence.start.isDate {
+                    days.insert(exception.civil.dayNumber)
+                } else {
+                    instants.insert(Recurrence.instant(exception, in: zone))
+                }
+            }
+        }
+
+        func contains(_ t: UnixTime) -> Bool {
+            if instants.contains(t) { return true }
+            return !days.isEmpty && days.contains(zone.civil(at: t).dayNumber)
+        }
     }
 }
 
 extension RecurrenceRule {
     /// This rule's occurrences from `start` (DTSTART's civil time, which counts as the first),
-    /// as instants in `zone`, up to `limit`.
-    func instants(start: CivilTime, zone: Zone, through limit: UnixTime, maximum: Int) -> [UnixTime] {
-        let rule = resolved(start: start)
-        let untilInstant: UnixTime? = until.map { Recurrence.instant($0, in: zone) }
+    /// as instants in `zone`, strictly after `after` and up to `limit`.
+    func instants(start: CivilTime, zone: Zone, after: UnixTime? = nil, through limit: UnixTime, maximum: Int) -> [UnixTime] {
         var out: [UnixTime] = []
-        var emitted = 1  // DTSTART, which `occurrences` adds
-        let startDay = start.dayNumber
+        RuleExpansion(self, start: start).forEach(zone: zone, after: after, through: limit) { t in
+            out.append(t)
+            return out.count < maximum
+        }
+        return out
+    }
+}
+
+/// A rule made ready to expand from its DTSTART: RFC 5545's defaults filled in, and what every
+/// period needs worked out once (a recurrence keeps one per RRULE, so asking for the next
+/// occurrence of 100,000 alarms does no parsing or sorting).
+struct RuleExpansion: Sendable {
+    let rule: RecurrenceRule
+    let start: CivilTime
+    let startDay: Int64
+    let unit: Int64
+    let subDailyBase: Int64
+    let firstWeek: Int64
+    /// Nothing can ever match (BYSETPOS beyond any period's size, times the steps never reach).
+    let never: Bool
+    /// The times of day of a daily or coarser rule, the same in every period.
+    let fixedTimes: [Int]
+    let months: [Int]
+    let yearDays: [Int]
+    let weekNumbers: [Int]
+    let hours: [Int], minutes: [Int], seconds: [Int]
+
+    init(_ unresolved: RecurrenceRule, start: CivilTime) {
+        let rule = unresolved.resolved(start: start)
+        self.rule = rule
+        self.start = start
+        startDay = start.dayNumber
         let startSecond = Int64(start.hour * 3600 + start.minute * 60 + start.second)
-        var period = 0  // which period, counted from DTSTART's, in steps of INTERVAL
+        unit = rule.frequency == .hourly ? 3600 : rule.frequency == .minutely ? 60 : 1
+        subDailyBase = startDay * 86_400 + startSecond / unit * unit
+        firstWeek = startDay - Int64((isoWeekday(startDay) - rule.weekStart + 7) % 7)
+        never = rule.bySetPosNeverChooses || !rule.reachesItsTimes(from: Int(startSecond))
+        let coarse = rule.frequency == .yearly || rule.frequency == .monthly || rule.frequency == .weekly || rule.frequency == .daily
+        fixedTimes = coarse ? rule.times() : []
+        months = rule.byMonth.isEmpty || !rule.byWeekNo.isEmpty || !rule.byYearDay.isEmpty ? Array(1...12) : Set(rule.byMonth).sorted()
+        yearDays = Set(rule.byYearDay).sorted()
+        weekNumbers = Set(rule.byWeekNo).sorted()
+        (hours, minutes, seconds) = (Set(rule.byHour).sorted(), Set(rule.byMinute).sorted(), Set(rule.bySecond).sorted())
+    }
+
+    /// Calls `body` with each occurrence after DTSTART, as instants in `zone`, strictly after
+    /// `after` and up to `limit`, in order, while it returns true.
+    ///
+    /// A period's candidates are its matching days × the times of day, both sorted, never listed
+    /// one by one: BYSETPOS picks from them by position, so `FREQ=YEARLY` with every hour, minute
+    /// and second costs its days and its times, not their product.
+    func forEach(zone: Zone, after: UnixTime?, through limit: UnixTime, _ body: (UnixTime) -> Bool) {
+        guard !never else { return }
+        let (count, interval, monthDays) = (rule.count, rule.interval, rule.byMonthDay)
+        let untilInstant: UnixTime? = rule.until.map { Recurrence.instant($0, in: zone) }
+        if let untilInstant, let after, untilInstant <= after { return }
+        var emitted = 1  // DTSTART, which `occurrences` adds
+        // Which period, counted from DTSTART's in steps of INTERVAL. Without COUNT nothing before
+        // the period holding `after`'s wall-clock time needs to be looked at: an earlier local time
+        // is an earlier instant, except one a DST change skipped, which is read with the offset
+        // before the gap (so the search starts at the smaller offset of the last two days).
+        var period = 0
+        var skipBelow = start.localSeconds + 1  // local times below this cannot be wanted
+        if let after {
+            let local = after + Int64(min(zone.offset(at: after), zone.offset(at: after - 172_800)))
+            if count == nil {
+                period = rule.period(holding: local, startYear: start.year, startMonth: start.month, startDay: startDay,
+                                     firstWeek: firstWeek, subDailyBase: subDailyBase, unit: unit)
+                skipBelow = max(skipBelow, local)
+            }
+        }
         var emptyPeriods = 0
         let lastYear = civilFromDays(limit.floorDivided(by: 86_400) + 2).year + 1
-        while emitted < (count ?? Int.max), out.count < maximum {
-            // The period's days, and the time of day it is limited to (sub-daily frequencies).
-            let days: [Int64]
-            var timeLimit: (hour: Int?, minute: Int?, second: Int?) = (nil, nil, nil)
+        var days: [Int64] = []  // the period's matching days, sorted
+        days.reserveCapacity(8)
+        var periodTimes: [Int] = []  // a sub-daily period's times of day
+        var chosen: [Int64] = []  // what BYSETPOS picks, as local times
+
+        /// Adds each of the `length` days from `first` that pass the day parts.
+        func addDays(_ first: Int64, _ length: Int) {
+            var (year, month, dayOfMonth) = civilFromDays(first)
+            var monthLength = daysInMonth(year, month)
+            for day in first..<first + Int64(length) {
+                if rule.dayMatches(day, year: year, month: month, dayOfMonth: dayOfMonth) { days.append(day) }
+                dayOfMonth += 1
+                if dayOfMonth > monthLength {
+                    dayOfMonth = 1
+                    month += 1
+                    if month > 12 { (year, month) = (year + 1, 1) }
+                    monthLength = daysInMonth(year, month)
+                }
+            }
+        }
+        /// The days of a month that can match: those BYMONTHDAY names, or all of them.
+        func addMonth(_ year: Int, _ month: Int) {
+            let first = daysFromCivil(year, month, 1)
+            let length = daysInMonth(year, month)
+            guard !monthDays.isEmpty else { return addDays(first, length) }
+            let before = days.count
+            for named in monthDays {
+                let dayOfMonth = named > 0 ? named : length + 1 + named
+                guard dayOfMonth >= 1, dayOfMonth <= length else { continue }
+                let day = first + Int64(dayOfMonth - 1)
+                if rule.dayMatches(day, year: year, month: month, dayOfMonth: dayOfMonth) { days.append(day) }
+            }
+            if monthDays.count > 1 { sortUnique(&days, from: before) }
+        }
+        /// Hands over one candidate (local seconds); false when the expansion is over.
+        func emit(_ local: Int64) -> Bool {
+            if local < skipBelow { return true }  // DTSTART, what comes before it, and before `after`
+            let t = Recurrence.instant(local: local, in: zone)
+            if let untilInstant, t > untilInstant { return false }
+            if t > limit { return false }
+            emitted += 1
+            if after.map({ t > $0 }) ?? true, !body(t) { return false }
+            return emitted < (count ?? Int.max)
+        }
+
+        while emitted < (count ?? Int.max) {
+            days.removeAll(keepingCapacity: true)
+            var times = fixedTimes
             switch rule.frequency {
             case .yearly:
                 let year = start.year + period * interval
-                if year > lastYear { return out }
-                days = Array(daysFromCivil(year, 1, 1)..<daysFromCivil(year + 1, 1, 1))
+                if year > lastYear { return }
+                let yearStart = daysFromCivil(year, 1, 1)
+                let yearLength = isLeapYear(year) ? 366 : 365
+                if !yearDays.isEmpty {
+                    // Only the days of the year it names.
+                    for named in yearDays {
+                        let day = named > 0 ? named : yearLength + 1 + named
+                        if day >= 1, day <= yearLength { addDays(yearStart + Int64(day - 1), 1) }
+                    }
+                    sortUnique(&days, from: 0)
+                } else if !weekNumbers.isEmpty {
+                    // Only the weeks it names, within the year.
+                    let weekOne = rule.firstWeekStart(year)
+                    let nextWeekOne = rule.firstWeekStart(year + 1)
+                    let yearEnd = yearStart + Int64(yearLength)
+                    let weeks = Int((nextWeekOne - weekOne) / 7)
+                    // The year's first days may be in the last week of the year before, its last days
+                    // in week 1 of the next: those days count with those weeks' numbers.
+                    if yearStart < weekOne { addDays(yearStart, Int(weekOne - yearStart)) }
+                    for named in weekNumbers {
+                        let week = named > 0 ? named : weeks + 1 + named
+                        guard week >= 1, week <= weeks else { continue }
+                        let from = max(weekOne + Int64((week - 1) * 7), yearStart)
+                        let to = min(weekOne + Int64(week * 7), yearEnd)
+                        if from < to { addDays(from, Int(to - from)) }
+                    }
+                    if nextWeekOne < yearEnd { addDays(nextWeekOne, Int(yearEnd - nextWeekOne)) }
+                    sortUnique(&days, from: 0)
+                } else {
+                    // Only the months it names can hold a match.
+                    for month in months { addMonth(year, month) }
+                }
             case .monthly:
                 let months = start.year * 12 + (start.month - 1) + period * interval
                 let (year, month) = (months / 12, months % 12 + 1)
-                if year > lastYear { return out }
-                let first = daysFromCivil(year, month, 1)
-                days = Array(first..<first + Int64(daysInMonth(year, month)))
+                if year > lastYear { return }
+                addMonth(year, month)
             case .weekly:
-                let shift = Int64((isoWeekday(startDay) - rule.weekStart + 7) % 7)
-                let first = startDay - shift + Int64(period * interval * 7)
-                if civilFromDays(first).year > lastYear { return out }
-                days = Array(first..<first + 7)
+                let first = firstWeek + Int64(period * interval * 7)
+                if civilFromDays(first).year > lastYear { return }
+                addDays(first, 7)
             case .daily:
                 let day = startDay + Int64(period * interval)
-                if civilFromDays(day).year > lastYear { return out }
-                days = [day]
+                let (year, month, _) = civilFromDays(day)
+                if year > lastYear { return }
+                if !rule.byMonth.isEmpty, !rule.byMonth.contains(month) {
+                    // On to the first day of the next month, in steps of INTERVAL days.
+                    let next = month == 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1)
+                    period += max(1, Int((next - day + Int64(interval) - 1) / Int64(interval)))
+                    continue
+                }
+                addDays(day, 1)
             case .hourly, .minutely, .secondly:
-                let unit: Int64 = rule.frequency == .hourly ? 3600 : rule.frequency == .minutely ? 60 : 1
-                let base = startDay * 86_400 + (rule.frequency == .hourly ? startSecond / 3600 * 3600 : rule.frequency == .minutely ? startSecond / 60 * 60 : startSecond)
-                let local = base + Int64(period) * Int64(interval) * unit
+                let local = subDailyBase + Int64(period) * Int64(interval) * unit
                 let day = local.floorDivided(by: 86_400)
-                if civilFromDays(day).year > lastYear { return out }
+                let (year, month, dayOfMonth) = civilFromDays(day)
+                if year > lastYear { return }
                 let second = Int(local - day * 86_400)
-                // A day, or an hour, that cannot match is skipped whole.
-                if !rule.dayMatches(day) || (!rule.byHour.isEmpty && !rule.byHour.contains(second / 3600)) {
-                    let next = rule.byHour.isEmpty || !rule.dayMatches(day) ? (day + 1) * 86_400 : local - Int64(second % 3600) + 3600
+                // A month, a day, an hour or a minute that cannot match is skipped whole, to the next
+                // one that can (the periods are steps of INTERVAL units: the first at or after it).
+                let (hour, minute, secondOfMinute) = (second / 3600, second / 60 % 60, second % 60)
+                /// The next value of `allowed` after `value`, as seconds from `value`'s start, or nil.
+                func following(_ allowed: [Int], _ value: Int, _ size: Int) -> Int? {
+                    allowed.first { $0 > value }.map { ($0 - value) * size }
+                }
+                var next: Int64?
+                if !rule.byMonth.isEmpty, !rule.byMonth.contains(month) {
+                    next = (month == 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1)) * 86_400
+                } else if !rule.dayMatches(day, year: year, month: month, dayOfMonth: dayOfMonth) {
+                    next = (day + 1) * 86_400
+                } else if !hours.isEmpty, !hours.contains(hour) {
+                    next = following(hours, hour, 3600).map { local - Int64(second % 3600) + Int64($0) } ?? (day + 1) * 86_400
+                } else if rule.frequency != .hourly, !minutes.isEmpty, !minutes.contains(minute) {
+                    let hourStart = local - Int64(second % 3600)
+                    next = following(minutes, minute, 60).map { local - Int64(second % 60) + Int64($0) } ?? hourStart + 3600
+                } else if rule.frequency == .secondly, !seconds.isEmpty, !seconds.contains(secondOfMinute) {
+                    next = following(seconds, secondOfMinute, 1).map { local + Int64($0) } ?? local - Int64(secondOfMinute) + 60
+                }
+                if let next {
                     let step = Int64(interval) * unit
                     period += max(1, Int((next - local + step - 1) / step))
                     continue
                 }
-                days = [day]
-                timeLimit.hour = second / 3600
-                if rule.frequency != .hourly { timeLimit.minute = second / 60 % 60 }
-                if rule.frequency == .secondly { timeLimit.second = second % 60 }
+                days.append(day)
+                // The period's own hour (and minute, and second), at the finer parts' values.
+                periodTimes.removeAll(keepingCapacity: true)
+                let hourStart = hour * 3600
+                switch rule.frequency {
+                case .hourly:
+                    for m in minutes.isEmpty ? [minute] : minutes {
+                        for s in seconds.isEmpty ? [secondOfMinute] : seconds { periodTimes.append(hourStart + m * 60 + min(s, 59)) }
+                    }
+                    sortUnique(&periodTimes, from: 0)
+                case .minutely:
+                    for s in seconds.isEmpty ? [secondOfMinute] : seconds { periodTimes.append(hourStart + minute * 60 + min(s, 59)) }
+                    sortUnique(&periodTimes, from: 0)
+                default:
+                    periodTimes.append(second)
+                }
+                times = periodTimes
             }
             period += 1
-            var candidates: [Int64] = []  // local seconds
-            let times = rule.times(hour: timeLimit.hour, minute: timeLimit.minute, second: timeLimit.second)
-            for day in days where rule.dayMatches(day) {
-                for time in times { candidates.append(day * 86_400 + Int64(time)) }
-            }
-            if !rule.bySetPos.isEmpty {
-                let n = candidates.count
-                candidates = rule.bySetPos.compactMap { position -> Int64? in
-                    let index = position > 0 ? position - 1 : n + position
-                    return (0..<n).contains(index) ? candidates[index] : nil
-                }
-                candidates = Array(Set(candidates)).sorted()
-            }
-            if candidates.isEmpty {
+            guard !days.isEmpty, !times.isEmpty else {
                 emptyPeriods += 1
-                if emptyPeriods > 100_000 { return out }  // a rule that matches nothing more (FEB 30)
+                if emptyPeriods > 100_000 { return }  // a rule that matches nothing more (FEB 30)
                 continue
             }
-            emptyPeriods = 0
-            for local in candidates {
-                let t = Recurrence.instant(CivilTime(localSeconds: local), in: zone)
-                if local <= start.localSeconds { continue }  // DTSTART, and what comes before it
-                if let untilInstant, t > untilInstant { return out }
-                if t > limit { return out }
-                out.append(t)
-                emitted += 1
-                if emitted >= (count ?? Int.max) || out.count >= maximum { return out }
+            if rule.bySetPos.isEmpty {
+                for day in days {
+                    for time in times where !emit(day * 86_400 + Int64(time)) { return }
+                }
+                emptyPeriods = 0
+            } else {
+                // Positions in the period's candidates, which are days × times in order.
+                let n = days.count * times.count
+                chosen.removeAll(keepingCapacity: true)
+                for position in rule.bySetPos {
+                    let index = position > 0 ? position - 1 : n + position
+                    guard index >= 0, index < n else { continue }
+                    chosen.append(days[index / times.count] * 86_400 + Int64(times[index % times.count]))
+                }
+                sortUnique(&chosen, from: 0)
+                if chosen.isEmpty {
+                    emptyPeriods += 1
+                    if emptyPeriods > 100_000 { return }
+                    continue
+                }
+                emptyPeriods = 0
+                for local in chosen where !emit(local) { return }
             }
         }
-        return out
+    }
+}
+
+/// Sorts `values` from `index` on, and drops repeats (day 5 and day -27 of a 31-day month).
+func sortUnique<T: Comparable>(_ values: inout [T], from index: Int) {
+    guard values.count - index > 1 else { return }
+    values[index...].sort()
+    var kept = index + 1
+    for i in index + 1..<values.count where values[i] != values[kept - 1] {
+        values[kept] = values[i]
+        kept += 1
+    }
+    values.removeLast(values.count - kept)
+}
+
+extension RecurrenceRule {
+
+    /// Whether BYSETPOS asks only for positions beyond the most candidates a period can have
+    /// (`FREQ=MINUTELY;BYSETPOS=3`: a minute has one time): such a rule never fires.
+    var bySetPosNeverChooses: Bool {
+        guard !bySetPos.isEmpty else { return false }
+        func distinct(_ values: [Int], _ all: Int) -> Int { values.isEmpty ? all : Set(values).count }
+        let seconds = distinct(bySecond, 60)
+        let perDay = distinct(byHour, 24) * distinct(byMinute, 60) * seconds
+        // The most days a period can hold: each part that limits days bounds them.
+        var days: Int = switch frequency {
+        case .secondly, .minutely, .hourly, .daily: 1
+        case .weekly: 7
+        case .monthly: 31
+        case .yearly: 366
+        }
+        if !byMonthDay.isEmpty { days = min(days, Set(byMonthDay).count * (frequency == .yearly ? 12 : 1)) }
+        if !byYearDay.isEmpty { days = min(days, Set(byYearDay).count) }
+        if !byWeekNo.isEmpty { days = min(days, 7 * Set(byWeekNo).count) }
+        if !byDay.isEmpty {
+            // An ordinal names one day in each month (of BYMONTH's, in a year) or in the year.
+            let perOrdinal = frequency == .yearly && !byMonth.isEmpty ? Set(byMonth).count : 1
+            let perWeekday = frequency == .weekly ? 1 : frequency == .monthly ? 5 : 53
+            days = min(days, Set(byDay).reduce(0) { $0 + ($1.ordinal == nil ? perWeekday : perOrdinal) })
+        }
+        let most: Int = switch frequency {
+        case .secondly: 1
+        case .minutely: seconds
+        case .hourly: distinct(byMinute, 60) * seconds
+        default: days * perDay
+        }
+        return !bySetPos.contains { abs($0) <= most }
+    }
+
+    /// Whether a sub-daily rule's steps reach a time of day its BYHOUR, BYMINUTE and BYSECOND
+    /// allow. Its periods start at DTSTART's plus multiples of INTERVAL units, so within a day at
+    /// DTSTART's plus multiples of gcd(step, one day): `FREQ=HOURLY;INTERVAL=2;BYHOUR=3` from
+    /// 04:00 never fires, and is known not to without searching to 2199.
+    func reachesItsTimes(from startSecond: Int) -> Bool {
+        let unit = frequency == .hourly ? 3600 : frequency == .minutely ? 60 : frequency == .secondly ? 1 : 0
+        guard unit > 0 else { return true }
+        var a = interval * unit % 86_400
+        var b = 86_400
+        while a != 0 { (a, b) = (b % a, a) }
+        let step = b  // gcd(INTERVAL × unit, 86,400)
+        if step == 1 { return true }
+        for hour in byHour.isEmpty ? Array(0..<24) : byHour {
+            for minute in byMinute.isEmpty ? Array(0..<60) : byMinute {
+                for second in bySecond.isEmpty ? Array(0..<60) : bySecond {
+                    // The period (hour, minute or second) that holds this time.
+                    let period = (hour * 3600 + minute * 60 + min(second, 59)) / unit * unit
+                    if (period - startSecond / unit * unit) % step == 0 { return true }
+                }
+            }
+        }
+        return false
+    }
+
+    /// The period (from DTSTART's, in steps of INTERVAL) that holds the local time `local`, or 0.
+    func period(holding local: Int64, startYear: Int, startMonth: Int, startDay: Int64, firstWeek: Int64,
+                subDailyBase: Int64, unit: Int64) -> Int {
+        let day = local.floorDivided(by: 86_400)
+        let (year, month, _) = civilFromDays(day)
+        let steps: Int64 = switch frequency {
+        case .yearly: Int64(year - startYear) / Int64(interval)
+        case .monthly: Int64((year * 12 + month) - (startYear * 12 + startMonth)) / Int64(interval)
+        case .weekly: (day - firstWeek).floorDivided(by: 7 * Int64(interval))
+        case .daily: (day - startDay).floorDivided(by: Int64(interval))
+        case .hourly, .minutely, .secondly: (local - subDailyBase).floorDivided(by: unit * Int64(interval))
+        }
+        return Int(max(0, steps))
     }
 }

@@ -7,6 +7,7 @@
 /// - human: `16:35`, `16:35 mon-fri`, `07:00 mon,wed,fri`, `weekdays 08:00`,
 ///   `2026-12-24 18:00`, `in 5m`, `in 1h30m`, `every 25m`;
 /// - any systemd calendar expression: `Mon..Fri *-*-* 16:35:00`, `*:0/15`, `*-*~01`, `weekly`;
+/// - iCalendar recurrence (RFC 5545): `DTSTART;TZID=Europe/Berlin:20261127T163500 RRULE:FREQ=MONTHLY;BYDAY=-1FR`;
 /// - from code: date components (`UNCalendarNotificationTrigger` style) and one absolute instant.
 public enum Rule: Hashable, Sendable {
     /// A wall-clock rule (the human forms compile to one of these).
@@ -15,10 +16,14 @@ public enum Rule: Hashable, Sendable {
     case interval(TimeSpan, repeats: Bool)
     /// One absolute instant.
     case instant(Instant)
+    /// iCalendar recurrence (RFC 5545): DTSTART with RRULEs, RDATEs and EXDATEs.
+    case recurrence(Recurrence)
 
     /// Parses any text form; errors point at the offending part of `text`.
     public init(parsing text: String) throws(RuleError) {
-        if let rule = try HumanRule.parse(text) {
+        if Recurrence.looksLikeContentLines(text) {
+            self = .recurrence(try Recurrence(parsing: text))
+        } else if let rule = try HumanRule.parse(text) {
             self = rule
         } else {
             self = .calendar(try CalendarExpression(parsing: text))
@@ -55,6 +60,14 @@ public enum Rule: Hashable, Sendable {
                 let only = expression.nextElapse(after: anchor.seconds, in: zone).map { Instant(seconds: $0) }
                 next = only.flatMap { $0 > time ? $0 : nil }
             }
+        case .recurrence(let recurrence):
+            // Its own DTSTART anchors it; `zone` is where a floating time is read.
+            if repeats {
+                next = recurrence.next(after: time.seconds, floatingZone: zone).map { Instant(seconds: $0) }
+            } else {
+                let only = recurrence.next(after: anchor.seconds, floatingZone: zone).map { Instant(seconds: $0) }
+                next = only.flatMap { $0 > time ? $0 : nil }
+            }
         }
         guard let next, next <= Instant.latest else { return nil }
         return next
@@ -66,6 +79,7 @@ public enum Rule: Hashable, Sendable {
         case .instant: false
         case .interval(_, let repeats): repeats
         case .calendar(let expression): !expression.matchesOnce
+        case .recurrence(let recurrence): !recurrence.rules.isEmpty || recurrence.dates.count > 1
         }
     }
 }

@@ -152,6 +152,35 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
     /// The offset from UTC, in seconds, at `time`.
     public func offset(at time: UnixTime) -> Int { localType(at: time).offset }
 
+    /// The offset in force at every instant that could show the wall-clock time `local`, or nil
+    /// when a transition lies within two days of it (or its year is left to the zone's rule, which
+    /// changes): then `resolve` is needed. A cheap answer for the usual case, which is most times.
+    func steadyOffset(near local: Int64) -> Int? {
+        let low = local - 50 * 3600
+        let high = local + 50 * 3600
+        guard let last = transitions.last, high >= transitions[0] else {
+            // Before any transition (or none at all): the first type, unless a rule takes over.
+            if transitions.isEmpty, let rule { return rule.hasDST ? nil : rule.standardOffset }
+            return types.first?.offset ?? 0
+        }
+        if high >= last {
+            // After the table the rule decides (a steady one only without DST); without a rule the
+            // last type stays.
+            guard low > last else { return nil }
+            guard let rule else { return types[transitionTypes[transitionTypes.count - 1]].offset }
+            return rule.hasDST ? nil : rule.standardOffset
+        }
+        // The first transition after `low`: none may come before `high`.
+        var lower = 0
+        var upper = transitions.count
+        while lower < upper {
+            let mid = (lower + upper) / 2
+            if transitions[mid] <= low { lower = mid + 1 } else { upper = mid }
+        }
+        guard lower == transitions.count || transitions[lower] > high else { return nil }
+        return lower == 0 ? types.first?.offset ?? 0 : types[transitionTypes[lower - 1]].offset
+    }
+
     /// Whether daylight saving time is in effect at `time`.
     public func isDaylightSavingTime(at time: UnixTime) -> Bool { localType(at: time).isDST }
 

@@ -367,7 +367,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         case .interval(let span, let again):
             // Not checked again: it was when it was added (or the daemon did).
             trigger = UNTimeIntervalNotificationTrigger(unchecked: TimeInterval(span.seconds), repeats: again)
-        case .calendar:
+        case .calendar, .recurrence:
             let dateComponents = components.flatMap { Self.decode($0) } ?? Foundation.DateComponents()
             trigger = UNCalendarNotificationTrigger(dateMatching: dateComponents, repeats: chime.trigger.repeats, stored: chime.trigger)
         case .instant(let instant):

@@ -210,3 +210,80 @@ import TestSupport
         #expect(autumnTimes.map { berlin.iso8601($0) } == ["2027-10-30T02:30:00+02:00", "2027-10-31T02:30:00+02:00", "2027-11-01T02:30:00+01:00"])
     }
 }
+
+/// `next(after:)` starts from the period that holds its time (without COUNT) rather than from
+/// DTSTART: it must give what the whole expansion gives.
+@Suite struct RecurrenceNextTests {
+    @Test func theNextOccurrenceIsTheExpansionsFirstAfterAnyTime() throws {
+        var r = SplitMix(seed: 0x2026_1125)
+        let zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "UTC", "Asia/Kolkata"]
+        var checked = 0
+        for _ in 0..<120 {
+            let zoneName = zones[r.below(zones.count)]
+            let zone = try Zone.named(zoneName)
+            let start = "20\(20 + r.below(10))\(pad(1 + r.below(12), 2))\(pad(1 + r.below(28), 2))T\(pad(r.below(24), 2))\(pad(r.below(60), 2))00"
+            var text = "DTSTART;TZID=\(zoneName):\(start) RRULE:\(RecurrenceAgainstDateutilTests.randomRule(&r))"
+            let recurrence0 = try Recurrence(parsing: text)
+            let first = Recurrence.instant(recurrence0.start, in: zone)
+            let all0 = recurrence0.occurrences(through: first + 3 * 366 * 86_400, floatingZone: zone, maximum: 200)
+            // Some of its occurrences taken out again.
+            let excepted = all0.enumerated().filter { $0.offset % 7 == 3 }.map(\.element)
+            if !excepted.isEmpty {
+                text += " EXDATE:" + excepted.map { t in
+                    let c = Zone.utc.civil(at: t)
+                    return "\(pad(c.year, 4))\(pad(c.month, 2))\(pad(c.day, 2))T\(pad(c.hour, 2))\(pad(c.minute, 2))\(pad(c.second, 2))Z"
+                }.joined(separator: ",")
+            }
+            let recurrence = try Recurrence(parsing: text)
+            let all = recurrence.occurrences(through: first + 3 * 366 * 86_400, floatingZone: zone, maximum: 200)
+            #expect(Set(all).isDisjoint(with: excepted))
+            guard all0.count < 200, let last = all.last else { continue }  // all of them, not the first 200
+            for _ in 0..<15 {
+                let t = first - 86_400 + Int64(r.below(Int(last - first) + 2 * 86_400))
+                guard t < last else { continue }
+                let expected = all.first { $0 > t }
+                #expect(recurrence.next(after: t, floatingZone: zone) == expected, "\(text) after \(t)")
+                checked += 1
+            }
+            let beyond = recurrence.next(after: last, floatingZone: zone)
+            #expect(beyond.map { $0 > first + 3 * 366 * 86_400 } ?? true, "\(text): \(String(describing: beyond)) after the last, \(last)")
+        }
+        #expect(checked > 800)
+    }
+}
+
+extension RecurrenceNextTests {
+    /// The shortcut for times far from a DST change gives what resolving the wall-clock time gives.
+    @Test func aSteadyOffsetAgreesWithResolvingTheTime() throws {
+        var r = SplitMix(seed: 0x5EAD)
+        for name in ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/Sao_Paulo", "Pacific/Apia"] {
+            let zone = try Zone.named(name)
+            for _ in 0..<2000 {
+                // 1970-2199, with more of the years around DST changes.
+                let local = Int64(r.below(7_258_118_399))
+                let civil = CivilTime(localSeconds: local)
+                let expected: Int64 = switch zone.resolve(civil) {
+                case .unique(let t): t
+                case .ambiguous(let earlier, _): earlier
+                case .gap(let endsAt): local - Int64(zone.offset(at: endsAt - 1))
+                }
+                #expect(Recurrence.instant(local: local, in: zone) == expected, "\(name) \(civil)")
+            }
+        }
+    }
+
+    /// A rule whose periods hold millions of candidates (every second of every day of the year)
+    /// with BYSETPOS is answered from its days and times, without listing them.
+    @Test func aPeriodOfMillionsOfCandidatesIsNotListed() throws {
+        let hours = (0..<24).map(String.init).joined(separator: ",")
+        let minutes = (0..<60).map(String.init).joined(separator: ",")
+        let recurrence = try Recurrence(parsing: "DTSTART:20260101T000000Z RRULE:FREQ=YEARLY;BYMONTH=1,2,3,4,5,6,7,8,9,10,11,12;"
+                                        + "BYHOUR=\(hours);BYMINUTE=\(minutes);BYSECOND=\(minutes);BYSETPOS=-1,2")
+        // Each month on DTSTART's day (RFC 5545's default for YEARLY with BYMONTH alone), at every
+        // second: after 15 January 2027, the year's last candidate, then 2028's second.
+        let next = try #require(recurrence.next(after: 1_800_000_000, floatingZone: .utc))
+        #expect(Zone.utc.civil(at: next).description == "2027-12-01 23:59:59")
+        let after = try #require(recurrence.next(after: next, floatingZone: .utc))
+        #expect(Zone.utc.civil(at: after).description == "2028-01-01 00:00:01")
+    }
+}

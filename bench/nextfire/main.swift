@@ -1,6 +1,12 @@
 // `make bench`: nextFireDate for 100,000 random calendar rules (release build),
 // and the cost of one rule whose next fire is a day away vs decades away.
 // Prints "parse_seconds next_seconds near_us far_us checksum".
+//
+// `chime-bench-nextfire COUNT rrule [FILE]`: the same for COUNT random iCalendar recurrences
+// (RFC 5545) started 2015-2026 in five zones, their next occurrence after November 2026; prints
+// "parse_seconds next_seconds rules_without_next checksum" and, with FILE, writes
+// "ZONE DTSTART RRULE NEXT" lines there (NEXT: Unix time or "none") for bench/rrule_dateutil.py,
+// which times python-dateutil on the same rules and checks that it finds the same occurrences.
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -34,6 +40,101 @@ let weekdays = ["", "Mon ", "Mon..Fri ", "Sat,Sun ", "Tue,Thu "]
 let zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "UTC"].map { try! Zone.named($0) }
 
 let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
+let base: Int64 = 1_795_000_000  // November 2026
+
+/// A random RRULE of every frequency, with the BY parts RFC 5545 lets go with it.
+@MainActor func randomRule() -> String {
+    let frequencies = ["YEARLY", "MONTHLY", "MONTHLY", "WEEKLY", "WEEKLY", "DAILY", "DAILY", "HOURLY", "MINUTELY", "SECONDLY"]
+    let frequency = frequencies[random(frequencies.count)]
+    var parts = ["FREQ=\(frequency)"]
+    if random(2) == 0 { parts.append("INTERVAL=\(1 + random(4))") }
+    switch random(6) {
+    case 0: parts.append("COUNT=\(1 + random(50))")
+    case 1: parts.append("UNTIL=20\(26 + random(10))\(two(1 + random(12)))01T000000Z")
+    default: break
+    }
+    func list(_ n: Int, _ make: () -> String) -> String { (0..<n).map { _ in make() }.joined(separator: ",") }
+    let days = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    let coarse = frequency == "YEARLY" || frequency == "MONTHLY"
+    if random(3) == 0 { parts.append("BYMONTH=" + list(1 + random(3)) { "\(1 + random(12))" }) }
+    if random(2) == 0 {
+        parts.append("BYDAY=" + list(1 + random(3)) {
+            (coarse && random(2) == 0 ? "\(random(2) == 0 ? "-" : "")\(1 + random(4))" : "") + days[random(7)]
+        })
+    }
+    if frequency != "WEEKLY", random(4) == 0 {
+        parts.append("BYMONTHDAY=" + list(1 + random(2)) { "\(random(2) == 0 ? "-" : "")\(1 + random(28))" })
+    }
+    if frequency == "YEARLY", random(5) == 0, !parts.contains(where: { $0.hasPrefix("BYDAY=") }) {
+        parts.append("BYWEEKNO=\(1 + random(52))")
+    }
+    if frequency == "YEARLY", random(6) == 0 { parts.append("BYYEARDAY=\(random(2) == 0 ? "-" : "")\(1 + random(365))") }
+    if random(3) == 0 { parts.append("BYHOUR=" + list(1 + random(3)) { "\(random(24))" }) }
+    if random(3) == 0 { parts.append("BYMINUTE=" + list(1 + random(2)) { "\(random(60))" }) }
+    if random(5) == 0 { parts.append("WKST=" + days[random(7)]) }
+    if parts.contains(where: { $0.hasPrefix("BYDAY=") || $0.hasPrefix("BYMONTHDAY=") }), random(4) == 0 {
+        parts.append("BYSETPOS=\(random(2) == 0 ? "-" : "")\(1 + random(3))")
+    }
+    return parts.joined(separator: ";")
+}
+
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "rrule" {
+    let zoneNames = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "UTC"]
+    var lines: [(zone: String, start: String, rule: String)] = []
+    for _ in 0..<count {
+        let start = "20\(15 + random(12))\(two(1 + random(12)))\(two(1 + random(28)))T\(two(random(24)))\(two(random(60)))00"
+        lines.append((zoneNames[random(zoneNames.count)], start, randomRule()))
+    }
+    var t0 = now()
+    let recurrences = lines.map { try! Recurrence(parsing: "DTSTART;TZID=\($0.zone):\($0.start) RRULE:\($0.rule)") }
+    let parseSeconds = now() - t0
+    t0 = now()
+    var sum: Int64 = 0
+    var none = 0
+    var answers: [Int64?] = []
+    answers.reserveCapacity(count)
+    for recurrence in recurrences {
+        let next = recurrence.next(after: base, floatingZone: .utc)
+        answers.append(next)
+    }
+    let nextSeconds = now() - t0
+    for answer in answers { if let answer { sum &+= answer } else { none += 1 } }
+    // Each rule alone, for the slowest (CHIME_BENCH_SLOWEST=1).
+    var slowest: [(Double, Int)] = []
+    if getenv("CHIME_BENCH_SLOWEST") != nil {
+        for (index, recurrence) in recurrences.enumerated() {
+            let t1 = now()
+            _ = recurrence.next(after: base, floatingZone: .utc)
+            slowest.append((now() - t1, index))
+        }
+    }
+    if CommandLine.arguments.count > 3 {
+        let text = zip(lines, answers).map { "\($0.zone) \($0.start) \($0.rule) \($1.map(String.init) ?? "none")\n" }.joined()
+        let file = fopen(CommandLine.arguments[3], "w")!
+        fputs(text, file)
+        fclose(file)
+    }
+    if getenv("CHIME_BENCH_SLOWEST") != nil {
+        let sorted = slowest.map(\.0).sorted()
+        let total = sorted.reduce(0, +)
+        let tail = sorted.suffix(sorted.count / 100).reduce(0, +)
+        print("median \(Int(sorted[sorted.count / 2] * 1e9)) ns; the slowest 1% take \(Int(tail / total * 100))% of the time")
+        var byFrequency: [String: [Double]] = [:]
+        for (seconds, index) in slowest {
+            let frequency = String(lines[index].rule.split(separator: ";")[0].dropFirst(5))
+            byFrequency[frequency, default: []].append(seconds)
+        }
+        for (frequency, times) in byFrequency.sorted(by: { $0.key < $1.key }) {
+            let sortedTimes = times.sorted()
+            print("\(frequency): \(times.count) rules, median \(Int(sortedTimes[times.count / 2] * 1e9)) ns, mean \(Int(times.reduce(0, +) / Double(times.count) * 1e9)) ns")
+        }
+        for (seconds, index) in slowest.sorted(by: { $0.0 > $1.0 }).prefix(25) {
+            print("\(Int(seconds * 1e6)) us  \(lines[index].zone) \(lines[index].start) \(lines[index].rule)")
+        }
+    }
+    print(parseSeconds, nextSeconds, none, sum != 0 ? 1 : 0)
+    exit(0)
+}
 var texts: [String] = []
 texts.reserveCapacity(count)
 for _ in 0..<count {
@@ -45,7 +146,6 @@ rules.reserveCapacity(count)
 for text in texts { rules.append(try! CalendarExpression(parsing: text)) }
 let parseSeconds = now() - start
 
-let base: Int64 = 1_795_000_000  // November 2026
 var checksum: Int64 = 0
 start = now()
 for (i, rule) in rules.enumerated() {
