@@ -312,6 +312,18 @@ public struct Trigger: Hashable, Sendable, Codable {
     /// When the trigger was set. An egg timer set at 12:00:00.7 for 5 minutes fires at
     /// 12:05:00.7, not up to a second early; calendar rules fire on the second.
     public var anchor: Instant
+    /// A reminder popup this long before each occurrence (`--remind 15m,1d`), shortest first.
+    public var reminders: [TimeSpan] = []
+    /// Days (or months), in the trigger's zone, whose occurrences are left out (`--except`).
+    public var exceptions: [ExceptDate] = []
+    /// No occurrence after this instant (`--until`).
+    public var until: Instant?
+    /// At most this many occurrences from when it was set (`--count`); excepted and skipped ones
+    /// count, as RFC 5545 counts EXDATEs. `countEnd` is the last of them, found when it was set.
+    public private(set) var count: Int?
+    public private(set) var countEnd: Instant?
+    /// Occurrences skipped once (`chime skip`), in the order they were skipped.
+    public var skipped: [Instant] = []
 
     /// A trigger from any rule text (`16:35 mon-fri`, `in 5m`, `*:0/15`).
     public init(parsing text: String, repeats: Bool? = nil, timeZone: String? = nil, anchor: Instant) throws(RuleError) {
@@ -344,14 +356,56 @@ public struct Trigger: Hashable, Sendable, Codable {
     }
 
     /// The next occurrence strictly after `time`, recomputed from the rule every time; nil when
-    /// there is none (up to `Instant.latest`).
+    /// there is none (up to `Instant.latest`). Exceptions and skips are stepped over; `until` and
+    /// `count` end it.
     public func nextFire(after time: Instant) -> Instant? {
-        rule.nextFire(after: time, anchor: anchor, repeats: repeats, in: zone)
+        let zone = zone
+        var after = time
+        // A month excepted from a rule that fires every minute is 44,640 steps: bounded all the same.
+        for _ in 0..<200_000 {
+            guard let next = rule.nextFire(after: after, anchor: anchor, repeats: repeats, in: zone) else { return nil }
+            if let until, next > until { return nil }
+            if let countEnd, next > countEnd { return nil }
+            let excepted = !exceptions.isEmpty && exceptions.contains { $0.contains(zone.civil(at: next.seconds)) }
+            if !excepted, !skipped.contains(next) { return next }
+            after = next
+        }
+        return nil
+    }
+
+    /// The next reminder strictly after `time`: when it is due, the occurrence it is for, and how
+    /// long before that occurrence it comes.
+    public func nextReminder(after time: Instant) -> (at: Instant, occurrence: Instant, lead: TimeSpan)? {
+        var best: (at: Instant, occurrence: Instant, lead: TimeSpan)?
+        for lead in reminders {
+            guard let occurrence = nextFire(after: time + lead) else { continue }
+            let at = occurrence - lead
+            if best.map({ at < $0.at }) ?? true { best = (at, occurrence, lead) }
+        }
+        return best
+    }
+
+    /// Ends the trigger after `count` occurrences from when it was set (nil: no such end).
+    public mutating func limit(count: Int?) {
+        self.count = count
+        countEnd = nil
+        guard let count, count > 0 else { return }
+        var t = anchor - TimeSpan(nanoseconds: 1)
+        var last: Instant?
+        for _ in 0..<count {
+            guard let next = rule.nextFire(after: t, anchor: anchor, repeats: repeats, in: zone) else { break }
+            last = next
+            t = next
+        }
+        countEnd = last ?? anchor
     }
 
     // The stored form (the daemon's own database): seconds with a nanosecond part, as chime has
     // always written it, so stores from earlier versions read unchanged.
-    private enum CodingKeys: String, CodingKey { case kind, rule, seconds, at, atNanosecond, repeats, timeZone, anchor, nanosecond }
+    private enum CodingKeys: String, CodingKey {
+        case kind, rule, seconds, at, atNanosecond, repeats, timeZone, anchor, nanosecond
+        case reminders, exceptions, until, count, countEnd, skipped
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -362,6 +416,17 @@ public struct Trigger: Hashable, Sendable, Codable {
             throw DecodingError.dataCorruptedError(forKey: .nanosecond, in: c, debugDescription: "nanosecond must be 0-999999999")
         }
         anchor = Instant(seconds: try c.decodeIfPresent(Int64.self, forKey: .anchor) ?? 0, nanosecond: nanosecond)
+        // What bounds the occurrences (none in stores from before they existed).
+        reminders = (try c.decodeIfPresent([Int64].self, forKey: .reminders) ?? []).map { .seconds($0) }
+        for text in try c.decodeIfPresent([String].self, forKey: .exceptions) ?? [] {
+            do { exceptions.append(try ExceptDate(parsing: text)) } catch {
+                throw DecodingError.dataCorruptedError(forKey: .exceptions, in: c, debugDescription: "\(text): \(error.message)")
+            }
+        }
+        until = try c.decodeIfPresent(Int64.self, forKey: .until).map { Instant(nanosecondsSinceEpoch: $0) }
+        count = try c.decodeIfPresent(Int.self, forKey: .count)
+        countEnd = try c.decodeIfPresent(Int64.self, forKey: .countEnd).map { Instant(nanosecondsSinceEpoch: $0) }
+        skipped = (try c.decodeIfPresent([Int64].self, forKey: .skipped) ?? []).map { Instant(nanosecondsSinceEpoch: $0) }
         switch try c.decode(String.self, forKey: .kind) {
         case "interval":
             rule = .interval(.seconds(try c.decode(Int64.self, forKey: .seconds)), repeats: repeats)
@@ -409,6 +474,12 @@ public struct Trigger: Hashable, Sendable, Codable {
         try c.encodeIfPresent(timeZone, forKey: .timeZone)
         try c.encode(anchor.seconds, forKey: .anchor)
         if anchor.nanosecond != 0 { try c.encode(anchor.nanosecond, forKey: .nanosecond) }
+        if !reminders.isEmpty { try c.encode(reminders.map(\.seconds), forKey: .reminders) }
+        if !exceptions.isEmpty { try c.encode(exceptions.map(\.description), forKey: .exceptions) }
+        try c.encodeIfPresent(until?.nanosecondsSinceEpoch, forKey: .until)
+        try c.encodeIfPresent(count, forKey: .count)
+        try c.encodeIfPresent(countEnd?.nanosecondsSinceEpoch, forKey: .countEnd)
+        if !skipped.isEmpty { try c.encode(skipped.map(\.nanosecondsSinceEpoch), forKey: .skipped) }
     }
 }
 

@@ -62,6 +62,21 @@ public struct AlarmDraft: Sendable {
     /// A zone for clock rules the request did not name (the alarm file's `[defaults] tz`): an
     /// interval rule simply has none.
     public var defaultTimeZone: String?
+    /// A reminder this long before each occurrence.
+    public var reminders: [TimeSpan]?
+    /// Days or months whose occurrences are left out.
+    public var exceptions: [ExceptDate]?
+    /// When a repeating alarm ends: an instant, or a date (through its end) or date and time in
+    /// the alarm's zone, as a person writes it (`2027-06-30`, `2027-06-30 18:00`).
+    public enum Until: Sendable, Hashable {
+        case instant(Instant)
+        case text(String)
+    }
+    public var until: Until?
+    /// How many occurrences in all, from when it is set.
+    public var count: Int?
+    /// Occurrences skipped (read back from the daemon only).
+    public var skipped: [Instant]?
     /// When it was set: where an interval counts from.
     public var anchor: Instant
     /// Whether a zone given with a rule that counts elapsed time is refused (the command line)
@@ -192,6 +207,49 @@ public struct AlarmDraft: Sendable {
 
     /// When it fires, read from `when` (an unreadable rule's error carries the offending part's offset).
     public func buildTrigger() throws(RequestError) -> Trigger {
+        var trigger = try buildRuleTrigger()
+        trigger.reminders = Array(Set(reminders ?? [])).sorted()
+        trigger.exceptions = Array(Set(exceptions ?? [])).sorted()
+        trigger.skipped = skipped ?? []
+        switch until {
+        case nil: break
+        case .instant(let instant)?: trigger.until = instant
+        case .text(let text)?: trigger.until = try Self.endTime(text, in: trigger.zone)
+        }
+        if let count {
+            guard RequestBounds.count.contains(count) else {
+                throw RequestError(.count, "must be \(RequestBounds.count.lowerBound)-\(RequestBounds.count.upperBound), got \(count)")
+            }
+            trigger.limit(count: count)
+        }
+        return trigger
+    }
+
+    /// `2027-06-30` (through the end of that day) or `2027-06-30 18:00[:SS]`, in `zone`.
+    static func endTime(_ text: String, in zone: Zone) throws(RequestError) -> Instant {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        let refusal = RequestError(.until, "\"\(escapedForMessage(text))\" is not a date (YYYY-MM-DD) or a date and time (YYYY-MM-DD HH:MM)")
+        guard words.count == 1 || words.count == 2, let date = try? ExceptDate(parsing: String(words[0])), let day = date.day else {
+            throw refusal
+        }
+        var civil = CivilTime(year: date.year, month: date.month, day: day, hour: 23, minute: 59, second: 59)
+        if words.count == 2 {
+            let parts = words[1].split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 2 || parts.count == 3, let hour = parts[0], let minute = parts[1], (0...23).contains(hour),
+                (0...59).contains(minute), parts.count == 2 || (parts[2].map { (0...59).contains($0) } ?? false)
+            else { throw refusal }
+            civil = CivilTime(year: date.year, month: date.month, day: day, hour: hour, minute: minute, second: parts.count == 3 ? parts[2]! : 0)
+        }
+        let seconds: Int64 = switch zone.resolve(civil) {
+        case .unique(let t): t
+        case .ambiguous(_, let later): later  // the end: the later of the two
+        case .gap(let endsAt): endsAt
+        }
+        return Instant(seconds: seconds)
+    }
+
+    /// The trigger of `when` alone.
+    private func buildRuleTrigger() throws(RequestError) -> Trigger {
         if let timeZone { try Trigger.validateTimeZone(timeZone) }
         switch when {
         case .rule(let text)?:

@@ -8,7 +8,7 @@ import Timekeeping
 /// The keys of a request dictionary, as `Add` takes it.
 public enum RequestKey {
     /// Every key `Add` accepts, in the order the documentation lists them.
-    public static let all: [String] = RequestField.allCases.filter { $0 != .anchor }.map(\.rawValue)
+    public static let all: [String] = RequestField.allCases.filter { $0 != .anchor && $0 != .skipped }.map(\.rawValue)
 }
 
 /// What `Add` was given: the request, and whether its identifier was the caller's
@@ -83,6 +83,12 @@ extension NotificationRequest {
         }
         if trigger.repeats != trigger.rule.repeats { entries.append(("repeats", .boolean(trigger.repeats))) }
         if let zone = trigger.timeZone { entries.append(("time-zone", .string(zone))) }
+        if !trigger.reminders.isEmpty {
+            entries.append(("remind", .array(element: .uint32, trigger.reminders.map { .uint32(UInt32(clamping: $0.seconds)) })))
+        }
+        if !trigger.exceptions.isEmpty { entries.append(("except", .strings(trigger.exceptions.map(\.description)))) }
+        if let until = trigger.until { entries.append(("until", .int64(until.seconds))) }
+        if let count = trigger.count { entries.append(("count", .uint32(UInt32(clamping: count)))) }
         return .vardict(entries)
     }
 
@@ -126,6 +132,9 @@ extension NotificationRequest {
     public var storedDBusRequest: Value {
         guard case .dictionary(let k, let v, var entries) = dbusRequest else { return dbusRequest }
         entries.append(.init(key: .string("anchor"), value: .variant(.int64(trigger.anchor.seconds))))
+        if !trigger.skipped.isEmpty {
+            entries.append(.init(key: .string("skipped"), value: .variant(.array(element: .int64, trigger.skipped.map { .int64($0.seconds) }))))
+        }
         return .dictionary(key: k, value: v, entries)
     }
 
@@ -138,7 +147,7 @@ extension NotificationRequest {
         var fields: [RequestField: Value] = [:]
         for entry in entries {
             guard case .string(let key) = entry.key else { continue }  // the signature is a{sv}: always a string
-            guard let field = RequestField(rawValue: key), field != .anchor || stored else {
+            guard let field = RequestField(rawValue: key), (field != .anchor && field != .skipped) || stored else {
                 let guess = closestWord(to: key, in: RequestKey.all).map { "; did you mean '\($0)'?" } ?? ""
                 throw RequestError(key: key.isEmpty ? "(an empty key)" : escapedForMessage(key), "unknown key\(guess) (keys: \(RequestKey.all.joined(separator: ", ")))")
             }
@@ -236,6 +245,37 @@ extension NotificationRequest {
         case (nil, nil): draft.when = nil
         case (_?, _?): throw RequestError(.at, "give rule or at, not both")
         }
+        if let leads = fields[.remind] {
+            guard case .array(_, let items) = leads, case let seconds = items.compactMap(Self.integer), seconds.count == items.count
+            else { throw RequestError(.remind, "must be au: seconds before each occurrence, got \(leads.signature)") }
+            try checkCount(items.count, .remind, RequestBounds.reminderCount, "reminders")
+            draft.reminders = try seconds.map { (n) throws(RequestError) -> TimeSpan in
+                guard (1...Int64(UInt32.max)).contains(n) else { throw RequestError(.remind, "must be a number of seconds, got \(n)") }
+                return .seconds(n)
+            }
+        }
+        if let dates = fields[.except] {
+            guard case .array(.string, let items) = dates else {
+                throw RequestError(.except, "must be as: dates (YYYY-MM-DD) or months (YYYY-MM), got \(dates.signature)")
+            }
+            try checkCount(items.count, .except, RequestBounds.exceptionCount, "dates")
+            draft.exceptions = try items.compactMap(\.stringValue).map { (text) throws(RequestError) -> ExceptDate in
+                do throws(RuleError) { return try ExceptDate(parsing: text) } catch {
+                    throw RequestError(.except, "\"\(escapedForMessage(text))\": \(error.message)")
+                }
+            }
+        }
+        if let until = try reader.instant(.until) { draft.until = .instant(until) }
+        if let count = try reader.integer(.count) {
+            guard let n = Int(exactly: count), RequestBounds.count.contains(n) else {
+                throw RequestError(.count, "must be \(RequestBounds.count.lowerBound)-\(RequestBounds.count.upperBound), got \(count)")
+            }
+            draft.count = n
+        }
+        if stored, let skipped = fields[.skipped] {
+            guard case .array(_, let items) = skipped else { throw RequestError(.skipped, "must be ax, got \(skipped.signature)") }
+            draft.skipped = items.compactMap(Self.integer).map { Instant(seconds: $0) }
+        }
         let request: NotificationRequest
         do {
             // Checked against `now` by the caller (`fromDBus`); a stored one may have no occurrence left.
@@ -246,6 +286,22 @@ extension NotificationRequest {
             throw RequestError(.rule, "\(error.message) in \"\(text)\"")
         }
         return IncomingRequest(request: request, identifierGiven: !identifier.isEmpty)
+    }
+}
+
+extension NotificationRequest {
+    /// An integer of any width (an array's items), or nil.
+    static func integer(_ value: Value) -> Int64? {
+        switch value {
+        case .byte(let n): Int64(n)
+        case .int16(let n): Int64(n)
+        case .uint16(let n): Int64(n)
+        case .int32(let n): Int64(n)
+        case .uint32(let n): Int64(n)
+        case .int64(let n): n
+        case .uint64(let n): Int64(exactly: n)
+        default: nil
+        }
     }
 }
 

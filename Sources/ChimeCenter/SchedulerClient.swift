@@ -262,6 +262,16 @@ public final class UserNotificationCenter {
 
     /// Switches pending alarms off: kept and listed, never fired. Returns those switched off.
     @discardableResult
+    /// Skips an alarm's next occurrence, or (`undo`) brings back the one skipped last: the
+    /// occurrence skipped or brought back, and the alarm's next one.
+    public func skip(_ identifier: String, undo: Bool = false) throws -> (occurrence: Instant, next: Instant?) {
+        let reply = try call("Skip", [.string(identifier), .boolean(undo)])
+        guard reply.count == 2, case .int64(let occurrence) = reply[0], case .int64(let next) = reply[1] else {
+            throw DBusError(name: .invalidSignature, message: "Skip answered \(reply.map(\.signature).joined())")
+        }
+        return (Instant(seconds: occurrence), next == 0 ? nil : Instant(seconds: next))
+    }
+
     public func disable(_ identifiers: [String]) throws -> [String] {
         try call("Disable", [.strings(identifiers)]).first?.arrayElements?.compactMap(\.stringValue) ?? []
     }

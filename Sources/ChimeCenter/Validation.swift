@@ -23,7 +23,10 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case bodyOutputLimit = "body-output-limit"
     case rule, at, repeats
     case timeZone = "time-zone"
-    case anchor
+    case remind
+    case except
+    case until, count
+    case anchor, skipped
 }
 
 /// Why a request is refused: the field and the bound it broke, in one sentence.
@@ -105,8 +108,17 @@ public enum RequestBounds {
     public static let bodyCommandArgumentBytes = 0...4096
     public static let bodyTimeout = TimeSpan.seconds(1)...TimeSpan.seconds(60)
     public static let bodyOutputLimit = 1...65_536
-    /// Rule text, before it is parsed.
-    public static let ruleBytes = 1...1000
+    /// Rule text, before it is parsed (an iCalendar recurrence may list many EXDATEs).
+    public static let ruleBytes = 1...16_384
+    /// Reminders before each occurrence: how many, and how long before.
+    public static let reminderCount = 0...8
+    public static let reminder = TimeSpan.seconds(1)...TimeSpan.seconds(366 * 86_400)
+    /// Days or months left out.
+    public static let exceptionCount = 0...1000
+    /// Occurrences in all (`count`).
+    public static let count = 1...10_000
+    /// Occurrences skipped and still ahead.
+    public static let skippedCount = 0...1000
     /// An interval: at least a second, at most ten years.
     public static let interval = TimeSpan.seconds(1)...TimeSpan.seconds(3650 * 86_400)
     /// Every instant a request names (anchors, one-off times): 1970 to the end of 2199.
@@ -220,6 +232,21 @@ extension Trigger {
             throw RequestError(.anchor, "must lie in 1970-2199, got \(anchor.seconds) s since the epoch")
         }
         if let timeZone { try Self.validateTimeZone(timeZone) }
+        try checkCount(reminders.count, .remind, RequestBounds.reminderCount, "reminders")
+        for lead in reminders { try checkSpan(lead, .remind, RequestBounds.reminder, what: "a reminder") }
+        try checkCount(exceptions.count, .except, RequestBounds.exceptionCount, "dates")
+        try checkCount(skipped.count, .skipped, RequestBounds.skippedCount, "occurrences")
+        if let until, !RequestBounds.instants.contains(until) {
+            throw RequestError(.until, "must lie in 1970-2199, got \(until.seconds) s since the epoch")
+        }
+        if let count, !RequestBounds.count.contains(count) {
+            throw RequestError(.count, "must be \(range(RequestBounds.count)), got \(count)")
+        }
+        if !repeats {
+            if until != nil { throw RequestError(.until, "ends a repeating rule; this one fires once") }
+            if count != nil { throw RequestError(.count, "ends a repeating rule; this one fires once") }
+            if !exceptions.isEmpty { throw RequestError(.except, "leaves days out of a repeating rule; this one fires once") }
+        }
         switch rule {
         case .instant(let instant):
             guard RequestBounds.instants.contains(instant) else {
@@ -246,7 +273,13 @@ extension Trigger {
 
     /// Why a trigger has no occurrence after `now`, in words.
     func neverFiresReason(now: Instant) -> String {
-        switch rule {
+        // What ends it, when that is why: the rule alone still fires.
+        if let next = rule.nextFire(after: now, anchor: anchor, repeats: repeats, in: zone) {
+            if let until, next > until { return "it ends (until \(zone.iso8601(until))) before its next occurrence (\(zone.iso8601(next)))" }
+            if let countEnd, next > countEnd { return "its \(count ?? 0) occurrences have all passed" }
+            return "every occurrence it has left is excepted or skipped"
+        }
+        return switch rule {
         case .instant(let t): "\(t.seconds) s since the epoch is in the past"
         case .interval: "the interval has already passed"
         case .calendar(let expression):
@@ -258,9 +291,9 @@ extension Trigger {
             }
         case .recurrence(let recurrence):
             if let first = recurrence.next(after: Instant.earliest.seconds - 1, floatingZone: zone), Instant(seconds: first) <= now {
-                "\(recurrence.text) has no occurrence after now"
+                "its occurrences have all passed"
             } else {
-                "\(recurrence.text) has no occurrence before the end of 2199"
+                "it has no occurrence before the end of 2199"
             }
         }
     }

@@ -80,6 +80,22 @@ struct AlarmOptions: ParsableArguments {
         valueName: "POLICY"))
     var dnd: String?
 
+    @Option(help: ArgumentHelp("A reminder popup this long before each occurrence, e.g. 15m or 15m,1d (up to 8).",
+                               valueName: "DURATION,..."))
+    var remind: String?
+
+    @Option(name: .customLong("except"), help: ArgumentHelp(
+        "Days or months it does not ring on, in its zone: 2026-12-24,2026-12-31 or 2026-12 (a repeating alarm).",
+        valueName: "DATE,..."))
+    var exceptions: String?
+
+    @Option(help: ArgumentHelp("The last day it rings (through its end) or the last time: 2027-06-30 or \"2027-06-30 18:00\".",
+                               valueName: "DATE[ TIME]"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("How many times it rings in all, from now (1-10000).", valueName: "N"))
+    var count: Int?
+
     @Flag(name: .customLong("json"), help: "Print the identifier and first fire time as JSON: {\"id\", \"nextFire\"} (docs/json.md).")
     var json = false
 
@@ -125,6 +141,16 @@ struct AlarmOptions: ParsableArguments {
             guard draft.bodyCommand?.isEmpty == false else { ExitStatus.usage.exit("--body-command: give a program to run") }
         }
         draft.bodyTimeout = bodyTimeout.map { Self.duration($0, option: "--body-timeout") }
+        if let remind {
+            draft.reminders = Self.items(remind).map { Self.duration($0, option: "--remind") }
+        }
+        if let exceptions {
+            draft.exceptions = Self.items(exceptions).map { text in
+                do throws(RuleError) { return try ExceptDate(parsing: text) } catch { ExitStatus.usage.exit("--except \(text): \(error.message)") }
+            }
+        }
+        draft.until = until.map { .text($0) }
+        draft.count = count
         do throws(RequestError) {
             return try draft.build(now: now)
         } catch where error.offset != nil {
@@ -180,9 +206,18 @@ struct AlarmOptions: ParsableArguments {
         case .bodyCommand?: "--body-command"
         case .bodyTimeout?: "--body-timeout \(bodyTimeout ?? "")"
         case .timeZone?: "--tz \(tz ?? "")"
+        case .remind?: "--remind \(remind ?? "")"
+        case .except?: "--except \(exceptions ?? "")"
+        case .until?: "--until \(until ?? "")"
+        case .count?: "--count \(count.map(String.init) ?? "")"
         case .id?: "--id \(quotedForMessage(identifier ?? ""))"
         default: "\"\(rule)\""
         }
+    }
+
+    /// The items of a comma-separated list, without the spaces around them.
+    static func items(_ list: String) -> [String] {
+        list.split(separator: ",", omittingEmptySubsequences: false).map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
     }
 
     /// A duration option (90s, 5m, 1h30m); a usage error when it is not one.

@@ -69,6 +69,23 @@ public struct Show: ParsableCommand {
             Field("expression", "expression", .text(expression)),
             Field("timeZone", "time zone", .optional(request.trigger.timeZone) { .text($0) }) { $0.text ?? "the system's (\(system))" },
             Field("nextFire", "next", .optional(summary?.nextFire) { .instant($0, zone) }) { $0.text ?? "never" },
+            Field("remind", "remind", .list(request.trigger.reminders.map { .duration($0) })) { datum in
+                guard case .list(let leads) = datum, !leads.isEmpty else { return "none" }
+                return leads.compactMap(\.text).map { "\($0) before" }.joined(separator: ", ")
+            },
+            Field("except", "except", .list(request.trigger.exceptions.map { .text($0.description) })) { datum in
+                guard case .list(let dates) = datum, !dates.isEmpty else { return "none" }
+                return dates.compactMap(\.text).joined(separator: ", ")
+            },
+            Field("until", "until", .optional(request.trigger.until) { .instant($0, zone) }) { $0.text ?? "none" },
+            Field("count", "count", .optional(request.trigger.count) { .count(Int64($0)) }) { datum in
+                guard let count = datum.text else { return "none" }
+                return request.trigger.countEnd.flatMap { Datum.instant($0, zone).text }.map { "\(count) (the last \($0))" } ?? count
+            },
+            Field("skipped", "skipped", .list(request.trigger.skipped.map { .instant($0, zone) })) { datum in
+                guard case .list(let times) = datum, !times.isEmpty else { return "none" }
+                return times.compactMap(\.text).joined(separator: ", ")
+            },
             Field("sound", "sound", sound) { datum in
                 datum.text.map { $0 == "default" ? "default (\(Sound.defaultName))" : $0 } ?? "none"
             },

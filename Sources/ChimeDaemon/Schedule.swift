@@ -425,6 +425,49 @@ final class Schedule: LoopPart {
         return planned
     }
 
+    /// Skips an alarm's next occurrence (`undo`: brings back the one skipped last that is still
+    /// ahead). Answers the occurrence skipped or brought back, and the alarm's next one after.
+    /// Skipping the last occurrence an alarm has is refused: that is cancelling it.
+    func skip(_ identifier: String, undo: Bool) throws(SchedulerError) -> (changed: Instant, next: Instant?) {
+        try refuseUnknown([identifier])
+        try refusePaused([identifier])
+        if (try? store.scheduledTime(of: identifier))??.disabled == true {
+            throw .invalid(RequestError(.id, "\(quotedForMessage(identifier)) is switched off; chime enable \(identifier) first"))
+        }
+        guard var request = load(identifier) else { throw .unknown([identifier]) }
+        let now = clock.now()
+        // Skips that have passed mean nothing any more.
+        request.trigger.skipped.removeAll { $0 <= now }
+        let changed: Instant
+        if undo {
+            guard let last = request.trigger.skipped.popLast() else {
+                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has no skipped occurrence ahead to bring back"))
+            }
+            changed = last
+        } else {
+            guard let next = request.trigger.nextFire(after: now) else {
+                throw .invalid(RequestError(.rule, "\(quotedForMessage(identifier)) has no occurrence ahead to skip", kind: .neverFires))
+            }
+            guard request.trigger.skipped.count < RequestBounds.skippedCount.upperBound else {
+                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has \(request.trigger.skipped.count) skipped occurrences ahead already"))
+            }
+            request.trigger.skipped.append(next)
+            changed = next
+        }
+        let next = request.trigger.nextFire(after: now)
+        if next == nil {
+            throw .invalid(RequestError(.rule, "that is the last occurrence \(quotedForMessage(identifier)) has; chime cancel \(identifier) removes it",
+                                        kind: .neverFires))
+        }
+        do {
+            try store.write { () throws(StoreError) in try store.update(request, nextFire: next) }
+        } catch {
+            throw .store(error)
+        }
+        requeue(identifier, next)
+        return (changed, next)
+    }
+
     /// A paused timer is resumed (or cancelled), not switched off or on.
     private func refusePaused(_ identifiers: [String]) throws(SchedulerError) {
         for id in identifiers where (try? store.scheduledTime(of: id))??.paused == true {

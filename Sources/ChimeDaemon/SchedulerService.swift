@@ -42,6 +42,10 @@ final class SchedulerService {
         do { return try daemon.schedule.enable(identifiers) } catch { throw self.error(error) }
     }
 
+    func skip(_ identifier: String, undo: Bool) throws(DBusError) -> (changed: Instant, next: Instant?) {
+        do { return try daemon.schedule.skip(identifier, undo: undo) } catch { throw self.error(error) }
+    }
+
     func pause(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, remaining: TimeSpan)] {
         do { return try daemon.schedule.pause(identifiers) } catch { throw self.error(error) }
     }
@@ -385,6 +389,12 @@ final class SchedulerService {
                         [unowned self] call in
                         let enabled = try enable(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
                         return [.array(element: .structure([.string, .int64]), enabled.map { .structure([.string($0.identifier), .int64($0.next.seconds)]) })]
+                    },
+                    method("Skip", [Parameter("id", .string), Parameter("undo", .boolean)],
+                           [Parameter("occurrence", .int64), Parameter("next_fire", .int64)]) { [unowned self] call in
+                        guard case .string(let id) = call.arguments[0], case .boolean(let undo) = call.arguments[1] else { return [] }
+                        let skipped = try skip(id, undo: undo)
+                        return [.int64(skipped.changed.seconds), .int64(skipped.next?.seconds ?? 0)]
                     },
                     method("Pause", [Parameter("ids", .array(.string))], [Parameter("paused", .array(.structure([.string, .int64])))]) {
                         [unowned self] call in

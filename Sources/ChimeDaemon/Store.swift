@@ -562,6 +562,14 @@ public final class Store {
         return origin
     }
 
+    /// Changes what is stored of a pending request (its skips) and its next occurrence, keeping its
+    /// history, its origin and whether it is switched off.
+    public func update(_ request: NotificationRequest, nextFire: Instant?) throws(StoreError) {
+        let json = try Self.encode(request)
+        try run("UPDATE pending SET request = ?1, next_fire = ?2 WHERE identifier = ?3 AND quarantine IS NULL",
+                [.text(json), .instant(nextFire), .text(request.identifier)])
+    }
+
     /// Moves a request to its next occurrence (nil: none), noting `handled` as done.
     public func setNextFire(_ identifier: String, _ next: Instant?, handled: Instant? = nil) throws(StoreError) {
         try run("""
