@@ -355,18 +355,29 @@ public struct Trigger: Hashable, Sendable, Codable {
         timeZone.flatMap { try? Zone.named($0) } ?? .system()
     }
 
+    /// The zone the rule's wall-clock times are in: the rule's own (a trailing zone name, an
+    /// iCalendar TZID) or `zone`. Exceptions and `until` dates are read in it.
+    public var wallClockZone: Zone {
+        switch rule {
+        case .calendar(let expression): expression.timeZone.flatMap { try? Zone.named($0) } ?? zone
+        case .recurrence(let recurrence): recurrence.zone(floatingZone: zone)
+        case .interval, .instant: zone
+        }
+    }
+
     /// The next occurrence strictly after `time`, recomputed from the rule every time; nil when
     /// there is none (up to `Instant.latest`). Exceptions and skips are stepped over; `until` and
     /// `count` end it.
     public func nextFire(after time: Instant) -> Instant? {
         let zone = zone
+        let wallClock = exceptions.isEmpty ? zone : wallClockZone
         var after = time
         // A month excepted from a rule that fires every minute is 44,640 steps: bounded all the same.
         for _ in 0..<200_000 {
             guard let next = rule.nextFire(after: after, anchor: anchor, repeats: repeats, in: zone) else { return nil }
             if let until, next > until { return nil }
             if let countEnd, next > countEnd { return nil }
-            let excepted = !exceptions.isEmpty && exceptions.contains { $0.contains(zone.civil(at: next.seconds)) }
+            let excepted = !exceptions.isEmpty && exceptions.contains { $0.contains(wallClock.civil(at: next.seconds)) }
             if !excepted, !skipped.contains(next) { return next }
             after = next
         }

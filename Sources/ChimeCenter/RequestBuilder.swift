@@ -214,7 +214,7 @@ public struct AlarmDraft: Sendable {
         switch until {
         case nil: break
         case .instant(let instant)?: trigger.until = instant
-        case .text(let text)?: trigger.until = try Self.endTime(text, in: trigger.zone)
+        case .text(let text)?: trigger.until = try Self.endTime(text, in: trigger.wallClockZone)
         }
         if let count {
             guard RequestBounds.count.contains(count) else {

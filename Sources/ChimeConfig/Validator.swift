@@ -374,6 +374,28 @@ struct Validator {
                 report(p + ".body-command", "'body-command' must be an array of strings, the program first, e.g. [\"date\", \"+%H:%M\"]")
             }
         }
+        draft.reminders = list(table, "remind", p + ".remind", example: "[\"15m\", \"1d\"]").map { items in
+            items.compactMap { text in
+                guard let seconds = parseDuration(text) else {
+                    report(p + ".remind", "'remind' holds durations such as \"15m\" or \"1d\", found \"\(text)\"")
+                    return nil
+                }
+                return .seconds(seconds)
+            }
+        }
+        draft.exceptions = list(table, "except", p + ".except", example: "[\"2026-12-24\", \"2026-12\"]").map { items in
+            items.compactMap { text in
+                do throws(RuleError) { return try ExceptDate(parsing: text) } catch {
+                    report(p + ".except", "'except': \"\(text)\": \(error.message)")
+                    return nil
+                }
+            }
+        }
+        draft.until = string(table, "until", p + ".until").map { .text($0) }
+        if table["count"] != nil {
+            // A count runs from when an alarm is set; a file alarm is set again at each change of the file.
+            report(p + ".count", "'count' is for alarms set once (chime at --count); in the file give 'until', or COUNT in an iCalendar rule")
+        }
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
         // Every problem at once: the rules across fields, then the rule itself.
         for broken in draft.conflicts() { reportBuilding(broken, p) }
@@ -440,6 +462,19 @@ struct Validator {
             return nil
         }
         return TimerPreset(name: name, duration: seconds, content: content, line: locator.header("timer", index)?.line ?? 0)
+    }
+
+    /// A list of strings: an array of them, or one string with commas (`"15m, 1d"`).
+    mutating func list(_ table: Entries, _ key: String, _ keyPath: String, example: String) -> [String]? {
+        guard let value = table[key] else { return nil }
+        if let text = value.string {
+            return text.split(separator: ",").map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+        }
+        guard let array = value.array, case let items = array.compactMap(\.string), items.count == array.count else {
+            report(keyPath, "'\(key)' must be an array of strings such as \(example), found \(Self.describe(value))")
+            return nil
+        }
+        return items
     }
 
     /// The file's key for a request field.

@@ -127,6 +127,31 @@ import Timekeeping
         #expect(try Self.problems(resumeJSON.stdout, schema: "resume") == [], "\(resumeJSON.stdout)")
         checked.formUnion(["pause", "resume"])
 
+        // The last Friday of the month, reminded the day before, not in December, until the summer;
+        // then its next occurrence skipped and brought back.
+        let review = try run(["at", "DTSTART;TZID=Europe/Berlin:21000129T163500 RRULE:FREQ=MONTHLY;BYDAY=-1FR", "--id", "review",
+                              "--remind", "1d,15m", "--except", "2100-12", "--until", "2101-06-30", "Review"], schema: "added")
+        let berlin = try Zone.named("Europe/Berlin")
+        #expect(review.text == ["review: \(Zone.system().iso8601(Instant(seconds: 4_104_920_100)))"])  // Fri 2100-01-29 16:35 CET
+        let reviewRequest = try center.request(withIdentifier: "review")
+        #expect(reviewRequest.trigger.reminders == [.seconds(900), .seconds(86_400)])
+        #expect(reviewRequest.trigger.exceptions.map(\.description) == ["2100-12"])
+        #expect(reviewRequest.trigger.until.map { berlin.iso8601($0) } == "2101-06-30T23:59:59+02:00")
+        let reviewShown = try run(["show", "review"], schema: "show")
+        #expect(reviewShown.json.contains(#""remind":[900,86400],"except":["2100-12"],"until":""#), "\(reviewShown.json)")
+        #expect(reviewShown.text.contains("remind:       15m before, 1d before"), "\(reviewShown.text)")
+        let skipped = try runChime(["skip", "review", "--json"], environment: environment)
+        #expect(try Self.problems(skipped.stdout, schema: "skip") == [], "\(skipped.stdout)")
+        let system = Zone.system()
+        #expect(skipped.stdout == #"{"id":"review","occurrence":""# + system.iso8601(Instant(seconds: 4_104_920_100)) + #"","nextFire":""#
+                + system.iso8601(Instant(seconds: 4_107_339_300)) + #""}"# + "\n")  // then Fri 2100-02-26
+        #expect(try center.request(withIdentifier: "review").trigger.skipped == [Instant(seconds: 4_104_920_100)])
+        let undone = try runChime(["skip", "--undo", "review"], environment: environment)
+        #expect(undone.stdout == "review: brought back \(system.iso8601(Instant(seconds: 4_104_920_100))); next \(system.iso8601(Instant(seconds: 4_104_920_100)))\n")
+        #expect(try runChime(["skip", "--undo", "review"], environment: environment).status == 64)
+        checked.insert("skip")
+        _ = try center.removePendingNotificationRequests(withIdentifiers: ["review"])
+
         let next = try run(["next", "16:35 mon-fri", "--after", "2026-11-23 12:00", "--tz", "Europe/Berlin", "--count", "3"], schema: "next")
         #expect(next.json == #"["2026-11-23T16:35:00+01:00","2026-11-24T16:35:00+01:00","2026-11-25T16:35:00+01:00"]"#)
         #expect(next.text == ["Mon 2026-11-23 16:35:00 CET (+01:00)", "Tue 2026-11-24 16:35:00 CET (+01:00)", "Wed 2026-11-25 16:35:00 CET (+01:00)"])
