@@ -290,6 +290,8 @@ public enum AlarmDefaults {
     /// The notification categories of chime's alarms and timers.
     public static let alarmCategory = "x-chime.alarm"
     public static let timerCategory = "x-chime.timer"
+    /// The category of a reminder before an alarm (`--remind`).
+    public static let reminderCategory = "x-chime.reminder"
     /// What a do-not-disturb policy is when none is given: the alarm breaks through.
     public static let doNotDisturb = DoNotDisturbPolicy.breakThrough
 }

@@ -39,7 +39,7 @@ public struct Show: ParsableCommand {
 
     /// Everything about one alarm, each field typed (docs/json.md): durations in seconds, instants
     /// in ISO 8601, null for none; the text says the same in words.
-    static func report(_ request: NotificationRequest, summary: PendingSummary?) -> RecordReport {
+    static func report(_ request: NotificationRequest, summary: PendingSummary?, now: Instant = WallClock.system.now()) -> RecordReport {
         let content = request.content
         let zone = request.trigger.zone
         let expression: String = switch request.trigger.rule {
@@ -82,7 +82,7 @@ public struct Show: ParsableCommand {
                 guard let count = datum.text else { return "none" }
                 return request.trigger.countEnd.flatMap { Datum.instant($0, zone).text }.map { "\(count) (the last \($0))" } ?? count
             },
-            Field("skipped", "skipped", .list(request.trigger.skipped.map { .instant($0, zone) })) { datum in
+            Field("skipped", "skipped", .list(request.trigger.skipped.filter { $0 > now }.map { .instant($0, zone) })) { datum in
                 guard case .list(let times) = datum, !times.isEmpty else { return "none" }
                 return times.compactMap(\.text).joined(separator: ", ")
             },

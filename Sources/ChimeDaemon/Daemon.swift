@@ -160,6 +160,7 @@ public final class SchedulerDaemon {
             presenter.deliver(request, due: due, timeliness: timeliness, now: now)
         }
         schedule.events.inFlight = { [unowned self] identifier, due in presenter.isInFlight(identifier, due: due) }
+        schedule.events.remind = { [unowned self] request, occurrence, lead in presenter.remind(request, occurrence: occurrence, lead: lead) }
         schedule.events.forget = { [unowned self] identifiers, removed in
             presenter.forget(identifiers, removed: removed)
             if removed { alarmFile.alarmsRemoved() }

@@ -249,6 +249,42 @@ final class Presenter: LoopPart {
         }
     }
 
+    /// Reminder popups on their way (kept until the server answers).
+    private var remindersSent: [PendingCall] = []
+
+    /// Shows a reminder `lead` before an occurrence: the alarm's title and body, "in 15m · at 16:35"
+    /// above them, in the reminder category, without a sound or buttons (the alarm itself rings).
+    /// Nothing is held or retried for it: without a server it is logged and let go.
+    func remind(_ request: NotificationRequest, occurrence: Instant, lead: TimeSpan) {
+        let identifier = request.identifier
+        signals.emit("Reminded", [.string(identifier), .int64(occurrence.seconds), .int64(lead.seconds)])
+        guard session.present, let capabilities = session.capabilities else {
+            logger.info("no notification server: a reminder is not shown", metadata: ["alarm.id": "\(identifier)"])
+            return
+        }
+        var content = NotificationContent(title: request.content.title)
+        content.subtitle = tr("Reminder: in %s", lead.description) + " · " + tr("at %s", clockText(occurrence, in: request.trigger.wallClockZone))
+        content.body = request.content.body
+        content.bodyIsMarkup = request.content.bodyIsMarkup
+        content.label = request.content.label
+        content.icon = request.content.icon
+        content.category = AlarmDefaults.reminderCategory
+        content.urgency = .normal
+        let rendered = render(content, for: capabilities)
+        do {
+            let call = try client.beginNotify(rendered.notification)
+            remindersSent.append(call)
+            try call.onCompletion { [weak self, logger] answer in
+                self?.remindersSent.removeAll { $0 === call }
+                if case .failure(let error) = answer {
+                    logger.warning("the server refused a reminder: \(error)", metadata: ["alarm.id": "\(identifier)"])
+                }
+            }
+        } catch {
+            logger.warning("could not send a reminder: \(error)", metadata: ["alarm.id": "\(identifier)"])
+        }
+    }
+
     static func joined(_ note: String, _ subtitle: String) -> String {
         subtitle.isEmpty ? note : note + " · " + subtitle
     }

@@ -42,6 +42,8 @@ final class Schedule: LoopPart {
         var inFlight: (_ identifier: String, _ due: Instant) -> Bool = { _, _ in false }
         /// These alarms were replaced, or (`removed`) cancelled: what was held or retried for them goes.
         var forget: (_ identifiers: [String], _ removed: Bool) -> Void = { _, _ in }
+        /// Show a reminder `lead` before an occurrence (the presenter).
+        var remind: (_ request: NotificationRequest, _ occurrence: Instant, _ lead: TimeSpan) -> Void = { _, _, _ in }
     }
 
     let store: Store
@@ -51,6 +53,10 @@ final class Schedule: LoopPart {
     var events = Events()
     /// The next occurrence of every pending alarm.
     private(set) var queue = OccurrenceQueue()
+    /// The next reminder of every pending alarm that has reminders (`--remind`). Planned from the
+    /// request whenever the alarm is queued; not stored: a reminder due while the daemon was down,
+    /// or the machine slept, is not shown late (its alarm is, as any missed occurrence).
+    private(set) var reminders = OccurrenceQueue()
     /// Which request is being fired, on disk, so a crash costs at most that request.
     let marker: FiringMarker
     /// Requests the daemon crashed while firing before (cleared once they fire cleanly).
@@ -69,7 +75,12 @@ final class Schedule: LoopPart {
 
     // MARK: - The loop
 
-    var deadline: Instant? { queue.earliest()?.time }
+    var deadline: Instant? {
+        switch (queue.earliest()?.time, reminders.earliest()?.time) {
+        case (let a?, let b?): min(a, b)
+        case (let a, let b): a ?? b
+        }
+    }
 
     func deadlineReached(now: Instant) { fireDue() }
 
@@ -140,6 +151,7 @@ final class Schedule: LoopPart {
             logger.error("quarantined: \(reason)", metadata: ["alarm.id": "\(identifier)"])
             logging { () throws(StoreError) in try store.quarantine(identifier, reason: reason) }
             queue.cancel(identifier)
+            reminders.cancel(identifier)
             changed(identifier)
             return nil
         case nil: return nil
@@ -153,9 +165,11 @@ final class Schedule: LoopPart {
     /// marked missed, within its grace period, and older ones are recorded.
     func catchUp(now: Instant) throws(StoreError) {
         var overdue: [ScheduledTime] = []
+        let remindful = try store.identifiersWithReminders()
         for time in try store.scheduledTimes() where time.quarantine == nil {
             guard let next = time.nextFire else { continue }
             if next > now { queue.schedule(time.identifier, at: next) } else { overdue.append(time) }
+            if remindful.contains(time.identifier), !time.disabled, !time.paused { planReminder(time.identifier, now: now) }
         }
         for time in overdue {
             firing(time.identifier) { catchUp(time, now: now) }
@@ -206,6 +220,7 @@ final class Schedule: LoopPart {
     /// past its grace), the older ones recorded missed.
     func rescheduleAll(after now: Instant) {
         queue = OccurrenceQueue()
+        reminders = OccurrenceQueue()
         changedAll()
         var overdue: [ScheduledTime] = []
         logging { () throws(StoreError) in
@@ -231,6 +246,7 @@ final class Schedule: LoopPart {
                     marker.clear()
                     try store.setNextFire(time.identifier, next)
                     if let next { queue.schedule(time.identifier, at: next) }
+                    if next != nil, request.trigger.reminders.isEmpty == false { planReminder(request, now: now) }
                 }
             }
         }
@@ -243,6 +259,16 @@ final class Schedule: LoopPart {
 
     func fireDue() {
         let now = clock.now()
+        for (identifier, due) in reminders.popDue(now) {
+            firing(identifier) {
+                guard let request = load(identifier) else { return }
+                // The reminder due now: the occurrence it is for, and how long before it.
+                if let reminder = request.trigger.nextReminder(after: due - TimeSpan(nanoseconds: 1)), reminder.at == due {
+                    events.remind(request, reminder.occurrence, reminder.lead)
+                }
+                planReminder(request, now: due)
+            }
+        }
         for (identifier, due) in queue.popDue(now) {
             firing(identifier) {
                 guard let request = load(identifier) else { return }
@@ -269,7 +295,28 @@ final class Schedule: LoopPart {
 
     func requeue(_ identifier: String, _ next: Instant?) {
         if let next { queue.schedule(identifier, at: next) } else { queue.cancel(identifier) }
+        if next == nil {
+            reminders.cancel(identifier)
+        } else if (try? store.hasReminders(identifier)) == true {
+            planReminder(identifier, now: clock.now())
+        } else {
+            reminders.cancel(identifier)
+        }
         changed(identifier)
+    }
+
+    /// Queues the alarm's next reminder after `now`, or none.
+    func planReminder(_ identifier: String, now: Instant) {
+        guard let request = load(identifier) else { return reminders.cancel(identifier) }
+        planReminder(request, now: now)
+    }
+
+    func planReminder(_ request: NotificationRequest, now: Instant) {
+        if let reminder = request.trigger.nextReminder(after: now) {
+            reminders.schedule(request.identifier, at: reminder.at)
+        } else {
+            reminders.cancel(request.identifier)
+        }
     }
 
     // MARK: - Announcing changes
@@ -370,6 +417,7 @@ final class Schedule: LoopPart {
     private func takenOff(_ identifiers: [String], gone: Bool) {
         for id in identifiers {
             queue.cancel(id)
+            reminders.cancel(id)
             if gone { suspects.remove(id) }
             changed(id)
         }

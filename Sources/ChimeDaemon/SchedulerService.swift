@@ -488,6 +488,7 @@ final class SchedulerService {
                     ExportedSignal("Fired", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("timeliness", .string)]),
                     ExportedSignal("Missed", arguments: [Parameter("id", .string), Parameter("due", .int64)]),
                     ExportedSignal("RangOut", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("snoozed", .boolean)]),
+                    ExportedSignal("Reminded", arguments: [Parameter("id", .string), Parameter("occurrence", .int64), Parameter("lead", .int64)]),
                     ExportedSignal("Answered", arguments: [Parameter("id", .string), Parameter("action", .string)]),
                     ExportedSignal("Dismissed", arguments: [Parameter("id", .string)]),
                     ExportedSignal("PendingChanged", arguments: [Parameter("ids", .array(.string))]),

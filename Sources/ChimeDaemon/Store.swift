@@ -562,6 +562,23 @@ public final class Store {
         return origin
     }
 
+    /// Whether the pending request has reminders (its trigger's JSON has them only when it does).
+    public func hasReminders(_ identifier: String) throws(StoreError) -> Bool {
+        var found = false
+        try read("SELECT 1 FROM pending WHERE identifier = ? AND quarantine IS NULL AND instr(request, '\"reminders\":[') > 0",
+                 [.text(identifier)]) { _ in found = true }
+        return found
+    }
+
+    /// The pending requests that have reminders.
+    public func identifiersWithReminders() throws(StoreError) -> Set<String> {
+        var found: Set<String> = []
+        try read("SELECT identifier FROM pending WHERE quarantine IS NULL AND instr(request, '\"reminders\":[') > 0", []) { row in
+            found.insert(row.text(0))
+        }
+        return found
+    }
+
     /// Changes what is stored of a pending request (its skips) and its next occurrence, keeping its
     /// history, its origin and whether it is switched off.
     public func update(_ request: NotificationRequest, nextFire: Instant?) throws(StoreError) {
