@@ -55,7 +55,7 @@ public enum AlarmConfig {
 
     public static let alarmKeys = ["id", "label", "when", "title", "body", "body-command", "body-timeout", "sound", "urgency",
                                    "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd",
-                                   "volume", "fade", "insist", "remind", "except", "until", "count"]
+                                   "volume", "fade", "insist", "remind", "except", "until"]
     public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd",
                                      "volume", "fade", "insist"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",

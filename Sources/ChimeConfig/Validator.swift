@@ -235,6 +235,11 @@ struct Validator {
 
     mutating func checkKeys(_ table: Entries, known: [String], prefix: String, section: String) {
         for key in table.keys where !known.contains(key) {
+            if key == "count", section == "[[alarm]]" {
+                // A count runs from when an alarm is set; a file alarm is set again at each change of the file.
+                report(prefix + "." + key, "'count' is for alarms set once (chime at --count); in the file give 'until', or COUNT in an iCalendar rule")
+                continue
+            }
             var message = "unknown key '\(key)' in \(section)"
             if let guess = AlarmConfig.closest(key, in: known) { message += "; did you mean '\(guess)'?" }
             report(prefix + "." + key, message, atValue: false)
@@ -392,10 +397,6 @@ struct Validator {
             }
         }
         draft.until = string(table, "until", p + ".until").map { .text($0) }
-        if table["count"] != nil {
-            // A count runs from when an alarm is set; a file alarm is set again at each change of the file.
-            report(p + ".count", "'count' is for alarms set once (chime at --count); in the file give 'until', or COUNT in an iCalendar rule")
-        }
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
         // Every problem at once: the rules across fields, then the rule itself.
         for broken in draft.conflicts() { reportBuilding(broken, p) }
