@@ -314,6 +314,10 @@ public struct Trigger: Hashable, Sendable, Codable {
     /// When the trigger was set. An egg timer set at 12:00:00.7 for 5 minutes fires at
     /// 12:05:00.7, not up to a second early; calendar rules fire on the second.
     public var anchor: Instant
+    /// Where the alarm fires relative to each occurrence of its rule (negative: before), as a
+    /// calendar's alarms do (`TRIGGER:-PT15M`); empty: at it. Exceptions and skips apply to the
+    /// times it fires.
+    public var offsets: [TimeSpan] = []
     /// A reminder popup this long before each occurrence (`--remind 15m,1d`), shortest first.
     public var reminders: [TimeSpan] = []
     /// Days (or months), in the trigger's zone, whose occurrences are left out (`--except`).
@@ -376,7 +380,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         var after = time
         // A month excepted from a rule that fires every minute is 44,640 steps: bounded all the same.
         for _ in 0..<200_000 {
-            guard let next = rule.nextFire(after: after, anchor: anchor, repeats: repeats, in: zone) else { return nil }
+            guard let next = ruleFire(after: after, zone: zone) else { return nil }
             if let until, next > until { return nil }
             if let countEnd, next > countEnd { return nil }
             let excepted = !exceptions.isEmpty && exceptions.contains { $0.contains(wallClock.civil(at: next.seconds)) }
@@ -384,6 +388,14 @@ public struct Trigger: Hashable, Sendable, Codable {
             after = next
         }
         return nil
+    }
+
+    /// The rule's next fire after `time`, moved by each offset.
+    func ruleFire(after time: Instant, zone: Zone) -> Instant? {
+        guard !offsets.isEmpty else { return rule.nextFire(after: time, anchor: anchor, repeats: repeats, in: zone) }
+        return offsets.compactMap { offset in
+            rule.nextFire(after: time - offset, anchor: anchor, repeats: repeats, in: zone).map { $0 + offset }
+        }.min()
     }
 
     /// The next reminder strictly after `time`: when it is due, the occurrence it is for, and how
@@ -406,7 +418,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         var t = anchor - TimeSpan(nanoseconds: 1)
         var last: Instant?
         for _ in 0..<count {
-            guard let next = rule.nextFire(after: t, anchor: anchor, repeats: repeats, in: zone) else { break }
+            guard let next = ruleFire(after: t, zone: zone) else { break }
             last = next
             t = next
         }
@@ -417,7 +429,7 @@ public struct Trigger: Hashable, Sendable, Codable {
     // always written it, so stores from earlier versions read unchanged.
     private enum CodingKeys: String, CodingKey {
         case kind, rule, seconds, at, atNanosecond, repeats, timeZone, anchor, nanosecond
-        case reminders, exceptions, until, count, countEnd, skipped
+        case reminders, exceptions, until, count, countEnd, skipped, offsets
     }
 
     public init(from decoder: any Decoder) throws {
@@ -431,6 +443,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         anchor = Instant(seconds: try c.decodeIfPresent(Int64.self, forKey: .anchor) ?? 0, nanosecond: nanosecond)
         // What bounds the occurrences (none in stores from before they existed).
         reminders = (try c.decodeIfPresent([Int64].self, forKey: .reminders) ?? []).map { .seconds($0) }
+        offsets = (try c.decodeIfPresent([Int64].self, forKey: .offsets) ?? []).map { .seconds($0) }
         for text in try c.decodeIfPresent([String].self, forKey: .exceptions) ?? [] {
             do { exceptions.append(try ExceptDate(parsing: text)) } catch {
                 throw DecodingError.dataCorruptedError(forKey: .exceptions, in: c, debugDescription: "\(text): \(error.message)")
@@ -488,6 +501,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         try c.encode(anchor.seconds, forKey: .anchor)
         if anchor.nanosecond != 0 { try c.encode(anchor.nanosecond, forKey: .nanosecond) }
         if !reminders.isEmpty { try c.encode(reminders.map(\.seconds), forKey: .reminders) }
+        if !offsets.isEmpty { try c.encode(offsets.map(\.seconds), forKey: .offsets) }
         if !exceptions.isEmpty { try c.encode(exceptions.map(\.description), forKey: .exceptions) }
         try c.encodeIfPresent(until?.nanosecondsSinceEpoch, forKey: .until)
         try c.encodeIfPresent(count, forKey: .count)

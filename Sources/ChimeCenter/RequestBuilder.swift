@@ -62,6 +62,8 @@ public struct AlarmDraft: Sendable {
     /// A zone for clock rules the request did not name (the alarm file's `[defaults] tz`): an
     /// interval rule simply has none.
     public var defaultTimeZone: String?
+    /// Where it fires relative to each occurrence (negative: before).
+    public var offsets: [TimeSpan]?
     /// A reminder this long before each occurrence.
     public var reminders: [TimeSpan]?
     /// Days or months whose occurrences are left out.
@@ -208,6 +210,7 @@ public struct AlarmDraft: Sendable {
     /// When it fires, read from `when` (an unreadable rule's error carries the offending part's offset).
     public func buildTrigger() throws(RequestError) -> Trigger {
         var trigger = try buildRuleTrigger()
+        trigger.offsets = Array(Set(offsets ?? [])).sorted()
         trigger.reminders = Array(Set(reminders ?? [])).sorted()
         trigger.exceptions = Array(Set(exceptions ?? [])).sorted()
         trigger.skipped = skipped ?? []

@@ -83,6 +83,9 @@ extension NotificationRequest {
         }
         if trigger.repeats != trigger.rule.repeats { entries.append(("repeats", .boolean(trigger.repeats))) }
         if let zone = trigger.timeZone { entries.append(("time-zone", .string(zone))) }
+        if !trigger.offsets.isEmpty {
+            entries.append(("offset", .array(element: .int64, trigger.offsets.map { .int64($0.seconds) })))
+        }
         if !trigger.reminders.isEmpty {
             entries.append(("remind", .array(element: .uint32, trigger.reminders.map { .uint32(UInt32(clamping: $0.seconds)) })))
         }
@@ -244,6 +247,12 @@ extension NotificationRequest {
         case (nil, let instant?): draft.when = .instant(instant)
         case (nil, nil): draft.when = nil
         case (_?, _?): throw RequestError(.at, "give rule or at, not both")
+        }
+        if let places = fields[.offset] {
+            guard case .array(_, let items) = places, case let seconds = items.compactMap(Self.integer), seconds.count == items.count
+            else { throw RequestError(.offset, "must be ax: seconds from each occurrence (negative: before), got \(places.signature)") }
+            try checkCount(items.count, .offset, RequestBounds.offsetCount, "offsets")
+            draft.offsets = seconds.map { .seconds($0) }
         }
         if let leads = fields[.remind] {
             guard case .array(_, let items) = leads, case let seconds = items.compactMap(Self.integer), seconds.count == items.count

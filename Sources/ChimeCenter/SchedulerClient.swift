@@ -236,6 +236,19 @@ public final class UserNotificationCenter {
         return (id, Instant(seconds: next))
     }
 
+    /// Adds many requests, all or none (each with its identifier replaces one pending under it):
+    /// their identifiers and first occurrences, in order.
+    public func addAll(_ requests: [NotificationRequest]) throws -> [(identifier: String, nextFire: Instant)] {
+        let reply = try call("AddAll", [.array(element: .dictionary(key: .string, value: .variant), requests.map(\.dbusRequest))])
+        guard reply.count == 1, case .array(_, let items) = reply[0] else {
+            throw DBusError(name: .invalidSignature, message: "AddAll answered \(reply.map(\.signature).joined())")
+        }
+        return items.compactMap { item in
+            guard case .structure(let pair) = item, pair.count == 2, case .string(let id) = pair[0], case .int64(let next) = pair[1] else { return nil }
+            return (id, Instant(seconds: next))
+        }
+    }
+
     /// One pending request in full.
     public func request(withIdentifier identifier: String) throws -> NotificationRequest {
         try Self.request(from: try call("Get", [.string(identifier)]))

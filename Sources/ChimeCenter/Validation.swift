@@ -23,6 +23,7 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case bodyOutputLimit = "body-output-limit"
     case rule, at, repeats
     case timeZone = "time-zone"
+    case offset
     case remind
     case except
     case until, count
@@ -110,6 +111,9 @@ public enum RequestBounds {
     public static let bodyOutputLimit = 1...65_536
     /// Rule text, before it is parsed (an iCalendar recurrence may list many EXDATEs).
     public static let ruleBytes = 1...16_384
+    /// Where an alarm fires relative to its rule's occurrences: how many places, and how far.
+    public static let offsetCount = 0...16
+    public static let offset = TimeSpan.seconds(-366 * 86_400)...TimeSpan.seconds(366 * 86_400)
     /// Reminders before each occurrence: how many, and how long before.
     public static let reminderCount = 0...8
     public static let reminder = TimeSpan.seconds(1)...TimeSpan.seconds(366 * 86_400)
@@ -232,6 +236,10 @@ extension Trigger {
             throw RequestError(.anchor, "must lie in 1970-2199, got \(anchor.seconds) s since the epoch")
         }
         if let timeZone { try Self.validateTimeZone(timeZone) }
+        try checkCount(offsets.count, .offset, RequestBounds.offsetCount, "offsets")
+        for offset in offsets where !RequestBounds.offset.contains(offset) {
+            throw RequestError(.offset, "must be within 366 days of the occurrence, got \(offset.seconds) s")
+        }
         try checkCount(reminders.count, .remind, RequestBounds.reminderCount, "reminders")
         for lead in reminders { try checkSpan(lead, .remind, RequestBounds.reminder, what: "a reminder") }
         try checkCount(exceptions.count, .except, RequestBounds.exceptionCount, "dates")

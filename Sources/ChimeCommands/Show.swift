@@ -69,6 +69,12 @@ public struct Show: ParsableCommand {
             Field("expression", "expression", .text(expression)),
             Field("timeZone", "time zone", .optional(request.trigger.timeZone) { .text($0) }) { $0.text ?? "the system's (\(system))" },
             Field("nextFire", "next", .optional(summary?.nextFire) { .instant($0, zone) }) { $0.text ?? "never" },
+            Field("offset", "fires", .list(request.trigger.offsets.map { .count($0.seconds) })) { datum in
+                guard case .list(let places) = datum, !places.isEmpty else { return "at each occurrence" }
+                return request.trigger.offsets.map { span in
+                    span == .zero ? "at" : span < .zero ? "\(TimeSpan.zero - span) before" : "\(span) after"
+                }.joined(separator: ", ") + " each occurrence"
+            },
             Field("remind", "remind", .list(request.trigger.reminders.map { .duration($0) })) { datum in
                 guard case .list(let leads) = datum, !leads.isEmpty else { return "none" }
                 return leads.compactMap(\.text).map { "\($0) before" }.joined(separator: ", ")

@@ -382,6 +382,40 @@ final class Schedule: LoopPart {
         return (request.identifier, next)
     }
 
+    /// Adds many requests at once, all or none (`chime import`): each is checked as `add` checks
+    /// one, and all are stored in one transaction. Answers their identifiers, in order.
+    func addAll(_ incoming: [IncomingRequest]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
+        let now = clock.now()
+        var planned: [(request: NotificationRequest, identifierGiven: Bool, next: Instant)] = []
+        for (index, item) in incoming.enumerated() {
+            guard let next = item.request.trigger.nextFire(after: now) else {
+                var refusal = RequestError(.rule, "request \(index + 1): \(item.request.trigger.neverFiresDescription)", kind: .neverFires)
+                refusal.key = "requests"
+                throw .invalid(refusal)
+            }
+            planned.append((item.request, item.identifierGiven, next))
+        }
+        try refuseFileAlarms(planned.filter(\.identifierGiven).map(\.request.identifier))
+        var added: [(identifier: String, next: Instant)] = []
+        do {
+            try store.write { () throws(StoreError) in
+                for item in planned {
+                    var request = item.request
+                    if !item.identifierGiven { request.identifier = try newIdentifier(for: request) }
+                    try store.add(request, nextFire: item.next)
+                    added.append((request.identifier, item.next))
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+        for (id, next) in added {
+            suspects.remove(id)
+            replaced(id, next: next)
+        }
+        return added
+    }
+
     /// A new identifier for `request`: its label's slug (or "timer" for an interval, "alarm"
     /// otherwise) and a number from a sequence kept in the store, skipping any in use.
     func newIdentifier(for request: NotificationRequest) throws(StoreError) -> String {

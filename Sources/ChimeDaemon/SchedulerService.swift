@@ -30,6 +30,26 @@ final class SchedulerService {
             return (added.identifier, added.next) } catch { throw Self.error(error) }
     }
 
+    /// The most requests one `AddAll` takes.
+    static let addAllLimit = 10_000
+
+    func addAll(_ requests: [Value]) throws(DBusError) -> [(identifier: String, nextFire: Instant)] {
+        guard requests.count <= Self.addAllLimit else {
+            throw Self.error(.invalid(RequestError(key: "requests", "at most \(Self.addAllLimit) requests at once, got \(requests.count)")))
+        }
+        var incoming: [IncomingRequest] = []
+        let now = daemon.clock.now()
+        for (index, request) in requests.enumerated() {
+            do { incoming.append(try NotificationRequest.fromDBus(request.dictionaryEntries ?? [], now: now)) } catch {
+                var refusal = error
+                refusal.message = "request \(index + 1): \(error.key): \(error.message)"
+                refusal.key = "requests"
+                throw Self.error(.invalid(refusal))
+            }
+        }
+        do { return try daemon.schedule.addAll(incoming).map { ($0.identifier, $0.next) } } catch { throw Self.error(error) }
+    }
+
     func remove(_ identifiers: [String]) throws(DBusError) -> [String] {
         do { return try daemon.schedule.remove(identifiers) } catch { throw self.error(error) }
     }
@@ -378,6 +398,11 @@ final class SchedulerService {
                            [Parameter("id", .string), Parameter("next_fire", .int64)]) { [unowned self] call in
                         let added = try add(call.arguments[0].dictionaryEntries ?? [])
                         return [.string(added.identifier), .int64(added.nextFire.seconds)]
+                    },
+                    method("AddAll", [Parameter("requests", .array(.dictionary(key: .string, value: .variant)))],
+                           [Parameter("added", .array(.structure([.string, .int64])))]) { [unowned self] call in
+                        let added = try addAll(call.arguments[0].arrayElements ?? [])
+                        return [.array(element: .structure([.string, .int64]), added.map { .structure([.string($0.identifier), .int64($0.nextFire.seconds)]) })]
                     },
                     method("Remove", [Parameter("ids", .array(.string))], [Parameter("removed", .array(.string))]) { [unowned self] call in
                         [.strings(try remove(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []))]

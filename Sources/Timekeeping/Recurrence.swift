@@ -113,9 +113,7 @@ public struct Recurrence: Hashable, Sendable {
             }
         }
         guard let start else { throw RuleError("a recurrence needs DTSTART, e.g. DTSTART;TZID=Europe/Berlin:20261127T163500") }
-        guard !rules.isEmpty || !dates.isEmpty else {
-            throw RuleError("give RRULE (e.g. RRULE:FREQ=MONTHLY;BYDAY=-1FR) or RDATE with DTSTART", at: 0, length: text.count)
-        }
+        // DTSTART alone is one occurrence (a calendar's one-off event).
         for (index, rule) in rules.enumerated() {
             // §3.3.10: UNTIL is of DTSTART's value type, and in UTC where DTSTART names a zone or UTC.
             guard let until = rule.until else { continue }

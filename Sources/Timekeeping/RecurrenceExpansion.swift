@@ -124,6 +124,11 @@ extension Recurrence {
         }
     }
 
+    /// DTSTART as an instant (a floating one read in `floatingZone`).
+    public func startInstant(floatingZone: Zone) -> UnixTime {
+        self.startInstant ?? Self.instant(start, in: zone(floatingZone: floatingZone))
+    }
+
     /// The instant a civil time of this recurrence stands for (§3.3.5: a skipped time with the
     /// offset before the gap, a repeated one the first).
     static func instant(_ civil: CivilTime, in zone: Zone) -> UnixTime {

@@ -51,7 +51,6 @@ import Testing
 
     @Test(arguments: [
         ("RRULE:FREQ=DAILY", "a recurrence needs DTSTART", 0),
-        ("DTSTART:20261127T090000Z", "give RRULE", 0),
         ("DTSTART:20261127T090000Z RRULE:FREQ=FORTNIGHTLY", "FREQ=FORTNIGHTLY", 31),
         ("DTSTART:20261127T090000Z RRULE:COUNT=3", "RRULE needs FREQ", 31),
         ("DTSTART:20261127T090000Z RRULE:FREQ=DAILY;COUNT=3;UNTIL=20261201T000000Z", "give COUNT or UNTIL, not both", 31),
@@ -79,5 +78,15 @@ import Testing
             guard let error = error as? RuleError else { return false }
             return error.message.contains(message) && error.offset == offset
         }
+    }
+}
+
+extension RecurrenceReadingTests {
+    /// DTSTART alone is one occurrence, as a calendar's one-off event: it does not repeat.
+    @Test func aStartAloneIsOneOccurrence() throws {
+        let once = try Recurrence(parsing: "DTSTART:20261127T090000Z")
+        #expect(once.occurrences(through: Instant.latest.seconds, floatingZone: .utc) == [1_795_770_000])
+        #expect(!Rule.recurrence(once).repeats)
+        #expect(once.next(after: 1_795_770_000, floatingZone: .utc) == nil)
     }
 }

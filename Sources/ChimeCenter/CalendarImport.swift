@@ -1,0 +1,298 @@
+// A calendar's reminders as chime alarms: each event or to-do with alarms (VALARM) becomes one
+// chime alarm whose rule is the event's own recurrence (DTSTART, RRULE, RDATE, EXDATE, with its
+// zone named as the tz database names it), firing where the VALARMs say relative to each
+// occurrence (before or after its start or end, repeated as REPEAT and DURATION say); an alarm at
+// an absolute time is an alarm of its own. What chime cannot do is a problem at its line.
+import ICalendar
+import Notifications
+import Timekeeping
+
+public struct CalendarImport: Sendable {
+    /// One alarm made from an event: its draft (rule, content, offsets), where the event starts in
+    /// the file, and its UID.
+    public struct Alarm: Sendable {
+        public var draft: AlarmDraft
+        public var line: Int
+        public var uid: String
+    }
+
+    /// Something of the file chime cannot represent, at its line.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        public var line: Int
+        public var message: String
+        public var description: String { "\(line): \(message)" }
+    }
+
+    public var alarms: [Alarm] = []
+    public var problems: [Problem] = []
+    /// Events and to-dos without an alarm, and cancelled ones: nothing to import.
+    public var withoutAlarms = 0
+    public var cancelled = 0
+
+    /// Properties of chime's own that `CalendarExport` writes, so an alarm comes back as it was.
+    public enum Own {
+        public static let id = "X-CHIME-ID", rule = "X-CHIME-RULE", zone = "X-CHIME-TIME-ZONE", sound = "X-CHIME-SOUND"
+        public static let volume = "X-CHIME-VOLUME", fade = "X-CHIME-FADE", ring = "X-CHIME-RING", insist = "X-CHIME-INSIST"
+        public static let snooze = "X-CHIME-SNOOZE", remind = "X-CHIME-REMIND", except = "X-CHIME-EXCEPT"
+        public static let until = "X-CHIME-UNTIL", label = "X-CHIME-LABEL", urgency = "X-CHIME-URGENCY"
+    }
+
+    /// Reads `text` (an .ics file's contents); `anchor` is when the alarms are set.
+    public init(reading text: String, anchor: Instant) {
+        let calendars: [Component]
+        do throws(ParseError) { calendars = try Parser.parse(text) } catch {
+            problems.append(Problem(line: error.line, message: error.message))
+            return
+        }
+        for calendar in calendars {
+            guard calendar.name == "VCALENDAR" else {
+                problems.append(Problem(line: calendar.line, message: "BEGIN:\(calendar.name) at the top; an iCalendar file holds VCALENDAR"))
+                continue
+            }
+            read(calendar, anchor: anchor)
+        }
+    }
+
+    private mutating func read(_ calendar: Component, anchor: Instant) {
+        let timeZones = calendar.children("VTIMEZONE")
+        let calendarName = calendar.first("X-WR-CALNAME").map { Self.line($0.text) } ?? ""
+        let items = calendar.components.filter { $0.name == "VEVENT" || $0.name == "VTODO" }
+        // Instances moved or changed (RECURRENCE-ID) leave their series, which skips them.
+        var moved: [String: [Property]] = [:]
+        for item in items {
+            if let uid = item.first("UID")?.text, let instance = item.first("RECURRENCE-ID") { moved[uid, default: []].append(instance) }
+        }
+        for item in items {
+            if item.first("STATUS")?.value.uppercased() == "CANCELLED" {
+                cancelled += 1
+                continue
+            }
+            let valarms = item.children("VALARM")
+            guard !valarms.isEmpty else {
+                withoutAlarms += 1
+                continue
+            }
+            guard let uid = item.first("UID")?.text, !uid.isEmpty else {
+                problems.append(Problem(line: item.line, message: "\(item.name) without a UID (RFC 5545 requires one; chime updates alarms by it)"))
+                continue
+            }
+            let instance = item.first("RECURRENCE-ID")
+            read(item, uid: uid, valarms: valarms, timeZones: timeZones, calendarName: calendarName,
+                 skipped: instance == nil ? moved[uid] ?? [] : [], instance: instance, anchor: anchor)
+        }
+    }
+
+    private mutating func read(_ item: Component, uid: String, valarms: [Component], timeZones: [Component], calendarName: String,
+                               skipped: [Property], instance: Property?, anchor: Instant) {
+        let problemsBefore = problems.count
+        func problem(_ line: Int, _ message: String) { problems.append(Problem(line: line, message: message)) }
+        /// A date or date-time property written for chime's rule: its TZID as the tz database names it.
+        func written(_ property: Property, as name: String) -> String? {
+            var head = name
+            if let value = property.parameters["VALUE"], value.uppercased() == "DATE" { head += ";VALUE=DATE" }
+            if let tzid = property.parameters["TZID"] {
+                guard let zone = Values.zoneName(tzid, timeZones: timeZones) else {
+                    problem(property.line, "TZID=\(tzid): not a zone chime knows (no tz database name, X-LIC-LOCATION or fixed offset says which)")
+                    return nil
+                }
+                head += ";TZID=\(zone)"
+            }
+            return head + ":" + property.value
+        }
+        let startProperty = item.first("DTSTART") ?? (item.name == "VTODO" ? item.first("DUE") : nil)
+        guard let startProperty else {
+            return problem(item.line, "\(item.name) without \(item.name == "VTODO" ? "DTSTART or DUE" : "DTSTART"): its alarms have nothing to be relative to")
+        }
+        // The rule: the event's own recurrence (a moved instance: just its own start).
+        var lines: [String] = []
+        if let start = written(startProperty, as: "DTSTART") { lines.append(start) }
+        if instance == nil {
+            for rule in item.all("RRULE") { lines.append("RRULE:" + rule.value) }
+            for date in item.all("RDATE") { if let text = written(date, as: "RDATE") { lines.append(text) } }
+            for date in item.all("EXDATE") + skipped { if let text = written(date, as: "EXDATE") { lines.append(text) } }
+        }
+        guard problems.count == problemsBefore else { return }
+        var ruleText = lines.joined(separator: " ")
+        let recurrence: Recurrence
+        do throws(RuleError) { recurrence = try Recurrence(parsing: ruleText) } catch {
+            return problem(startProperty.line, "the event's recurrence: \(error.message)")
+        }
+        // The event's length, for alarms relative to its end.
+        var length: Int64 = recurrence.start.isDate ? 86_400 : 0
+        if let duration = item.first("DURATION").flatMap({ Values.duration($0.value) }) {
+            length = duration
+        } else if let end = item.first(item.name == "VTODO" ? "DUE" : "DTEND"), end != startProperty,
+            let endText = written(end, as: "DTSTART"), let endRecurrence = try? Recurrence(parsing: endText)
+        {
+            let zone = Zone.system()
+            length = endRecurrence.startInstant(floatingZone: zone) - recurrence.startInstant(floatingZone: zone)
+        }
+
+        var offsets: [Int64] = []
+        var absolute: [(Instant, Int)] = []
+        var sound: Sound?
+        var alarmDescription: String?
+        for valarm in valarms {
+            let action = valarm.first("ACTION")?.value.uppercased() ?? "DISPLAY"
+            switch action {
+            case "DISPLAY":
+                if let text = valarm.first("DESCRIPTION")?.text, Self.meaningful(text, summary: item.first("SUMMARY")?.text) {
+                    alarmDescription = text
+                }
+            case "AUDIO":
+                sound = Self.sound(valarm.first("ATTACH")) ?? sound ?? .default
+            case "EMAIL":
+                problem(valarm.line, "an EMAIL alarm: chime shows popups and plays sounds, it sends no mail")
+                continue
+            default:
+                problem(valarm.line, "ACTION:\(action): chime's alarms show (DISPLAY) or sound (AUDIO)")
+                continue
+            }
+            guard let trigger = valarm.first("TRIGGER") else {
+                problem(valarm.line, "VALARM without TRIGGER: it never goes off")
+                continue
+            }
+            var first: Int64
+            if trigger.parameters["VALUE"]?.uppercased() == "DATE-TIME" {
+                guard let at = try? Recurrence(parsing: "DTSTART:" + trigger.value) else {
+                    problem(trigger.line, "TRIGGER:\(trigger.value) is not a date-time (YYYYMMDDTHHMMSSZ)")
+                    continue
+                }
+                absolute.append((Instant(seconds: at.startInstant(floatingZone: .utc)), valarm.line))
+                continue
+            }
+            guard let offset = Values.duration(trigger.value) else {
+                problem(trigger.line, "TRIGGER:\(trigger.value) is not a duration (e.g. -PT15M)")
+                continue
+            }
+            first = offset + (trigger.parameters["RELATED"]?.uppercased() == "END" ? length : 0)
+            offsets.append(first)
+            // REPEAT more times, DURATION apart.
+            if let repeatText = valarm.first("REPEAT")?.value {
+                guard let count = Int(repeatText), count >= 0, let every = valarm.first("DURATION").flatMap({ Values.duration($0.value) }),
+                    every > 0
+                else {
+                    problem(valarm.line, "REPEAT needs a count and a positive DURATION")
+                    continue
+                }
+                guard count < RequestBounds.offsetCount.upperBound else {
+                    problem(valarm.line, "REPEAT:\(count): chime repeats an alarm at most \(RequestBounds.offsetCount.upperBound - 1) times")
+                    continue
+                }
+                for k in 1...max(count, 1) where count > 0 { offsets.append(first + Int64(k) * every) }
+            }
+        }
+        guard problems.count == problemsBefore else { return }
+
+        // What the alarm says.
+        var draft = AlarmDraft(kind: .alarm, anchor: anchor)
+        let own = { (name: String) in item.first(name)?.text }
+        let summary = item.first("SUMMARY").map { Self.line($0.text) } ?? ""
+        draft.title = summary.isEmpty ? "(untitled \(item.name == "VTODO" ? "to-do" : "event"))" : summary
+        var body: [String] = []
+        if let location = item.first("LOCATION")?.text, !location.isEmpty { body.append(Self.clean(location)) }
+        if let text = alarmDescription ?? item.first("DESCRIPTION")?.text, !text.isEmpty { body.append(Self.clean(String(text.prefix(2000)))) }
+        draft.body = body.joined(separator: "\n")
+        draft.label = own(Own.label) ?? calendarName
+        draft.sound = sound
+        if let name = own(Own.sound) { draft.sound = name == "default" ? .default : name.hasPrefix("/") ? .file(name) : .named(name) }
+        if draft.sound != nil {
+            draft.volume = own(Own.volume).flatMap { Int($0) }
+            draft.fade = own(Own.fade).flatMap { Int64($0) }.map { .seconds($0) }
+            draft.ring = own(Own.ring).flatMap { Int64($0) }.map { .seconds($0) }
+            draft.insist = own(Own.insist) == "TRUE" ? true : nil
+        }
+        draft.snooze = own(Own.snooze).flatMap { Int64($0) }.map { .seconds($0) }
+        if let name = own(Own.urgency), let urgency = Urgency(name: name) { draft.urgency = urgency }
+        draft.reminders = own(Own.remind).map { $0.split(separator: ",").compactMap { Int64($0) }.map { .seconds($0) } }
+        draft.exceptions = own(Own.except).map { $0.split(separator: ",").compactMap { try? ExceptDate(parsing: String($0)) } }
+        draft.until = own(Own.until).flatMap { Int64($0) }.map { .instant(Instant(seconds: $0)) }
+        draft.timeZone = own(Own.zone)
+        // chime's own rule, where the event came from chime: the alarm comes back as it was written.
+        if let chimeRule = own(Own.rule) { ruleText = chimeRule }
+        let identifier = own(Own.id) ?? Self.identifier(uid: uid, instance: instance)
+        if !offsets.isEmpty {
+            draft.identifier = identifier
+            draft.when = .rule(ruleText)
+            draft.offsets = offsets == [0] || own(Own.rule) != nil ? [] : offsets.map { .seconds($0) }
+            alarms.append(Alarm(draft: draft, line: item.line, uid: uid))
+        }
+        for (index, (at, _)) in absolute.enumerated() {
+            var one = draft
+            one.identifier = identifier + "-at\(index + 1)"
+            one.when = .instant(at)
+            one.offsets = nil
+            one.reminders = nil
+            one.exceptions = nil
+            one.until = nil
+            alarms.append(Alarm(draft: one, line: item.line, uid: uid))
+        }
+    }
+
+    /// `ics-` and the UID where it makes a good identifier; else its letters and digits with a
+    /// hash of the whole, so two UIDs never share one. A moved instance adds its RECURRENCE-ID.
+    static func identifier(uid: String, instance: Property?) -> String {
+        let allowed = uid.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._@-".unicodeScalars.contains($0)) }
+        var base: String
+        if allowed, uid.utf8.count <= 120 {
+            base = uid
+        } else {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in uid.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            let kept = String(uid.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }.prefix(80))
+            let hex = String(hash, radix: 16)
+            base = (kept.isEmpty ? "" : kept + "-") + String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        if let instance { base += "-" + instance.value.filter { $0.isASCII && ($0.isNumber || $0 == "T" || $0 == "Z") } }
+        return "ics-" + base
+    }
+
+    /// A sound a VALARM attaches: a local file (`file:///...` or a path); nil for anything else.
+    static func sound(_ attach: Property?) -> Sound? {
+        guard let value = attach?.value else { return nil }
+        var path = value
+        if path.hasPrefix("file://") { path = String(path.dropFirst(7)) }
+        guard path.hasPrefix("/") else { return nil }
+        return .file(percentDecoded(path))
+    }
+
+    static func percentDecoded(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2, let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether a DISPLAY alarm's description says something of its own (programs fill it with a
+    /// placeholder or the summary).
+    static func meaningful(_ text: String, summary: String?) -> Bool {
+        let trimmed = text.trimmingCharacters(" \n")
+        return !trimmed.isEmpty && trimmed != summary && trimmed != "Default Mozilla Description" && trimmed != "Reminder"
+            && trimmed != "This is an event reminder"
+    }
+
+    /// One line of text: control characters and line breaks become spaces.
+    static func line(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+            .trimmingCharacters(" ")
+    }
+
+    /// Text for a body: line breaks and tabs kept, other control characters dropped.
+    static func clean(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F || $0 == "\n" || $0 == "\t" }))
+    }
+}
+
+extension String {
+    func trimmingCharacters(_ set: String) -> String {
+        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}
