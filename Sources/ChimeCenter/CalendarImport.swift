@@ -29,6 +29,9 @@ public struct CalendarImport: Sendable {
     public var withoutAlarms = 0
     public var cancelled = 0
 
+    /// Where an imported alarm keeps its event's UID (its user info), so an export gives it back.
+    public static let uidKey = "ics-uid"
+
     /// Properties of chime's own that `CalendarExport` writes, so an alarm comes back as it was.
     public enum Own {
         public static let id = "X-CHIME-ID", rule = "X-CHIME-RULE", zone = "X-CHIME-TIME-ZONE", sound = "X-CHIME-SOUND"
@@ -132,7 +135,8 @@ public struct CalendarImport: Sendable {
         var absolute: [(Instant, Int)] = []
         var sound: Sound?
         var alarmDescription: String?
-        for valarm in valarms {
+        // chime's reminders come back from X-CHIME-REMIND, not from the VALARMs that show them elsewhere.
+        for valarm in valarms where valarm.first("X-CHIME-REMINDER") == nil {
             let action = valarm.first("ACTION")?.value.uppercased() ?? "DISPLAY"
             switch action {
             case "DISPLAY":
@@ -194,6 +198,7 @@ public struct CalendarImport: Sendable {
         if let text = alarmDescription ?? item.first("DESCRIPTION")?.text, !text.isEmpty { body.append(Self.clean(String(text.prefix(2000)))) }
         draft.body = body.joined(separator: "\n")
         draft.label = own(Own.label) ?? calendarName
+        draft.userInfo = [CalendarImport.uidKey: uid]
         draft.sound = sound
         if let name = own(Own.sound) { draft.sound = name == "default" ? .default : name.hasPrefix("/") ? .file(name) : .named(name) }
         if draft.sound != nil {
@@ -214,7 +219,7 @@ public struct CalendarImport: Sendable {
         if !offsets.isEmpty {
             draft.identifier = identifier
             draft.when = .rule(ruleText)
-            draft.offsets = offsets == [0] || own(Own.rule) != nil ? [] : offsets.map { .seconds($0) }
+            draft.offsets = offsets == [0] ? [] : offsets.map { .seconds($0) }
             alarms.append(Alarm(draft: draft, line: item.line, uid: uid))
         }
         for (index, (at, _)) in absolute.enumerated() {
