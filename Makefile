@@ -64,7 +64,7 @@ RUNTIME_PACKAGES := dbus-daemon dunst xvfb libsndfile1 libpulse0 sound-theme-fre
 APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3-xlib gettext adwaita-icon-theme librsvg2-common
 TEST_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
 	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin \
-	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil
+	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
@@ -150,7 +150,7 @@ test-app:
 
 # The suites that need no bus, X display or notification server: `make check` runs these alone.
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
-CHECK_SUITES := TimekeepingTests\.(CalendarExpression|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests RenderingTests ExampleConfigTests DiagnosticTests \
+CHECK_SUITES := TimekeepingTests\.(CalendarExpression|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests
 empty :=

@@ -42,8 +42,13 @@ public struct CalendarImport: Sendable {
 
     /// Reads `text` (an .ics file's contents); `anchor` is when the alarms are set.
     public init(reading text: String, anchor: Instant) {
+        self.init(reading: Array(text.utf8), anchor: anchor)
+    }
+
+    /// Reads a file's bytes (UTF-8, lines unfolded first).
+    public init(reading bytes: [UInt8], anchor: Instant) {
         let calendars: [Component]
-        do throws(ParseError) { calendars = try Parser.parse(text) } catch {
+        do throws(ParseError) { calendars = try Parser.parse(bytes: bytes) } catch {
             problems.append(Problem(line: error.line, message: error.message))
             return
         }
@@ -219,7 +224,8 @@ public struct CalendarImport: Sendable {
         if !offsets.isEmpty {
             draft.identifier = identifier
             draft.when = .rule(ruleText)
-            draft.offsets = offsets == [0] ? [] : offsets.map { .seconds($0) }
+            let places = Set(offsets).sorted()  // a DISPLAY and an AUDIO alarm at the same time are one
+            draft.offsets = places == [0] ? [] : places.map { .seconds($0) }
             alarms.append(Alarm(draft: draft, line: item.line, uid: uid))
         }
         for (index, (at, _)) in absolute.enumerated() {

@@ -51,11 +51,8 @@ public struct Import: ParsableCommand {
         } catch {
             ExitStatus.invalidInput.exit("\(name): \(error.reason)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            ExitStatus.invalidInput.exit("\(name): not UTF-8 text (an iCalendar file is UTF-8)")
-        }
         let now = WallClock.system.now()
-        let calendar = CalendarImport(reading: text, anchor: now)
+        let calendar = CalendarImport(reading: bytes, anchor: now)
         var problems = calendar.problems.map { "\(name):\($0.line): \($0.message)" }
         var requests: [NotificationRequest] = []
         var past = 0

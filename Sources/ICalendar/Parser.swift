@@ -97,9 +97,18 @@ public enum Parser {
 
     /// The top-level components of `text` (normally one `VCALENDAR`).
     public static func parse(_ text: String) throws(ParseError) -> [Component] {
+        try parse(bytes: Array(text.utf8))
+    }
+
+    /// The top-level components of a file's bytes: lines are unfolded before they are read as
+    /// UTF-8, since a fold may fall inside a character; a line that is not UTF-8 is an error.
+    public static func parse(bytes: [UInt8]) throws(ParseError) -> [Component] {
         var top: [Component] = []
         var stack: [Component] = []
-        for (line, number) in unfolded(text) {
+        for (bytes, number) in unfolded(bytes) {
+            guard let line = String(validating: bytes, as: UTF8.self) else {
+                throw ParseError(line: number, "not UTF-8 text (an iCalendar file is UTF-8)")
+            }
             guard line.utf8.count <= maximumLineBytes else {
                 throw ParseError(line: number, "the line is longer than \(maximumLineBytes) bytes")
             }
@@ -128,12 +137,11 @@ public enum Parser {
 
     /// The logical lines with the number of the physical line each starts on: a line that begins
     /// with a space or a tab continues the one before (§3.1); empty lines are skipped.
-    static func unfolded(_ text: String) -> [(String, Int)] {
+    static func unfolded(_ text: [UInt8]) -> [([UInt8], Int)] {
         // Bytes until every fold is joined: a fold may fall inside a character's UTF-8 (§3.1).
         var out: [([UInt8], Int)] = []
         var number = 0
-        // By bytes: "\r\n" is one Character to Swift, and a line ends at its "\n" either way.
-        for raw in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        for raw in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             let physical = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw[...]
             if let first = physical.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t"), !out.isEmpty {
@@ -142,7 +150,7 @@ public enum Parser {
                 out.append((Array(physical), number))
             }
         }
-        return out.map { (String(decoding: $0.0, as: UTF8.self), $0.1) }
+        return out
     }
 
     /// `NAME;PARAM=VALUE;PARAM="QUOTED":VALUE`.
