@@ -60,6 +60,8 @@ public struct ConfigCommand: ParsableCommand {
                 }
                 ExitStatus.configError.exit("\(path): \(loaded.diagnostics.count) error\(loaded.diagnostics.count == 1 ? "" : "s")")
             }
+            // What the followed calendars hold that chime leaves out: said, without failing the check.
+            for note in loaded.calendarNotes { printError("note: " + note) }
             Self.report(loaded, path: path, now: now).print(json: json)
             if !json { warnOfWakeAlarms(loaded) }
         }

@@ -45,8 +45,23 @@ public struct AlarmFile: Hashable, Sendable {
     public var path: String
     public var alarms: [ConfigAlarm] = []
     public var timers: [TimerPreset] = []
+    /// The calendars it follows (`[[calendar]]`): their alarms are among `alarms`.
+    public var calendars: [FollowedCalendar] = []
     public var diagnostics: [Diagnostic] = []
+    /// What the calendars hold that chime cannot represent (`FILE:LINE: why`): left out, and said,
+    /// without stopping the rest (a calendar is written by other programs, and synchronised).
+    public var calendarNotes: [String] = []
     public var isValid: Bool { diagnostics.isEmpty }
+}
+
+/// A `[[calendar]]`: one .ics file, or a directory of them (the vdir layout vdirsyncer and khal
+/// write), whose alarms chime keeps in step with the files.
+public struct FollowedCalendar: Hashable, Sendable {
+    public var path: String
+    /// What `chime list` shows its alarms by (default: the calendar's own name).
+    public var label: String?
+    public var enabled: Bool
+    public var line: Int
 }
 
 public enum AlarmConfig {
@@ -60,7 +75,10 @@ public enum AlarmConfig {
                                      "volume", "fade", "insist"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "insist"]
-    static let tables = ["defaults", "alarm", "timer"]
+    public static let calendarKeys = ["path", "label", "enabled"]
+    static let tables = ["defaults", "alarm", "timer", "calendar"]
+    /// The most .ics files one calendar directory is read for.
+    public static let maximumCalendarFiles = 20_000
 
     /// The file in use: `--config`, else `$CHIME_CONFIG`, else `$XDG_CONFIG_HOME/chime/alarms.toml`,
     /// else `~/.config/chime/alarms.toml`.
@@ -122,8 +140,53 @@ public enum AlarmConfig {
         validator.validate(table)
         file.alarms = validator.alarms
         file.timers = validator.timers
+        file.calendars = validator.calendars
+        if validator.diagnostics.isEmpty { readCalendars(&file, anchor: anchor) }
         file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }
         return file
+    }
+
+    /// Adds the alarms of the calendars the file follows; what they hold that chime cannot
+    /// represent becomes a note, and the rest is read.
+    static func readCalendars(_ file: inout AlarmFile, anchor: Instant) {
+        var ids = Set(file.alarms.map(\.id))
+        for calendar in file.calendars where calendar.enabled {
+            var paths: [String]
+            if Sys.isDirectory(calendar.path) {
+                paths = Sys.directoryEntries(calendar.path).filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") }.sorted()
+                    .map { calendar.path + "/" + $0 }
+                if paths.count > maximumCalendarFiles {
+                    file.calendarNotes.append("\(calendar.path): \(paths.count) files; the first \(maximumCalendarFiles) are read")
+                    paths = Array(paths.prefix(maximumCalendarFiles))
+                }
+            } else {
+                paths = [calendar.path]
+            }
+            for path in paths {
+                let bytes: [UInt8]
+                do throws(SystemError) { bytes = try Sys.readFile(path, limit: maximumSize) } catch {
+                    file.calendarNotes.append("\(path): cannot read the calendar: \(error.reason)")
+                    continue
+                }
+                let read = CalendarImport(reading: bytes, anchor: anchor)
+                file.calendarNotes += read.problems.map { "\(path):\($0.line): \($0.message)" }
+                for alarm in read.alarms {
+                    var draft = alarm.draft
+                    if let label = calendar.label { draft.label = label }
+                    do throws(RequestError) {
+                        let request = try draft.build(now: nil)
+                        guard ids.insert(request.identifier).inserted else {
+                            file.calendarNotes.append("\(path):\(alarm.line): alarm '\(request.identifier)' is left out: another alarm has that id")
+                            continue
+                        }
+                        file.alarms.append(ConfigAlarm(id: request.identifier, when: request.summaryRule, enabled: true, request: request,
+                                                       line: calendar.line))
+                    } catch {
+                        file.calendarNotes.append("\(path):\(alarm.line): \(error.key): \(error.message)")
+                    }
+                }
+            }
+        }
     }
 
     static func firstBadByte(_ bytes: [UInt8]) -> (Int, String)? {

@@ -32,6 +32,7 @@ struct Validator {
     let anchor: Instant
     var alarms: [ConfigAlarm] = []
     var timers: [TimerPreset] = []
+    var calendars: [FollowedCalendar] = []
     var diagnostics: [Diagnostic] = []
     /// Zone names already checked (a file names the same one or two zones again and again).
     var knownZones: Set<String> = []
@@ -276,6 +277,23 @@ struct Validator {
             }
             seen[alarm.id] = alarm.line
             alarms.append(alarm)
+        }
+        for (index, table) in tables(root, "calendar") {
+            let entries = Entries(table)
+            let p = "calendar[\(index)]"
+            checkKeys(entries, known: AlarmConfig.calendarKeys, prefix: p, section: "[[calendar]]")
+            guard var path = string(entries, "path", p + ".path") else {
+                if entries["path"] == nil { report(p, "this calendar needs 'path': an .ics file or a directory of them", atValue: false) }
+                continue
+            }
+            if path.hasPrefix("~/"), let home = Sys.environment("HOME") { path = home + path.dropFirst() }
+            guard path.hasPrefix("/") else {
+                report(p + ".path", "calendar path \"\(path)\" must be absolute (or start with ~/)")
+                continue
+            }
+            let label = string(entries, "label", p + ".label")
+            let enabled = bool(entries, "enabled", p + ".enabled") ?? true
+            calendars.append(FollowedCalendar(path: path, label: label, enabled: enabled, line: locator.header("calendar", index)?.line ?? 0))
         }
         var names: [String: Int] = [:]
         for (index, table) in tables(root, "timer") {

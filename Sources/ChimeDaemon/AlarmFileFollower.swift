@@ -130,6 +130,8 @@ final class AlarmFileFollower: LoopPart {
         }
         status.exists = true
         let file = AlarmConfig.load(path: path, anchor: now)
+        // The calendars it follows are watched too (a calendar server's sync rewrites them).
+        watcher?.followed = file.calendars.filter(\.enabled).map(\.path)
         let loaded = clock.now()
         guard file.isValid else {
             status.problems = file.diagnostics.map(\.description)
@@ -263,7 +265,7 @@ final class AlarmFileFollower: LoopPart {
         appliedAlarms = nowApplied
         status.alarms = scheduled
         status.disabled = disabled
-        status.conflicts = conflicts
+        status.conflicts = conflicts + file.calendarNotes
         outcome.applied = true
         return outcome
     }

@@ -12,8 +12,14 @@ public final class ConfigWatcher {
     private let inotify: InotifyDescriptor
     public var fd: Int32 { inotify.fd }
     public let path: String
-    /// Watched directories by watch descriptor, with the entry name that matters in each.
-    private var watches: [Int32: (directory: String, name: String)] = [:]
+    /// Calendars the alarm file follows: an .ics file (watched as the alarm file is), or a
+    /// directory of them (any .ics entry in it matters, and the directory itself in its parent).
+    public var followed: [String] = [] {
+        didSet { if followed != oldValue { refresh() } }
+    }
+    /// Watched directories by watch descriptor, with the entry name that matters in each
+    /// (`*.ics`: any calendar file in a followed directory).
+    private var watches: [Int32: (directory: String, names: Set<String>)] = [:]
 
     private static let entryEvents = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
     private static let selfEvents = UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
@@ -36,6 +42,12 @@ public final class ConfigWatcher {
             if !out.contains(where: { $0 == (directory, name) }) { out.append((directory, name)) }
         }
         add(path)
+        for calendar in followed {
+            add(calendar)
+            if Self.isDirectory(calendar), !out.contains(where: { $0 == (calendar, Self.anyCalendar) }) {
+                out.append((calendar, Self.anyCalendar))
+            }
+        }
         // Each link in a chain of symlinks: editing the target must be seen, and so must re-pointing a link.
         var current = path
         for _ in 0..<8 {
@@ -46,17 +58,24 @@ public final class ConfigWatcher {
         return out
     }
 
-    /// Sets the watches to what `wanted()` says now (after a change that may move them).
+    /// Sets the watches to what `wanted()` says now (after a change that may move them). One
+    /// directory is one watch, with every entry that matters in it (the alarm file and a calendar
+    /// may share a directory).
     public func refresh() {
-        let want = wanted()
-        for (wd, watch) in watches where !want.contains(where: { $0 == watch }) {
+        var want: [String: Set<String>] = [:]
+        for entry in wanted() { want[entry.directory, default: []].insert(entry.name) }
+        for (wd, watch) in watches where want[watch.directory] == nil {
             inotify.removeWatch(wd)
             watches[wd] = nil
         }
-        for entry in want where !watches.values.contains(where: { $0 == entry }) {
+        for (directory, names) in want {
+            if let wd = watches.first(where: { $0.value.directory == directory })?.key {
+                watches[wd]?.names = names
+                continue
+            }
             // A directory that cannot be watched (gone meanwhile, no permission) is looked for again at the next event.
-            if let wd = try? inotify.addWatch(entry.directory, mask: Self.entryEvents | Self.selfEvents | UInt32(IN_ONLYDIR)) {
-                watches[wd] = entry
+            if let wd = try? inotify.addWatch(directory, mask: Self.entryEvents | Self.selfEvents | UInt32(IN_ONLYDIR)) {
+                watches[wd] = (directory, names)
             }
         }
     }
@@ -74,13 +93,16 @@ public final class ConfigWatcher {
             if event.mask & (Self.selfEvents | UInt32(IN_IGNORED)) != 0 {
                 watches[event.watch] = nil
                 relevant = true
-            } else if event.name == watch.name {
+            } else if watch.names.contains(event.name) || (watch.names.contains(Self.anyCalendar) && event.name.hasSuffix(".ics")) {
                 relevant = true
             }
         }
         if relevant { refresh() }
         return relevant
     }
+
+    /// The entry name that stands for any .ics file of a followed directory.
+    static let anyCalendar = "*.ics"
 
     static func split(_ path: String) -> (directory: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
