@@ -232,16 +232,16 @@ public struct AlarmDraft: Sendable {
     static func endTime(_ text: String, in zone: Zone) throws(RequestError) -> Instant {
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         let refusal = RequestError(.until, "\"\(escapedForMessage(text))\" is not a date (YYYY-MM-DD) or a date and time (YYYY-MM-DD HH:MM)")
-        guard words.count == 1 || words.count == 2, let date = try? ExceptDate(parsing: String(words[0])), let day = date.day else {
-            throw refusal
-        }
-        var civil = CivilTime(year: date.year, month: date.month, day: day, hour: 23, minute: 59, second: 59)
+        guard words.count == 1 || words.count == 2, let date = try? ExceptDate(parsing: String(words[0])), let year = date.year,
+            let day = date.day
+        else { throw refusal }
+        var civil = CivilTime(year: year, month: date.month, day: day, hour: 23, minute: 59, second: 59)
         if words.count == 2 {
             let parts = words[1].split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
             guard parts.count == 2 || parts.count == 3, let hour = parts[0], let minute = parts[1], (0...23).contains(hour),
                 (0...59).contains(minute), parts.count == 2 || (parts[2].map { (0...59).contains($0) } ?? false)
             else { throw refusal }
-            civil = CivilTime(year: date.year, month: date.month, day: day, hour: hour, minute: minute, second: parts.count == 3 ? parts[2]! : 0)
+            civil = CivilTime(year: year, month: date.month, day: day, hour: hour, minute: minute, second: parts.count == 3 ? parts[2]! : 0)
         }
         let seconds: Int64 = switch zone.resolve(civil) {
         case .unique(let t): t

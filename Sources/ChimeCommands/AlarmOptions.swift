@@ -85,7 +85,7 @@ struct AlarmOptions: ParsableArguments {
     var remind: String?
 
     @Option(name: .customLong("except"), help: ArgumentHelp(
-        "Days or months it does not ring on, in its zone: 2026-12-24,2026-12-31 or 2026-12 (a repeating alarm).",
+        "Days or months it does not ring on, in its zone: 2026-12-24,2026-12-31, 2026-12, or every year: 12-24, december.",
         valueName: "DATE,..."))
     var exceptions: String?
 

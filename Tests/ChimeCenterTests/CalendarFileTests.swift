@@ -252,3 +252,32 @@ import Timekeeping
         }
     }
 }
+
+extension CalendarFileTests {
+    /// "Last Friday of the month at 16:35, remind me the day before, not in December": the
+    /// exception comes back every year; a day of every year and dated ones are read too.
+    @Test func notInDecemberMeansEveryDecember() throws {
+        var draft = AlarmDraft(kind: .alarm, anchor: Self.now)
+        draft.title = "Review"
+        draft.when = .rule("DTSTART;TZID=Europe/Berlin:20261127T163500 RRULE:FREQ=MONTHLY;BYDAY=-1FR")
+        draft.reminders = [.seconds(86_400)]
+        draft.exceptions = [try ExceptDate(parsing: "december")]
+        let request = try draft.build(now: Self.now)
+        let berlin = try Zone.named("Europe/Berlin")
+        var months: [String] = []
+        var t = Self.now
+        while months.count < 14, let next = request.trigger.nextFire(after: t) {
+            months.append(String(berlin.iso8601(next).prefix(7)))
+            t = next
+        }
+        #expect(!months.contains("2026-12") && !months.contains("2027-12"), "\(months)")
+        #expect(months.first == "2026-11" && months.contains("2028-01"))
+        let reminder = try #require(request.trigger.nextReminder(after: Self.now))
+        #expect(berlin.iso8601(reminder.at) == "2026-11-26T16:35:00+01:00")
+        #expect(try ["dec", "12-24", "02-29", "2026-12", "2026-12-24"].map { try ExceptDate(parsing: $0).description }
+                == ["december", "12-24", "02-29", "2026-12", "2026-12-24"])
+        for bad in ["13-01", "02-30", "de", "2026-02-29", "1-1", "2300-01"] {
+            #expect(throws: RuleError.self, "\(bad)") { try ExceptDate(parsing: bad) }
+        }
+    }
+}
