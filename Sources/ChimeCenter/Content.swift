@@ -378,16 +378,40 @@ public struct Trigger: Hashable, Sendable, Codable {
         let zone = zone
         let wallClock = exceptions.isEmpty ? zone : wallClockZone
         var after = time
-        // A month excepted from a rule that fires every minute is 44,640 steps: bounded all the same.
-        for _ in 0..<200_000 {
+        // Each step passes a skipped occurrence or a whole excepted day or month (an excepted month
+        // of a rule that fires every second is one step, not 2.6 million): the skips and the
+        // exceptions, over the years to 2199, bound the steps.
+        for _ in 0..<(skipped.count + exceptions.count * 2 * 231 + 8) {
             guard let next = ruleFire(after: after, zone: zone) else { return nil }
             if let until, next > until { return nil }
             if let countEnd, next > countEnd { return nil }
-            let excepted = !exceptions.isEmpty && exceptions.contains { $0.contains(wallClock.civil(at: next.seconds)) }
-            if !excepted, !skipped.contains(next) { return next }
-            after = next
+            let civil = wallClock.civil(at: next.seconds)
+            if let excepted = exceptions.first(where: { $0.contains(civil) }) {
+                after = max(next, Self.lastInstant(of: excepted, around: civil, in: wallClock))
+                continue
+            }
+            if skipped.contains(next) {
+                after = next
+                continue
+            }
+            return next
         }
         return nil
+    }
+
+    /// The last second before the excepted day (or month) holding `civil` ends, as an instant: an
+    /// occurrence after it is outside the exception. Read with the larger of the offsets around the
+    /// boundary, so a DST change there can only make it earlier, never skip an occurrence.
+    static func lastInstant(of excepted: ExceptDate, around civil: CivilTime, in zone: Zone) -> Instant {
+        let end: Int64
+        if excepted.day != nil {
+            end = (civil.dayNumber + 1) * 86_400
+        } else {
+            let (year, month) = civil.month == 12 ? (civil.year + 1, 1) : (civil.year, civil.month + 1)
+            end = daysFromCivil(year, month, 1) * 86_400
+        }
+        let offset = max(zone.offset(at: end - 86_400), zone.offset(at: end), zone.offset(at: end + 86_400))
+        return Instant(seconds: end - Int64(offset) - 1)
     }
 
     /// The rule's next fire after `time`, moved by each offset.

@@ -281,3 +281,28 @@ extension CalendarFileTests {
         }
     }
 }
+
+extension CalendarFileTests {
+    /// An excepted month of a rule that fires every second is passed in one step: the next
+    /// occurrence is the first second after it, in the rule's zone, across a DST change too.
+    @Test func anExceptedMonthOfEverySecondIsPassedAtOnce() throws {
+        for (zoneName, month, expected) in [("UTC", "2026-12", "2027-01-01T00:00:00+00:00"),
+                                            ("Europe/Berlin", "2027-03", "2027-04-01T00:00:00+02:00"),
+                                            ("Europe/Berlin", "12-24", "2026-12-25T00:00:00+01:00")] {
+            var draft = AlarmDraft(kind: .alarm, anchor: Self.now)
+            draft.title = "Tick"
+            draft.when = .rule("*:*:* \(zoneName)")  // every second, in that zone
+            draft.exceptions = [try ExceptDate(parsing: month)]
+            let request = try draft.build(now: Self.now)
+            let zone = try Zone.named(zoneName)
+            // From inside the excepted period.
+            let inside: Instant = switch month {
+            case "2026-12": Instant(seconds: 1_796_428_800)  // 2026-12-05
+            case "2027-03": Instant(seconds: 1_804_118_400)  // 2027-03-04
+            default: Instant(seconds: 1_798_110_000)  // 2026-12-24 around midday in Berlin
+            }
+            let next = try #require(request.trigger.nextFire(after: inside))
+            #expect(zone.iso8601(next) == expected, "\(zoneName) except \(month)")
+        }
+    }
+}

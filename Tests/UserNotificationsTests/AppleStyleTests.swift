@@ -321,7 +321,7 @@ let mainQueueKey: DispatchSpecificKey<Bool> = {
         try await center.add(UNNotificationRequest(identifier: "plants", content: content,
                                                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
         func waitUntil(_ condition: () -> Bool) async -> Bool {
-            for _ in 0..<200 {
+            for _ in 0..<400 {  // 10 s: the whole suite runs beside this one
                 if condition() { return true }
                 try? await Task.sleep(nanoseconds: 25_000_000)
             }
