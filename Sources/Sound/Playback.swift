@@ -21,7 +21,11 @@ final class Playback {
     let id: Int
     let file: SoundFile
     let options: PlaybackOptions
-    unowned let server: SoundServer
+    /// Its server, which holds it (and closes it in its deinit, under the main loop's lock).
+    /// Unchecked: a callback on libpulse's thread may reach it while the server's deinit waits for
+    /// that lock on the daemon's thread, when its memory is still there but a checked `unowned`
+    /// would trap.
+    unowned(unsafe) let server: SoundServer
     /// The library's functions (kept here: `close` runs while the server itself goes).
     private let pulse: chime_pulse
     private(set) var phase = Phase.waiting

@@ -171,7 +171,7 @@ public final class SoundServer: @unchecked Sendable {
             return
         }
         pulse.pa_context_set_state_callback(context, { _, userdata in
-            SoundServer.from(userdata).contextChanged()
+            SoundServer.with(userdata) { $0.contextChanged() }
         }, Unmanaged.passUnretained(self).toOpaque())
         // A server that is plainly not there fails within the call: the state callback has then
         // already let the context go (`lost`), and it must not be touched again.
@@ -180,8 +180,13 @@ public final class SoundServer: @unchecked Sendable {
         }
     }
 
-    static func from(_ userdata: UnsafeMutableRawPointer?) -> SoundServer {
-        Unmanaged<SoundServer>.fromOpaque(userdata!).takeUnretainedValue()
+    /// Runs a callback's work on the server its userdata names, without taking a reference: the
+    /// last reference to a server must never be let go on libpulse's thread, whose deinit would take
+    /// the main loop's lock from inside the loop (libpulse aborts). A server whose owner lets it go
+    /// meanwhile waits in its deinit for the lock this callback holds, so it is there until the
+    /// callback returns.
+    static func with(_ userdata: UnsafeMutableRawPointer?, _ body: (SoundServer) -> Void) {
+        Unmanaged<SoundServer>.fromOpaque(userdata!)._withUnsafeGuaranteedRef(body)
     }
 
     private func contextChanged() {
@@ -190,10 +195,9 @@ public final class SoundServer: @unchecked Sendable {
         if state == PA_CONTEXT_READY {
             ready = true
             let operation = pulse.pa_context_get_server_info(context, { _, info, userdata in
-                let server = SoundServer.from(userdata)
                 let name = info?.pointee.server_name.map { String(cString: $0) } ?? "a sound server"
                 let version = info?.pointee.server_version.map { String(cString: $0) } ?? ""
-                server.post(.connected(version.isEmpty ? name : "\(name) \(version)"))
+                SoundServer.with(userdata) { $0.post(.connected(version.isEmpty ? name : "\(name) \(version)")) }
             }, Unmanaged.passUnretained(self).toOpaque())
             if let operation { pulse.pa_operation_unref(operation) }
             for playback in playbacks.values where playback.phase == .waiting { playback.connect(context) }
@@ -336,9 +340,13 @@ public final class SoundServer: @unchecked Sendable {
     }
 }
 
-/// What an asynchronous question about a sink carries to its callback.
+/// What an asynchronous question about a sink carries to its callback (on libpulse's thread,
+/// which lets it go there).
 private final class SinkRequest {
-    let server: SoundServer
+    /// Not held: letting the box go must never let the server go on libpulse's thread (see
+    /// `SoundServer.with`). A server's deinit disconnects under the lock, and libpulse calls no
+    /// callback of an operation the disconnection cancels, so no box reaches a server that is gone.
+    unowned(unsafe) let server: SoundServer
     let sink: String
     let muted: Bool
     let playback: Int
