@@ -301,9 +301,3 @@ public struct CalendarImport: Sendable {
         String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F || $0 == "\n" || $0 == "\t" }))
     }
 }
-
-extension String {
-    func trimmingCharacters(_ set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
-}

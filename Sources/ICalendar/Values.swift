@@ -118,7 +118,8 @@ public enum Values {
 }
 
 extension String {
-    func trimmingCharacters(_ set: String) -> String {
+    /// Without the characters of `set` at either end (no Foundation here).
+    public func trimmingCharacters(_ set: String) -> String {
         String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
     }
 }
