@@ -86,7 +86,15 @@ public struct Recurrence: Hashable, Sendable {
 
     /// Reads the content lines in `text`; `knownZone` says whether a TZID names a zone (the tz
     /// database's, by default).
-    public init(parsing text: String, knownZone: (String) -> Bool = { (try? Zone.named($0)) != nil }) throws(RuleError) {
+    public init(parsing text: String, knownZone: ((String) -> Bool)? = nil) throws(RuleError) {
+        // Zones found while reading, so DTSTART's is looked up once (finding one costs a `stat`).
+        var found: [String: Zone] = [:]
+        let knownZone = knownZone ?? { name in
+            if found[name] != nil { return true }
+            guard let zone = try? Zone.named(name) else { return false }
+            found[name] = zone
+            return true
+        }
         var start: DateTimeValue?
         var rules: [RecurrenceRule] = []
         var dates: [DateTimeValue] = []
@@ -136,7 +144,7 @@ public struct Recurrence: Hashable, Sendable {
         self.dates = dates
         self.exceptions = exceptions
         self.text = lines.map(\.text).joined(separator: " ")
-        if case .zoned(_, let name) = start { startZone = try? Zone.named(name) } else { startZone = nil }
+        if case .zoned(_, let name) = start { startZone = found[name] ?? (try? Zone.named(name)) } else { startZone = nil }
         expansions = rules.map { RuleExpansion($0, start: start.civil) }
         switch start {
         case .utc(let civil): startInstant = civil.localSeconds
@@ -155,6 +163,25 @@ struct ContentLine {
 
     /// The lines of `text`: separated by newlines, or by spaces between them.
     static func split(_ text: String) -> [(text: String, offset: Int)] {
+        // ASCII (as content lines are): bytes are characters, and slicing them is cheap.
+        let utf8 = text.utf8
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            var lines: [(text: String, offset: Int)] = []
+            var start = 0
+            var offset = 0
+            for byte in utf8 {
+                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    if offset > start {
+                        let from = utf8.index(utf8.startIndex, offsetBy: start), to = utf8.index(utf8.startIndex, offsetBy: offset)
+                        lines.append((String(text[from..<to]), start))
+                    }
+                    start = offset + 1
+                }
+                offset += 1
+            }
+            if offset > start { lines.append((String(text[utf8.index(utf8.startIndex, offsetBy: start)...]), start)) }
+            return lines
+        }
         var lines: [(text: String, offset: Int)] = []
         var current = ""
         var start = 0
