@@ -248,16 +248,12 @@ extension NotificationRequest {
         case (nil, nil): draft.when = nil
         case (_?, _?): throw RequestError(.at, "give rule or at, not both")
         }
-        if let places = fields[.offset] {
-            guard case .array(_, let items) = places, case let seconds = items.compactMap(Self.integer), seconds.count == items.count
-            else { throw RequestError(.offset, "must be ax: seconds from each occurrence (negative: before), got \(places.signature)") }
-            try checkCount(items.count, .offset, RequestBounds.offsetCount, "offsets")
+        if let seconds = try reader.integers(.offset, "ax: seconds from each occurrence (negative: before)",
+                                             count: RequestBounds.offsetCount, noun: "offsets") {
             draft.offsets = seconds.map { .seconds($0) }
         }
-        if let leads = fields[.remind] {
-            guard case .array(_, let items) = leads, case let seconds = items.compactMap(Self.integer), seconds.count == items.count
-            else { throw RequestError(.remind, "must be au: seconds before each occurrence, got \(leads.signature)") }
-            try checkCount(items.count, .remind, RequestBounds.reminderCount, "reminders")
+        if let seconds = try reader.integers(.remind, "au: seconds before each occurrence", count: RequestBounds.reminderCount,
+                                             noun: "reminders") {
             draft.reminders = try seconds.map { (n) throws(RequestError) -> TimeSpan in
                 guard (1...Int64(UInt32.max)).contains(n) else { throw RequestError(.remind, "must be a number of seconds, got \(n)") }
                 return .seconds(n)
@@ -281,9 +277,9 @@ extension NotificationRequest {
             }
             draft.count = n
         }
-        if stored, let skipped = fields[.skipped] {
-            guard case .array(_, let items) = skipped else { throw RequestError(.skipped, "must be ax, got \(skipped.signature)") }
-            draft.skipped = items.compactMap(Self.integer).map { Instant(seconds: $0) }
+        if stored, let seconds = try reader.integers(.skipped, "ax: seconds since the epoch", count: RequestBounds.skippedCount,
+                                                     noun: "occurrences") {
+            draft.skipped = seconds.map { Instant(seconds: $0) }
         }
         let request: NotificationRequest
         do {
@@ -298,10 +294,10 @@ extension NotificationRequest {
     }
 }
 
-extension NotificationRequest {
-    /// An integer of any width (an array's items), or nil.
-    static func integer(_ value: Value) -> Int64? {
-        switch value {
+extension Value {
+    /// An integer of any width, or nil (a `uint64` beyond `Int64` too).
+    var anyInteger: Int64? {
+        switch self {
         case .byte(let n): Int64(n)
         case .int16(let n): Int64(n)
         case .uint16(let n): Int64(n)
@@ -333,18 +329,19 @@ private struct FieldReader {
     /// Any integer type, so `gdbus` (which sends `<300>` as int32) and `busctl` (`u 300`) both work.
     func integer(_ field: RequestField) throws(RequestError) -> Int64? {
         guard let value = fields[field] else { return nil }
-        switch value {
-        case .byte(let n): return Int64(n)
-        case .int16(let n): return Int64(n)
-        case .uint16(let n): return Int64(n)
-        case .int32(let n): return Int64(n)
-        case .uint32(let n): return Int64(n)
-        case .int64(let n): return n
-        case .uint64(let n):
-            guard let n = Int64(exactly: n) else { throw RequestError(field, "\(n) is too large") }
-            return n
-        default: throw RequestError(field, "must be an integer (u or x)\(field == .at ? " or seconds with a fraction (d)" : ""), got \(value.signature)")
+        if let n = value.anyInteger { return n }
+        if case .uint64(let n) = value { throw RequestError(field, "\(n) is too large") }
+        throw RequestError(field, "must be an integer (u or x)\(field == .at ? " or seconds with a fraction (d)" : ""), got \(value.signature)")
+    }
+
+    /// An array of integers of any width (`what` says which), at most `count.upperBound` of them.
+    func integers(_ field: RequestField, _ what: String, count: ClosedRange<Int>, noun: String) throws(RequestError) -> [Int64]? {
+        guard let value = fields[field] else { return nil }
+        guard case .array(_, let items) = value, case let numbers = items.compactMap(\.anyInteger), numbers.count == items.count else {
+            throw RequestError(field, "must be \(what), got \(value.signature)")
         }
+        try checkCount(items.count, field, count, noun)
+        return numbers
     }
 
     /// An instant: whole seconds since the epoch as any integer type, or seconds with a fraction
