@@ -32,10 +32,16 @@ PIE ?= 0
 # a diagnostic, not a crash (the fuzz test in Tests/ChimeConfigTests checks it).
 CXX_FLAGS := -Xcxx -DNDEBUG
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS) $(CXX_FLAGS)
+# What a start costs beyond the loader's work (docs/BENCHMARKS.md, issue 25): relative relocations
+# packed (DT_RELR, which glibc 2.36 reads; GNU ld writes it, gold cannot), no $ORIGIN run path (the
+# loader would search the binary's directory and its hwcaps subfolders for libm and libc first),
+# libgcc linked in (one shared object fewer to load).
+RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=bfd -Xlinker -z -Xlinker pack-relative-relocs \
+	--disable-local-rpath -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 # libdbus linked statically (STATIC_DBUS=1, the default): libsystemd and the six libraries it
 # loads (libgcrypt, liblz4, libzstd, liblzma, libcap, libgpg-error) are then not loaded by every
-# chime notify: 0.75 ms of start-up (docs/BENCHMARKS.md). Release builds read dbus-1.pc and
-# zlib.pc from $(STATIC_LIBS)/pkgconfig, which point -ldbus-1 at Debian's libdbus-1.a; the .deb
+# chime notify: 0.75 ms of start-up (docs/BENCHMARKS.md). Release builds read dbus-1.pc from
+# $(STATIC_LIBS)/pkgconfig, which points -ldbus-1 at Debian's libdbus-1.a; the .deb
 # says Built-Using: dbus. packaging/static/sd-daemon-stubs.c stands in for the two libsystemd
 # calls libdbus-1.a makes only as a socket-activated bus server.
 STATIC_DBUS ?= 1
@@ -49,6 +55,7 @@ ifeq ($(PIE),0)
 RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
 RELEASE_BIN := .build/release/chime
+COMMANDS_BIN := .build/release/chime-commands
 APP_BIN := .build/release/chime-alarms
 # The desktop app (GTK 4 + libadwaita) is built and installed where libadwaita's headers are
 # (the build dependencies bring them); APP=0 leaves it out (a server without a desktop).
@@ -80,11 +87,13 @@ BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bi
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR := $(PREFIX)/bin
+# chime-commands, which `chime` hands every command but notify to, is not for running by hand.
+LIBEXECDIR := $(PREFIX)/libexec/chime
 DATADIR := $(PREFIX)/share
 UNITDIR := $(PREFIX)/lib/systemd/user
 DOCDIR := $(DATADIR)/doc/chime
-# The version is written in one place: Sources/ChimeCenter/Version.swift.
-VERSION := $(shell sed -n 's/^public let chimeVersion = "\(.*\)"$$/\1/p' Sources/ChimeCenter/Version.swift)
+# The version is written in one place: Sources/Notifications/Version.swift.
+VERSION := $(shell sed -n 's/^public let chimeVersion = "\(.*\)"$$/\1/p' Sources/Notifications/Version.swift)
 
 all: build
 
@@ -93,20 +102,22 @@ build: deps-build
 
 release: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-commands
 	@# swift-corelibs Foundation (NSString bridging, CoreFoundation, ICU: 48 MB, 2 MB of RSS and a
-	@# slower start for every chime notify) must not be linked in; one String method can pull it.
-	@if nm $(RELEASE_BIN) | grep -q __CFInitialize; then \
-		echo "error: $(RELEASE_BIN) links swift-corelibs Foundation; relink with -Xlinker -Map=chime.map and look for libFoundation.a(" >&2; exit 1; fi
+	@# slower start) must not be linked in; one String method can pull it.
+	@if nm $(COMMANDS_BIN) | grep -q __CFInitialize; then \
+		echo "error: $(COMMANDS_BIN) links swift-corelibs Foundation; relink with -Xlinker -Map=chime.map and look for libFoundation.a(" >&2; exit 1; fi
+	@# chime holds notify and notify-send only: every start of it counts (no argument parser, no
+	@# Foundation, no zlib loaded at start).
+	@if nm $(RELEASE_BIN) | grep -q -e ArgumentParser -e FoundationEssentials || readelf -d $(RELEASE_BIN) | grep -q 'libz\.so'; then \
+		echo "error: $(RELEASE_BIN) links more than a notification needs (ArgumentParser, Foundation or libz)" >&2; exit 1; fi
 
-# libdbus-1.a where dbus-1.pc below sends the linker, and zlib.pc without the system library
-# directory (which would otherwise come first and find libdbus-1.so).
+# libdbus-1.a where dbus-1.pc below sends the linker.
 $(STATIC_LIBS)/pkgconfig/dbus-1.pc:
 	@mkdir -p $(STATIC_LIBS)/pkgconfig $(STATIC_LIBS)/dbus
 	@lib=$$(pkg-config --variable=libdir dbus-1)/libdbus-1.a; \
 	[ -f "$$lib" ] || { echo "error: $$lib not found (libdbus-1-dev); build with STATIC_DBUS=0" >&2; exit 1; }; \
 	ln -sf "$$lib" $(STATIC_LIBS)/dbus/libdbus-1.a
-	@printf 'Name: zlib\nDescription: zlib\nVersion: %s\nLibs: -lz\nCflags: %s\n' \
-		"$$(pkg-config --modversion zlib)" "$$(pkg-config --cflags zlib)" >$(STATIC_LIBS)/pkgconfig/zlib.pc
 	@printf 'Name: dbus-1\nDescription: libdbus, linked statically\nVersion: %s\nLibs: -L%s -ldbus-1\nCflags: %s\n' \
 		"$$(pkg-config --modversion dbus-1)" "$(CURDIR)/$(STATIC_LIBS)/dbus" "$$(pkg-config --cflags dbus-1)" >$@
 
@@ -148,7 +159,7 @@ test: deps-test
 # The desktop app alone, driven through its accessibility tree under Xvfb (Tests/app).
 test-app:
 	@scripts/install-packages.sh $(BUILD_PACKAGES) $(APP_TEST_PACKAGES)
-	$(SWIFT) build $(CXX_FLAGS) --product chime
+	$(SWIFT) build $(CXX_FLAGS) --product chime && $(SWIFT) build $(CXX_FLAGS) --product chime-commands
 	$(SWIFT) build $(CXX_FLAGS) --product chime-alarms
 	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms $(TESTS)
 
@@ -175,14 +186,15 @@ docs:
 # docs/SERVERS.md and docs/servers/. Separate from `make test`: its packages are large.
 test-desktops:
 	@scripts/install-packages.sh $(DESKTOP_PACKAGES)
-	$(SWIFT) build $(CXX_FLAGS) --product chime
+	$(SWIFT) build $(CXX_FLAGS) --product chime && $(SWIFT) build $(CXX_FLAGS) --product chime-commands
 	@scripts/test-desktops.sh .build/debug/chime .build/desktops $(SERVERS)
 
 bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	@# The binary make install and make deb ship (position-independent), kept aside, then the
 	@# one make release builds (PIE=0) for everything else.
 	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime
-	@mkdir -p .build/shipped && cp .build/release/chime .build/shipped/chime
+	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime-commands
+	@mkdir -p .build/shipped && cp .build/release/chime .build/release/chime-commands .build/shipped/
 	$(MAKE) --no-print-directory release PIE=0
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
@@ -209,7 +221,7 @@ dist: release
 endif
 	@APP=$(APP) HOMEPAGE=$(HOMEPAGE) VERSION=$(VERSION) scripts/dist.sh $(RELEASE_BIN)
 
-INSTALLED := $(BINDIR)/chime $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services/org.chime.Scheduler.service \
+INSTALLED := $(BINDIR)/chime $(LIBEXECDIR)/chime-commands $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services/org.chime.Scheduler.service \
 	$(DATADIR)/dbus-1/interfaces/org.chime.Scheduler1.xml \
 	$(DATADIR)/applications/chime.desktop $(DATADIR)/icons/hicolor/scalable/apps/chime.svg \
 	$(DATADIR)/bash-completion/completions/chime $(DATADIR)/zsh/site-functions/_chime \
@@ -223,6 +235,7 @@ APP_INSTALLED := $(BINDIR)/chime-alarms $(DATADIR)/applications/org.chime.Alarms
 
 install: dist
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/chime
+	install -Dm755 $(COMMANDS_BIN) $(DESTDIR)$(LIBEXECDIR)/chime-commands
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/dbus-1/services
 	sed 's|@BINDIR@|$(BINDIR)|g' packaging/chime.service.in >$(DESTDIR)$(UNITDIR)/chime.service
 	sed 's|@BINDIR@|$(BINDIR)|g' packaging/org.chime.Scheduler.service.in >$(DESTDIR)$(DATADIR)/dbus-1/services/org.chime.Scheduler.service

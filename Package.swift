@@ -4,7 +4,10 @@ import PackageDescription
 let package = Package(
     name: "chime",
     products: [
+        // `chime notify` and notify-send in a binary of their own (the D-Bus and notification layers
+        // only); every other command is chime-commands, which chime hands them to.
         .executable(name: "chime", targets: ["chime"]),
+        .executable(name: "chime-commands", targets: ["chime-commands"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "Notifications", targets: ["Notifications"]),
         // Apple's notification API on Linux, backed by chime's daemon: `import UserNotifications`.
@@ -28,11 +31,8 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        .systemLibrary(
-            name: "CZlib",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"])]
-        ),
+        // zlib's header; the library is opened with dlopen when a PNG is first decoded (see its header).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
 
         // SQLite is linked statically (libsqlite3.a from libsqlite3-dev; see its module map).
         .systemLibrary(name: "CSQLite"),
@@ -50,6 +50,9 @@ let package = Package(
         .target(name: "Posix", dependencies: ["CLinux"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "Notifications", dependencies: ["DBus", "CZlib", "Posix"]),
+        // `chime notify` and notify-send (options, the Notify call or the portal's, waiting), exit
+        // statuses and the CLI's output: all the `chime` binary holds.
+        .target(name: "NotifyTool", dependencies: ["DBus", "Notifications", "Posix"]),
         .target(name: "Timekeeping"),
         // chime's own sound: files decoded by libsndfile, played through the sound server.
         .target(name: "Sound", dependencies: ["CSound", "Posix"]),
@@ -70,12 +73,13 @@ let package = Package(
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "Timekeeping", "ChimeCenter", "ChimeDaemon", "ChimeConfig", "Posix",
+                "DBus", "Notifications", "NotifyTool", "Timekeeping", "ChimeCenter", "ChimeDaemon", "ChimeConfig", "Posix",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "chime", dependencies: ["ChimeCommands"]),
+        .executableTarget(name: "chime", dependencies: ["NotifyTool"]),
+        .executableTarget(name: "chime-commands", dependencies: ["ChimeCommands"]),
 
         // MARK: - The desktop app
         // The thin Swift layer over GTK and libadwaita, as DBus is over libdbus.
@@ -139,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "ChimeCLITests",
             dependencies: [
-                "DBus", "Notifications", "ChimeCommands", "TestSupport",
+                "DBus", "Notifications", "NotifyTool", "ChimeCommands", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -15,7 +15,8 @@ mkdir -p "$root"
 
 # Position-independent, as Debian builds binaries (address randomisation), at ~0.6 ms of start-up.
 make --no-print-directory install PIE=1 PREFIX=/usr DESTDIR="$PWD/$root" >&2
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/chime"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/chime" \
+    "$root/usr/libexec/chime/chime-commands"
 
 # The app's files go to a package of their own.
 app_root=$stage/app-root
@@ -34,10 +35,14 @@ fi
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
 mkdir -p "$stage/debian"
 
-# package ROOT NAME BINARY CONTROL_IN: the documentation, the dependencies of BINARY (the Swift
-# runtime is linked in) from dpkg-shlibdeps, the control file and checksums, then the .deb and lintian.
+# package ROOT NAME BINARY CONTROL_IN [MORE_BINARIES...]: the documentation, the dependencies of the
+# binaries (the Swift runtime is linked in) from dpkg-shlibdeps, the control file and checksums, then
+# the .deb and lintian.
 package() {
     local root=$1 name=$2 binary=$3 control_in=$4
+    shift 4
+    local executables=("-e${root#"$stage"/}/$binary")
+    for more in "$@"; do executables+=("-e${root#"$stage"/}/$more"); done
     local doc=$root/usr/share/doc/$name
     mkdir -p "$doc"
     gzip -9n "$root"/usr/share/man/man1/*.1
@@ -45,7 +50,7 @@ package() {
     sed -e "s/^chime (/$name (/" -e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" packaging/deb/changelog.in | gzip -9n >"$doc/changelog.gz"
     printf 'Source: chime\n\nPackage: %s\nArchitecture: any\n' "$name" >"$stage/debian/control"
     local depends
-    depends=$(cd "$stage" && dpkg-shlibdeps -O -e"${root#"$stage"/}/$binary" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+    depends=$(cd "$stage" && dpkg-shlibdeps -O "${executables[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
     [ -n "$depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies of $binary" >&2; exit 1; }
     mkdir -p "$root/DEBIAN"
     local size
@@ -68,7 +73,7 @@ package() {
     fi
 }
 
-package "$root" chime usr/bin/chime packaging/deb/control.in
+package "$root" chime usr/bin/chime packaging/deb/control.in usr/libexec/chime/chime-commands
 if [ -d "$app_root" ]; then
     package "$app_root" chime-alarms usr/bin/chime-alarms packaging/deb/control-app.in
 fi

@@ -13,7 +13,7 @@
 # Processes it starts are stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/^public let chimeVersion = "\(.*\)"$/\1/p' Sources/ChimeCenter/Version.swift)
+version=$(sed -n 's/^public let chimeVersion = "\(.*\)"$/\1/p' Sources/Notifications/Version.swift)
 scratch=$(mktemp -d)
 pids=()
 cleanup() {
@@ -43,7 +43,7 @@ prefix=$scratch/prefix
 make --no-print-directory install PIE=1 PREFIX="$prefix" NOTIFY_SEND_LINK=1 >"$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; exit 1; }
 [ "$(readlink "$prefix/bin/notify-send")" = chime ] && "$prefix/bin/notify-send" --version | grep -q '^.*notify-send 0.8.7 (chime ' \
     && pass "NOTIFY_SEND_LINK=1 installs notify-send, and it answers as notify-send" || fail "the notify-send link is missing or wrong"
-for f in bin/chime lib/systemd/user/chime.service share/dbus-1/services/org.chime.Scheduler.service \
+for f in bin/chime libexec/chime/chime-commands lib/systemd/user/chime.service share/dbus-1/services/org.chime.Scheduler.service \
          share/dbus-1/interfaces/org.chime.Scheduler1.xml share/doc/chime/dbus-interface.md \
          share/applications/chime.desktop share/icons/hicolor/scalable/apps/chime.svg share/man/man1/chime.1 \
          share/man/man1/chime-daemon.1 share/bash-completion/completions/chime share/zsh/site-functions/_chime \
@@ -116,11 +116,12 @@ export DBUS_SESSION_BUS_ADDRESS=unix:path=$scratch/bus
 if out=$(HOME=$home "$prefix/bin/chime" list 2>&1) && [ "$out" = "no pending alarms" ]; then
     owner=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
             org.freedesktop.DBus.GetConnectionUnixProcessID string:org.chime.Scheduler | awk '/uint32/ {print $2}')
-    if [ -n "$owner" ] && [ "$(readlink "/proc/$owner/exe")" = "$prefix/bin/chime" ]; then
+    # `chime daemon` is run by chime-commands, which chime hands it to in the same process.
+    if [ -n "$owner" ] && [ "$(readlink "/proc/$owner/exe")" = "$prefix/libexec/chime/chime-commands" ]; then
         pids+=("$owner")
-        pass "chime list started the installed daemon by D-Bus activation (pid $owner)"
+        pass "chime list started the installed daemon by D-Bus activation (pid $owner, chime handing over to chime-commands)"
     else
-        fail "D-Bus activation: no daemon from $prefix/bin owns org.chime.Scheduler"
+        fail "D-Bus activation: no daemon from $prefix/libexec/chime owns org.chime.Scheduler"
     fi
 else
     fail "D-Bus activation: chime list said: $out"
@@ -164,6 +165,10 @@ else
         dpkg -i "$deb" "$app_deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
         [ "$(/usr/bin/chime --version)" = "chime $version" ] && pass "/usr/bin/chime --version says chime $version" \
             || fail "/usr/bin/chime --version said $(/usr/bin/chime --version)"
+        # Every command but notify runs in /usr/libexec/chime/chime-commands.
+        /usr/bin/chime next "16:35" --after "2026-11-20 17:00" --tz UTC --count 1 | grep -q '^Sat 2026-11-21 16:35:00 UTC' \
+            && pass "/usr/bin/chime hands chime next to the installed chime-commands" \
+            || fail "/usr/bin/chime next did not answer from the installed chime-commands"
         [ "$(/usr/bin/chime-alarms --version)" = "chime-alarms $version" ] && pass "/usr/bin/chime-alarms --version says chime-alarms $version" \
             || fail "/usr/bin/chime-alarms --version said $(/usr/bin/chime-alarms --version 2>&1)"
         if man -w chime >/dev/null 2>&1 && MANPAGER=cat man chime-daemon 2>/dev/null | grep -q "alarm scheduler" \

@@ -1,5 +1,8 @@
 import ArgumentParser
 import ChimeCenter
+import Notifications
+import NotifyTool
+import Posix
 
 /// The root command: `chime SUBCOMMAND`.
 public struct Chime: ParsableCommand {
@@ -27,13 +30,15 @@ public struct Chime: ParsableCommand {
 
     /// Parses the process's arguments and runs the command, exiting with chime's statuses.
     public static func main() {
+        ExitStatus.failMore = failForScheduler
         // Strings on D-Bus must be UTF-8; libdbus aborts on anything else, and
         // Swift would quietly repair it. Refuse it here, naming the argument.
         if let bad = firstInvalidUTF8Argument() {
+            if NotifySendName.isActive { ExitStatus.asNotifySend = true }
             ExitStatus.invalidInput.exit(
                 "argument \(bad.index) is not valid UTF-8 (\(bad.shown)); D-Bus can only carry UTF-8 text")
         }
-        if NotifySendName.isActive { NotifySendName.main() }
+        if NotifySendName.isActive { NotifySendName.main(unusual: notifySendByArgumentParser) }
         var arguments = Array(CommandLine.arguments.dropFirst())
         // `chime -v` / `chime --version`; handled here so `notify -v` stays notify-send's.
         if arguments == ["-v"] || arguments == ["--version"] {
@@ -47,13 +52,13 @@ public struct Chime: ParsableCommand {
             ExitStatus.usage.exit("in \(arguments[1]): a duration cannot be negative; give how long from now, e.g. 5m")
         }
         if arguments.first == "notify" {
-            arguments = ["notify"] + Notify.normalizedAsGOption(arguments.dropFirst())
+            arguments = ["notify"] + NotifyOptions.normalizedAsGOption(arguments.dropFirst())
             // The common case, parsed without ArgumentParser's reflection (about 2.5 ms
             // of start-up); anything unusual goes to ArgumentParser for its messages.
             if let options = NotifyOptions(fastParsing: arguments.dropFirst()) {
                 NotifyRunner(options: options).runAndExit()
             }
-            arguments = Notify.splitAttachedShortValues(arguments)
+            arguments = NotifyOptions.splitAttachedShortValues(arguments)
         }
         do {
             var command = try parseAsRoot(arguments)
@@ -66,6 +71,21 @@ public struct Chime: ParsableCommand {
             let command = arguments.first.flatMap { subcommandNames.contains($0) ? " " + $0 : nil } ?? ""
             ExitStatus(rawValue: code.rawValue) .map { $0.exit("\(message) (see 'chime\(command) --help')") }
             exit(withError: error)
+        }
+    }
+
+    /// notify-send's command lines that only swift-argument-parser reads ("-pt5", a lone "-"), parsed
+    /// as `chime notify` would, with notify-send's app name and its messages.
+    static func notifySendByArgumentParser(_ arguments: [String]) -> Never {
+        do {
+            var options = try Notify.parseOptions(arguments)
+            if !arguments.contains(where: { $0 == "-a" || $0.hasPrefix("--app-name") || ($0.hasPrefix("-a") && !$0.hasPrefix("--")) }) {
+                options.appName = "notify-send"
+            }
+            NotifyRunner(options: options, asNotifySend: true).runAndExit()
+        } catch {
+            printError(Notify.message(for: error))
+            Sys.exit(1)
         }
     }
 }

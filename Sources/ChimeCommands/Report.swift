@@ -4,6 +4,7 @@
 // line for none) or for scripts (seconds as numbers, ISO 8601 with the offset, booleans, null).
 // Both come from the same value, so the two forms cannot say different things. The JSON is a
 // stable interface (docs/json.md, with a JSON Schema per command in docs/json/).
+import NotifyTool
 import ChimeCenter
 import Posix
 import Timekeeping

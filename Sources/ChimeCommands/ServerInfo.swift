@@ -1,3 +1,4 @@
+import NotifyTool
 import ArgumentParser
 import DBus
 import Notifications

@@ -1,3 +1,4 @@
+import NotifyTool
 import ArgumentParser
 import ChimeCenter
 import DBus

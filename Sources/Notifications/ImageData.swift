@@ -86,9 +86,23 @@ func readFile(_ path: String, limit: Int) throws(ImageError) -> [UInt8] {
 
 // MARK: - PNG
 
+/// zlib's functions, opened once, the first time a PNG is decoded; nil with the reason when libz
+/// cannot be opened (zlib1g is Essential in Debian: that is a broken system).
+private let zlib: Result<chime_zlib, ImageError> = {
+    var table = chime_zlib()
+    if let failure = chime_load_zlib(&table) {
+        return .failure(ImageError("cannot decode PNG images: zlib (libz.so.1) cannot be loaded: \(String(cString: failure))"))
+    }
+    return .success(table)
+}()
+
 private struct PNGDecoder {
     let bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    let z: chime_zlib
+    init(_ bytes: [UInt8]) throws(ImageError) {
+        self.bytes = bytes
+        z = try zlib.get()
+    }
 
     func u32(_ at: Int) -> UInt32 {
         UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
@@ -110,7 +124,7 @@ private struct PNGDecoder {
             let data = bytes[at + 8..<at + 8 + length]
             let storedCRC = u32(at + 8 + length)
             let crc = bytes[at + 4..<at + 8 + length].withUnsafeBufferPointer {
-                UInt32(crc32(0, $0.baseAddress, UInt32($0.count)))
+                UInt32(z.crc32(0, $0.baseAddress, UInt32($0.count)))
             }
             guard crc == storedCRC else { throw ImageError("PNG chunk \(type) is corrupt (bad CRC)") }
             switch type {
@@ -260,8 +274,8 @@ private struct PNGDecoder {
     func inflate(_ input: [UInt8], expected: Int) throws(ImageError) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: expected)
         var stream = z_stream()
-        guard cz_inflate_init(&stream) == Z_OK else { throw ImageError("zlib could not start") }
-        defer { inflateEnd(&stream) }
+        guard withUnsafePointer(to: z, { chime_inflate_init($0, &stream) }) == Z_OK else { throw ImageError("zlib could not start") }
+        defer { _ = z.inflateEnd(&stream) }
         var input = input
         let status: Int32 = input.withUnsafeMutableBufferPointer { inBuffer in
             output.withUnsafeMutableBufferPointer { outBuffer in
@@ -269,7 +283,7 @@ private struct PNGDecoder {
                 stream.avail_in = UInt32(inBuffer.count)
                 stream.next_out = outBuffer.baseAddress
                 stream.avail_out = UInt32(outBuffer.count)
-                return CZlib.inflate(&stream, Z_FINISH)
+                return z.inflate(&stream, Z_FINISH)
             }
         }
         guard status == Z_STREAM_END || (status == Z_BUF_ERROR && stream.avail_out == 0) else {

@@ -1,4 +1,5 @@
 import ChimeCommands
+import NotifyTool
 import Foundation
 import Notifications
 import PropertyBased

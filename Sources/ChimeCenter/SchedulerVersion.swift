@@ -1,5 +1,4 @@
-/// chime's version: the one place it is written down.
-public let chimeVersion = "0.2.0"
+import Notifications
 
 extension SchedulerInterface {
     /// The version of the daemon that answers (`Status`).

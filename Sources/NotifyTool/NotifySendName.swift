@@ -1,4 +1,3 @@
-import ArgumentParser
 import Posix
 #if canImport(Glibc)
 import Glibc
@@ -9,22 +8,24 @@ import Glibc
 /// ("notify-send"), its help, its messages and its exit statuses (0, or 1 for every failure).
 /// dunstify's `-C`, `--stack-tag` and `-I`, and chime's `--sound`, `--json` and `--wait-timeout`
 /// work too; the help shows notify-send's own options only.
-enum NotifySendName {
+package enum NotifySendName {
     /// The libnotify release whose notify-send this follows (with its master branch's additions).
-    static let matchedVersion = "0.8.7"
+    package static let matchedVersion = "0.8.7"
 
     /// The name it was started as, as notify-send prints it in --version.
-    static var programName: String { CommandLine.arguments.first ?? "notify-send" }
+    package static var programName: String { CommandLine.arguments.first ?? "notify-send" }
 
     /// Whether the process was started as notify-send.
-    static var isActive: Bool {
+    package static var isActive: Bool {
         guard let first = CommandLine.arguments.first else { return false }
         return first.split(separator: "/").last == "notify-send"
     }
 
-    static func main() -> Never {
+    /// Runs as notify-send. `unusual` takes the command lines only swift-argument-parser reads
+    /// ("-pt5", a lone "-"): chime-commands parses them, as `chime notify` would.
+    package static func main(unusual: ([String]) -> Never) -> Never {
         ExitStatus.asNotifySend = true
-        let arguments = Notify.normalizedAsGOption(CommandLine.arguments.dropFirst())
+        let arguments = NotifyOptions.normalizedAsGOption(CommandLine.arguments.dropFirst())
         let failure: NotifyOptions.GOptionFailure
         do {
             let options = try NotifyOptions(gOptionParsing: arguments, defaultAppName: "notify-send")
@@ -40,22 +41,12 @@ enum NotifySendName {
             printError(text)
             Sys.exit(1)
         case .unusual:
-            // A shape only ArgumentParser reads ("-pt5", a lone "-"): parse it as chime notify would.
-            do {
-                var options = try Notify.parseOptions(Array(arguments))
-                if !arguments.contains(where: { $0 == "-a" || $0.hasPrefix("--app-name") || ($0.hasPrefix("-a") && !$0.hasPrefix("--")) }) {
-                    options.appName = "notify-send"
-                }
-                NotifyRunner(options: options, asNotifySend: true).runAndExit()
-            } catch {
-                printError(Notify.message(for: error))
-                Sys.exit(1)
-            }
+            unusual(arguments)
         }
     }
 
     /// notify-send's --help, as GLib lays it out.
-    static var help: String {
+    package static var help: String {
         let options: [(String, String)] = [
             ("-u, --urgency=LEVEL", "Specifies the urgency level (low, normal, critical)."),
             ("-t, --expire-time=TIME", "Specifies the timeout in milliseconds at which to expire the notification."),

@@ -1,9 +1,9 @@
 /// Appends UTF-8 `bytes` as a JSON string: quotes and backslashes escaped, control
 /// characters as `\n`, `\r`, `\t` or `\u00XX`; everything else passes through as it is.
-/// Used where JSON is written straight into a byte buffer (the daemon's listing, the CLI's output).
-/// Inlinable, so each caller gets a copy specialized for its byte sequence (100,000 alarms a listing).
+/// Used where JSON is written straight into a byte buffer (the CLI's output: `chime list --json` of
+/// 100,000 alarms). Inlinable, so each caller gets a copy specialized for its byte sequence.
 @inlinable
-public func appendJSONString<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) {
+package func appendJSONString<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) {
     func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
     out.append(UInt8(ascii: "\""))
     for byte in bytes {
