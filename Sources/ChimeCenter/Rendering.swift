@@ -68,34 +68,3 @@ public func render(
         playLocally: playLocally)
 }
 
-/// Escapes text for a markup-rendering server.
-public func escapeMarkup(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for c in text {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        default: out.append(c)
-        }
-    }
-    return out
-}
-
-/// Markup as plain text: tags removed, the five standard entities decoded.
-public func stripMarkup(_ text: String) -> String {
-    var out = ""
-    var inTag = false
-    for c in text {
-        if c == "<" { inTag = true; continue }
-        if c == ">" && inTag { inTag = false; continue }
-        if !inTag { out.append(c) }
-    }
-    for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
-        out = out.replacing(entity, with: character)
-    }
-    return out
-}

@@ -11,7 +11,9 @@ public struct Capabilities: ParsableCommand {
         abstract: "List what the notification server can do (GetCapabilities).",
         discussion: """
             Prints every capability of the spec with whether the server has it, then any
-            vendor extensions it advertises.
+            vendor extensions it advertises. Where chime notify goes through the notification portal
+            (inside Flatpak or Snap, or with NOTIFY_FORCE_PORTAL set), the portal has no capabilities
+            to ask: chime lists what it passes on (as libnotify does) and says so.
 
             Examples:
               chime capabilities
@@ -22,9 +24,13 @@ public struct Capabilities: ParsableCommand {
     var json = false
 
     public func run() throws {
-        let capabilities = reportingErrors {
-            try NotificationClient(connection: try openSessionBus()).capabilities()
+        let connection = reportingErrors { try openSessionBus() }
+        // Through the portal, what libnotify reports for it: the server behind it is not asked.
+        if let portal = PortalUse.current(connection) {
+            CapabilitiesReport(capabilities: PortalUse.capabilities, portal: portal).print(json: json)
+            return
         }
+        let capabilities = reportingErrors { try NotificationClient(connection: connection).capabilities() }
         CapabilitiesReport(capabilities: capabilities).print(json: json)
     }
 }
@@ -33,8 +39,14 @@ public struct Capabilities: ParsableCommand {
 /// then its vendor extensions.
 struct CapabilitiesReport: Report {
     var capabilities: [Capability]
+    /// Set when chime notify goes through the notification portal (these are then the portal's).
+    var portal: PortalUse? = nil
 
-    var json: JSON { .object([("capabilities", .array(capabilities.map { .string($0.rawValue) }))]) }
+    var json: JSON {
+        var fields: [(String, JSON)] = [("capabilities", .array(capabilities.map { .string($0.rawValue) }))]
+        if let portal { fields.append(("portal", .object([("version", .number(Int64(portal.version))), ("why", .string(portal.why))]))) }
+        return .object(fields)
+    }
 
     var lines: [String] {
         let width = (Capability.standard + capabilities).map(\.rawValue.count).max() ?? 0
@@ -46,6 +58,7 @@ struct CapabilitiesReport: Report {
         for capability in capabilities where !Capability.standard.contains(capability) {
             lines.append(capability.rawValue.padding(width) + "  yes  (vendor extension)")
         }
+        if let portal { lines.append("(\(portal.line))") }
         return lines
     }
 }

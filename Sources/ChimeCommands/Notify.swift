@@ -104,6 +104,10 @@ public struct Notify: ParsableCommand {
     @Option(name: .customLong("sound"), help: ArgumentHelp("A sound: a theme name (sound-name hint) or a file path (sound-file hint).", valueName: "NAME|PATH"))
     var sound: String?
 
+    @Option(name: .customLong("button-purpose"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("What an action's button is for (e.g. accept=call.accept), shown by the notification portal (version 2). Repeatable.", valueName: "NAME=PURPOSE"))
+    var buttonPurposes: [String] = []
+
     @Option(name: .customLong("wait-timeout"), parsing: .unconditional, help: ArgumentHelp("The longest time to wait, in seconds (0: no limit).", valueName: "SECONDS"))
     var waitTimeout: Int?
 
@@ -122,7 +126,8 @@ public struct Notify: ParsableCommand {
             icon: icon, category: category, transient: transient, hints: hints, printID: printID,
             replaceID: replaceID, wait: wait, actions: actions, version: version, sound: sound,
             waitTimeout: waitTimeout, json: json, appIcon: appIcon, idFD: idFD, selectedActionFD: selectedActionFD,
-            activationTokenFD: activationTokenFD, close: close, stackTag: stackTag, rawIcon: rawIcon)
+            activationTokenFD: activationTokenFD, close: close, stackTag: stackTag, rawIcon: rawIcon,
+            buttonPurposes: buttonPurposes)
     }
 
     public func run() throws {

@@ -56,15 +56,17 @@ public struct Status: ParsableCommand {
         } catch {
             ExitStatus.fail(error)
         }
-        Self.report(settings, daemon: daemon, file: file).print(json: json)
-        if !settings.isAuthorized { Sys.exit(ExitStatus.noNotificationServer.rawValue) }
+        let portal = PortalUse.current(connection)
+        Self.report(settings, daemon: daemon, file: file, portal: portal).print(json: json)
+        // Through the portal notifications are shown even where the server cannot be asked.
+        if !settings.isAuthorized && portal == nil { Sys.exit(ExitStatus.noNotificationServer.rawValue) }
         if let file, !file.problems.isEmpty { Sys.exit(ExitStatus.configError.rawValue) }
     }
 }
 
 extension Status {
     /// What notifications can do here and, when it runs, what the daemon reports (docs/json.md).
-    static func report(_ settings: NotificationSettings, daemon: DaemonStatus?, file: AlarmFileStatus?) -> RecordReport {
+    static func report(_ settings: NotificationSettings, daemon: DaemonStatus?, file: AlarmFileStatus?, portal: PortalUse? = nil) -> RecordReport {
         func flag(_ s: Setting) -> Datum { .flag(s == .enabled) }
         var reason: String?
         if case .denied(let why) = settings.authorizationStatus { reason = why }
@@ -89,6 +91,7 @@ extension Status {
         return RecordReport(fields: [
             Field("authorization", "Authorization", .text(settings.isAuthorized ? "authorized" : "denied")),
             Field("reason", "Reason", .optional(reason) { .text($0) }),
+            Field("portal", "Portal", .optional(portal) { $0.datum }) { _ in portal.map { "chime notify: " + $0.line } },
             Field("server", "Server", .optional(settings.server) { server in
                 .record([Field("name", "", .text(server.name)), Field("vendor", "", .text(server.vendor)),
                          Field("version", "", .text(server.version)), Field("specVersion", "", .text(server.specVersion))])

@@ -80,7 +80,8 @@ public enum NotifySendSyntax {
 
     /// Parses the `-A` arguments: `NAME=TEXT`, or `TEXT` named by its index
     /// among all `-A` arguments (from 0). Both sides are trimmed; an entry with
-    /// an empty name or text is skipped, as notify-send does.
+    /// an empty name or text is skipped, as notify-send does. A name given again
+    /// keeps its place and takes the later text (libnotify keeps actions by name).
     public static func actions(_ arguments: [String]) -> [Action] {
         var result: [Action] = []
         for (index, argument) in arguments.enumerated() {
@@ -94,7 +95,12 @@ public enum NotifySendSyntax {
                 key = strip(String(parts[0]))
                 label = strip(String(parts[1]))
             }
-            if !key.isEmpty, !label.isEmpty { result.append(Action(key: key, label: label)) }
+            guard !key.isEmpty, !label.isEmpty else { continue }
+            if let earlier = result.firstIndex(where: { $0.key == key }) {
+                result[earlier].label = label
+            } else {
+                result.append(Action(key: key, label: label))
+            }
         }
         return result
     }

@@ -34,6 +34,9 @@ public struct NotifyOptions: Equatable, Sendable {
     public var close: UInt32?
     public var stackTag: String?
     public var rawIcon: String?
+    /// `--button-purpose NAME=PURPOSE` (chime's own): what an action's button is for, such as
+    /// `call.accept`, which version 2 of the notification portal shows (servers do not).
+    public var buttonPurposes: [String] = []
 
     public init(
         summary: String? = nil, body: String? = nil, urgency: Urgency = .normal, expireTime: Int32 = -1,
@@ -41,8 +44,10 @@ public struct NotifyOptions: Equatable, Sendable {
         hints: [String] = [], printID: Bool = false, replaceID: Int32 = 0, wait: Bool = false,
         actions: [String] = [], version: Bool = false, sound: String? = nil, waitTimeout: Int? = nil,
         json: Bool = false, appIcon: String = "", idFD: Int32? = nil, selectedActionFD: Int32? = nil,
-        activationTokenFD: Int32? = nil, close: UInt32? = nil, stackTag: String? = nil, rawIcon: String? = nil
+        activationTokenFD: Int32? = nil, close: UInt32? = nil, stackTag: String? = nil, rawIcon: String? = nil,
+        buttonPurposes: [String] = []
     ) {
+        self.buttonPurposes = buttonPurposes
         self.appIcon = appIcon
         self.idFD = idFD
         self.selectedActionFD = selectedActionFD
@@ -137,6 +142,16 @@ public struct NotifyOptions: Equatable, Sendable {
         return out
     }
 
+    /// `--button-purpose` values as (action, purpose) pairs; refuses one without `=` or with an empty side.
+    static func buttonPurposes(_ values: [String]) throws(NotifySendSyntaxError) -> [(action: String, purpose: String)] {
+        try values.map { value throws(NotifySendSyntaxError) in
+            guard let equals = value.firstIndex(of: "="), equals != value.startIndex, value.index(after: equals) != value.endIndex else {
+                throw NotifySendSyntaxError("--button-purpose \(value): give NAME=PURPOSE, e.g. accept=call.accept")
+            }
+            return (String(value[..<equals]), String(value[value.index(after: equals)...]))
+        }
+    }
+
     /// Short options that take a value.
     /// (An array, not a Set: see `Connection.subscriptions` on start-up cost.)
     static let shortWithValue: [Character] = ["u", "t", "a", "i", "n", "c", "h", "r", "A", "C", "I"]
@@ -196,6 +211,7 @@ public struct NotifyOptions: Equatable, Sendable {
             case "r", "replace-id": replaceID = try integer(Int32.self)
             case "A", "action": actions.append(value)
             case "sound": sound = value
+            case "button-purpose": buttonPurposes.append(value)
             case "wait-timeout":
                 guard let number = Int(value), number >= 0 else { throw .unusual }
                 waitTimeout = number
@@ -216,7 +232,7 @@ public struct NotifyOptions: Equatable, Sendable {
         let longWithValue: [String] = [
             "urgency", "expire-time", "app-name", "icon", "category", "hint", "replace-id", "action", "sound",
             "wait-timeout", "app-icon", "id-fd", "selected-action-fd", "activation-token-fd", "close", "stack-tag",
-            "raw-icon",
+            "raw-icon", "button-purpose",
         ]
 
         while let argument = iterator.next() {
@@ -291,16 +307,24 @@ package struct NotifyRunner {
             printLine(asNotifySend ? "\(NotifySendName.programName) \(NotifySendName.matchedVersion) (chime \(chimeVersion))" : "chime \(chimeVersion)")
             Sys.exit(ExitStatus.success.rawValue)
         }
+        // Everything the command line alone can refuse is refused before the bus is touched.
+        var notification = options.close == nil ? reportingErrors { try makeNotification(specVersion: "1.2") } : Notification(summary: "")
+        let connection = reportingErrors { try openSessionBus() }
+        // Inside a sandbox (or NOTIFY_FORCE_PORTAL set), the notification portal where one answers.
+        let sandbox = Sandbox.current()
+        if sandbox.wantsPortal {
+            let portal = PortalClient(connection: connection)
+            if let version = reportingErrors({ try portal.version() }) {
+                if let number = options.close { closeThroughPortal(portal, sandbox: sandbox, number: number) }
+                runThroughPortal(portal, version: version, sandbox: sandbox)
+            }
+        }
+        let client = NotificationClient(connection: connection)
         if let id = options.close {
             // dunstify -C ID: close that notification, and nothing else.
-            let client = NotificationClient(connection: reportingErrors { try openSessionBus() })
             reportingErrors { try client.close(id) }
             Sys.exit(ExitStatus.success.rawValue)
         }
-        // Everything the command line alone can refuse is refused before the bus is touched.
-        var notification = reportingErrors { try makeNotification(specVersion: "1.2") }
-        let connection = reportingErrors { try openSessionBus() }
-        let client = NotificationClient(connection: connection)
         if !options.icon.isEmpty {
             // -i is an image hint whose name depends on the spec version the server follows.
             let spec = reportingErrors { try client.serverInformation().specVersion }
@@ -340,6 +364,7 @@ package struct NotifyRunner {
     /// The Notify call these options describe, for a server following `specVersion` of the spec.
     func makeNotification(specVersion: String) throws -> Notification {
         guard let summary = options.summary, !summary.isEmpty else { throw NotifySendSyntaxError("No summary specified.") }
+        _ = try NotifyOptions.buttonPurposes(options.buttonPurposes)
         var hintList: [Hint] = [.senderPID(Int64(Sys.processID)), .urgency(options.urgency)]
         var appIcon = options.appIcon
         if !options.icon.isEmpty {
