@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import Notifications
 import Testing
@@ -27,6 +28,9 @@ import TestSupport
     @Test(arguments: [
         ["--bogus", "x"], ["-t"], ["-t", "x", "y"], ["-u", "bad", "y"], ["a", "b", "c"], [], ["-h", "int:x", "S"],
         ["-h", "int:x:-5", "S"], ["-h", "byte:x:256", "S"], ["--expire-time=", "S"], ["--replace-id", "x", "S"],
+        // Issue 25: every other refusal of notify-send.c's hint readers.
+        ["-h", "byte:b:-1", "S"], ["-h", "variant:v:", "S"], ["-h", "double:d:.5", "S"], ["-h", "float:f:1", "S"],
+        ["-h", "int:n", "S"], ["-h", "boolean", "S"], ["-h", "variant:v:[1, 'a']", "S"],
     ])
     func sameRefusal(_ arguments: [String]) throws {
         let (reference, ours, calls) = try besideNotifySend(arguments, calls: 0) { try Self.runAsNotifySend(arguments, environment: $0) }
@@ -123,6 +127,27 @@ import TestSupport
         #expect(try read("id") == "1\n")
         #expect(try read("action") == "bar-action\n")
         #expect(try read("token") == "activation-token\n")
+    }
+
+    /// A repeated action name keeps its place and takes the later label, and an unnamed action is
+    /// named by its index among the -A arguments, as libnotify master's tests expect
+    /// (test_activate_replaced_action, test_activate_third_unnamed_action).
+    @Test(arguments: [
+        (["-A", "foo-action=Foo", "-A", "foo-action=FooBar"], ["foo-action", "FooBar"], "foo-action"),
+        (["-A", "foo", "-A", "id=default", "-A", "baz"], ["0", "foo", "id", "default", "2", "baz"], "2"),
+    ])
+    func actionsAsLibnotifyKeepsThem(_ options: [String], _ expected: [String], _ invoked: String) throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop() }
+        let result = try Self.runAsNotifySend(options + ["action!", "Choose it"], environment: bus.environment()) { _ in
+            guard recorder.waitForCalls(1).count == 1 else { return }
+            try? recorder.invokeAction(id: 1, key: invoked)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == invoked + "\n")
+        #expect(recorder.calls.first?.arguments[5] == .strings(expected))
     }
 
     /// An action the notification never offered is reported and the wait goes on; Ctrl-C then

@@ -112,6 +112,20 @@ import TestSupport
         ["-pe", "Cluster of two flags"],
         ["--print-id", "--transient", "Long flags"],
         ["-h", "double:d:2.50000", "Double with trailing zeros"],
+        // Issue 25: the rest of notify-send.c's hint readers, value by value (strtoull, g_strtod, casts).
+        ["-h", "byte:b:abc", "Byte that is no number is zero"],
+        ["-h", "double:d:5.5abc", "Double with trailing letters"],
+        ["-h", "double:d:1,5", "Double with a comma"],
+        ["-h", "int:n:0x10", "Int in hexadecimal is zero"],
+        ["-h", "int:n:18446744073709551616", "Int beyond 64 bits"],
+        ["-h", "int:n:4294967295", "Int that wraps to minus one"],
+        ["-h", "boolean:b:True", "Mixed-case true"],
+        ["-h", "boolean:b:007", "Boolean with leading zeros"],
+        ["-h", "boolean:b:0x1", "Boolean in hexadecimal"],
+        ["-h", "boolean:b:", "Empty boolean"],
+        ["-h", "Variant:v:5", "Mixed-case variant type"],
+        ["-h", "int:n:00042", "Int with leading zeros"],
+        ["-h", "double:d:0.1e400", "Double that overflows"],
     ]
 
     /// notify-send's newer behaviour chime follows where Debian's 0.8.1 differs (README, "notify-send"):
@@ -122,6 +136,8 @@ import TestSupport
         (["-i", "/usr/share/icons/x.png", "Icon path as image"], ["-h", "string:image-path:/usr/share/icons/x.png", "Icon path as image"]),
         (["-h", "byte:b:0x11", "Hexadecimal byte"], ["-h", "byte:b:17", "Hexadecimal byte"]),
         (["-h", "byte:b:0xff", "Largest hexadecimal byte"], ["-h", "byte:b:255", "Largest hexadecimal byte"]),
+        (["-h", "byte:b:0x1G", "Hexadecimal byte with a trailing letter"], ["-h", "byte:b:1", "Hexadecimal byte with a trailing letter"]),
+        (["-h", "byte:b:0x", "Hexadecimal byte without digits"], ["-h", "byte:b:0", "Hexadecimal byte without digits"]),
         (["-n", "app-icon-name", "App icon"], ["-i", "app-icon-name", "App icon"]),
         (["--app-icon=/tmp/app.png", "App icon path"], ["-i", "/tmp/app.png", "App icon path"]),
         (["-n", "app", "-i", "image", "Both"], ["-i", "app", "-h", "string:image-path:image", "Both"]),
