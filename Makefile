@@ -70,6 +70,7 @@ RUNTIME_PACKAGES := dbus-daemon dunst xvfb libsndfile1 libpulse0 sound-theme-fre
 # The desktop app's tests: its accessibility tree (AT-SPI) read from Python, keys through XTest.
 APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3-xlib gettext adwaita-icon-theme librsvg2-common
 TEST_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
+	bubblewrap xdg-desktop-portal xdg-desktop-portal-gtk \
 	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin \
 	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
@@ -167,7 +168,8 @@ test-app:
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
-	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests
+	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
+	SandboxTests
 empty :=
 space := $(empty) $(empty)
 
