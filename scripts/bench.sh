@@ -15,6 +15,9 @@ mkdir -p "$out"
 chime=$PWD/.build/release/chime
 # The binary make install and make deb ship: position-independent (make bench builds it first).
 shipped=$PWD/.build/shipped/chime
+# The shipped chime started as notify-send (a link, as README's "chime as notify-send" makes one).
+mkdir -p "$out/links" && ln -sfn "$shipped" "$out/links/notify-send"
+as_notify_send=$out/links/notify-send
 bench=$PWD/.build/release/chime-bench
 ROUNDS=${ROUNDS:-300}
 DUNST_ROUNDS=${DUNST_ROUNDS:-100}
@@ -99,6 +102,7 @@ gdbus_args=(gdbus call --session --dest org.freedesktop.Notifications --object-p
 whole_process trivial "$ROUNDS" \
     -- chime "$chime" notify -a bench -t 5000 Summary Body \
     -- chime-shipped "$shipped" notify -a bench -t 5000 Summary Body \
+    -- as-notify-send "$as_notify_send" -a bench -t 5000 Summary Body \
     -- notify-send notify-send -a bench -t 5000 Summary Body \
     -- gdbus "${gdbus_args[@]}" \
     -- dbus-send dbus-send --session --print-reply --dest=org.freedesktop.Notifications /org/freedesktop/Notifications \
@@ -114,6 +118,7 @@ gdbus_args[${#gdbus_args[@]}-1]=100
 whole_process dunst "$DUNST_ROUNDS" \
     -- chime "$chime" notify -a bench -t 100 Summary Body \
     -- chime-shipped "$shipped" notify -a bench -t 100 Summary Body \
+    -- as-notify-send "$as_notify_send" -a bench -t 100 Summary Body \
     -- notify-send notify-send -a bench -t 100 Summary Body \
     -- gdbus "${gdbus_args[@]}"
 

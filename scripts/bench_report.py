@@ -38,24 +38,25 @@ for name, title in (("whole-trivial.txt", "a server that only replies"), ("whole
     rows = read_whole(name)
     lines.append("")
     lines.append("Whole process against %s (alternated runs):" % title)
-    lines.append("  %-12s %12s %12s %14s" % ("", "median ms", "p90 ms", "peak RSS KiB"))
+    lines.append("  %-14s %12s %12s %14s" % ("", "median ms", "p90 ms", "peak RSS KiB"))
     for label, (median, p90, rss) in rows.items():
-        lines.append("  %-12s %12.2f %12.2f %14d" % (label, median, p90, rss))
+        lines.append("  %-14s %12.2f %12.2f %14d" % (label, median, p90, rss))
     send = rows["notify-send"]
-    # "chime" is make release (no PIE); "chime-shipped" what make install and make deb ship (PIE).
-    for label in ("chime", "chime-shipped"):
+    # "chime" is make release (no PIE); "chime-shipped" what make install and make deb ship (PIE);
+    # "as-notify-send" the shipped chime started by a notify-send link (issue 25's targets for all).
+    for label in ("chime", "chime-shipped", "as-notify-send"):
         if label not in rows:
             continue
         chime = rows[label]
         ratio = chime[0] / send[0]
-        lines.append("  %s / notify-send wall %.2f× (target ≤ 0.50×): %s" % (label, ratio, verdict(ratio <= 0.50)))
+        lines.append("  %s / notify-send wall %.2f× (target ≤ 0.40×): %s" % (label, ratio, verdict(ratio <= 0.40)))
         rss = chime[2] / send[2]
-        lines.append("  %s / notify-send peak RSS %.2f× (target ≤ 1.50×): %s" % (label, rss, verdict(rss <= 1.50)))
+        lines.append("  %s / notify-send peak RSS %.2f× (target ≤ 1.20×): %s" % (label, rss, verdict(rss <= 1.20)))
         if "gdbus" in rows:
             lines.append("  %s / gdbus wall %.2f×" % (label, chime[0] / rows["gdbus"][0]))
         if "dbus-send" in rows:
             ratio = chime[0] / rows["dbus-send"][0]
-            lines.append("  %s / dbus-send wall %.2f× (target ≤ 1.30×): %s" % (label, ratio, verdict(ratio <= 1.30)))
+            lines.append("  %s / dbus-send wall %.2f× (target ≤ 1.00×): %s" % (label, ratio, verdict(ratio <= 1.00)))
     if "swift-hello" in rows:
         lines.append("  (a static Swift hello world, linked like chime, takes %.2f ms: the floor for any Swift CLI)" % rows["swift-hello"][0])
 

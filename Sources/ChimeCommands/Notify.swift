@@ -19,6 +19,8 @@ public struct Notify: ParsableCommand {
 
             Hints (-h TYPE:NAME:VALUE) take the types boolean, int, double, string, byte and variant (GVariant text, e.g. -h "variant:x-pos:<int32 5>"). The body's C escapes (\\n, \\t, \\\\) are expanded as notify-send does.
 
+            Inside a Flatpak or a Snap, or with NOTIFY_FORCE_PORTAL set (never with NOTIFY_IGNORE_PORTAL set), the notification goes through the notification portal (org.freedesktop.portal.Notification) where one answers, as libnotify does: -p prints the notification's number in its portal id, -r replaces this program's own numbered notification, and a wait ends at an action, the expire time, Ctrl-C or the portal leaving (README, "Inside a sandbox").
+
             Waiting (-w, or -A, which implies it) ends when the notification is closed, when an action is invoked (its name is printed), when the notification server leaves the bus, or when the time limit passes: the expire time plus \(NotifyRunner.graceSeconds) s, \(NotifyRunner.defaultWaitSeconds) s for the server's default expiry, a day for -t 0, or --wait-timeout. Ctrl-C closes the notification and exits 130.
 
             Examples:

@@ -238,22 +238,29 @@ public struct Sandbox: Hashable, Sendable {
         !ignored && (forced || flatpakApp != nil || snapApp != nil)
     }
 
-    /// This process's sandbox. Reads nothing when `NOTIFY_IGNORE_PORTAL` is set; otherwise
-    /// `/.flatpak-info` (absent outside Flatpak: one failed open) and, outside Flatpak,
-    /// `/proc/self/cgroup`.
+    /// This process's sandbox: `/.flatpak-info` (absent outside Flatpak: one failed open) and,
+    /// outside Flatpak, `/proc/self/cgroup`.
     public static func current() -> Sandbox {
         // libnotify tests only whether the variables are set, whatever their value.
-        if Sys.environment("NOTIFY_IGNORE_PORTAL") != nil { return Sandbox(ignored: true) }
-        var sandbox = Sandbox(forced: Sys.environment("NOTIFY_FORCE_PORTAL") != nil)
+        var sandbox = Sandbox(forced: Sys.environment("NOTIFY_FORCE_PORTAL") != nil,
+                              ignored: Sys.environment("NOTIFY_IGNORE_PORTAL") != nil)
         if let info = try? Sys.readFile("/.flatpak-info", limit: 1 << 20) {
             sandbox.flatpakApp = flatpakApp(info: String(decoding: info, as: UTF8.self))
         }
         if sandbox.flatpakApp == nil, let cgroup = try? Sys.readFile("/proc/self/cgroup", limit: 1 << 20) {
-            (sandbox.snapName, sandbox.snapApp) = snap(cgroup: String(decoding: cgroup, as: UTF8.self))
+            let (name, app) = snap(cgroup: String(decoding: cgroup, as: UTF8.self))
+            // As libnotify: a Snap is known by its cgroup; SNAP_NAME only names it.
+            sandbox.snapApp = app ?? name
+            sandbox.snapName = name
         }
         if sandbox.snapName == nil, let name = Sys.environment("SNAP_NAME"), !name.isEmpty { sandbox.snapName = name }
-        if sandbox.snapApp == nil { sandbox.snapApp = sandbox.snapName }
         return sandbox
+    }
+
+    /// The desktop entry libnotify gives a Snap's notifications that name none (`NAME_APP`).
+    public var snapDesktopEntry: String? {
+        guard let snapApp, let snapName else { return nil }
+        return "\(snapName)_\(snapApp)"
     }
 
     /// The application's name in a `.flatpak-info` key file: `[Runtime]`'s when it has one (a

@@ -292,9 +292,14 @@ package struct NotifyRunner {
     /// Started as `notify-send`: notify-send's messages and exit statuses (see `NotifySendName`).
     package var asNotifySend = false
 
+    /// The sandbox this process runs in (Flatpak, Snap), read once: it decides the portal and, in a
+    /// Snap, the desktop entry.
+    let sandbox: Sandbox
+
     package init(options: NotifyOptions, asNotifySend: Bool = false) {
         self.options = options
         self.asNotifySend = asNotifySend
+        sandbox = Sandbox.current()
     }
 
     /// The grace added to a wait beyond the expire time; the waits for the server's default expiry and for never.
@@ -311,7 +316,6 @@ package struct NotifyRunner {
         var notification = options.close == nil ? reportingErrors { try makeNotification(specVersion: "1.2") } : Notification(summary: "")
         let connection = reportingErrors { try openSessionBus() }
         // Inside a sandbox (or NOTIFY_FORCE_PORTAL set), the notification portal where one answers.
-        let sandbox = Sandbox.current()
         if sandbox.wantsPortal {
             let portal = PortalClient(connection: connection)
             if let version = reportingErrors({ try portal.version() }) {
@@ -392,6 +396,10 @@ package struct NotifyRunner {
             // An empty string hint sets nothing (libnotify's set_hint_string ignores it).
             if NotifySendSyntax.isEmptyStringHint(text) { continue }
             hintList.append(try NotifySendSyntax.hint(text))
+        }
+        // In a Snap, libnotify names the snap's desktop entry unless the notification names one.
+        if let entry = sandbox.snapDesktopEntry, !hintList.contains(where: { $0.name == "desktop-entry" }) {
+            hintList.append(.desktopEntry(entry))
         }
         return Notification(
             appName: options.appName,

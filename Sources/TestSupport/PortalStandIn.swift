@@ -63,3 +63,26 @@ public final class PortalStandIn: @unchecked Sendable {
     /// Stops it, by PID.
     public func stop() { process.stop() }
 }
+
+/// The arguments that run a program inside a bubblewrap sandbox that looks like a Flatpak: a
+/// `/.flatpak-info` naming `app`, every top-level directory of the machine read-only (and `/tmp`,
+/// where the test's bus listens, writable), on a root of its own: nothing is created on the
+/// machine's root (binding `/` itself would leave an empty `/.flatpak-info` behind, which every
+/// program reading it would then see).
+public func flatpakSandbox(app: String, in directory: URL) throws -> [String] {
+    let info = directory.appendingPathComponent("flatpak-info").path
+    try "[Application]\nname=\(app)\n".write(toFile: info, atomically: true, encoding: .utf8)
+    var arguments = ["--proc", "/proc", "--dev-bind", "/dev", "/dev", "--bind", "/tmp", "/tmp"]
+    for name in try FileManager.default.contentsOfDirectory(atPath: "/").sorted() where !["proc", "dev", "tmp", ".flatpak-info"].contains(name) {
+        let path = "/" + name
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+            arguments += ["--symlink", target, path]
+        } else {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                arguments += ["--ro-bind", path, path]
+            }
+        }
+    }
+    return arguments + ["--ro-bind", info, "/.flatpak-info"]
+}

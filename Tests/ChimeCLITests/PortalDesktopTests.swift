@@ -24,10 +24,9 @@ import TestSupport
 
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let info = directory.appendingPathComponent("flatpak-info").path
-        try "[Application]\nname=org.example.Notes\n".write(toFile: info, atomically: true, encoding: .utf8)
+        let sandbox = try flatpakSandbox(app: "org.example.Notes", in: directory)
         func sandboxed(_ arguments: [String], whileRunning: ((Int32) -> Void)? = nil) throws -> CommandResult {
-            try runProgram("/usr/bin/bwrap", (["--dev-bind", "/", "/", "--ro-bind", info, "/.flatpak-info", chimeBinaryPath(), "notify"] + arguments)
+            try runProgram("/usr/bin/bwrap", (sandbox + [chimeBinaryPath(), "notify"] + arguments)
                 .map { Array($0.utf8) }, environment: bus.environment(), whileRunning: whileRunning)
         }
         let dunstctl = { (arguments: [String]) in

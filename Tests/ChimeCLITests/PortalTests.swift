@@ -277,11 +277,9 @@ import TestSupport
         defer { session.stop() }
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let info = directory.appendingPathComponent("flatpak-info").path
-        try "[Application]\nname=org.example.Notes\nruntime=runtime/org.gnome.Platform/x86_64/45\n".write(toFile: info, atomically: true, encoding: .utf8)
+        let sandbox = try flatpakSandbox(app: "org.example.Notes", in: directory)
         let result = try runProgram(
-            "/usr/bin/bwrap",
-            ["--dev-bind", "/", "/", "--ro-bind", info, "/.flatpak-info", chimeBinaryPath(), "notify", "-p", "Inside"].map { Array($0.utf8) },
+            "/usr/bin/bwrap", (sandbox + [chimeBinaryPath(), "notify", "-p", "Inside"]).map { Array($0.utf8) },
             environment: session.bus.environment())
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "1\n")
@@ -331,6 +329,8 @@ extension PortalTests {
         #expect(Sandbox(forced: true).portalID(programName: "chime", number: 1) == "libnotify-flatpak.(null)-chime-1")
         #expect(Sandbox(snapName: "notes", snapApp: "notes-app").portalID(programName: "chime", number: 1) == "libnotify-snap.notes_notes-app-chime-1")
         #expect(Sandbox(forced: true, ignored: true).wantsPortal == false)
+        #expect(Sandbox(snapName: "notes", snapApp: "notes-app").snapDesktopEntry == "notes_notes-app")
+        #expect(Sandbox(flatpakApp: "org.example.App").snapDesktopEntry == nil)
         #expect(Sandbox.flatpakApp(info: "[Application]\nname=org.example.App\n\n[Instance]\ninstance-id=1\n") == "org.example.App")
         #expect(Sandbox.flatpakApp(info: "[Application]\nname=org.example.App\n[Runtime]\nname = org.gnome.Sdk\n") == "org.gnome.Sdk")
         #expect(Sandbox.flatpakApp(info: "[Instance]\nname=x\n") == nil)
