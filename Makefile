@@ -109,9 +109,11 @@ release: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	@if nm $(COMMANDS_BIN) | grep -q __CFInitialize; then \
 		echo "error: $(COMMANDS_BIN) links swift-corelibs Foundation; relink with -Xlinker -Map=chime.map and look for libFoundation.a(" >&2; exit 1; fi
 	@# chime holds notify and notify-send only: every start of it counts (no argument parser, no
-	@# Foundation, no zlib loaded at start).
-	@if nm $(RELEASE_BIN) | grep -q -e ArgumentParser -e FoundationEssentials || readelf -d $(RELEASE_BIN) | grep -q 'libz\.so'; then \
-		echo "error: $(RELEASE_BIN) links more than a notification needs (ArgumentParser, Foundation or libz)" >&2; exit 1; fi
+	@# Foundation, no concurrency runtime and its libdispatch, no string-processing library, no zlib
+	@# loaded at start: docs/BENCHMARKS.md, issue 25).
+	@if nm $(RELEASE_BIN) | grep -q -e ArgumentParser -e FoundationEssentials -e libdispatch_init -e _swift_string_processing \
+		|| readelf -d $(RELEASE_BIN) | grep -q 'libz\.so'; then \
+		echo "error: $(RELEASE_BIN) links more than a notification needs (ArgumentParser, Foundation, libdispatch, _StringProcessing or libz)" >&2; exit 1; fi
 
 # libdbus-1.a where dbus-1.pc below sends the linker.
 $(STATIC_LIBS)/pkgconfig/dbus-1.pc:

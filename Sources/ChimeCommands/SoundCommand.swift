@@ -79,7 +79,7 @@ public struct SoundPlay: ParsableCommand {
         play = started.play
         let seconds = Double(started.length.milliseconds) / 1000
         printLine("playing \(sound) (\(seconds < 10 ? String(Double(Int(seconds * 10)) / 10) : String(Int(seconds))) s) through \(started.way)")
-        let deadline = ContinuousClock.now + .milliseconds(started.length.milliseconds) + .seconds(10)
+        let deadline = Deadline.now + .milliseconds(started.length.milliseconds) + .seconds(10)
         let result = connection.run(until: deadline, wakeOn: signals?.fd) { ended == nil }
         if result == .woken {
             try? center.stopSound(started.play)

@@ -91,7 +91,6 @@ extension Status {
         return RecordReport(fields: [
             Field("authorization", "Authorization", .text(settings.isAuthorized ? "authorized" : "denied")),
             Field("reason", "Reason", .optional(reason) { .text($0) }),
-            Field("portal", "Portal", .optional(portal) { $0.datum }) { _ in portal.map { "chime notify: " + $0.line } },
             Field("server", "Server", .optional(settings.server) { server in
                 .record([Field("name", "", .text(server.name)), Field("vendor", "", .text(server.vendor)),
                          Field("version", "", .text(server.version)), Field("specVersion", "", .text(server.specVersion))])
@@ -138,6 +137,7 @@ extension Status {
                 guard let file else { return nil }
                 return ([alarmFileSummary(file)] + (file.problems + file.conflicts).map { "  " + $0 }).joined(separator: "\n")
             },
+            Field("portal", "Portal", .optional(portal) { $0.datum }) { _ in portal.map { "chime notify: " + $0.line } },
         ], width: 16)
     }
 }

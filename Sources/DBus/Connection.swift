@@ -273,18 +273,17 @@ public final class Connection {
     /// deadline passes, the connection closes, or `wakeOn` (a signalfd, say)
     /// becomes readable. Sleeps in `poll` between messages: no periodic wake-ups.
     public func run(
-        until deadline: ContinuousClock.Instant? = nil, wakeOn extraFD: Int32? = nil,
+        until deadline: Deadline? = nil, wakeOn extraFD: Int32? = nil,
         while condition: () -> Bool
     ) -> RunResult {
         installFilter()
-        let clock = ContinuousClock()
         while true {
             dispatchPending()
             if !condition() { return .finished }
             if !isConnected { return .disconnected }
             var timeout: Int32 = -1
             if let deadline {
-                let left = clock.now.duration(to: deadline)
+                let left = Deadline.now.duration(to: deadline)
                 if left <= .zero { return .timedOut }
                 let (seconds, attoseconds) = left.components
                 let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000

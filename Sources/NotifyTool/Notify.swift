@@ -462,7 +462,7 @@ package struct NotifyRunner {
         id = shownID
 
         let limit = waitLimit(for: notification.expiration)
-        let deadline = limit.map { ContinuousClock.now + $0 }
+        let deadline = limit.map { Deadline.now + $0 }
         let offered = Set(notification.actions.map(\.key))
         var action: String? = nil
         var closed: CloseReason? = nil

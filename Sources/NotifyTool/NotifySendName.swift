@@ -72,7 +72,9 @@ package enum NotifySendName {
             return value
         }
         let locale = variable("LC_ALL") ?? variable("LC_CTYPE") ?? variable("LANG") ?? ""
-        let ellipsis = locale.uppercased().contains("UTF-8") || locale.uppercased().contains("UTF8") ? "…" : "?"
+        // The codeset: after the dot, before any modifier ("en_US.UTF-8", "de_DE.utf8@euro").
+        let codeset = locale.split(separator: ".", maxSplits: 1).dropFirst().first?.split(separator: "@").first?.uppercased()
+        let ellipsis = codeset == "UTF-8" || codeset == "UTF8" ? "…" : "?"
         return """
             Usage:
               \(programName) [OPTION\(ellipsis)] <SUMMARY> [BODY] - create a notification

@@ -161,7 +161,7 @@ extension NotifyRunner {
         // libnotify does; otherwise the wait has chime's limits (notify-send's: none).
         let expiry: Duration? = options.expireTime > 0 ? .milliseconds(Int64(options.expireTime)) : nil
         let limit = expiry ?? (asNotifySend ? nil : waitLimit(for: Expiration(wireValue: options.expireTime)))
-        let deadline = limit.map { ContinuousClock.now + $0 }
+        let deadline = limit.map { Deadline.now + $0 }
         var action: String? = nil
         var unknown: String? = nil
         let result = connection.run(until: deadline, wakeOn: signals?.fd) {

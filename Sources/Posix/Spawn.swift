@@ -70,13 +70,13 @@ public enum Spawn {
         var pid: pid_t = 0
         let result: Int32
         if let envp {
-            result = program.contains("/") ? posix_spawn(&pid, program, &actions, &attributes, argv, envp)
+            result = program.contains(Character("/")) ? posix_spawn(&pid, program, &actions, &attributes, argv, envp)
                 : posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
         } else {
-            result = program.contains("/") ? posix_spawn(&pid, program, &actions, &attributes, argv, environ)
+            result = program.contains(Character("/")) ? posix_spawn(&pid, program, &actions, &attributes, argv, environ)
                 : posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
         }
-        guard result == 0 else { throw SystemError(program.contains("/") ? "posix_spawn" : "posix_spawnp", code: result, context: program) }
+        guard result == 0 else { throw SystemError(program.contains(Character("/")) ? "posix_spawn" : "posix_spawnp", code: result, context: program) }
         return pid
     }
 }

@@ -184,10 +184,10 @@ public final class RecordingServer: @unchecked Sendable {
             return
         }
         var nextID: UInt32 = 1
-        var lastShown: ([String], ContinuousClock.Instant)? = nil
+        var lastShown: ([String], Deadline)? = nil
         var quit = false
         var pendingSignals: [(MemberName, [Value])] = []
-        var delayed: [(due: ContinuousClock.Instant, message: Message, id: UInt32)] = []
+        var delayed: [(due: Deadline, message: Message, id: UInt32)] = []
         let path = NotificationClient.objectPath
         let object = ExportedObject(interfaces: [
             ExportedInterface(
@@ -221,12 +221,12 @@ public final class RecordingServer: @unchecked Sendable {
                         }
                         if fault == .refusesRepeats {
                             let key = [0, 3, 4].map { call.arguments[$0].stringValue ?? "" }
-                            if let (previous, at) = lastShown, previous == key, ContinuousClock.now - at < .seconds(1) {
+                            if let (previous, at) = lastShown, previous == key, Deadline.now - at < .seconds(1) {
                                 self.lock.withLock { self._refused.append(Call(arguments: call.arguments)) }
                                 throw DBusError(name: "org.freedesktop.Notifications.Error.ExcessNotificationGeneration",
                                                 message: "Created too many similar notifications in quick succession")
                             }
-                            lastShown = (key, ContinuousClock.now)
+                            lastShown = (key, Deadline.now)
                         }
                         let replaces = call.arguments[1].uint32Value ?? 0
                         let id: UInt32
@@ -240,7 +240,7 @@ public final class RecordingServer: @unchecked Sendable {
                             self.lock.withLock { self._calls.append(Call(arguments: call.arguments, assignedID: id)) }
                         }
                         if case .delay(let milliseconds) = fault {
-                            delayed.append((ContinuousClock.now + .milliseconds(milliseconds), call.message, id))
+                            delayed.append((Deadline.now + .milliseconds(milliseconds), call.message, id))
                             throw ReplyLater()
                         }
                         let actions = call.arguments[5].arrayElements?.compactMap(\.stringValue) ?? []
@@ -335,7 +335,7 @@ public final class RecordingServer: @unchecked Sendable {
                 pendingSignals.removeAll()
                 return !quit && (repliesWaiting || delayed.isEmpty)
             }
-            let now = ContinuousClock.now
+            let now = Deadline.now
             while let first = delayed.first, first.due <= now {
                 delayed.removeFirst()
                 if let reply = try? first.message.makeReturn([.uint32(first.id)]) { _ = try? connection.send(reply) }
