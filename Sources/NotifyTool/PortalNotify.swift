@@ -135,11 +135,17 @@ extension NotifyRunner {
 
     /// A file sent to the portal as bytes (an icon or a sound): at most 16 MiB.
     static func portalFile(_ path: String, what: String) throws -> [UInt8] {
+        let limit = 16 << 20
+        let bytes: [UInt8]
         do {
-            return try Sys.readFile(path, limit: 16 << 20)
+            bytes = try Sys.readFile(path, limit: limit)
         } catch {
             throw InputError(message: "\(what) \(path): cannot send it through the portal: \(error)")
         }
+        guard bytes.count <= limit else {
+            throw InputError(message: "\(what) \(path): cannot send it through the portal: it is larger than 16 MiB")
+        }
+        return bytes
     }
 
     /// Shows the notification and waits for an action, the expire time, Ctrl-C, or the portal leaving.

@@ -257,6 +257,27 @@ import TestSupport
         #expect(added.first?.fields["body"] == .string("<b>16:35</b>"))
     }
 
+    /// dunstify's -C through the portal withdraws this program's notification of that number; a file
+    /// the portal cannot be sent (too large, unreadable) is refused before anything is sent.
+    @Test func closeAndRefusals() throws {
+        let session = try Session()
+        defer { session.stop() }
+        let closed = try runChime(["notify", "-C", "3"], environment: session.environment)
+        #expect(closed.status == 0, "\(closed.stderr)")
+        #expect(try session.portal.calls("RemoveNotification").map { $0.first?.stringValue } == ["libnotify-flatpak.(null)-chime-3"])
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = directory.appendingPathComponent("big.png").path
+        FileManager.default.createFile(atPath: big, contents: Data(count: 17 << 20))
+        let tooBig = try runChime(["notify", "-i", big, "Big"], environment: session.environment)
+        #expect(tooBig.status == 65)
+        #expect(tooBig.stderr.hasPrefix("chime: -i \(big): cannot send it through the portal"), "\(tooBig.stderr)")
+        let purpose = try runChime(["notify", "--button-purpose", "nothing", "Purpose"], environment: session.environment)
+        #expect(purpose.status == 64)
+        #expect(purpose.stderr == "chime: --button-purpose nothing: give NAME=PURPOSE, e.g. accept=call.accept\n")
+        #expect(try session.portal.calls("AddNotification").isEmpty)
+    }
+
     /// NOTIFY_IGNORE_PORTAL always goes to the notification server, even with NOTIFY_FORCE_PORTAL
     /// set; no portal on the bus falls back to the server too.
     @Test func ignoredOrAbsentPortal() throws {
