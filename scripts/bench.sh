@@ -15,8 +15,12 @@ mkdir -p "$out"
 chime=$PWD/.build/release/chime
 # The binary make install and make deb ship: position-independent (make bench builds it first).
 shipped=$PWD/.build/shipped/chime
-# The shipped chime started as notify-send (a link, as README's "chime as notify-send" makes one).
-mkdir -p "$out/links" && ln -sfn "$shipped" "$out/links/notify-send"
+# The shipped chime started as notify-send (a link, as README's "chime as notify-send" makes one), to
+# a copy of its own: two commands run from one file share its pages in the CPU's caches, and the
+# second of them measured up to 0.19 ms faster than the first.
+rm -rf "$out/links" && mkdir -p "$out/links/copy"
+cp "$shipped" "$(dirname "$shipped")/chime-commands" "$out/links/copy/"
+ln -sfn copy/chime "$out/links/notify-send"
 as_notify_send=$out/links/notify-send
 bench=$PWD/.build/release/chime-bench
 ROUNDS=${ROUNDS:-300}
@@ -99,9 +103,7 @@ whole_process() {  # $1: label, $2: rounds, then NAME CMD... groups separated by
 gdbus_args=(gdbus call --session --dest org.freedesktop.Notifications --object-path /org/freedesktop/Notifications
             --method org.freedesktop.Notifications.Notify bench 0 "" Summary Body "[]"
             "{'urgency': <byte 1>, 'sender-pid': <int64 1>}" 5000)
-# No chime runs right after the same binary: run right after itself, the shipped chime measured
-# 0.10-0.19 ms faster than right after another program (its pages still in the CPU's caches), so each
-# chime follows one of the peers.
+# Each chime follows one of the peers, not another chime.
 whole_process trivial "$ROUNDS" \
     -- chime "$chime" notify -a bench -t 5000 Summary Body \
     -- notify-send notify-send -a bench -t 5000 Summary Body \

@@ -303,23 +303,23 @@ extension Connection {
                 for method in interface.methods {
                     xml += "    <method name=\"\(method.name)\">\n"
                     for arg in method.inputs {
-                        xml += "      <arg name=\"\(xmlEscape(arg.name))\" type=\"\(arg.type)\" direction=\"in\"/>\n"
+                        xml += "      <arg name=\"\(xmlEscaped(arg.name))\" type=\"\(arg.type)\" direction=\"in\"/>\n"
                     }
                     for arg in method.outputs {
-                        xml += "      <arg name=\"\(xmlEscape(arg.name))\" type=\"\(arg.type)\" direction=\"out\"/>\n"
+                        xml += "      <arg name=\"\(xmlEscaped(arg.name))\" type=\"\(arg.type)\" direction=\"out\"/>\n"
                     }
                     xml += "    </method>\n"
                 }
                 for signal in interface.signals {
                     xml += "    <signal name=\"\(signal.name)\">\n"
                     for arg in signal.arguments {
-                        xml += "      <arg name=\"\(xmlEscape(arg.name))\" type=\"\(arg.type)\"/>\n"
+                        xml += "      <arg name=\"\(xmlEscaped(arg.name))\" type=\"\(arg.type)\"/>\n"
                     }
                     xml += "    </signal>\n"
                 }
                 for property in interface.properties {
                     let access = property.set == nil ? "read" : "readwrite"
-                    xml += "    <property name=\"\(xmlEscape(property.name))\" type=\"\(property.type)\" access=\"\(access)\"/>\n"
+                    xml += "    <property name=\"\(xmlEscaped(property.name))\" type=\"\(property.type)\" access=\"\(access)\"/>\n"
                 }
                 xml += "  </interface>\n"
             }
@@ -375,8 +375,11 @@ extension Connection {
         """
 }
 
-private func xmlEscape(_ text: String) -> String {
+/// Text with XML's five special characters as entities (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`):
+/// introspection data here, and the notification spec's body markup, which is XML's.
+public func xmlEscaped(_ text: String) -> String {
     var out = ""
+    out.reserveCapacity(text.utf8.count)
     for character in text {
         switch character {
         case "&": out += "&amp;"

@@ -1,22 +1,10 @@
+import DBus
+
 /// The body markup of the Desktop Notifications spec (`<b>`, `<i>`, `<u>`, `<a href>`, `<img>`, the
 /// five XML entities), as chime writes and reads it.
 
-/// Escapes text for a markup-rendering server.
-public func escapeMarkup(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for c in text {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        default: out.append(c)
-        }
-    }
-    return out
-}
+/// Escapes text for a markup-rendering server (the body markup is XML's).
+public func escapeMarkup(_ text: String) -> String { xmlEscaped(text) }
 
 /// Markup as plain text: tags removed, the five standard entities decoded (one pass, without the
 /// string-processing library, which the `chime` binary does not link).

@@ -319,8 +319,8 @@ package struct NotifyRunner {
         if sandbox.wantsPortal {
             let portal = PortalClient(connection: connection)
             if let version = reportingErrors({ try portal.version() }) {
-                if let number = options.close { closeThroughPortal(portal, sandbox: sandbox, number: number) }
-                runThroughPortal(portal, version: version, sandbox: sandbox)
+                if let number = options.close { closeThroughPortal(portal, number: number) }
+                runThroughPortal(portal, version: version)
             }
         }
         let client = NotificationClient(connection: connection)

@@ -29,7 +29,7 @@ extension NotifyRunner {
     var portalNumber: UInt32 { options.replaceID > 0 ? UInt32(options.replaceID) : 1 }
 
     /// Shows the notification through the portal, waits if asked, prints, and exits.
-    func runThroughPortal(_ portal: PortalClient, version: UInt32, sandbox: Sandbox) -> Never {
+    func runThroughPortal(_ portal: PortalClient, version: UInt32) -> Never {
         let supported = version >= 2 ? portal.supportedOptions() : [:]
         let notification = reportingErrors { try makePortalNotification(version: version, supported: supported) }
         let id = sandbox.portalID(programName: portalProgramName, number: portalNumber)
@@ -53,7 +53,7 @@ extension NotifyRunner {
     }
 
     /// `-C ID` through the portal: withdraws this program's notification number ID.
-    func closeThroughPortal(_ portal: PortalClient, sandbox: Sandbox, number: UInt32) -> Never {
+    func closeThroughPortal(_ portal: PortalClient, number: UInt32) -> Never {
         reportingErrors { try portal.remove(id: sandbox.portalID(programName: portalProgramName, number: number)) }
         Sys.exit(ExitStatus.success.rawValue)
     }
