@@ -9,7 +9,7 @@ import Glibc
 /// other command, and the rare notify command lines only swift-argument-parser reads (help, errors
 /// worded by it), are handed to `chime-commands` in the same process (`execv`, same PID, same
 /// arguments). A position-independent binary pays at every start for each pointer the loader must
-/// relocate: chime-commands holds 48,000 of them, this one 22,000 (docs/BENCHMARKS.md, issue 25).
+/// relocate: chime-commands holds 48,000 of them, this one 17,000 (docs/BENCHMARKS.md, issue 25).
 public enum Front {
     public static func main() -> Never {
         // Strings on D-Bus must be UTF-8; libdbus aborts on anything else, and Swift would quietly
