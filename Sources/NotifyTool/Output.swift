@@ -78,6 +78,10 @@ package enum ExitStatus: Int32, CaseIterable {
             noNotificationServer.exit(
                 "no notification server is running on the session bus (org.freedesktop.Notifications has no owner); "
                     + "start one, e.g. dunst" + (error.underlying.name == .timedOut ? " (starting one by D-Bus activation timed out)" : ""))
+        case let error as PortalRefusalError:
+            serverError.exit(
+                "the notification portal refused the notification (\(error.underlying.name): \(error.underlying.message)); "
+                    + "NOTIFY_IGNORE_PORTAL=1 sends it to the notification server directly")
         case let error as SessionBusError:
             noSessionBus.exit(
                 "cannot connect to the session bus: \(error.underlying.message); run chime inside your desktop session "

@@ -47,7 +47,11 @@ extension NotifyRunner {
     /// to whoever asked.
     func showThroughPortal(_ portal: PortalClient, version: UInt32, id: String, _ notification: PortalNotification) throws {
         if options.replaceID > 0 { try? portal.remove(id: id) }
-        try portal.add(id: id, notification, version: version)
+        do {
+            try portal.add(id: id, notification, version: version)
+        } catch let error as DBusError where error.name != .noReply && error.name != .timeout && error.name != .disconnected {
+            throw PortalRefusalError(underlying: error)
+        }
         if options.printID && !options.json { printLine(String(portalNumber)) }
         if let fd = options.idFD { writeLine(String(portalNumber), to: fd) }
     }
@@ -210,4 +214,10 @@ extension NotifyRunner {
         if options.json { printLine(JSON.object(fields).text) }
         return .success
     }
+}
+
+/// The notification portal answered `AddNotification` with an error (xdg-desktop-portal refuses
+/// a program outside any sandbox, or one the user has not allowed to notify).
+package struct PortalRefusalError: Error {
+    package var underlying: DBusError
 }

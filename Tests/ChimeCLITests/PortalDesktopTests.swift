@@ -49,5 +49,12 @@ import TestSupport
         }
         #expect(clicked.status == 0, "\(clicked.stderr)")
         #expect(clicked.stdout == "{\"id\":1,\"portalID\":\"libnotify-flatpak.org.example.Notes-chime-1\",\"action\":\"default\"}\n")
+
+        // Outside any sandbox, with NOTIFY_FORCE_PORTAL set: the same way, the id without an app.
+        _ = try dunstctl(["close-all"])
+        let forced = try runChime(["notify", "--json", "Forced"], environment: bus.environment(extra: ["NOTIFY_FORCE_PORTAL": "1"]))
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(forced.stdout == "{\"id\":1,\"portalID\":\"libnotify-flatpak.(null)-chime-1\"}\n")
+        #expect(waitUntil(5) { (try? dunstctl(["count", "displayed"]))?.stdout == "1\n" })
     }
 }

@@ -276,6 +276,14 @@ import TestSupport
         #expect(purpose.status == 64)
         #expect(purpose.stderr == "chime: --button-purpose nothing: give NAME=PURPOSE, e.g. accept=call.accept\n")
         #expect(try session.portal.calls("AddNotification").isEmpty)
+        // A refusal says so and how to go round the portal; as notify-send, its words and status 1.
+        let refused = try runChime(["notify", "refuse-me"], environment: session.environment)
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "chime: the notification portal refused the notification (org.freedesktop.portal.Error.NotAllowed: "
+            + "Showing notifications is not allowed); NOTIFY_IGNORE_PORTAL=1 sends it to the notification server directly\n")
+        let refusedAsNotifySend = try session.notifySend(["refuse-me"])
+        #expect(refusedAsNotifySend.status == 1)
+        #expect(refusedAsNotifySend.stderr.hasPrefix("the notification portal refused the notification"))
     }
 
     /// NOTIFY_IGNORE_PORTAL always goes to the notification server, even with NOTIFY_FORCE_PORTAL

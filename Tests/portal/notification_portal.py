@@ -32,6 +32,12 @@ def load(mock, parameters):
         ),
     )
     # Like the portal, replacing by id; RemoveNotification of an id it does not have succeeds.
-    mock.AddMethod(MAIN_IFACE, "AddNotification", "sa{sv}", "", "self.shown[args[0]] = args[1]")
+    # A notification titled "refuse-me" is refused, as the portal refuses a program it does not allow.
+    mock.AddMethod(
+        MAIN_IFACE, "AddNotification", "sa{sv}", "",
+        "if args[1].get('title') == 'refuse-me':\n"
+        "    raise dbus.exceptions.DBusException('Showing notifications is not allowed', name='org.freedesktop.portal.Error.NotAllowed')\n"
+        "self.shown[args[0]] = args[1]",
+    )
     mock.AddMethod(MAIN_IFACE, "RemoveNotification", "s", "", "self.shown.pop(args[0], None)")
     mock.shown = {}
