@@ -149,33 +149,37 @@ public final class PortalClient {
     /// can be started, or what owns it has no notification interface (libnotify then falls back to
     /// `org.freedesktop.Notifications`, and so does chime).
     public func version() throws -> UInt32? {
-        let reply: [Value]
+        let value: Value?
         do {
-            reply = try connection.call(
-                destination: Self.busName, path: Self.objectPath, interface: .properties, member: "Get",
-                arguments: [.string(Self.interface.rawValue), .string("version")], timeout: timeout)
+            value = try property("version")
         } catch let error as DBusError where Self.meansNoPortal(error) {
             return nil
         }
-        guard case .uint32(let version)? = reply.first?.unwrappingVariants, version > 0 else { return nil }
+        guard case .uint32(let version)? = value, version > 0 else { return nil }
         return version
     }
 
     /// `SupportedOptions` (version 2): what the server behind the portal understands, by option
     /// (`category`, `button-purpose`); empty when the portal does not say.
     public func supportedOptions() -> [String: [String]] {
-        guard
-            let reply = try? connection.call(
-                destination: Self.busName, path: Self.objectPath, interface: .properties, member: "Get",
-                arguments: [.string(Self.interface.rawValue), .string("SupportedOptions")], timeout: timeout),
-            let entries = reply.first?.unwrappingVariants.dictionaryEntries
-        else { return [:] }
+        guard let entries = (try? property("SupportedOptions"))??.dictionaryEntries else { return [:] }
         var options: [String: [String]] = [:]
         for entry in entries {
             guard let key = entry.key.stringValue, let items = entry.value.unwrappingVariants.arrayElements else { continue }
             options[key] = items.compactMap(\.stringValue)
         }
         return options
+    }
+
+    /// A property of the portal's notification interface (`org.freedesktop.DBus.Properties.Get`).
+    private func property(_ name: String) throws -> Value? {
+        try call(.properties, "Get", [.string(Self.interface.rawValue), .string(name)]).first?.unwrappingVariants
+    }
+
+    private func call(_ interface: InterfaceName, _ member: MemberName, _ arguments: [Value]) throws -> [Value] {
+        try connection.call(
+            destination: Self.busName, path: Self.objectPath, interface: interface, member: member, arguments: arguments,
+            timeout: timeout)
     }
 
     static func meansNoPortal(_ error: DBusError) -> Bool {
@@ -187,16 +191,12 @@ public final class PortalClient {
 
     /// Shows a notification, or replaces the one with the same id. `AddNotification`.
     public func add(id: String, _ notification: PortalNotification, version: UInt32) throws {
-        _ = try connection.call(
-            destination: Self.busName, path: Self.objectPath, interface: Self.interface, member: "AddNotification",
-            arguments: [.string(id), notification.wireValue(version: version)], timeout: timeout)
+        _ = try call(Self.interface, "AddNotification", [.string(id), notification.wireValue(version: version)])
     }
 
     /// Withdraws a notification. `RemoveNotification`.
     public func remove(id: String) throws {
-        _ = try connection.call(
-            destination: Self.busName, path: Self.objectPath, interface: Self.interface, member: "RemoveNotification",
-            arguments: [.string(id)], timeout: timeout)
+        _ = try call(Self.interface, "RemoveNotification", [.string(id)])
     }
 
     /// Delivers `ActionInvoked` to `handler` while the connection is dispatched; subscribe before

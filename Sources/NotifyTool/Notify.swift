@@ -496,15 +496,14 @@ package struct NotifyRunner {
             if closed == nil { try? client.close(shownID) }
             status = .success
         } else if let closed {
-            fields.append(("closed", .object([("reason", .string(closed.name)), ("code", .number(Int64(closed.wireValue)))])))
+            fields.append(Self.closedField(closed))
             status = .success
         } else if serverGone || result == .disconnected {
             fields.append(("serverGone", .bool(true)))
             printError("chime: the notification server left the bus while waiting")
             status = .serverVanished
         } else if result == .woken {
-            // notify-send says this and exits 0; chime exits 130, as a program stopped by Ctrl-C does.
-            printError(asNotifySend ? "Wait cancelled, closing notification" : "chime: wait cancelled, closing notification")
+            sayWaitCancelled()
             try? client.close(shownID)
             fields.append(("interrupted", .bool(true)))
             status = asNotifySend ? .success : .interrupted
@@ -520,6 +519,17 @@ package struct NotifyRunner {
         }
         if options.json { printLine(JSON.object(fields).text) }
         return status
+    }
+
+    /// Ctrl-C or SIGTERM during a wait, said as notify-send says it (which then exits 0; chime exits
+    /// 130, as a program stopped by Ctrl-C does).
+    func sayWaitCancelled() {
+        printError(asNotifySend ? "Wait cancelled, closing notification" : "chime: wait cancelled, closing notification")
+    }
+
+    /// `--json`'s `closed: {reason, code}`.
+    static func closedField(_ reason: CloseReason) -> (String, JSON) {
+        ("closed", .object([("reason", .string(reason.name)), ("code", .number(Int64(reason.wireValue)))]))
     }
 }
 

@@ -183,36 +183,38 @@ extension NotifyRunner {
         }
 
         var fields: [(String, JSON)] = [("id", .number(Int64(portalNumber))), ("portalID", .string(id))]
+        let status: ExitStatus
         if let action {
             if options.json { fields.append(("action", .string(action))) } else { printLine(action) }
             if let fd = options.selectedActionFD { writeLine(action, to: fd) }
+            status = .success
         } else if let unknown {
             // The portal took the notification down with the click, whatever the action was.
             printError(asNotifySend ? "Received unknown action \(unknown)" : "chime: received unknown action \(unknown); the portal closed the notification")
-            fields.append(("closed", .object([("reason", .string("dismissed")), ("code", .number(2))])))
+            fields.append(Self.closedField(.dismissed))
+            status = .success
         } else if portalGone || result == .disconnected {
             fields.append(("serverGone", .bool(true)))
             printError("chime: the notification portal left the bus while waiting")
-            if options.json { printLine(JSON.object(fields).text) }
-            return .serverVanished
+            status = .serverVanished
         } else if result == .woken {
-            printError(asNotifySend ? "Wait cancelled, closing notification" : "chime: wait cancelled, closing notification")
+            sayWaitCancelled()
             try? portal.remove(id: id)
             fields.append(("interrupted", .bool(true)))
-            if options.json { printLine(JSON.object(fields).text) }
-            return asNotifySend ? .success : .interrupted
+            status = asNotifySend ? .success : .interrupted
         } else if expiry != nil {
             // Its expire time passed: withdrawn, and closed as expired.
             try? portal.remove(id: id)
-            fields.append(("closed", .object([("reason", .string("expired")), ("code", .number(1))])))
+            fields.append(Self.closedField(.expired))
+            status = .success
         } else {
+            // Only chime's own limits end a wait here (notify-send has none without an expire time).
             fields.append(("timedOut", .bool(true)))
             printError("chime: stopped waiting after \(limit.map { "\($0.components.seconds)" } ?? "0") s without an action")
-            if options.json { printLine(JSON.object(fields).text) }
-            return .waitTimedOut
+            status = .waitTimedOut
         }
         if options.json { printLine(JSON.object(fields).text) }
-        return .success
+        return status
     }
 }
 
