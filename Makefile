@@ -51,6 +51,13 @@ RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
 STATIC_DBUS_FILES := $(STATIC_LIBS)/sd-daemon-stubs.o $(STATIC_LIBS)/pkgconfig/dbus-1.pc
 endif
 PIE_FLAGS := $(RELEASE_FLAGS)
+# chime alone: linked by lld with the functions a notification runs laid out together, in the
+# order they first run (packaging/chime.order, written by scripts/order-file.sh), and no symbols of
+# its own exported (the static runtime's link line asks for --export-dynamic: 2,360 symbols in the
+# dynamic table the loader searches first for every symbol libc and libm bind; the crash
+# backtracer reads .symtab). Fewer pages touched at start: docs/BENCHMARKS.md, issue 25.
+FRONT_FLAGS := -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --no-export-dynamic \
+	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/chime.order -Xlinker --no-warn-symbol-ordering
 ifeq ($(PIE),0)
 RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
@@ -102,7 +109,7 @@ build: deps-build
 	$(SWIFT) build $(CXX_FLAGS)
 
 release: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $(FRONT_FLAGS) --product chime
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-commands
 	@# swift-corelibs Foundation (NSString bridging, CoreFoundation, ICU: 48 MB, 2 MB of RSS and a
 	@# slower start) must not be linked in; one String method can pull it.
@@ -196,7 +203,7 @@ test-desktops:
 bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	@# The binary make install and make deb ship (position-independent), kept aside, then the
 	@# one make release builds (PIE=0) for everything else.
-	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime
+	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) $(FRONT_FLAGS) --product chime
 	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime-commands
 	@mkdir -p .build/shipped && cp .build/release/chime .build/release/chime-commands .build/shipped/
 	$(MAKE) --no-print-directory release PIE=0

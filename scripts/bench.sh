@@ -5,7 +5,8 @@
 #     chime's dbus layer vs the same calls from C on raw libdbus (bench/c/raw_notify.c),
 #     against a server that only replies (bench/c/trivial_server.c), runs alternated;
 #  2. whole process: `chime notify` vs notify-send, gdbus call and dbus-send with the
-#     same message, alternated run by run (bench/c/spawn_timer.c), wall time and peak RSS,
+#     same message, alternated run by run in a fresh random order each round
+#     (bench/c/spawn_timer.c), wall time and peak RSS,
 #     against the trivial server and against dunst under Xvfb.
 # Results go to bench/out/ and are summarised as ratios with the targets.
 set -euo pipefail
@@ -103,7 +104,8 @@ whole_process() {  # $1: label, $2: rounds, then NAME CMD... groups separated by
 gdbus_args=(gdbus call --session --dest org.freedesktop.Notifications --object-path /org/freedesktop/Notifications
             --method org.freedesktop.Notifications.Notify bench 0 "" Summary Body "[]"
             "{'urgency': <byte 1>, 'sender-pid': <int64 1>}" 5000)
-# Each chime follows one of the peers, not another chime.
+# spawn_timer shuffles the order every round: no command always follows the same one (what ran
+# just before a start moves it by several per cent). No two commands run from the same file.
 whole_process trivial "$ROUNDS" \
     -- chime "$chime" notify -a bench -t 5000 Summary Body \
     -- notify-send notify-send -a bench -t 5000 Summary Body \

@@ -46,6 +46,28 @@ import Glibc
         try Sys.close(fd)
         #expect(try Sys.readFile(file, limit: 1000).count == 100)
         #expect(try Sys.readFile(file, limit: 10).count == 11)  // more than the limit: limit + 1
+        let reader = try Sys.open(file, O_RDONLY)
+        #expect(try Sys.read(reader, upTo: 40, at: 90) == Array(repeating: UInt8(ascii: "x"), count: 10))
+        try Sys.close(reader)
+        // Larger than one chunk, every byte in its place: a regular file (read by its length) and
+        // the same through a pipe (no length: chunks that grow).
+        let large = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        let big = try Sys.open(file, O_RDWR | O_TRUNC)
+        try Sys.writeAll(big, large, at: 0)
+        try Sys.close(big)
+        #expect(try Sys.readFile(file, limit: 1 << 20) == large)
+        #expect(try Sys.readFile(file, limit: 100_000) == Array(large[..<100_001]))
+        let piped = try Sys.pipe()
+        let writer = Thread {
+            try? Sys.writeAll(piped.write, large)
+            try? Sys.close(piped.write)
+        }
+        writer.start()
+        #expect(try Sys.readFile("/dev/fd/\(piped.read)", limit: 1 << 20) == large)
+        try Sys.close(piped.read)
+        // A file of /proc says no length: read to its end all the same.
+        let maps = try Sys.readFile("/proc/self/maps", limit: 1 << 24)
+        #expect(maps.count > 100 && maps.last == UInt8(ascii: "\n"))
         try Sys.removeFile(file)
         try Sys.removeFile(file)  // gone already: no error
     }

@@ -1,5 +1,9 @@
 /* Times whole commands, alternating between them round by round, with
  * posix_spawn and wait4: wall time and peak RSS of each run.
+ * Each round runs the commands in a fresh random order (seeded: a run repeats). What ran just
+ * before a command changes its start-up by several per cent (the caches it leaves warm or cold:
+ * after notify-send, which loads GLib, a start is slower than after dbus-send); in a fixed order
+ * one command would always follow the same one, and the ratios would measure the order.
  * Usage: spawn_timer ROUNDS -- NAME CMD ARGS... -- NAME CMD ARGS... */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -38,6 +42,7 @@ int main(int argc, char **argv) {
     int count = 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0 && i + 2 < argc) {
+            if (count == 16) { fprintf(stderr, "spawn_timer: at most 16 commands\n"); return 2; }
             commands[count].name = argv[i + 1];
             commands[count].argv = &argv[i + 2];
             commands[count].ms = calloc(rounds, sizeof(double));
@@ -58,8 +63,16 @@ int main(int argc, char **argv) {
             posix_spawnp(&pid, commands[c].argv[0], &actions, NULL, commands[c].argv, environ);
             waitpid(pid, &status, 0);
         }
+    int order[16];
+    for (int c = 0; c < count; c++) order[c] = c;
+    srand48(25);
     for (int r = 0; r < rounds; r++) {
-        for (int c = 0; c < count; c++) {
+        for (int i = count - 1; i > 0; i--) { /* Fisher-Yates */
+            int j = (int)(drand48() * (i + 1));
+            int t = order[i]; order[i] = order[j]; order[j] = t;
+        }
+        for (int i = 0; i < count; i++) {
+            int c = order[i];
             pid_t pid;
             int status;
             struct rusage usage;
