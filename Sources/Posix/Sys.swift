@@ -39,37 +39,33 @@ public enum Sys {
 
     /// Up to `count` bytes (empty at the end), or nil when a non-blocking descriptor has nothing now.
     public static func read(_ fd: Int32, upTo count: Int) throws(SystemError) -> [UInt8]? {
-        var outcome: SystemError? = nil
-        var wouldBlock = false
-        // Read straight into the array's uninitialized storage: zeroing first would touch every
-        // page of a large buffer the kernel then overwrites (a 64 KiB buffer cost 16 page faults
-        // of the 174 a `chime notify` took).
-        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            do throws(SystemError) {
-                guard let n = try read(fd, into: UnsafeMutableRawBufferPointer(buffer)) else { wouldBlock = true; return }
-                initialized = n
-            } catch {
-                outcome = error
-            }
-        }
-        if let outcome { throw outcome }
-        return wouldBlock ? nil : bytes
+        try bytes(upTo: count) { buffer throws(SystemError) in try read(fd, into: buffer) }
     }
 
     /// `pread(2)`: up to `count` bytes at `offset`.
     public static func read(_ fd: Int32, upTo count: Int, at offset: Int, context: String = "") throws(SystemError) -> [UInt8] {
-        var outcome: SystemError? = nil
+        try bytes(upTo: count) { buffer throws(SystemError) in
+            try SystemError.check("pread", context: context) { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+        } ?? []
+    }
+
+    /// An array of up to `count` bytes that `fill` writes into, returning how many it wrote (nil: none
+    /// to be had now). `fill` writes straight into the array's uninitialized storage: zeroing it first
+    /// would touch every page of a large buffer the kernel then overwrites (a 64 KiB one cost a
+    /// `chime notify` 16 page faults).
+    private static func bytes(upTo count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int?) throws(SystemError) -> [UInt8]? {
+        var failure: SystemError? = nil
+        var filled = true
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             do throws(SystemError) {
-                initialized = try SystemError.check("pread", context: context) {
-                    Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
-                }
+                guard let n = try fill(UnsafeMutableRawBufferPointer(buffer)) else { filled = false; return }
+                initialized = n
             } catch {
-                outcome = error
+                failure = error
             }
         }
-        if let outcome { throw outcome }
-        return bytes
+        if let failure { throw failure }
+        return filled ? bytes : nil
     }
 
     /// A whole file, read until its end or until more than `limit` bytes were read (then `limit + 1`
