@@ -78,7 +78,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "chime", dependencies: ["NotifyTool"]),
+        // chime keeps argv as glibc hands it over, instead of the static runtime's search for it (see argv.c).
+        .target(name: "CArgv"),
+        .executableTarget(name: "chime", dependencies: ["NotifyTool", "CArgv"]),
         .executableTarget(name: "chime-commands", dependencies: ["ChimeCommands"]),
 
         // MARK: - The desktop app
