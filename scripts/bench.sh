@@ -69,10 +69,7 @@ reload_dir=$(mktemp -d)
 "$PWD/.build/release/chime-bench-config" reload "$chime" "$reload_dir" 10000 5 >"$out/config-reload.txt"
 rm -rf "$reload_dir"
 
-"$out/trivial_server" >"$session_dir/server.out" &
-server_pid=$!
-session_pids+=("$server_pid")
-for _ in $(seq 100); do [ -s "$session_dir/server.out" ] && break; sleep 0.02; done
+start_trivial_server "$out/trivial_server"
 
 echo "== nextFireDate for 100,000 random calendar rules (3 runs)"
 : >"$out/nextfire.txt"

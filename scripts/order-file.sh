@@ -17,9 +17,7 @@ source scripts/private-session.sh
 start_private_bus
 work=$session_dir  # removed when the script ends
 gcc -O2 -o "$work/trivial_server" bench/c/trivial_server.c $(pkg-config --cflags --libs dbus-1)
-"$work/trivial_server" >"$work/server.out" &
-session_pids+=("$!")
-for _ in $(seq 100); do [ -s "$work/server.out" ] && break; sleep 0.02; done
+start_trivial_server "$work/trivial_server"
 
 # Every superblock run, in order (valgrind's lackey), on the paths scripts take most: a
 # notification, the same as notify-send, and a refused argument.

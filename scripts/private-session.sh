@@ -2,6 +2,8 @@
 # each stopped by its PID when the script exits.
 #   start_private_bus          exports DBUS_SESSION_BUS_ADDRESS
 #   start_dunst CHIME          starts Xvfb (exports DISPLAY) and dunst, waits until it answers
+#   start_trivial_server BIN   starts bench/c/trivial_server's binary, waits until it owns its name;
+#                              sets server_pid
 session_pids=()
 session_dir=$(mktemp -d)
 stop_private_session() {
@@ -38,4 +40,11 @@ start_dunst() {
     dunst -config "$session_dir/dunstrc" 2>"$session_dir/dunst.log" &
     session_pids+=("$!")
     for _ in $(seq 100); do "$chime" server-info >/dev/null 2>&1 && break; sleep 0.05; done
+}
+
+start_trivial_server() {
+    "$1" >"$session_dir/server.out" &
+    server_pid=$!
+    session_pids+=("$server_pid")
+    for _ in $(seq 100); do [ -s "$session_dir/server.out" ] && break; sleep 0.02; done
 }
