@@ -56,8 +56,11 @@ PIE_FLAGS := $(RELEASE_FLAGS)
 # its own exported (the static runtime's link line asks for --export-dynamic: 2,360 symbols in the
 # dynamic table the loader searches first for every symbol libc and libm bind; the crash
 # backtracer reads .symtab). Fewer pages touched at start: docs/BENCHMARKS.md, issue 25.
+# Its link map (.build-static-libs/chime.map) is read by make release's check of what was linked.
+FRONT_MAP := $(STATIC_LIBS)/chime.map
 FRONT_FLAGS := -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --no-export-dynamic \
-	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/chime.order -Xlinker --no-warn-symbol-ordering
+	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/chime.order -Xlinker --no-warn-symbol-ordering \
+	-Xlinker -Map=$(CURDIR)/$(FRONT_MAP)
 ifeq ($(PIE),0)
 RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
@@ -74,11 +77,14 @@ HOMEPAGE ?= https://chime.example.org
 # sound (never linked), so only their headers are needed to build.
 BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev libsndfile1-dev libpulse-dev
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb libsndfile1 libpulse0 sound-theme-freedesktop
+# What make check's suites run beside chime: systemd-analyze (calendar expressions), Python's zoneinfo
+# (zones) and pypng (image data), the zone database.
+CHECK_PACKAGES := $(BUILD_PACKAGES) systemd python3 python3-png tzdata
 # The desktop app's tests: its accessibility tree (AT-SPI) read from Python, keys through XTest.
 APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3-xlib gettext adwaita-icon-theme librsvg2-common
-TEST_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
+TEST_PACKAGES := $(CHECK_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
 	bubblewrap xdg-desktop-portal xdg-desktop-portal-gtk \
-	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin \
+	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin libcap2-bin util-linux \
 	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
@@ -89,7 +95,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
 	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop
 
-.PHONY: all build release release-app demo test test-app check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app demo test test-app check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -117,11 +123,11 @@ release: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 		echo "error: $(COMMANDS_BIN) links swift-corelibs Foundation; relink with -Xlinker -Map=chime.map and look for libFoundation.a(" >&2; exit 1; fi
 	@# chime holds notify and notify-send only: every start of it counts (no argument parser, no
 	@# Foundation, no concurrency runtime and its libdispatch, no string-processing library, no zlib
-	@# loaded at start, and not the runtime's search of /proc/self/maps for argv, which CArgv
-	@# replaces: docs/BENCHMARKS.md, issue 25).
-	@if nm $(RELEASE_BIN) | grep -q -e ArgumentParser -e FoundationEssentials -e libdispatch_init -e _swift_string_processing -e argvGrabber \
+	@# loaded at start: docs/BENCHMARKS.md, issue 25).
+	@if nm $(RELEASE_BIN) | grep -q -e ArgumentParser -e FoundationEssentials -e libdispatch_init -e _swift_string_processing \
 		|| readelf -d $(RELEASE_BIN) | grep -q 'libz\.so'; then \
-		echo "error: $(RELEASE_BIN) links more than a notification needs (ArgumentParser, Foundation, libdispatch, _StringProcessing, the runtime's argv search or libz)" >&2; exit 1; fi
+		echo "error: $(RELEASE_BIN) links more than a notification needs (ArgumentParser, Foundation, libdispatch, _StringProcessing or libz)" >&2; exit 1; fi
+	@scripts/check-argv-link.sh $(FRONT_MAP)
 
 # libdbus-1.a where dbus-1.pc below sends the linker.
 $(STATIC_LIBS)/pkgconfig/dbus-1.pc:
@@ -183,7 +189,7 @@ CHECK_SUITES := TimekeepingTests\.(CalendarExpression|Recurrence(Expansion|Next|
 empty :=
 space := $(empty) $(empty)
 
-check: deps-build
+check: deps-check
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
 
@@ -301,6 +307,8 @@ deps-build:
 	@scripts/install-packages.sh $(BUILD_PACKAGES)
 deps-demo:
 	@scripts/install-packages.sh $(RUNTIME_PACKAGES)
+deps-check:
+	@scripts/install-packages.sh $(CHECK_PACKAGES)
 deps-test:
 	@scripts/install-packages.sh $(TEST_PACKAGES)
 deps-bench:

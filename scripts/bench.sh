@@ -24,6 +24,7 @@ cp "$shipped" "$(dirname "$shipped")/chime-commands" "$out/links/copy/"
 ln -sfn copy/chime "$out/links/notify-send"
 as_notify_send=$out/links/notify-send
 bench=$PWD/.build/release/chime-bench
+SWIFT_CMD=${SWIFT:-swift}
 ROUNDS=${ROUNDS:-300}
 DUNST_ROUNDS=${DUNST_ROUNDS:-100}
 INPROC_RUNS=${INPROC_RUNS:-7}
@@ -70,6 +71,12 @@ reload_dir=$(mktemp -d)
 rm -rf "$reload_dir"
 
 start_trivial_server "$out/trivial_server"
+
+echo "== the quick loop: make check, its tests built first (target: under a minute)"
+$SWIFT_CMD build --build-tests -Xcxx -DNDEBUG >"$out/check-build.log" 2>&1
+check_started=$(date +%s%N)
+make --no-print-directory check >"$out/check.log" 2>&1
+echo "$(( ($(date +%s%N) - check_started) / 1000000 )) $(grep -o 'Test run with [0-9]* tests' "$out/check.log" | tail -1 | grep -o '[0-9]*')" >"$out/check.txt"
 
 echo "== nextFireDate for 100,000 random calendar rules (3 runs)"
 : >"$out/nextfire.txt"

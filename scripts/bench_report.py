@@ -80,6 +80,11 @@ lines.append("  python-dateutil's rrule.after() on %d of the same rules: %.1f ms
              % (tried, spent / tried * 1e3, nxt / 1e5 * 1e6, (spent / tried) / (nxt / 1e5)))
 lines.append("  the same next occurrence as dateutil for %d of %d rules compared (%s)" % (agreed, compared, verdict(agreed == compared)))
 
+check_ms, check_tests = (int(v) for v in (out / "check.txt").read_text().split())
+lines.append("")
+lines.append("The quick loop, make check with its tests built: %.1f s for %d tests (target < 60 s): %s"
+             % (check_ms / 1000, check_tests, verdict(check_ms < 60_000)))
+
 runs = [list(map(float, line.split())) for line in (out / "lateness.txt").read_text().splitlines()]
 p50, p99 = (statistics.median(column) for column in list(zip(*runs))[:2])
 worst = max(run[2] for run in runs)

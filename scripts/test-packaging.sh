@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Packaging tests (run by `make test` after the Swift tests), on this machine for real:
-#  0. make check, the quick loop, runs in under a minute;
+#  0. make check, the quick loop, passes on its own (its time is measured by make bench);
 #  1. make install into a scratch prefix and make uninstall leave nothing behind;
 #  2. the unit passes systemd-analyze verify, the desktop entry desktop-file-validate;
 #  3. bash loads the completion script without errors and completes subcommands;
 #  4. D-Bus activation: a private dbus-daemon whose only service directory is the installed one
 #     starts `chime daemon` when `chime list` calls, and the call succeeds;
+#  4b. waking as documented, as a user who is not root: setcap as the daemon advises works for a
+#     daemon started by hand and by D-Bus activation; under NoNewPrivileges the advice is the unit's;
 #  5. the .debs build (lintian errors fail them): chime, which pulls in no GTK, and chime-alarms,
 #     the app; both install with dpkg -i, `chime --version`, `chime-alarms --version` and `man
 #     chime` work from the installed paths, and dpkg --purge leaves none of their files;
@@ -25,14 +27,11 @@ failures=0
 pass() { echo "ok - $*"; }
 fail() { echo "FAILED - $*"; failures=$((failures + 1)); }
 
-# 0. the quick loop: make check runs the tests that need no bus, display or server in under a
-#    minute (the tests are built by now).
-started=$(date +%s%N)
+# 0. the quick loop: make check passes on its own (how long it takes is make bench's to measure:
+#    a test run beside another build is no measure of speed).
 if make --no-print-directory check >"$scratch/check.log" 2>&1; then
-    took=$(( ($(date +%s%N) - started) / 1000000000 ))
     ran=$(grep -o 'Test run with [0-9]* tests' "$scratch/check.log" | tail -1)
-    if [ "$took" -lt 60 ]; then pass "make check: ${ran#Test run with } in $took s (under a minute)"
-    else fail "make check took $took s (more than a minute)"; fi
+    pass "make check: ${ran#Test run with }"
 else
     tail -30 "$scratch/check.log"; fail "make check failed"
 fi
@@ -129,6 +128,80 @@ fi
 unset DBUS_SESSION_BUS_ADDRESS
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 pids=()
+
+# 4b. Waking as documented, as a user who is not root (nobody), on a bus of that user's: the file
+#     capability the daemon advises goes on the program that runs it (chime-commands; chime hands
+#     `chime daemon` to it by exec, and a capability on chime does not cross that exec), and works
+#     for a daemon started by hand and by D-Bus activation; under NoNewPrivileges only ambient
+#     capabilities (a unit's AmbientCapabilities=) do, and the advice says so.
+as_user() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+wake=$scratch/wake && mkdir -p "$wake/home" && chown -R 65534:65534 "$wake"
+chmod 755 "$scratch"
+commands=$prefix/libexec/chime/chime-commands
+sed -e "s|unix:path=$scratch/bus|unix:path=$wake/bus|" "$scratch/bus.conf" >"$wake/bus.conf" && chmod 644 "$wake/bus.conf"
+start_user_bus() {
+    rm -f "$wake/bus"
+    as_user env -i PATH="$PATH" HOME="$wake/home" dbus-daemon --config-file="$wake/bus.conf" --nofork 2>>"$scratch/bus.log" &
+    bus_pid=$!
+    for _ in $(seq 100); do [ -S "$wake/bus" ] && break; sleep 0.05; done
+}
+stop_user_bus() {  # the daemon the bus or the test started, then the bus, by PID
+    local owner
+    owner=$(DBUS_SESSION_BUS_ADDRESS=unix:path=$wake/bus dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+            org.freedesktop.DBus.GetConnectionUnixProcessID string:org.chime.Scheduler 2>/dev/null | awk '/uint32/ {print $2}')
+    [ -n "$owner" ] && kill "$owner" 2>/dev/null && while kill -0 "$owner" 2>/dev/null; do sleep 0.05; done
+    kill "$bus_pid" 2>/dev/null; wait "$bus_pid" 2>/dev/null || true
+    rm -rf "$wake/home/.local"
+}
+user_chime() { as_user env -i PATH="$PATH" HOME="$wake/home" DBUS_SESSION_BUS_ADDRESS=unix:path=$wake/bus "$@"; }
+wake_method() {  # waits for the daemon to answer, then says its wake method
+    local out
+    for _ in $(seq 100); do out=$(user_chime "$prefix/bin/chime" status --json 2>/dev/null) && break; sleep 0.05; done
+    grep -o '"wakeMethod":"[a-z]*"' <<<"$out" | cut -d'"' -f4
+}
+user_daemon() {  # chime daemon started by hand as that user (setpriv options before it)
+    as_user "$@" env -i PATH="$PATH" HOME="$wake/home" DBUS_SESSION_BUS_ADDRESS=unix:path=$wake/bus \
+        "$prefix/bin/chime" daemon --no-config 2>>"$scratch/daemon.log" &
+}
+# With no capability anywhere, the advice names chime-commands.
+start_user_bus; user_daemon
+method=$(wake_method)
+advice=$(user_chime "$prefix/bin/chime" status 2>&1 | grep '^Wake:' || true)
+[ "$method" = none ] && grep -qF "setcap cap_wake_alarm+ep $commands" <<<"$advice" \
+    && pass "without the capability, chime status advises setcap on $commands" || fail "the waking advice: $advice"
+stop_user_bus
+# A capability on chime alone does not reach the daemon (the exec to chime-commands drops it).
+setcap cap_wake_alarm+ep "$prefix/bin/chime"
+start_user_bus; user_daemon
+[ "$(wake_method)" = none ] && pass "a capability on chime alone does not reach the daemon, as the advice says" \
+    || fail "a capability on chime reached the daemon: the advice would be needless"
+stop_user_bus
+setcap -r "$prefix/bin/chime"
+# The advice followed: by hand, and by D-Bus activation.
+setcap cap_wake_alarm+ep "$commands"
+start_user_bus; user_daemon
+[ "$(wake_method)" = kernel ] && pass "setcap on chime-commands, as advised: chime daemon started by hand wakes by the kernel's RTC alarm" \
+    || fail "setcap on chime-commands: the daemon started by hand still cannot wake ($(user_chime "$prefix/bin/chime" status 2>&1 | grep '^Wake:'))"
+stop_user_bus
+start_user_bus
+user_chime "$prefix/bin/chime" list >/dev/null 2>&1 || true
+[ "$(wake_method)" = kernel ] && pass "setcap on chime-commands, as advised: the daemon started by D-Bus activation wakes too" \
+    || fail "setcap on chime-commands: the D-Bus-activated daemon cannot wake"
+stop_user_bus
+# As chime.service runs it (NoNewPrivileges=yes): the file capability is not honoured, and the advice
+# is the unit's; with the capability ambient (what AmbientCapabilities= gives), the daemon has it.
+start_user_bus; user_daemon --no-new-privs
+method=$(wake_method)
+advice=$(user_chime "$prefix/bin/chime" status 2>&1 | grep '^Wake:' || true)
+[ "$method" = none ] && grep -q "AmbientCapabilities=CAP_WAKE_ALARM in a drop-in" <<<"$advice" && grep -q "never honoured under NoNewPrivileges" <<<"$advice" \
+    && pass "under NoNewPrivileges the file capability is not honoured, and the advice is the unit's AmbientCapabilities=" \
+    || fail "under NoNewPrivileges: $advice"
+stop_user_bus
+setcap -r "$commands"
+start_user_bus; user_daemon --no-new-privs --inh-caps +wake_alarm --ambient-caps +wake_alarm
+[ "$(wake_method)" = kernel ] && pass "with the capability ambient, as AmbientCapabilities= gives it under NoNewPrivileges, the daemon wakes" \
+    || fail "an ambient CAP_WAKE_ALARM did not reach the daemon"
+stop_user_bus
 
 make --no-print-directory uninstall PIE=1 PREFIX="$prefix" >/dev/null
 left=$(find "$prefix" -type f -o -type l)

@@ -6,10 +6,16 @@
 // (docs/BENCHMARKS.md, issue 25). glibc calls each function in an executable's .init_array with
 // (argc, argv, envp) before main, so the vector can simply be kept. Defining the two functions the
 // runtime's CommandLine object file defines keeps the linker from taking that object (and its
-// initialiser) out of libswiftCore.a; `make release` checks that it was left out. Were a later
-// runtime to define more in that object, the link would fail on a duplicate symbol, not misbehave.
+// initialiser) out of libswiftCore.a; `make release` reads the link map to check that it was left
+// out. Were a later runtime to define more in that object, the link would fail on a duplicate
+// symbol, not misbehave.
+//
+// Only glibc is known to pass those arguments (the C standard and POSIX do not; musl calls
+// initialisers with none): elsewhere this file defines nothing, and the runtime's own search runs.
+#include <stdlib.h>
 #include "argv.h"
 
+#if defined(__GLIBC__) && defined(__linux__)
 static int argumentCount;
 static char **argumentVector;
 
@@ -30,3 +36,4 @@ void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc) {
     argumentVector = argv;
     argumentCount = argc;
 }
+#endif

@@ -23,4 +23,15 @@ static inline int chime_pipe_cloexec(int fds[2]) {
 static inline int chime_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }
+
+/* Whether this process may gain no privileges on exec (NoNewPrivileges=yes in a unit): file
+   capabilities are then never honoured. */
+static inline int chime_no_new_privs(void) {
+    return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+}
+
+/* Empties the ambient capability set, so programs this process starts inherit none. */
+static inline int chime_clear_ambient_capabilities(void) {
+    return prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+}
 #endif

@@ -2,7 +2,8 @@
 // way this system allows:
 //  1. the kernel: a timerfd on CLOCK_REALTIME_ALARM, which the daemon may create when it has
 //     CAP_WAKE_ALARM (systemd ≥ 254 gives local sessions' user managers the capability, so a user
-//     unit with AmbientCapabilities=CAP_WAKE_ALARM has it; or a file capability on the binary);
+//     unit with AmbientCapabilities=CAP_WAKE_ALARM has it; or a file capability on chime-commands,
+//     the program that runs the daemon, where NoNewPrivileges does not forbid it);
 //  2. systemd's user manager (≥ 254, which may wake the system for its user timers): a transient
 //     timer with WakeSystem=true, started over D-Bus (StartTransientUnit), whose service does
 //     nothing: waking is all it is for (the daemon's own timer fires the alarm);
@@ -110,6 +111,9 @@ final class Waking: LoopPart {
         do {
             alarm = try TimerDescriptor(clock: CLOCK_REALTIME_ALARM)
             method = .kernel
+            // The capability is needed only to create that timer: the players and body commands
+            // this daemon starts inherit none of a unit's AmbientCapabilities=.
+            do { try Sys.clearAmbientCapabilities() } catch { logger.warning("cannot clear the ambient capabilities: \(error)") }
             return
         } catch {
             alarm = nil
@@ -134,10 +138,7 @@ final class Waking: LoopPart {
 
     /// Whether systemd's user manager can set waking timers, and if not, what to say.
     private func askSystemdVersion(capabilityReason why: String) {
-        // What makes the kernel way work: the capability, from the user unit (whose manager has
-        // it from systemd 254 on) or as a file capability.
-        let give = "give the daemon CAP_WAKE_ALARM: AmbientCapabilities=CAP_WAKE_ALARM in the [Service] section of chime.service "
-            + "(systemctl --user edit chime), or as root once: setcap cap_wake_alarm+ep $(command -v chime)"
+        let give = "give the daemon CAP_WAKE_ALARM: " + Self.capabilityRemedy(executable: Self.executable, noNewPrivileges: Sys.noNewPrivileges)
         let noManager = WakeMethod.unavailable(reason: "\(why), and no systemd user manager is on the session bus", remedy: give)
         unanswered = .unavailable(reason: "\(why), and systemd's user manager did not answer within \(Self.systemdTimeout)", remedy: give)
         callSystemd(Self.systemdPath, "org.freedesktop.DBus.Properties", "Get",
@@ -151,10 +152,37 @@ final class Waking: LoopPart {
             guard version >= Self.firstWakingSystemd else {
                 return self.learnt(.unavailable(
                     reason: "\(why), and systemd \(version)'s user manager cannot wake the system (WakeSystem= for users needs systemd \(Self.firstWakingSystemd))",
-                    remedy: "as root once: setcap cap_wake_alarm+ep $(command -v chime), or systemd \(Self.firstWakingSystemd) or later"))
+                    remedy: Self.oldSystemdRemedy(executable: Self.executable, noNewPrivileges: Sys.noNewPrivileges)))
             }
             self.learnt(.systemd(version: version))
         }
+    }
+
+    /// The program that runs the daemon, where a file capability must go: `chime daemon` replaces
+    /// itself with chime-commands, and a capability on `chime` does not cross that exec.
+    static var executable: String { Sys.linkTarget("/proc/self/exe") ?? "chime-commands" }
+
+    /// What gives the daemon CAP_WAKE_ALARM where it runs. A file capability on the program that runs
+    /// it, unless it may gain no privileges (chime.service's NoNewPrivileges=yes, under which file
+    /// capabilities are never honoured): then only the unit's AmbientCapabilities= can, and only where
+    /// the user manager holds the capability to pass on.
+    static func capabilityRemedy(executable: String, noNewPrivileges: Bool) -> String {
+        let unit = "AmbientCapabilities=CAP_WAKE_ALARM in a drop-in for chime.service (systemctl --user edit chime), "
+            + "which works where the user manager holds the capability to pass on (systemd \(firstWakingSystemd) and later give it to local sessions)"
+        if noNewPrivileges {
+            return unit + "; a file capability is never honoured under NoNewPrivileges=yes"
+        }
+        return "as root once, setcap cap_wake_alarm+ep \(executable) (the program that runs the daemon); under chime.service, " + unit
+    }
+
+    /// What to do where systemd's user manager is too old to wake the machine (and so has no
+    /// capability to pass on either).
+    static func oldSystemdRemedy(executable: String, noNewPrivileges: Bool) -> String {
+        let setcap = "as root once: setcap cap_wake_alarm+ep \(executable)"
+        if noNewPrivileges {
+            return setcap + " and NoNewPrivileges=no in a drop-in for chime.service (systemctl --user edit chime), or systemd \(firstWakingSystemd) or later"
+        }
+        return setcap + ", or systemd \(firstWakingSystemd) or later"
     }
 
     /// Arms the wake for the earliest wake alarm (`lead` before it), or disarms it (nil), and holds

@@ -206,6 +206,13 @@ extension Value {
         return value
     }
 
+    /// What one variant holds (this value itself when it is no variant): an `a{sv}` entry's value as
+    /// its sender put it, a variant inside kept.
+    public var variantContents: Value {
+        if case .variant(let inner) = self { return inner }
+        return self
+    }
+
     /// This value as a string, if it is one (looking through variants).
     public var stringValue: String? {
         if case .string(let text) = unwrappingVariants { return text }

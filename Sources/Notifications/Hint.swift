@@ -70,10 +70,11 @@ public enum Hint: Sendable, Hashable {
         }
     }
 
-    /// Reads a hint as received, typing the standard ones whose value has the
-    /// standard type and keeping anything else as `custom`.
+    /// Reads a hint as received (an `a{sv}` entry's value, its one variant taken off), typing the
+    /// standard ones whose value has the standard type and keeping anything else as `custom`, with
+    /// any variant it holds (notify-send's `variant:x-pos:<int32 5>` sends a variant in the variant).
     public init(name: String, value: Value) {
-        let inner = value.unwrappingVariants
+        let inner = value.variantContents
         switch (name, inner) {
         case ("urgency", .byte(let b)) where Urgency(rawValue: b) != nil: self = .urgency(Urgency(rawValue: b)!)
         case ("category", .string(let s)): self = .category(s)

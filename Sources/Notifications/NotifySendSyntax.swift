@@ -66,7 +66,8 @@ public enum NotifySendSyntax {
             return .init(name: name, value: .boolean(flag))
         case "variant":
             do {
-                return .init(name: name, value: try GVariantText.parse(text))
+                // The text is the hint's value itself: `<int32 5>` is a variant in the entry's variant.
+                return .init(name: name, value: .variant(try GVariantText.parse(text)))
             } catch {
                 throw NotifySendSyntaxError("value \"\(text)\" of hint \"\(name)\" is not GVariant text: \(error.message)",
                                             notifySend: "Value \"\(text)\" of hint \"\(name)\" could not be parsed as type \"\(parts[0])\".")

@@ -21,9 +21,9 @@ package enum ExitStatus: Int32, CaseIterable {
     case noSessionBus = 68
     case noNotificationServer = 69
     case daemonFailed = 71
-    case configError = 78
-    case callTimedOut = 75
     case missingPart = 72
+    case callTimedOut = 75
+    case configError = 78
     case interrupted = 130
 
     package var meaning: String {
@@ -50,7 +50,7 @@ package enum ExitStatus: Int32, CaseIterable {
     }
 
     package static var helpText: String {
-        "EXIT STATUS\n" + allCases.map { "  \(String($0.rawValue).padding(3))  \($0.meaning)" }.joined(separator: "\n")
+        "EXIT STATUS\n" + allCases.sorted { $0.rawValue < $1.rawValue }.map { "  \(String($0.rawValue).padding(3))  \($0.meaning)" }.joined(separator: "\n")
     }
 
     /// Prints `chime: message` on standard error and exits with this status.

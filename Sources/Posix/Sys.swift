@@ -271,6 +271,16 @@ public enum Sys {
         try SystemError.check("prctl") { chime_set_timer_slack(nanoseconds) }
     }
 
+    /// Whether this process may gain no privileges when it starts a program (a unit's
+    /// NoNewPrivileges=yes, inherited): file capabilities are then never honoured.
+    public static var noNewPrivileges: Bool { chime_no_new_privs() == 1 }
+
+    /// Empties the ambient capability set (a unit's AmbientCapabilities=), so that the programs this
+    /// process starts inherit none of them; the process keeps its own.
+    public static func clearAmbientCapabilities() throws(SystemError) {
+        try SystemError.check("prctl") { chime_clear_ambient_capabilities() }
+    }
+
     // MARK: - Translations
 
     /// Takes the locale from the environment (LANG, LC_*) and reads `domain`'s translations (gettext

@@ -22,11 +22,11 @@ public final class RecordingServer: @unchecked Sendable {
         public var summary: String { arguments[3].stringValue ?? "" }
         public var body: String { arguments[4].stringValue ?? "" }
         public var actions: [String] { arguments[5].arrayElements?.compactMap(\.stringValue) ?? [] }
-        /// Hints by name, values without their variant.
+        /// Hints by name, each value without the variant of its `a{sv}` entry (a variant it holds kept).
         public var hints: [String: Value] {
             var result: [String: Value] = [:]
             for entry in arguments[6].dictionaryEntries ?? [] {
-                if let key = entry.key.stringValue { result[key] = entry.value.unwrappingVariants }
+                if let key = entry.key.stringValue { result[key] = entry.value.variantContents }
             }
             return result
         }

@@ -37,6 +37,8 @@ import TestSupport
         ["-r", "-1", "Replace minus one"],
         ["-t", "-5", "Minus five"],
         ["-h", "variant:x:<int32 5>", "Variant in a variant"],
+        ["-h", "variant:x-pos:<int32 5>", "Variant in a variant, custom name"],
+        ["-h", "variant:v:<<'x'>>", "Variant in a variant in a variant"],
         ["-h", "string:x-tag:", "Empty string hint"],
         ["--transient=true", "Transient true"],
         ["--transient=false", "A flag given any value is set"],

@@ -17,6 +17,9 @@ import Timekeeping
         bus = try PrivateBus()
     }
 
+    /// The program that runs the daemon, beside the chime the tests run.
+    static let commands = URL(fileURLWithPath: chimeBinaryPath()).deletingLastPathComponent().appendingPathComponent("chime-commands").path
+
     /// Runs the daemon without CAP_WAKE_ALARM (dropped from its bounding set, so not even root has it).
     static let withoutWakeAlarm = ["/usr/bin/setpriv", "--bounding-set", "-wake_alarm", "--inh-caps", "-wake_alarm"]
 
@@ -77,10 +80,12 @@ import Timekeeping
         #expect(alarmTimers(of: daemon.pid).isEmpty)
         let set = try runChime(["at", "07:00", "--days", "mon-fri", "--wake", "--id", "up", "Get up"], environment: bus.environment())
         #expect(set.status == 0, "the alarm is still set")
+        // The capability goes on the program that runs the daemon (chime daemon hands itself to it).
         #expect(set.stderr == "chime: warning: this alarm cannot wake the machine: the daemon lacks CAP_WAKE_ALARM, and no systemd user "
-                + "manager is on the session bus; give the daemon CAP_WAKE_ALARM: AmbientCapabilities=CAP_WAKE_ALARM in the [Service] "
-                + "section of chime.service (systemctl --user edit chime), or as root once: setcap cap_wake_alarm+ep $(command -v chime). "
-                + "It is set, and rings if the machine is awake\n", "\(set.stderr)")
+                + "manager is on the session bus; give the daemon CAP_WAKE_ALARM: as root once, setcap cap_wake_alarm+ep \(Self.commands) "
+                + "(the program that runs the daemon); under chime.service, AmbientCapabilities=CAP_WAKE_ALARM in a drop-in for chime.service "
+                + "(systemctl --user edit chime), which works where the user manager holds the capability to pass on (systemd 254 and later "
+                + "give it to local sessions). It is set, and rings if the machine is awake\n", "\(set.stderr)")
         #expect(try center().pendingSummaries().map(\.identifier) == ["up"])
         let status = try runChime(["status", "--json"], environment: bus.environment())
         #expect(status.stdout.contains(#""wakeMethod":"none""#), "\(status.stdout)")
@@ -131,9 +136,32 @@ import Timekeeping
         #expect(set.status == 0)
         #expect(set.stderr.hasPrefix("chime: warning: this alarm cannot wake the machine: the daemon lacks CAP_WAKE_ALARM, and systemd 252's "
                                      + "user manager cannot wake the system (WakeSystem= for users needs systemd 254); as root once: "
-                                     + "setcap cap_wake_alarm+ep $(command -v chime), or systemd 254 or later."), "\(set.stderr)")
+                                     + "setcap cap_wake_alarm+ep \(Self.commands), or systemd 254 or later."), "\(set.stderr)")
         usleep(200_000)
         #expect(systemd.started.isEmpty)
+    }
+
+    /// As chime.service runs it (NoNewPrivileges=yes), a file capability is never honoured: the advice
+    /// is the unit's AmbientCapabilities=, or, where the user manager is too old to hold the capability,
+    /// the file capability with NoNewPrivileges=no.
+    @Test func underNoNewPrivilegesTheAdviceIsTheUnits() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, wrapper: Self.withoutWakeAlarm + ["--no-new-privs"])
+        defer { daemon.stop(); bus.stop() }
+        let set = try runChime(["in", "10m", "--wake", "Get up"], environment: bus.environment())
+        #expect(set.status == 0)
+        #expect(set.stderr.contains("give the daemon CAP_WAKE_ALARM: AmbientCapabilities=CAP_WAKE_ALARM in a drop-in for chime.service "
+                                    + "(systemctl --user edit chime), which works where the user manager holds the capability to pass on "
+                                    + "(systemd 254 and later give it to local sessions); a file capability is never honoured under "
+                                    + "NoNewPrivileges=yes."), "\(set.stderr)")
+        #expect(!set.stderr.contains("setcap"))
+        daemon.stop()
+        let systemd = try SystemdStandIn(address: bus.address, version: "252.39-1~deb12u2")
+        defer { systemd.stop() }
+        let again = try DaemonProcess(bus: bus, stateDirectory: state, wrapper: Self.withoutWakeAlarm + ["--no-new-privs"])
+        defer { again.stop() }
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("as root once: setcap cap_wake_alarm+ep \(Self.commands) and NoNewPrivileges=no in a drop-in for "
+                                       + "chime.service (systemctl --user edit chime), or systemd 254 or later"), "\(status.stdout)")
     }
 
     /// logind's block lock: taken when a wake alarm is near, held while it is shown and unanswered,

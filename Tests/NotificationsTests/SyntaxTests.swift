@@ -28,9 +28,21 @@ import Testing
         ("variant:v:[1, 2.5]", .custom(name: "v", value: .array(element: .double, [.double(1), .double(2.5)]))),
         ("variant:v:objectpath '/a/b'", .custom(name: "v", value: .objectPath("/a/b"))),
         ("variant:v:\"it\\'s\"", .custom(name: "v", value: .string("it's"))),
+        // A variant written as the value is a variant in the entry's variant, as notify-send sends it.
+        ("variant:x-pos:<int32 5>", .custom(name: "x-pos", value: .variant(.int32(5)))),
+        ("variant:x:<int32 5>", .custom(name: "x", value: .variant(.int32(5)))),
+        ("variant:x:int32 5", .x(5)),
     ])
     func hints(_ text: String, _ expected: Hint) throws {
         #expect(try NotifySendSyntax.hint(text) == expected)
+    }
+
+    /// On the wire, `variant:x-pos:<int32 5>` is the entry's variant holding the variant `<int32 5>`.
+    @Test func aVariantInAVariantKeepsBothLevels() throws {
+        let hints = Hint.dictionary([try NotifySendSyntax.hint("variant:x-pos:<int32 5>")])
+        #expect(hints.dictionaryEntries?.first?.value == .variant(.variant(.int32(5))))
+        // Read back as a server reads it, the inner variant is kept.
+        #expect(Hint(name: "x-pos", value: .variant(.variant(.int32(5)))) == .custom(name: "x-pos", value: .variant(.int32(5))))
     }
 
     @Test(arguments: [
