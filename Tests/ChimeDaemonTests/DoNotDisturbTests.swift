@@ -71,7 +71,8 @@ import TestSupport
         _ = try dunstctl(["set-paused", "false"])
         #expect(try pump { fired["later"] != nil })
         print("measured: the deferred alarm fired \(Int(Date().timeIntervalSince(resumed) * 1000)) ms after dunstctl set-paused false")
-        #expect(Date().timeIntervalSince(resumed) < 1.5, "shown \(Date().timeIntervalSince(resumed)) s after do-not-disturb ended")
+        // Brought by the announcement, not by a later look: within moments, even on a busy machine.
+        #expect(Date().timeIntervalSince(resumed) < 3, "shown \(Date().timeIntervalSince(resumed)) s after do-not-disturb ended")
         #expect(fired["later"] == "late")
         #expect(try center.pendingSummaries().isEmpty)
         #expect(try pump { (try dunst("displayedLength") ?? 0) == 2 }, "the deferred alarm and the held one are on screen")

@@ -34,7 +34,7 @@ import Timekeeping
         for title in titles { try add(title, at: due) }
         // Refused, and kept: each is retrying, with the server's reason.
         #expect(try waitUntil(5) { Set(recorder.refusedCalls.map(\.summary)).count == 10 })
-        #expect(try waitUntil(3) { try center().pendingSummaries().filter { $0.state == .retrying }.count == 10 })
+        #expect(try waitUntil(10) { try center().pendingSummaries().filter { $0.state == .retrying }.count == 10 })
         let list = try runChime(["list"], environment: bus.environment())
         #expect(list.stdout.contains("retrying: attempt 1 failed: org.freedesktop.Notifications.Error.Failed: the test server refuses"),
                 "\(list.stdout)")
@@ -65,7 +65,8 @@ import Timekeeping
         func seen(_ call: RecordingServer.Call) -> String { (call.summary + "|" + call.body).replacingOccurrences(of: "\u{200B}", with: "") }
         #expect(seen(shown[0]) == seen(shown[1]))
         #expect(shown[0].summary + shown[0].body != shown[1].summary + shown[1].body)
-        #expect(shown[1].receivedAt.timeIntervalSince(shown[0].receivedAt) < 0.5)
+        // At once: a retry would wait a second (Presenter.firstRetryWait).
+        #expect(shown[1].receivedAt.timeIntervalSince(shown[0].receivedAt) < 0.9)
         #expect(try center().pendingSummaries().isEmpty)
     }
 
@@ -95,7 +96,8 @@ import Timekeeping
             let started = Date()
             let result = try runChime(arguments, environment: bus.environment())
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            #expect(Date().timeIntervalSince(started) < 2, "\(arguments) waited for the hung server")
+            // Waiting for the server would take its 10 s; a busy machine takes far less than 5.
+            #expect(Date().timeIntervalSince(started) < 5, "\(arguments) waited for the hung server")
         }
         // After the server's time is up the alarm is retrying, and arrives once the server answers.
         #expect(try waitUntil(15) { try center().pendingSummaries().contains { $0.state == .retrying } })
@@ -115,7 +117,8 @@ import Timekeeping
         // The second reached the server on time although the first was still unanswered.
         let second = try #require(recorder.calls.first { $0.summary == "second" })
         let due = Date(timeIntervalSince1970: Double((first + .seconds(1)).nanosecondsSinceEpoch) / 1e9)
-        #expect(second.receivedAt.timeIntervalSince(due) < 0.5, "second arrived \(second.receivedAt.timeIntervalSince(due)) s late")
+        // Waiting for the first one's answer would make it at least a second late.
+        #expect(second.receivedAt.timeIntervalSince(due) < 0.9, "second arrived \(second.receivedAt.timeIntervalSince(due)) s late")
         #expect(try waitUntil(5) { try center().deliveredNotifications().count == 2 })
     }
 
@@ -248,7 +251,8 @@ import Timekeeping
         let started = Date()
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        #expect(Date().timeIntervalSince(started) < 3)
+        // Asking and waiting would take the server's 10 s.
+        #expect(Date().timeIntervalSince(started) < 5)
         // Settings is answered once the server's time is up, and clients meanwhile wait for nothing.
         let settings = Mutex<NotificationSettings?>(nil)
         let asker = Thread { [bus] in
@@ -260,7 +264,7 @@ import Timekeeping
         for arguments in [["list"], ["in", "1h", "Tea"]] {
             let begun = Date()
             #expect(try runChime(arguments, environment: bus.environment()).status == 0)
-            #expect(Date().timeIntervalSince(begun) < 2, "\(arguments) waited for the server")
+            #expect(Date().timeIntervalSince(begun) < 5, "\(arguments) waited for the server (10 s)")
         }
         #expect(try waitUntil(15) { settings.withLock { $0 } != nil })
         let answered = try #require(settings.withLock { $0 })

@@ -107,10 +107,12 @@ import Timekeeping
         print("measured: hung gsettings and systemd: 20 alarms reached the server \(describe(late)) late; the pending list answered in \(describe(lists))")
         #expect(late.count == 20)
         #expect((late.first ?? -1) >= 0, "no alarm early")
-        #expect(late[late.count / 2] < 10, "alarms on time: \(late)")
-        // The old daemon waited up to 1 s for gsettings and 5 s for systemd on its loop.
-        #expect((late.last ?? 1000) < 100, "\(late)")
-        #expect(lists[lists.count / 2] < 50, "the pending list answers at once: \(lists)")
+        // The old daemon waited up to 1 s for gsettings and 5 s for systemd on its loop: an alarm or
+        // a list held by either is a second late. The bounds say that, with room for a busy machine;
+        // how late alarms are is make bench's to measure.
+        #expect(late[late.count / 2] < 250, "alarms on time: \(late)")
+        #expect((late.last ?? 1000) < 900, "\(late)")
+        #expect(lists[lists.count / 2] < 500, "the pending list answers at once: \(lists)")
         let asked = (try? String(contentsOf: gsettingsLog, encoding: .utf8)) ?? ""
         #expect(asked.contains("get org.gnome.desktop.notifications show-banners"), "the daemon read GNOME's do-not-disturb: \(asked)")
         #expect(systemd.unanswered.contains("ListUnitsByPatterns") || systemd.unanswered.contains("StartTransientUnit"))
@@ -120,7 +122,8 @@ import Timekeeping
         print("measured: chime status answered in \(Int(Date().timeIntervalSince(started) * 1000)) ms with gsettings hung")
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout.contains("unknown: GNOME Shell's show-banners could not be read (gsettings)"), "\(status.stdout)")
-        #expect(Date().timeIntervalSince(started) < 3)
+        // (A status that waited for gsettings and systemd would take their 1 s and 5 s.)
+        #expect(Date().timeIntervalSince(started) < 5)
         // Each hung gsettings is stopped at its time limit: at most the one read now runs.
         #expect(liveChildren(of: daemon.pid) <= 1, "\(liveChildren(of: daemon.pid)) children alive")
     }
@@ -137,9 +140,10 @@ import Timekeeping
         #expect(try waitUntil(10) { lateness(recorder, due).count == 20 }, "\(daemon.log)")
         let late = lateness(recorder, due)
         print("measured: hung mako: 20 alarms reached the server \(describe(late)) late; the pending list answered in \(describe(lists))")
-        #expect(late[late.count / 2] < 10, "alarms on time: \(late)")
-        #expect((late.last ?? 1000) < 100, "\(late)")
-        #expect(lists[lists.count / 2] < 50, "\(lists)")
+        // mako is given a second to answer: an alarm or a list held by the question is a second late.
+        #expect(late[late.count / 2] < 250, "alarms on time: \(late)")
+        #expect((late.last ?? 1000) < 900, "\(late)")
+        #expect(lists[lists.count / 2] < 500, "\(lists)")
         #expect(daemon.log.contains("mako did not answer when asked"), "\(daemon.log)")
         // Once mako answers again, its do-not-disturb is read: an alarm that defers is held.
         recorder.makoModes = ["do-not-disturb"]

@@ -65,7 +65,7 @@ import TestSupport
         try logind.prepareForSleep(false)
         let woke = Date()
         kill(daemon.pid, SIGCONT)
-        _ = recorder.waitForCalls(before + 2, timeout: 3)
+        _ = recorder.waitForCalls(before + 2, timeout: 10)
         usleep(500_000)
         let after = Array(recorder.calls.dropFirst(before))
         let shown = after.map(\.summary)
@@ -77,7 +77,9 @@ import TestSupport
         #expect(!shown.contains("Strict"), "past its grace: recorded, not shown")
         for call in after where call.summary == "Tea" || lateTicks.contains(where: { $0.receivedAt == call.receivedAt }) {
             print("measured: \(call.summary) shown \(Int(call.receivedAt.timeIntervalSince(woke) * 1000)) ms after the resume")
-            #expect(call.receivedAt.timeIntervalSince(woke) < 1, "\(call.summary) came \(call.receivedAt.timeIntervalSince(woke)) s after the resume")
+            // At the resume, not at the next minute or a poll: within moments of it, however busy the
+            // machine (the daemon was just continued from SIGSTOP).
+            #expect(call.receivedAt.timeIntervalSince(woke) < 2, "\(call.summary) came \(call.receivedAt.timeIntervalSince(woke)) s after the resume")
             #expect(call.body.contains("Late: due at"), "\(call.body)")
         }
         let missed = try center().missedOccurrences()

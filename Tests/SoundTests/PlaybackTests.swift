@@ -138,7 +138,7 @@ final class PlaybackTests: XCTestCase {
             XCTAssertNotNil(nextEvent(server) { $0 == .started(first) })
         }
         // Only the silence keeps playing.
-        XCTAssertTrue(waitUntil(3) { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
+        XCTAssertTrue(waitUntil(10) { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
     }
 
     /// WAV, FLAC, Ogg Vorbis, Opus and MP3 (made by sox, opusenc and lame from one 0.3 s tone) each
