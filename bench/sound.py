@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """An alarm's sound: from its due time to its first sample at the sound server's sink.
 
-A private session of its own: Xvfb (canberra-gtk-play needs a display), a session bus, a notification
-server that only replies (bench/c/trivial_server.c), PulseAudio with a null sink (no sound card) kept
-running by a silent stream, and the sink's monitor recorded by parec in 5 ms chunks, each stamped
+The one test desktop (scripts/testdesktop.py): Xvfb (canberra-gtk-play needs a display), a session
+bus, PulseAudio with a null sink (no sound card) kept running by a silent stream; in it a notification
+server that only replies (bench/c/trivial_server.c), and the sink's monitor recorded by parec in 5 ms chunks, each stamped
 with the monotonic time it arrived. The same short tone (full amplitude from its first sample) is
 played three ways, round-robin, each at a due time chosen ahead:
   - chime: an alarm added to the chime daemon (D-Bus `Add` with `at` and `sound-file`), which
@@ -32,9 +32,12 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import testdesktop  # noqa: E402
+
 CHIME, SERVER = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 ROUNDS = int(sys.argv[3]) if len(sys.argv) > 3 else 40
-RATE = 48000
+RATE = testdesktop.RATE
 GAP = 0.6  # seconds between two sounds: the tone and the slowest start fit well within it
 
 
@@ -42,7 +45,7 @@ class Recorder:
     """parec on the monitor: float32 mono samples, each chunk stamped with its arrival."""
 
     def __init__(self, env):
-        self.proc = subprocess.Popen(["parec", "-d", "chime_bench.monitor", "--raw", "--format=float32le", f"--rate={RATE}",
+        self.proc = subprocess.Popen(["parec", "-d", f"{testdesktop.SINK}.monitor", "--raw", "--format=float32le", f"--rate={RATE}",
                                       "--channels=1", "--latency-msec=5"], env=env, stdout=subprocess.PIPE)
         self.samples = bytearray()
         self.stamps = []  # (index of the chunk's first sample, arrival)
@@ -103,27 +106,14 @@ def percentile(values, p):
 def main():
     work = tempfile.mkdtemp(prefix="chime-bench-sound-")
     procs = []
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
-    env.update(HOME=work, XDG_RUNTIME_DIR=work, XDG_CONFIG_HOME=os.path.join(work, "config"), XDG_STATE_HOME=os.path.join(work, "state"),
-               PULSE_SERVER=f"unix:{work}/native")
+    env = dict(os.environ, HOME=work, XDG_RUNTIME_DIR=work, XDG_CONFIG_HOME=os.path.join(work, "config"),
+               XDG_STATE_HOME=os.path.join(work, "state"))
     log = open(os.path.join(work, "session.log"), "w")
+    desktop = None
     try:
-        r, w = os.pipe()
-        procs.append(subprocess.Popen(["Xvfb", "-displayfd", str(w), "-nolisten", "tcp"], pass_fds=[w], stderr=log))
-        os.close(w)
-        env["DISPLAY"] = ":" + os.read(r, 32).decode().strip()
-        bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address"], stdout=subprocess.PIPE, stderr=log)
-        procs.append(bus)
-        env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
+        desktop = testdesktop.Desktop(display="1280x800", sound=True, env=env, directory=os.path.join(work, "desktop")).start()
+        env = desktop.env
         procs.append(subprocess.Popen([SERVER], env=env, stdout=log, stderr=log))
-        pulse_env = dict(env, DBUS_SESSION_BUS_ADDRESS="disabled:")
-        procs.append(subprocess.Popen(["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
-                                       "-L", f"module-null-sink sink_name=chime_bench rate={RATE} channels=2 format=float32le",
-                                       "-L", f"module-native-protocol-unix auth-anonymous=1 socket={work}/native"],
-                                      env=pulse_env, stdout=log, stderr=log))
-        until(lambda: subprocess.run(["pactl", "info"], env=env, capture_output=True).returncode == 0, 10, "pulseaudio")
-        procs.append(subprocess.Popen(["pacat", "--playback", "--raw", "--format=float32le", f"--rate={RATE}", "--channels=2",
-                                       "--latency-msec=20", "/dev/zero"], env=env, stderr=log))
         tone = os.path.join(work, "tone.wav")
         frames = int(0.15 * RATE)
         data = struct.pack(f"<{frames}h", *(int(16000 * math.sin(2 * math.pi * i / 100)) if i % 100 else 16000 for i in range(frames)))
@@ -216,6 +206,8 @@ def main():
                     proc.wait(5)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+        if desktop:
+            desktop.stop()
         if os.environ.get("SOUND_BENCH_LOG"):
             sys.stderr.write(open(os.path.join(work, "session.log")).read())
         shutil.rmtree(work, ignore_errors=True)

@@ -124,7 +124,7 @@ whole_process trivial "$ROUNDS" \
 # The same against dunst (dbus-send cannot write a{sv}, which dunst insists on).
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
-start_dunst "$chime"
+start_dunst
 gdbus_args[${#gdbus_args[@]}-1]=100
 whole_process dunst "$DUNST_ROUNDS" \
     -- chime "$chime" notify -a bench -t 100 Summary Body \

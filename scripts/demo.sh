@@ -12,7 +12,7 @@ if "$chime" server-info >/dev/null 2>&1; then
 else
     echo "No notification server on a session bus here: starting a private bus and dunst under Xvfb."
     start_private_bus
-    start_dunst "$chime"
+    start_dunst
 fi
 "$chime" server-info
 echo

@@ -6,11 +6,7 @@ cd "$(dirname "$0")/.."
 chime=$(realpath "$1")
 png=$2
 source scripts/private-session.sh
-start_private_bus
-Xvfb -displayfd 5 -nolisten tcp -screen 0 900x300x24 5>"$session_dir/display" 2>"$session_dir/xvfb.log" &
-session_pids+=("$!")
-for _ in $(seq 100); do [ -s "$session_dir/display" ] && break; sleep 0.05; done
-export DISPLAY=":$(cat "$session_dir/display")"
+start_private_bus --display 900x300
 cat >"$session_dir/dunstrc" <<'CONF'
 [global]
     font = DejaVu Sans 13
@@ -30,9 +26,7 @@ cat >"$session_dir/dunstrc" <<'CONF'
     frame_color = "#f8c64a"
     timeout = 0
 CONF
-dunst -config "$session_dir/dunstrc" 2>"$session_dir/dunst.log" &
-session_pids+=("$!")
-for _ in $(seq 100); do "$chime" server-info >/dev/null 2>&1 && break; sleep 0.05; done
+start_dunst "$session_dir/dunstrc"
 
 # The school-day alarm from config/, due in two seconds.
 export HOME=$session_dir/home

@@ -6,32 +6,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 chime=$root/.build/debug/chime
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/private-session.sh
+work=$session_dir
 fail() { echo "test-examples: $*" >&2; exit 1; }
 
 swift build --package-path Examples >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "Examples/ did not build"; }
 bin=$(swift build --package-path Examples --show-bin-path)
 
-dbus-daemon --session --nofork --print-address=1 --address="unix:dir=$work" >"$work/address" 2>"$work/dbus.log" &
-pids+=($!)
-for _ in $(seq 50); do [ -s "$work/address" ] && break; sleep 0.1; done
-export DBUS_SESSION_BUS_ADDRESS=$(head -1 "$work/address")
-Xvfb -displayfd 3 -nolisten tcp -screen 0 1024x768x24 3>"$work/display" 2>"$work/xvfb.log" &
-pids+=($!)
-for _ in $(seq 50); do [ -s "$work/display" ] && break; sleep 0.1; done
-export DISPLAY=:$(head -1 "$work/display")
-dunst >"$work/dunst.log" 2>&1 &
-pids+=($!)
-# No sound server: the examples' sounds are not played through the speakers of this session.
-PULSE_SERVER="unix:$work/no-sound-server" "$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
-pids+=($!)
+# The one test desktop: a private bus, Xvfb and dunst (scripts/testdesktop.py).
+start_private_bus
+start_dunst
+# The desktop has no sound server (its PULSE_SERVER names none): the examples' sounds are not
+# played through the speakers of this session.
+"$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
+session_pids+=($!)
 for _ in $(seq 100); do "$chime" list >/dev/null 2>&1 && break; sleep 0.1; done
 # Each program is an application of its own, named after itself (no CHIME_APPLICATION_ID).
 unset CHIME_APPLICATION_ID

@@ -1,40 +1,25 @@
 import DBus
 import Foundation
 
-/// A private `dbus-daemon` for one test: its own config and socket in a temporary directory.
+/// A private session bus for one test: a test desktop (scripts/testdesktop.py) with just its bus.
 public final class PrivateBus: @unchecked Sendable {
-    public let directory: URL
+    public let desktop: TestDesktop
+    /// The desktop's own directory (removed when it stops): tests keep their state and files there.
+    public var directory: URL { desktop.directory }
     public let address: String
-    private let daemon: ChildProcess
 
-    /// Starts the daemon. `serviceDirectory` enables D-Bus activation from it.
+    /// Starts the bus. `serviceDirectory` enables D-Bus activation from it.
     public init(serviceDirectory: String? = nil) throws {
-        directory = try makeTemporaryDirectory("chime-bus")
-        let services = serviceDirectory.map { "<servicedir>\($0)</servicedir>" } ?? ""
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:dir=\(directory.path)</listen>
-              <auth>EXTERNAL</auth>
-              \(services)
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
-        let configURL = directory.appendingPathComponent("bus.conf")
-        try config.write(to: configURL, atomically: true, encoding: .utf8)
-        daemon = try ChildProcess(
-            "dbus-daemon", ["--config-file=\(configURL.path)", "--nofork", "--print-address=1", "--nopidfile"],
-            logDirectory: directory)
-        address = try daemon.readLine()
+        desktop = try TestDesktop(.bus, serviceDirectory: serviceDirectory)
+        guard let address = desktop.environment["DBUS_SESSION_BUS_ADDRESS"] else {
+            desktop.stop()
+            throw HarnessError("the test desktop has no bus")
+        }
+        self.address = address
     }
 
-    public var pid: Int32 { daemon.pid }
+    /// The bus daemon's PID.
+    public var pid: Int32 { desktop.pids["session-bus"] ?? 0 }
 
     /// The environment a client process needs to find this bus (and nothing of the real session).
     public func environment(extra: [String: String] = [:]) -> [String: String] {
@@ -58,69 +43,32 @@ public final class PrivateBus: @unchecked Sendable {
         throw HarnessError("nobody took \(name) within \(timeout) s")
     }
 
-    /// Stops the daemon by its PID and removes the directory.
-    public func stop() {
-        daemon.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    /// Stops the bus (and whatever else its desktop runs) by PID, and removes the directory.
+    public func stop() { desktop.stop() }
 }
 
-/// An X server without a screen, for notification servers that need a display.
-public final class VirtualDisplay: @unchecked Sendable {
+/// The X display of a test desktop (Xvfb, without a screen).
+public struct VirtualDisplay: Sendable {
     public let display: String
-    private let server: ChildProcess
-
-    public init(logDirectory: URL) throws {
-        server = try ChildProcess(
-            "Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "1280x800x24"], logDirectory: logDirectory)
-        display = ":" + (try server.readLine())
-    }
-
-    public func stop() { server.stop() }
 }
 
-/// dunst under Xvfb on a private bus: the real, third-party notification server of the tests.
+/// dunst under Xvfb on a private bus's desktop: the real, third-party notification server of the tests
+/// (with few popups on screen, so it stays fast; the harness's dunstrc).
 public final class Dunst: @unchecked Sendable {
     public let display: VirtualDisplay
-    private let dunst: ChildProcess
-    public var pid: Int32 { dunst.pid }
+    public let pid: Int32
+    private let desktop: TestDesktop
 
     public init(bus: PrivateBus) throws {
-        display = try VirtualDisplay(logDirectory: bus.directory)
-        let config = bus.directory.appendingPathComponent("dunstrc")
-        // Few popups on screen, so dunst stays fast; no scripts, no browser.
-        try """
-            [global]
-                notification_limit = 5
-                history_length = 20
-                idle_threshold = 0
-                show_indicators = no
-                browser = /bin/true
-                dmenu = /bin/true
-                mouse_left_click = do_action, close_current
-            [urgency_low]
-                timeout = 10
-            [urgency_normal]
-                timeout = 10
-            [urgency_critical]
-                timeout = 0
-            """.write(to: config, atomically: true, encoding: .utf8)
-        do {
-            dunst = try ChildProcess(
-                "dunst", ["-config", config.path],
-                environment: bus.environment(extra: ["DISPLAY": display.display]), logDirectory: bus.directory)
-            try bus.waitForName("org.freedesktop.Notifications")
-        } catch {
-            display.stop()
-            throw error
-        }
+        desktop = bus.desktop
+        try desktop.command("start dunst")
+        display = VirtualDisplay(display: desktop.environment["DISPLAY"] ?? "")
+        pid = desktop.pids["dunst"] ?? 0
     }
 
     /// Kills dunst the hard way, as a crash would.
-    public func kill() { dunst.kill9() }
+    public func kill() { try? desktop.command("kill dunst") }
 
-    public func stop() {
-        dunst.stop()
-        display.stop()
-    }
+    /// Stops dunst (the display stays with the bus's desktop, until it stops).
+    public func stop() { try? desktop.command("stop dunst") }
 }

@@ -4,51 +4,25 @@
 import Foundation
 import Posix
 
-/// `pulseaudio` with one null sink (`chime_test`, 48 kHz stereo float), stopped by its PID.
+/// `pulseaudio` with one null sink (`chime_test`, 48 kHz stereo float) playing silence all the time, so
+/// the monitor's recording runs in real time even between sounds: a test desktop
+/// (scripts/testdesktop.py) with just its sound server, stopped by its PID.
 public final class PulseAudioSession: @unchecked Sendable {
-    public let directory: URL
+    private let desktop: TestDesktop
+    public var directory: URL { desktop.directory }
     public let sink = "chime_test"
     public static let rate = 48_000
-    private let server: ChildProcess
-    private var silence: ChildProcess?
 
     /// `PULSE_SERVER` for clients of this server.
-    public var address: String { "unix:\(directory.path)/native" }
+    public var address: String { desktop.environment["PULSE_SERVER"] ?? "" }
     public var environment: [String: String] {
-        ["PULSE_SERVER": address, "PULSE_CLIENTCONFIG": directory.appendingPathComponent("client.conf").path]
+        ["PULSE_SERVER": address, "PULSE_CLIENTCONFIG": desktop.environment["PULSE_CLIENTCONFIG"] ?? ""]
     }
 
-    /// Starts the server and waits until it answers; `keepRunning` plays silence all the time, so the
-    /// monitor's recording runs in real time even between sounds (it only runs while something plays).
-    public init(keepRunning: Bool = true) throws {
-        directory = try makeTemporaryDirectory("chime-pulse")
-        try "autospawn = no\n".write(to: directory.appendingPathComponent("client.conf"), atomically: true, encoding: .utf8)
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in ["HOME": directory.path, "XDG_RUNTIME_DIR": directory.path, "XDG_CONFIG_HOME": directory.path + "/config",
-                             "XDG_STATE_HOME": directory.path + "/state"] {
-            environment[key] = value
-        }
-        environment["DBUS_SESSION_BUS_ADDRESS"] = "disabled:"
-        server = try ChildProcess(
-            "pulseaudio",
-            ["-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
-             "-L", "module-null-sink sink_name=\(sink) rate=\(Self.rate) channels=2 format=float32le",
-             "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(directory.path)/native"],
-            environment: environment, logDirectory: directory)
-        guard waitUntil(10, { (try? pactl(["info"]).status) == 0 }) else {
-            stop()
-            throw HarnessError("pulseaudio did not answer within 10 s")
-        }
-        if keepRunning {
-            silence = try ChildProcess("pacat", ["--playback", "--raw", "--format=float32le", "--rate=\(Self.rate)", "--channels=2",
-                                                 "--latency-msec=20", "/dev/zero"],
-                                       environment: clientEnvironment, logDirectory: directory)
-            // An idle null sink sleeps up to 2 s before it notices its first stream (it does not
-            // re-arm its timer; a sound card's sink does): whatever starts meanwhile waits with it.
-            // The session is ready once the sink runs, as its monitor's first samples say.
-            let probe = try record()
-            probe.stop()
-        }
+    /// Starts the server; it is ready once its sink runs (an idle null sink sleeps up to 2 s before it
+    /// notices its first stream: the harness waits for the monitor's first samples).
+    public init() throws {
+        desktop = try TestDesktop(.sound)
     }
 
     /// The test process's environment, with this server's address.
@@ -82,11 +56,7 @@ public final class PulseAudioSession: @unchecked Sendable {
         try pactl(["list", "short", "sink-inputs"]).stdout.split(separator: "\n").count
     }
 
-    public func stop() {
-        silence?.stop()
-        server.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    public func stop() { desktop.stop() }
 
     /// Starts recording the sink's monitor.
     public func record() throws -> MonitorRecording {

@@ -59,8 +59,15 @@ import TestSupport
     }
 
     @Test func theServerDyingWhileWaitingEndsTheWait() throws {
+        let control = try bus.connect()
         let result = try runChime(["notify", "-w", "--json", "-t", "0", "Waiting"], environment: bus.environment()) { pid in
-            usleep(300_000)
+            // Killed once the popup is on screen (chime is waiting then), however long chime takes to start.
+            _ = waitUntil(20) {
+                let shown = try? control.call(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                                              interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                              arguments: [.string("org.dunstproject.cmd0"), .string("displayedLength")])
+                return processHasExited(pid) || (shown?.first?.unwrappingVariants.uint32Value ?? 0) > 0
+            }
             dunst.kill()
         }
         finish()

@@ -1,17 +1,20 @@
-"""A desktop session for the app's tests: a private session bus with the accessibility bus, Xvfb,
-dunst (a real notification server), the real chime daemon with a recording sound player, and the
-app itself; every process started here is stopped by its PID. The app is driven through its
-accessibility tree (AT-SPI), as a screen reader or a person with a keyboard would.
+"""A desktop session for the app's tests: the one test desktop (scripts/testdesktop.py: a private
+session bus with the accessibility bus, Xvfb, dunst), the real chime daemon with a recording sound
+player, and the app itself; every process started here is stopped by its PID. The app is driven
+through its accessibility tree (AT-SPI), as a screen reader or a person with a keyboard would.
 """
 
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import testdesktop  # noqa: E402
 
 
 def until(check, seconds, what, interval=0.02):
@@ -87,31 +90,13 @@ echo "end $$" >> '{self.plays}'
         """The bus, the accessibility bus, Xvfb, dunst, the daemon (daemon=False: none yet, but the bus
         starts it when it is called, as an installed chime's D-Bus service file has it), and (unless
         app=False) the app."""
-        conf = os.path.join(self.dir, "bus.conf")
         services = os.path.join(self.dir, "services")
         os.makedirs(services)
         with open(os.path.join(services, "org.chime.Scheduler.service"), "w") as f:
             f.write(f"[D-BUS Service]\nName=org.chime.Scheduler\nExec={self.chime_path} daemon\n")
-        with open(conf, "w") as f:
-            f.write(f"""<busconfig><type>session</type><listen>unix:dir={self.dir}</listen><auth>EXTERNAL</auth>
-<servicedir>{services}</servicedir>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow receive_sender="*"/><allow own="*"/></policy>
-</busconfig>""")
-        bus = self.spawn(["dbus-daemon", f"--config-file={conf}", "--nofork", "--print-address=1"], stdout=subprocess.PIPE)
-        self.env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
-        r, w = os.pipe()
-        self.spawn(["Xvfb", "-displayfd", str(w), "-noreset", "-nolisten", "tcp", "-screen", "0", f"{self.width}x{self.height}x24"],
-                   pass_fds=(w,))
-        os.close(w)
-        self.env["DISPLAY"] = ":" + os.read(r, 32).decode().strip()
-        self.display_pipe = r
-        self.spawn(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"])
-        until(lambda: self.gdbus("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"), 10, "the accessibility bus")
-        with open(os.path.join(self.dir, "dunstrc"), "w") as f:
-            f.write("[global]\n    notification_limit = 5\n")
-        self.spawn(["dunst", "-config", os.path.join(self.dir, "dunstrc")])
-        until(lambda: self.gdbus("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-                                 "org.freedesktop.Notifications.GetServerInformation"), 10, "dunst")
+        self.desktop = testdesktop.Desktop(services=services, display=f"{self.width}x{self.height}", accessibility=True, dunst=True,
+                                           env=self.env, directory=os.path.join(self.dir, "desktop")).start()
+        self.env = self.desktop.env
         if daemon:
             self.daemon = self.spawn([*daemon_wrapper, self.chime_path, "daemon"], stderr=open(os.path.join(self.dir, "daemon.log"), "w"))
             until(lambda: self.chime("list")[0] == 0, 10, "the chime daemon")
@@ -143,6 +128,10 @@ echo "end $$" >> '{self.plays}'
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+        self.procs = []
+        if getattr(self, "desktop", None):
+            self.desktop.stop()
+            self.desktop = None
         self.log.close()
 
     def remove(self):

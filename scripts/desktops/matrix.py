@@ -31,62 +31,42 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ICON = os.path.join(HERE, "..", "packaging", "chime.svg") if os.path.exists(os.path.join(HERE, "..", "packaging")) else os.path.join(HERE, "..", "..", "packaging", "chime.svg")
 
 
+sys.path.insert(0, os.path.join(HERE, ".."))
+import testdesktop  # noqa: E402
+
+
 class Session:
-    """A private session bus and whatever a server needs around it; every process stopped by PID."""
+    """The one test desktop (scripts/testdesktop.py) and whatever a server needs around it: its buses,
+    display and accessibility bus come from the harness; every process is stopped by PID."""
 
     def __init__(self, name):
         self.name = name
         self.dir = tempfile.mkdtemp(prefix=f"chime-{name}-")
-        self.procs = []
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS")}
-        self.env.update(HOME=self.dir, XDG_RUNTIME_DIR=os.path.join(self.dir, "run"),
-                        XDG_CONFIG_HOME=os.path.join(self.dir, "config"), XDG_DATA_HOME=os.path.join(self.dir, "data"),
-                        XDG_STATE_HOME=os.path.join(self.dir, "state"), XDG_CACHE_HOME=os.path.join(self.dir, "cache"),
-                        NO_AT_BRIDGE="0", GTK_A11Y="atspi", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", QT_ACCESSIBILITY="1",
-                        GSETTINGS_BACKEND="memory", LC_ALL="C.UTF-8")
-        os.makedirs(self.env["XDG_RUNTIME_DIR"], mode=0o700)
-        self.log = open(os.path.join(self.dir, "session.log"), "w")
+        env = {k: v for k, v in os.environ.items() if k != "DBUS_SYSTEM_BUS_ADDRESS"}
+        env.update(HOME=self.dir, XDG_RUNTIME_DIR=os.path.join(self.dir, "run"),
+                   XDG_CONFIG_HOME=os.path.join(self.dir, "config"), XDG_DATA_HOME=os.path.join(self.dir, "data"),
+                   XDG_STATE_HOME=os.path.join(self.dir, "state"), XDG_CACHE_HOME=os.path.join(self.dir, "cache"),
+                   NO_AT_BRIDGE="0", GTK_A11Y="atspi", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", QT_ACCESSIBILITY="1",
+                   GSETTINGS_BACKEND="memory", LC_ALL="C.UTF-8")
+        os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
+        # Nothing of it yet: each server's start adds the parts it needs.
+        self.desktop = testdesktop.Desktop(bus=False, env=env, directory=os.path.join(self.dir, "desktop")).start()
+        self.env = self.desktop.env
+        self.log = self.desktop.log
 
     def spawn(self, argv, **kw):
-        p = subprocess.Popen(argv, env=self.env, stdout=kw.pop("stdout", self.log), stderr=kw.pop("stderr", self.log),
-                             stdin=subprocess.DEVNULL, **kw)
-        self.procs.append(p)
-        return p
+        return self.desktop.spawn(None, argv, env=self.env, **kw)
 
     def stop(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-        deadline = time.monotonic() + 5
-        for p in reversed(self.procs):
-            try:
-                p.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        self.log.close()
+        self.desktop.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def bus(self, kind="session"):
-        conf = os.path.join(self.dir, f"{kind}.conf")
-        with open(conf, "w") as f:
-            f.write(f"""<busconfig><type>{kind}</type><listen>unix:dir={self.dir}</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow receive_sender="*"/><allow own="*"/>
-<allow user="*"/></policy></busconfig>""")
-        p = self.spawn(["dbus-daemon", f"--config-file={conf}", "--nofork", "--print-address=1"], stdout=subprocess.PIPE)
-        address = p.stdout.readline().decode().strip()
-        self.env["DBUS_SYSTEM_BUS_ADDRESS" if kind == "system" else "DBUS_SESSION_BUS_ADDRESS"] = address
-        return address
+        self.desktop.add_bus(kind)
+        return self.env["DBUS_SYSTEM_BUS_ADDRESS" if kind == "system" else "DBUS_SESSION_BUS_ADDRESS"]
 
     def xvfb(self):
-        r, w = os.pipe()
-        # -noreset: a server reset (when its last client leaves) would write the number again.
-        self.spawn(["Xvfb", "-displayfd", str(w), "-noreset", "-nolisten", "tcp", "-screen", "0", "1280x800x24"], pass_fds=(w,))
-        os.close(w)
-        number = os.read(r, 32).decode().strip()
-        self.display_pipe = r  # kept open while Xvfb runs
-        self.env["DISPLAY"] = f":{number}"
+        self.desktop.add_display("1280x800")
         self.screenshot = lambda path: subprocess.run(["import", "-window", "root", path], env=self.env, check=True)
 
     def sway(self):
@@ -102,8 +82,7 @@ class Session:
 
     def accessibility(self):
         """The accessibility bus, so a test can find an action's button and click it like a user."""
-        self.spawn(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"])
-        until(lambda: self.call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", quiet=True), 5, "the accessibility bus")
+        self.desktop.add_accessibility()
         # Qt bridges to AT-SPI only when accessibility is on.
         subprocess.run(["gdbus", "call", "--session", "-d", "org.a11y.Bus", "-o", "/org/a11y/bus", "-m",
                         "org.freedesktop.DBus.Properties.Set", "org.a11y.Status", "IsEnabled", "<true>"],
@@ -205,8 +184,8 @@ def start_dunst(s):
     os.chmod(pick, 0o755)
     conf = os.path.join(s.dir, "dunstrc")
     with open(conf, "w") as f:
-        f.write(f'[global]\n    dmenu = {pick}\n    notification_limit = 5\n')
-    s.spawn(["dunst", "-config", conf])
+        f.write(testdesktop.DUNSTRC.replace("dmenu = /bin/true", f"dmenu = {pick}"))
+    s.desktop.start_dunst(conf)
     return "dunst"
 
 
