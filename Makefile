@@ -272,6 +272,10 @@ install: dist
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m644 docs/dbus-interface.md $(DESTDIR)$(DOCDIR)/dbus-interface.md
+	@# The reference pages the README links to, where its links find them.
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m644 docs/install.md docs/notify.md docs/alarms.md docs/app.md docs/libraries.md docs/dbus-interface.md \
+		$(DESTDIR)$(DOCDIR)/docs/
 	install -m644 config/*.toml $(DESTDIR)$(DOCDIR)/examples/
 	@# The desktop app, where it was built (APP=1).
 	@if [ "$(APP)" = 1 ]; then \
