@@ -34,8 +34,10 @@ import sys
 import tempfile
 import time
 
-# dunst with few popups on screen, so it stays fast (it slows down as popups pile up); no scripts, no
-# browser; a click does the default action and closes the popup; popups go after 10 s, critical ones stay.
+# dunst with few popups on screen, so it stays fast (it slows down as popups pile up; the rest wait
+# their turn); no scripts, no browser; a click does the default action and closes the popup. Popups go
+# after a minute (dunst's own default is 10 s: a test on a busy machine may look at what is shown
+# later than that), critical ones stay.
 DUNSTRC = """[global]
     notification_limit = 5
     history_length = 20
@@ -45,9 +47,9 @@ DUNSTRC = """[global]
     dmenu = /bin/true
     mouse_left_click = do_action, close_current
 [urgency_low]
-    timeout = 10
+    timeout = 60
 [urgency_normal]
-    timeout = 10
+    timeout = 60
 [urgency_critical]
     timeout = 0
 """
