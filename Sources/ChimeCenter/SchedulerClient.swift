@@ -136,15 +136,18 @@ public final class UserNotificationCenter {
         self.timeout = timeout
     }
 
-    private func call(_ member: MemberName, _ arguments: [Value] = []) throws -> [Value] {
+    /// Makes a call and waits for its answer (up to `timeout`), read as the call says.
+    public func perform<Answer>(_ call: SchedulerCall<Answer>) throws -> Answer {
+        let reply: [Value]
         do {
-            return try connection.call(
+            reply = try connection.call(
                 destination: SchedulerInterface.busName, path: SchedulerInterface.path,
-                interface: SchedulerInterface.interface, member: member, arguments: arguments,
+                interface: SchedulerInterface.interface, member: call.member, arguments: call.arguments,
                 timeout: .milliseconds(Int32(clamping: timeout.milliseconds)))
         } catch {
             throw Self.named(error)
         }
+        return try call.answer(from: reply)
     }
 
     /// A bus error as the caller should see it: no daemon, or a daemon not answering.
@@ -156,103 +159,42 @@ public final class UserNotificationCenter {
         return error
     }
 
-    /// Sends a call without waiting: `completion` runs from the connection's dispatch with the reply
-    /// read by `read`, or the error. For an event loop that dispatches the connection (the app's);
-    /// it may cancel the returned call at a deadline of its own (libdbus times a pending call out
-    /// only where the loop drives its timeouts).
-    public func send<T>(_ member: MemberName, _ arguments: [Value] = [], read: @escaping ([Value]) throws -> T,
-                        completion: @escaping (Result<T, any Error>) -> Void) throws -> PendingCall {
+    /// Makes a call without waiting: `completion` runs from the connection's dispatch with the
+    /// answer read as the call says, or the error. For an event loop that dispatches the connection
+    /// (the app's); it may cancel the returned call at a deadline of its own (libdbus times a pending
+    /// call out only where the loop drives its timeouts).
+    public func send<Answer>(_ call: SchedulerCall<Answer>, completion: @escaping (Result<Answer, any Error>) -> Void) throws -> PendingCall {
         let message = try Message.methodCall(
             destination: SchedulerInterface.busName, path: SchedulerInterface.path,
-            interface: SchedulerInterface.interface, member: member, arguments: arguments)
+            interface: SchedulerInterface.interface, member: call.member, arguments: call.arguments)
         let pending = try connection.send(message, timeout: .milliseconds(Int32(clamping: timeout.milliseconds)))
         try pending.onCompletion { result in
-            completion(Result { try read(try result.get().arguments()) }.mapError(Self.named))
+            completion(Result { try call.answer(from: try result.get().arguments()) }.mapError(Self.named))
         }
         connection.flush()
         return pending
     }
 
-    /// `ListPending`'s answer, read.
-    public static func pendingSummaries(from reply: [Value]) throws -> [PendingSummary] {
-        try (reply.first?.arrayElements ?? []).map { item throws(DBusError) in try PendingSummary(dbus: item) }
-    }
-
-    /// `Get`'s answer, read.
-    public static func request(from reply: [Value]) throws -> NotificationRequest {
-        guard let entries = reply.first?.dictionaryEntries else {
-            throw DBusError(name: .invalidSignature, message: "Get answered without a dictionary")
-        }
-        do {
-            return try NotificationRequest.fromStored(entries)
-        } catch {
-            throw DBusError(name: .invalidSignature, message: "Get answered a request chime cannot read: \(error)")
-        }
-    }
-
-    /// `ListMissed`'s answer, read.
-    public static func missed(from reply: [Value]) throws -> [MissedOccurrence] {
-        try (reply.first?.arrayElements ?? []).map { item throws(DBusError) in try MissedOccurrence(dbus: item) }
-    }
-
-    /// `ListTimerPresets`' answer, read.
-    public static func timerPresets(from reply: [Value]) -> [(name: String, duration: TimeSpan, title: String)] {
-        (reply.first?.arrayElements ?? []).compactMap { item in
-            guard case .structure(let f) = item, f.count == 3, let name = f[0].stringValue, case .int64(let seconds) = f[1],
-                let title = f[2].stringValue else { return nil }
-            return (name, .seconds(seconds), title)
-        }
-    }
-
-    /// `ListPaused`'s answer, read.
-    public static func pausedTimers(from reply: [Value]) -> [(identifier: String, remaining: TimeSpan)] {
-        pairs(reply).map { ($0.0, .milliseconds($0.1)) }
-    }
-
-    /// `ListRinging`'s answer, read.
-    public static func ringing(from reply: [Value]) -> [(identifier: String, due: Instant, until: Instant, title: String)] {
-        (reply.first?.arrayElements ?? []).compactMap { item in
-            guard case .structure(let f) = item, f.count == 4, let id = f[0].stringValue, case .int64(let due) = f[1],
-                case .int64(let until) = f[2], let title = f[3].stringValue else { return nil }
-            return (id, Instant(seconds: due), Instant(seconds: until), title)
-        }
-    }
+    // MARK: - The methods, blocking (each is `perform` of its `Scheduler1` call)
 
     /// What the daemon's notification server can do, as the daemon sees it
     /// (including the local sound player it would use).
-    public func notificationSettings() throws -> NotificationSettings {
-        try NotificationSettings(dbus: try call("Settings").first)
-    }
+    public func notificationSettings() throws -> NotificationSettings { try perform(Scheduler1.settings) }
 
     /// Adds a request (replacing a pending one only when `request.identifier` names it; an
     /// empty identifier asks the daemon for a new, unique one). Acknowledged only once it is
     /// on disk. Returns the identifier and the first occurrence.
     @discardableResult
-    public func add(_ request: NotificationRequest) throws -> (identifier: String, nextFire: Instant) {
-        let reply = try call("Add", [request.dbusRequest])
-        guard reply.count == 2, let id = reply[0].stringValue, case .int64(let next) = reply[1] else {
-            throw DBusError(name: .invalidSignature, message: "Add answered \(reply.map(\.signature).joined())")
-        }
-        return (id, Instant(seconds: next))
-    }
+    public func add(_ request: NotificationRequest) throws -> (identifier: String, nextFire: Instant) { try perform(Scheduler1.add(request)) }
 
     /// Adds many requests, all or none (each with its identifier replaces one pending under it):
     /// their identifiers and first occurrences, in order.
     public func addAll(_ requests: [NotificationRequest]) throws -> [(identifier: String, nextFire: Instant)] {
-        let reply = try call("AddAll", [.array(element: .dictionary(key: .string, value: .variant), requests.map(\.dbusRequest))])
-        guard reply.count == 1, case .array(_, let items) = reply[0] else {
-            throw DBusError(name: .invalidSignature, message: "AddAll answered \(reply.map(\.signature).joined())")
-        }
-        return items.compactMap { item in
-            guard case .structure(let pair) = item, pair.count == 2, case .string(let id) = pair[0], case .int64(let next) = pair[1] else { return nil }
-            return (id, Instant(seconds: next))
-        }
+        try perform(Scheduler1.addAll(requests))
     }
 
     /// One pending request in full.
-    public func request(withIdentifier identifier: String) throws -> NotificationRequest {
-        try Self.request(from: try call("Get", [.string(identifier)]))
-    }
+    public func request(withIdentifier identifier: String) throws -> NotificationRequest { try perform(Scheduler1.get(identifier)) }
 
     /// Pending requests in full, soonest first (`ListPending`, then `Get` for each;
     /// quarantined ones are left out, as they will not fire).
@@ -263,59 +205,41 @@ public final class UserNotificationCenter {
     }
 
     /// Pending alarms in brief, soonest first.
-    public func pendingSummaries() throws -> [PendingSummary] {
-        try Self.pendingSummaries(from: try call("ListPending"))
-    }
+    public func pendingSummaries() throws -> [PendingSummary] { try perform(Scheduler1.listPending) }
 
     /// Removes pending requests; returns the identifiers that were pending.
     @discardableResult
     public func removePendingNotificationRequests(withIdentifiers identifiers: [String]) throws -> [String] {
-        try call("Remove", [.strings(identifiers)]).first?.arrayElements?.compactMap(\.stringValue) ?? []
+        try perform(Scheduler1.remove(identifiers))
+    }
+
+    /// Skips an alarm's next occurrence, or (`undo`) brings back the one skipped last: the
+    /// occurrence skipped or brought back, and the alarm's next one.
+    public func skip(_ identifier: String, undo: Bool = false) throws -> (occurrence: Instant, next: Instant?) {
+        try perform(Scheduler1.skip(identifier, undo: undo))
     }
 
     /// Switches pending alarms off: kept and listed, never fired. Returns those switched off.
     @discardableResult
-    /// Skips an alarm's next occurrence, or (`undo`) brings back the one skipped last: the
-    /// occurrence skipped or brought back, and the alarm's next one.
-    public func skip(_ identifier: String, undo: Bool = false) throws -> (occurrence: Instant, next: Instant?) {
-        let reply = try call("Skip", [.string(identifier), .boolean(undo)])
-        guard reply.count == 2, case .int64(let occurrence) = reply[0], case .int64(let next) = reply[1] else {
-            throw DBusError(name: .invalidSignature, message: "Skip answered \(reply.map(\.signature).joined())")
-        }
-        return (Instant(seconds: occurrence), next == 0 ? nil : Instant(seconds: next))
-    }
-
-    public func disable(_ identifiers: [String]) throws -> [String] {
-        try call("Disable", [.strings(identifiers)]).first?.arrayElements?.compactMap(\.stringValue) ?? []
-    }
+    public func disable(_ identifiers: [String]) throws -> [String] { try perform(Scheduler1.disable(identifiers)) }
 
     /// Switches alarms back on: each is planned from now. Returns each with its next fire.
     @discardableResult
-    public func enable(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] {
-        Self.pairs(try call("Enable", [.strings(identifiers)])).map { ($0.0, Instant(seconds: $0.1)) }
-    }
+    public func enable(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] { try perform(Scheduler1.enable(identifiers)) }
 
     /// Pauses timers: each keeps the time it had left (across restarts too). Returns each with that time.
     @discardableResult
-    public func pause(_ identifiers: [String]) throws -> [(identifier: String, remaining: TimeSpan)] {
-        Self.pairs(try call("Pause", [.strings(identifiers)])).map { ($0.0, .milliseconds($0.1)) }
-    }
+    public func pause(_ identifiers: [String]) throws -> [(identifier: String, remaining: TimeSpan)] { try perform(Scheduler1.pause(identifiers)) }
 
     /// Resumes paused timers: each fires when its time left has passed again. Returns each with its next fire.
     @discardableResult
-    public func resume(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] {
-        Self.pairs(try call("Resume", [.strings(identifiers)])).map { ($0.0, Instant(seconds: $0.1)) }
-    }
+    public func resume(_ identifiers: [String]) throws -> [(identifier: String, nextFire: Instant)] { try perform(Scheduler1.resume(identifiers)) }
 
     /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of its own actions).
-    public func answer(_ identifier: String, action: String) throws {
-        _ = try call("Answer", [.string(identifier), .string(action)])
-    }
+    public func answer(_ identifier: String, action: String) throws { try perform(Scheduler1.answer(identifier, action: action)) }
 
     /// Plays a sound once as an alarm with it would (`default`, a sound-theme name, or an absolute path).
-    public func previewSound(_ sound: String) throws {
-        _ = try call("PreviewSound", [.string(sound)])
-    }
+    public func previewSound(_ sound: String) throws { try perform(Scheduler1.previewSound(sound)) }
 
     /// Plays a sound as an alarm with these options would (`PlaySound`): once, or looping for
     /// `duration`. Returns its number (for `stopSound` and the `SoundEnded` signal), how long it
@@ -323,27 +247,16 @@ public final class UserNotificationCenter {
     public func playSound(_ sound: String, volume: Int? = nil, fade: TimeSpan? = nil, for duration: TimeSpan? = nil) throws
         -> (play: UInt32, length: TimeSpan, way: String)
     {
-        var options: [(String, Value)] = []
-        if let volume { options.append(("volume", .uint32(UInt32(clamping: volume)))) }
-        if let fade { options.append(("fade", .uint32(UInt32(clamping: fade.seconds)))) }
-        if let duration { options.append(("for", .uint32(UInt32(clamping: duration.seconds)))) }
-        let reply = try call("PlaySound", [.string(sound), .vardict(options)])
-        guard reply.count == 3, case .uint32(let play) = reply[0], case .int64(let length) = reply[1], case .string(let way) = reply[2] else {
-            throw DBusError(name: .invalidArgs, message: "PlaySound answered \(reply.map(\.signature).joined())")
-        }
-        return (play, .milliseconds(length), way)
+        try perform(Scheduler1.playSound(sound, volume: volume, fade: fade, for: duration))
     }
 
     /// Stops a sound `playSound` started (one that already ended is no error).
-    public func stopSound(_ play: UInt32) throws {
-        _ = try call("StopSound", [.uint32(play)])
-    }
+    public func stopSound(_ play: UInt32) throws { try perform(Scheduler1.stopSound(play)) }
 
     /// Calls `handler` with each `SoundEnded` signal: the play, how it ended, and a note ("" or why
     /// nothing was heard).
     public func followSoundEnded(_ handler: @escaping (_ play: UInt32, _ how: String, _ note: String) -> Void) throws -> SubscriptionToken {
-        try connection.subscribe(MatchRule(sender: SchedulerInterface.busName, interface: SchedulerInterface.interface, member: "SoundEnded",
-                                           path: SchedulerInterface.path)) { message in
+        try follow(.soundEnded) { message in
             let arguments = message.arguments()
             guard arguments.count == 3, case .uint32(let play) = arguments[0], case .string(let how) = arguments[1],
                 case .string(let note) = arguments[2]
@@ -353,75 +266,40 @@ public final class UserNotificationCenter {
     }
 
     /// The alarms ringing now, soonest due first.
-    public func ringing() throws -> [(identifier: String, due: Instant, until: Instant, title: String)] {
-        Self.ringing(from: try call("ListRinging"))
-    }
+    public func ringing() throws -> [(identifier: String, due: Instant, until: Instant, title: String)] { try perform(Scheduler1.listRinging) }
 
     /// The alarm file's timer presets.
-    public func timerPresets() throws -> [(name: String, duration: TimeSpan, title: String)] {
-        Self.timerPresets(from: try call("ListTimerPresets"))
-    }
+    public func timerPresets() throws -> [(name: String, duration: TimeSpan, title: String)] { try perform(Scheduler1.listTimerPresets) }
 
     /// Starts the alarm file's timer preset `name`; returns the new timer's identifier and when it fires.
     @discardableResult
-    public func startTimer(_ name: String) throws -> (identifier: String, nextFire: Instant) {
-        let reply = try call("StartTimer", [.string(name)])
-        guard reply.count == 2, let id = reply[0].stringValue, case .int64(let next) = reply[1] else {
-            throw DBusError(name: .invalidSignature, message: "StartTimer answered \(reply.map(\.signature).joined())")
-        }
-        return (id, Instant(seconds: next))
-    }
+    public func startTimer(_ name: String) throws -> (identifier: String, nextFire: Instant) { try perform(Scheduler1.startTimer(name)) }
 
     /// Every paused timer with the time it has left.
-    public func pausedTimers() throws -> [(identifier: String, remaining: TimeSpan)] {
-        Self.pausedTimers(from: try call("ListPaused"))
-    }
-
-    /// An `a(sx)` answer.
-    private static func pairs(_ answer: [Value]) -> [(String, Int64)] {
-        (answer.first?.arrayElements ?? []).compactMap { item in
-            guard case .structure(let fields) = item, fields.count == 2, let id = fields[0].stringValue,
-                case .int64(let number) = fields[1] else { return nil }
-            return (id, number)
-        }
-    }
+    public func pausedTimers() throws -> [(identifier: String, remaining: TimeSpan)] { try perform(Scheduler1.listPaused) }
 
     /// Removes every pending request added from the command line or over D-Bus (the alarm
     /// file's alarms are changed in the file); returns their identifiers.
     @discardableResult
-    public func removeAllPendingNotificationRequests() throws -> [String] {
-        try call("RemoveAll").first?.arrayElements?.compactMap(\.stringValue) ?? []
-    }
+    public func removeAllPendingNotificationRequests() throws -> [String] { try perform(Scheduler1.removeAll) }
 
     /// The daemon's own state: its version, store, and quarantined alarms.
-    public func daemonStatus() throws -> DaemonStatus {
-        try DaemonStatus(dbus: try call("Status").first)
-    }
+    public func daemonStatus() throws -> DaemonStatus { try perform(Scheduler1.status) }
 
     /// The alarm file the daemon follows, and what it made of it.
-    public func alarmFileStatus() throws -> AlarmFileStatus {
-        try AlarmFileStatus(dbus: try call("AlarmFileStatus").first)
-    }
+    public func alarmFileStatus() throws -> AlarmFileStatus { try perform(Scheduler1.alarmFileStatus) }
 
     /// Has the daemon read the alarm file again now (as on SIGHUP or an edit).
-    public func reloadAlarmFile() throws -> AlarmFileStatus {
-        try AlarmFileStatus(dbus: try call("ReloadAlarmFile").first)
-    }
+    public func reloadAlarmFile() throws -> AlarmFileStatus { try perform(Scheduler1.reloadAlarmFile) }
 
     /// Notifications the server is showing (or showed), oldest first.
-    public func deliveredNotifications() throws -> [DeliveredSummary] {
-        try (try call("ListDelivered").first?.arrayElements ?? []).map { item throws(DBusError) in try DeliveredSummary(dbus: item) }
-    }
+    public func deliveredNotifications() throws -> [DeliveredSummary] { try perform(Scheduler1.listDelivered) }
 
     /// Closes delivered notifications.
-    public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) throws {
-        _ = try call("CloseDelivered", [.strings(identifiers)])
-    }
+    public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) throws { try perform(Scheduler1.closeDelivered(identifiers)) }
 
     /// Occurrences that passed while nothing could show them.
-    public func missedOccurrences() throws -> [MissedOccurrence] {
-        try Self.missed(from: try call("ListMissed"))
-    }
+    public func missedOccurrences() throws -> [MissedOccurrence] { try perform(Scheduler1.listMissed) }
 }
 
 /// What the daemon made of the alarm file, as `chime status` shows it.

@@ -456,14 +456,10 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     private func listen() {
         guard let connection = try? Connection(bus) else { return }
-        let rule = { (member: MemberName) in
-            MatchRule(sender: SchedulerInterface.busName, interface: SchedulerInterface.interface, member: member,
-                      path: SchedulerInterface.path)
-        }
         let handler: (Message) -> Void = { [weak self] message in self?.heard(message) }
         var tokens: [SubscriptionToken] = []
-        for member: MemberName in ["Fired", "Answered", "Dismissed"] {
-            if let token = try? connection.subscribe(rule(member), handler: handler) { tokens.append(token) }
+        for signal: SchedulerSignal in [.fired, .answered, .dismissed] {
+            if let token = try? connection.subscribe(signal.matchRule, handler: handler) { tokens.append(token) }
         }
         _ = connection.run { [weak self] in self != nil }
         _ = tokens
@@ -471,26 +467,26 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     private func heard(_ message: Message) {
         guard let arguments = try? message.arguments(), let identifier = arguments.first?.stringValue, isMine(identifier) else { return }
-        let member = message.member?.rawValue ?? ""
+        let signal = message.member.flatMap { SchedulerSignal(rawValue: $0.rawValue) }
         queue.async { [weak self] in
             guard let self else { return }
             let shown = (try? self.daemon().deliveredNotifications().first { $0.identifier == identifier })
             let request = self.known(identifier, title: shown?.title ?? "")
             let notification = UNNotification(date: shown.map { Date($0.shown) } ?? Date(), request: request)
             nonisolated(unsafe) let sendable = notification
-            switch member {
-            case "Fired":
+            switch signal {
+            case .fired:
                 DispatchQueue.main.async {
                     guard let delegate = self.delegate else { return }
                     delegate.userNotificationCenter(self, willPresent: sendable) { options in
                         if options.isDisjoint(with: [.banner, .alert, .list]) { self.removeDeliveredNotifications(withIdentifiers: [request.identifier]) }
                     }
                 }
-            case "Answered":
+            case .answered:
                 let key = arguments.count > 1 ? arguments[1].stringValue ?? "" : ""
                 let action = key == "default" ? UNNotificationDefaultActionIdentifier : key
                 self.respond(sendable, action)
-            case "Dismissed":
+            case .dismissed:
                 let category = self.state.withLock { self.categories.first { $0.identifier == request.content.categoryIdentifier } }
                 if category?.options.contains(.customDismissAction) == true { self.respond(sendable, UNNotificationDismissActionIdentifier) }
             default:

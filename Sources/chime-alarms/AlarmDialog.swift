@@ -161,13 +161,13 @@ final class AlarmDialog {
         body.append(page)
         dialog.setContent(body)
         dialog.onCloseRequest { [unowned self] in
-            if let previewPlay { owner.link?.later("StopSound", [.uint32(previewPlay)], read: { _ in () }) { _ in } }
+            if let previewPlay { owner.link?.later(Scheduler1.stopSound(previewPlay)) { _ in } }
             onClosed()
             return false
         }
         // Where this machine cannot wake for an alarm, the switch is greyed and says why.
         wakeRow.subtitle = tr("From suspend, where the machine allows it")
-        owner.send(tr("Reading the daemon's status"), "Status", read: { try DaemonStatus(dbus: $0.first) }) { [weak self] status in
+        owner.send(tr("Reading the daemon's status"), Scheduler1.status) { [weak self] status in
             guard let self, status.wakeMethod == "none" else { return }
             wakeSwitch.isOn = false
             wakeSwitch.isSensitive = false
@@ -277,7 +277,7 @@ final class AlarmDialog {
         // Sent without waiting: Save stays pressed until the daemon answers; the dialog closes once
         // the alarm is the daemon's, or stays and says why not.
         save.isSensitive = false
-        owner.link?.later("Add", [request.dbusRequest], read: { _ in () }) { [weak self] result in
+        owner.link?.later(Scheduler1.add(request)) { [weak self] result in
             guard let self else { return }
             save.isSensitive = true
             switch result {
@@ -304,15 +304,14 @@ final class AlarmDialog {
         }
         // As the alarm will sound: its volume, and its fade (looping long enough to hear it rise).
         let chosen = read()
-        var options: [(String, Value)] = [("volume", .uint32(UInt32(chosen.volume)))]
-        if chosen.fade > .zero {
-            options += [("fade", .uint32(UInt32(chosen.fade.seconds))), ("for", .uint32(UInt32(chosen.fade.seconds + 3)))]
-        }
-        owner.link?.later("PlaySound", [.string(text), .vardict(options)], read: { $0.first?.uint32Value }) { [weak self] result in
+        let play = chosen.fade > .zero
+            ? Scheduler1.playSound(text, volume: chosen.volume, fade: chosen.fade, for: chosen.fade + .seconds(3))
+            : Scheduler1.playSound(text, volume: chosen.volume)
+        owner.link?.later(play) { [weak self] result in
             guard let self else { return }
             switch result {
-            case .success(let play):
-                previewPlay = play
+            case .success(let started):
+                previewPlay = started.play
                 problem.isVisible = false
             case .failure(let error): show(problem: describe(error))
             }

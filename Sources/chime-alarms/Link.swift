@@ -30,16 +30,10 @@ final class SchedulerLink {
         // Short enough that a hung daemon never freezes the window for long.
         center = UserNotificationCenter(connection: connection, timeout: .seconds(5))
         let from = SchedulerInterface.busName
-        subscriptions.append(try connection.subscribe(MatchRule(sender: from, interface: SchedulerInterface.interface, member: "PendingChanged")) {
-            [unowned self] _ in schedulePendingRefresh()
-        })
-        subscriptions.append(try connection.subscribe(MatchRule(sender: from, interface: SchedulerInterface.interface, member: "RingingChanged")) {
-            [unowned self] _ in ringingChanged()
-        })
-        for member: MemberName in ["RangOut", "Missed"] {
-            subscriptions.append(try connection.subscribe(MatchRule(sender: from, interface: SchedulerInterface.interface, member: member)) {
-                [unowned self] _ in missedChanged()
-            })
+        subscriptions.append(try center.follow(.pendingChanged) { [unowned self] _ in schedulePendingRefresh() })
+        subscriptions.append(try center.follow(.ringingChanged) { [unowned self] _ in ringingChanged() })
+        for signal: SchedulerSignal in [.rangOut, .missed] {
+            subscriptions.append(try center.follow(signal) { [unowned self] _ in missedChanged() })
         }
         subscriptions.append(try connection.watchNameOwner(from) { [unowned self] _, owner in
             daemonChanged(!owner.isEmpty)
@@ -75,14 +69,13 @@ final class SchedulerLink {
     private var inFlight: [Int: (call: PendingCall, deadline: Source)] = [:]
     private var nextCall = 0
 
-    /// Sends a call without waiting (the window goes on): `done` gets the answer read by `read`, or
-    /// the error, or after the center's timeout that the daemon did not answer.
-    func later<T>(_ member: MemberName, _ arguments: [Value] = [], read: @escaping ([Value]) throws -> T,
-                  _ done: @escaping (Result<T, any Error>) -> Void) {
+    /// Makes a call without waiting (the window goes on): `done` gets the answer, or the error, or
+    /// after the center's timeout that the daemon did not answer.
+    func later<T>(_ typed: SchedulerCall<T>, _ done: @escaping (Result<T, any Error>) -> Void) {
         nextCall += 1
         let number = nextCall
         do {
-            let call = try center.send(member, arguments, read: read) { [unowned self] result in
+            let call = try center.send(typed) { [unowned self] result in
                 guard inFlight.removeValue(forKey: number) != nil else { return }
                 done(result)
             }
@@ -91,7 +84,7 @@ final class SchedulerLink {
                 guard let entry = inFlight.removeValue(forKey: number) else { return }
                 entry.call.cancel()
                 done(.failure(SchedulerNotAnsweringError(underlying: DBusError(
-                    name: .timeout, message: "no answer to \(member) within \(center.timeout)"))))
+                    name: .timeout, message: "no answer to \(typed.member) within \(center.timeout)"))))
             }
             inFlight[number] = (call, deadline)
         } catch {

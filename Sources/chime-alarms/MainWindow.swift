@@ -159,12 +159,11 @@ final class MainWindow {
 
     // MARK: - Calls
 
-    /// Sends a call without waiting (the window goes on); `then` gets the answer read by `read`. An
-    /// error, or no answer within the center's timeout, becomes a toast naming `what`.
-    func send<T>(_ what: String, _ member: MemberName, _ arguments: [Value] = [], read: @escaping ([Value]) throws -> T,
-                 then: @escaping (T) -> Void, failed: @escaping () -> Void = {}) {
+    /// Makes a call without waiting (the window goes on); `then` gets its answer. An error, or no
+    /// answer within the center's timeout, becomes a toast naming `what`.
+    func send<T>(_ what: String, _ call: SchedulerCall<T>, then: @escaping (T) -> Void = { _ in }, failed: @escaping () -> Void = {}) {
         guard let link else { return }
-        link.later(member, arguments, read: read) { [unowned self] result in
+        link.later(call) { [unowned self] result in
             switch result {
             case .success(let value): then(value)
             case .failure(let error):
@@ -174,11 +173,6 @@ final class MainWindow {
         }
     }
 
-    /// The same, for a call whose answer is only that it succeeded.
-    func send(_ what: String, _ member: MemberName, _ arguments: [Value] = [], then: @escaping () -> Void = {},
-              failed: @escaping () -> Void = {}) {
-        send(what, member, arguments, read: { _ in () }, then: { _ in then() }, failed: failed)
-    }
 
     /// Runs a call to the daemon; an error becomes a toast and nil.
     @discardableResult
@@ -240,7 +234,7 @@ final class MainWindow {
             return
         }
         listing = true
-        link.later("ListPending", read: UserNotificationCenter.pendingSummaries(from:)) { [unowned self] result in
+        link.later(Scheduler1.listPending) { [unowned self] result in
             listing = false
             switch result {
             case .success(let summaries):
@@ -257,7 +251,7 @@ final class MainWindow {
     }
 
     private func refreshRingingLater() {
-        link?.later("ListRinging", read: UserNotificationCenter.ringing(from:)) { [unowned self] result in
+        link?.later(Scheduler1.listRinging) { [unowned self] result in
             switch result {
             case .success(let ringingNow):
                 ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
@@ -272,7 +266,7 @@ final class MainWindow {
     /// A row's switch: the daemon switches the alarm on or off; the switch shows the change as
     /// pending until the daemon's PendingChanged brings the row back (or, refused, shows it as it was).
     func setOn(_ identifier: String, _ on: Bool) -> Bool {
-        send(on ? tr("Switching the alarm on") : tr("Switching the alarm off"), on ? "Enable" : "Disable", [.strings([identifier])],
+        send(on ? tr("Switching the alarm on") : tr("Switching the alarm off"), on ? Scheduler1.enable([identifier]).ignoringAnswer : Scheduler1.disable([identifier]).ignoringAnswer,
              failed: { [unowned self] in alarms.rebind(identifier) })
         return false
     }
@@ -280,12 +274,12 @@ final class MainWindow {
     /// Deletes an alarm, with Undo: the request is read in full first, and added back as it was.
     func delete(_ identifier: String) {
         let wasOff = alarms.rows[identifier].map { !$0.isOn } ?? timerRows.first { $0.identifier == identifier }.map { !$0.isOn } ?? false
-        send(tr("Reading the alarm"), "Get", [.string(identifier)], read: UserNotificationCenter.request(from:)) { [unowned self] request in
-            send(tr("Deleting the alarm"), "Remove", [.strings([identifier])]) { [unowned self] in
+        send(tr("Reading the alarm"), Scheduler1.get(identifier)) { [unowned self] request in
+            send(tr("Deleting the alarm"), Scheduler1.remove([identifier])) { [unowned self] _ in
                 let name = request.content.label.isEmpty ? request.content.title : request.content.label
                 toast(tr("“%s” deleted", name)) { [unowned self] in
-                    send(tr("Restoring the alarm"), "Add", [request.dbusRequest]) { [unowned self] in
-                        if wasOff { send(tr("Switching the alarm off"), "Disable", [.strings([identifier])]) }
+                    send(tr("Restoring the alarm"), Scheduler1.add(request)) { [unowned self] _ in
+                        if wasOff { send(tr("Switching the alarm off"), Scheduler1.disable([identifier])) }
                     }
                 }
             }
@@ -298,7 +292,7 @@ final class MainWindow {
     }
 
     func edit(_ identifier: String) {
-        send(tr("Reading the alarm"), "Get", [.string(identifier)], read: UserNotificationCenter.request(from:)) { [unowned self] request in
+        send(tr("Reading the alarm"), Scheduler1.get(identifier)) { [unowned self] request in
             guard let alarm = ClockAlarm(request: request) else {
                 toast(tr("This alarm's rule (%s) is changed with the chime command", request.summaryRule))
                 return
@@ -319,7 +313,7 @@ final class MainWindow {
     }
 
     func openAlarmFile() {
-        send(tr("Reading the alarm file's status"), "AlarmFileStatus", read: { try AlarmFileStatus(dbus: $0.first) }) { [unowned self] status in
+        send(tr("Reading the alarm file's status"), Scheduler1.alarmFileStatus) { [unowned self] status in
             guard !status.path.isEmpty else {
                 toast(tr("The daemon follows no alarm file"))
                 return

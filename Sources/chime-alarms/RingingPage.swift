@@ -77,7 +77,7 @@ final class RingingPage {
 
     private func answer(_ action: String) {
         guard let identifier else { return }
-        owner.send(action == "snooze" ? tr("Snoozing") : tr("Stopping"), "Answer", [.string(identifier), .string(action)])
+        owner.send(action == "snooze" ? tr("Snoozing") : tr("Stopping"), Scheduler1.answer(identifier, action: action))
     }
 }
 

@@ -87,7 +87,7 @@ final class TimersPage {
     }
 
     func refreshPresets() {
-        window.send(tr("Reading the timer presets"), "ListTimerPresets", read: UserNotificationCenter.timerPresets(from:)) { [unowned self] list in
+        window.send(tr("Reading the timer presets"), Scheduler1.listTimerPresets) { [unowned self] list in
             showPresets(list)
         }
     }
@@ -101,7 +101,7 @@ final class TimersPage {
             start.addClass("circular")
             start.verticalAlignment = .center
             start.onClick { [unowned self] in
-                window.send(tr("Starting the timer"), "StartTimer", [.string(preset.name)]) { [unowned self] in
+                window.send(tr("Starting the timer"), Scheduler1.startTimer(preset.name)) { [unowned self] _ in
                     window.toast(tr("Timer %s started", preset.name))
                 }
             }
@@ -117,7 +117,7 @@ final class TimersPage {
         // A paused timer's time left is the daemon's (ListPaused); until it answers, the row says what it said.
         paused = paused.filter { id, _ in rows[id]?.state == .paused }
         if newRows.contains(where: { $0.state == .paused }) {
-            window.send(tr("Reading paused timers"), "ListPaused", read: UserNotificationCenter.pausedTimers(from:)) { [unowned self] timers in
+            window.send(tr("Reading paused timers"), Scheduler1.listPaused) { [unowned self] timers in
                 paused = Dictionary(timers.map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a })
                 tick()
             }
@@ -150,9 +150,9 @@ final class TimersPage {
         let row = TimerRowWidgets(identifier: id)
         row.pauseResume.onClick { [unowned self, unowned row] in
             if paused[row.identifier] != nil {
-                window.send(tr("Resuming the timer"), "Resume", [.strings([row.identifier])])
+                window.send(tr("Resuming the timer"), Scheduler1.resume([row.identifier]))
             } else {
-                window.send(tr("Pausing the timer"), "Pause", [.strings([row.identifier])])
+                window.send(tr("Pausing the timer"), Scheduler1.pause([row.identifier]))
             }
         }
         row.cancel.onClick { [unowned self, unowned row] in window.delete(row.identifier) }
@@ -190,7 +190,7 @@ final class TimersPage {
         }
         do {
             let request = try timerRequest(duration: .seconds(total), label: label.text, now: WallClock.system.now())
-            window.send(tr("Starting the timer"), "Add", [request.dbusRequest]) { [unowned self] in
+            window.send(tr("Starting the timer"), Scheduler1.add(request)) { [unowned self] _ in
                 window.toast(tr("Timer started: %s", countdown(.seconds(total))))
             }
         } catch {

@@ -147,6 +147,19 @@ class App:
         xtest.fake_input(self.x, X.ButtonRelease, code)
         self.x.sync()
 
+    def click_until(self, find, check, what, seconds=DEADLINE):
+        """Clicks what find() gives until check() holds, and returns its value: a click can land while
+        the list is laid out again (a PendingChanged rebuilds its rows), and, as a person would, the
+        test then clicks again."""
+        deadline = time.monotonic() + seconds
+        while True:
+            self.click(find())
+            try:
+                return until(check, 2, what)
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise
+
     def focus(self, title):
         """Gives the keyboard to the top-level window titled `title` (there is no window manager)."""
         for w in self.x.screen().root.query_tree().children:
@@ -229,9 +242,9 @@ class AlarmsTests(AppTestCase):
         name = app.wait("text", "Name", dialog)
         name.set_text_contents("Get up")
         # A sound from the theme: the Sound row opens on a click, and "bell" is chosen in it.
-        app.click(app.wait("list item", "Sound", dialog))
-        app.click(app.wait("check box", "bell", dialog))
-        until(lambda: "bell" in App.labels(app.find("list item", "Sound", dialog)), DEADLINE, "bell chosen")
+        app.click_until(lambda: app.wait("list item", "Sound", dialog), lambda: app.find("check box", "bell", dialog, showing=True), "the sounds")
+        app.click_until(lambda: app.wait("check box", "bell", dialog),
+                        lambda: "bell" in App.labels(app.find("list item", "Sound", dialog)), "bell chosen")
         app.press(app.wait("push button", "Save", dialog))
         app.gone("dialog", "New Alarm")
 
@@ -252,9 +265,9 @@ class AlarmsTests(AppTestCase):
         app.press(app.wait("push button", "New Alarm"))
         dialog = app.wait("dialog", "New Alarm")
         app.wait("text", "Name", dialog).set_text_contents("Loud")
-        app.click(app.wait("list item", "Sound", dialog))
-        app.click(app.wait("check box", "bell", dialog))
-        until(lambda: "bell" in App.labels(app.find("list item", "Sound", dialog)), DEADLINE, "bell chosen")
+        app.click_until(lambda: app.wait("list item", "Sound", dialog), lambda: app.find("check box", "bell", dialog, showing=True), "the sounds")
+        app.click_until(lambda: app.wait("check box", "bell", dialog),
+                        lambda: "bell" in App.labels(app.find("list item", "Sound", dialog)), "bell chosen")
         # The preview is the daemon's PlaySound: here (no sound server) its player program plays it.
         app.press(app.wait("push button", "Preview the sound", dialog))
         until(lambda: any(p[0] == "start" and "bell" in p for p in self.session.played()), DEADLINE, "the preview to play")
@@ -324,8 +337,8 @@ class AlarmsTests(AppTestCase):
     def test_an_alarm_edited_in_the_dialog_keeps_its_identifier(self):
         self.chime("at", "07:00", "--days", "mon-fri", "--id", "wake", "--sound", "bell", "--label", "Wake up", "Wake up")
         # A click on the row opens it.
-        self.app.click(self.app.wait_text("Wake up · Weekdays\n"))
-        dialog = self.app.wait("dialog", "Edit Alarm")
+        dialog = self.app.click_until(lambda: self.app.wait_text("Wake up · Weekdays\n"),
+                                      lambda: self.app.find("dialog", "Edit Alarm", showing=True), "dialog 'Edit Alarm'")
         self.assertEqual(self.app.wait("spin button", "Hour", dialog).get_current_value(), 7)
         self.assertIn("bell", App.labels(self.app.wait("list item", "Sound", dialog)))
         self.app.wait("spin button", "Minute", dialog).set_current_value(30)
