@@ -246,7 +246,7 @@ struct AddedReport: Report {
     var zone: Zone
 
     var fields: [Field] { [Field("id", "", .text(identifier)), Field("nextFire", "", .instant(nextFire, zone))] }
-    var json: JSON { Datum.record(fields).json }
+    func writeJSON(to out: inout PrintedOutput) { Datum.writeRecord(fields, to: &out) }
     var lines: [String] { ["\(identifier): \(Datum.instant(nextFire, zone).text ?? "")"] }
 }
 

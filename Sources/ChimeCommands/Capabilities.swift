@@ -42,10 +42,12 @@ struct CapabilitiesReport: Report {
     /// Set when chime notify goes through the notification portal (these are then the portal's).
     var portal: PortalUse? = nil
 
-    var json: JSON {
-        var fields: [(String, JSON)] = [("capabilities", .array(capabilities.map { .string($0.rawValue) }))]
-        if let portal { fields.append(("portal", .object([("version", .number(Int64(portal.version))), ("why", .string(portal.why))]))) }
-        return .object(fields)
+    func writeJSON(to out: inout PrintedOutput) {
+        var fields = [Field("capabilities", "", .list(capabilities.map { .text($0.rawValue) }))]
+        if let portal {
+            fields.append(Field("portal", "", .record([Field("version", "", .count(Int64(portal.version))), Field("why", "", .text(portal.why))])))
+        }
+        Datum.writeRecord(fields, to: &out)
     }
 
     var lines: [String] {

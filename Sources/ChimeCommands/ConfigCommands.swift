@@ -56,8 +56,8 @@ public struct ConfigCommand: ParsableCommand {
             if !loaded.isValid {
                 for diagnostic in loaded.diagnostics { printError(diagnostic.description) }
                 if json {
-                    printLine(Datum.record([Field("file", "", .text(path)), Field("valid", "", .flag(false)),
-                                            Field("errors", "", .list(loaded.diagnostics.map { .text($0.description) }))]).json.text)
+                    RecordReport(fields: [Field("file", "", .text(path)), Field("valid", "", .flag(false)),
+                                          Field("errors", "", .list(loaded.diagnostics.map { .text($0.description) }))]).print(json: true)
                 }
                 ExitStatus.configError.exit("\(path): \(loaded.diagnostics.count) error\(loaded.diagnostics.count == 1 ? "" : "s")")
             }
@@ -82,7 +82,7 @@ public struct ConfigCommand: ParsableCommand {
             return ConfigCheckReport(path: path, alarms: loaded.alarms.map { alarm in
                 [Field("id", "", .text(alarm.id)), Field("when", "", .text(alarm.when)), Field("title", "", .text(alarm.request.content.title)),
                  Field("enabled", "", .flag(alarm.enabled)),
-                 Field("next", "", .list(nextThree(alarm.request.trigger).map { .instant($0, alarm.request.trigger.zone) }))]
+                 nextField(nextThree(alarm.request.trigger), in: alarm.request.trigger.zone)]
             }, timers: loaded.timers.map { timer in
                 [Field("name", "", .text(timer.name)), Field("duration", "", .duration(timer.duration)), Field("title", "", .text(timer.content.title))]
             })
@@ -143,7 +143,7 @@ extension ConfigCommand {
         public func run() throws {
             let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
             let status = reportingErrors { try center.reloadAlarmFile() }
-            if json { printLine(alarmFileDatum(status).json.text) }
+            if json { printLine(alarmFileDatum(status).jsonText) }
             for problem in status.problems + status.conflicts { printError(problem) }
             if !status.problems.isEmpty {
                 ExitStatus.configError.exit("\(status.path) has errors; the alarms from its last good version keep running")
@@ -272,15 +272,20 @@ public struct Timer: ParsableCommand {
     }
 }
 
+/// An alarm's next occurrences: ISO 8601 in JSON; in text, a line each with its weekday and zone.
+func nextField(_ times: [Instant], in zone: Zone) -> Field {
+    Field("next", "", .list(times.map { .instant($0, zone) })) { _ in times.map { Next.human($0.seconds, in: zone) }.joined(separator: "\n") }
+}
+
 /// What `chime config check` prints for a valid file.
 struct ConfigCheckReport: Report {
     var path: String
     var alarms: [[Field]]
     var timers: [[Field]]
 
-    var json: JSON {
-        Datum.record([Field("file", "", .text(path)), Field("valid", "", .flag(true)), Field("alarms", "", .list(alarms.map { .record($0) })),
-                      Field("timers", "", .list(timers.map { .record($0) })), Field("errors", "", .list([]))]).json
+    func writeJSON(to out: inout PrintedOutput) {
+        Datum.writeRecord([Field("file", "", .text(path)), Field("valid", "", .flag(true)), Field("alarms", "", .list(alarms.map { .record($0) })),
+                           Field("timers", "", .list(timers.map { .record($0) })), Field("errors", "", .list([]))], to: &out)
     }
 
     var lines: [String] {
@@ -288,9 +293,8 @@ struct ConfigCheckReport: Report {
         for alarm in alarms {
             let row = TableReport.Row(fields: alarm)
             lines.append("\(row["id"])  \"\(row["when"])\"  \(row["title"])" + (row.value("enabled").text == "yes" ? "" : " (disabled)"))
-            guard case .list(let times) = row.value("next") else { continue }
-            if times.isEmpty { lines.append("  never fires again") }
-            for case .instant(let time, let zone) in times { lines.append("  " + Next.human(time.seconds, in: zone)) }
+            let next = row["next"]
+            lines += next.isEmpty ? ["  never fires again"] : next.split(separator: "\n").map { "  " + $0 }
         }
         for timer in timers {
             let row = TableReport.Row(fields: timer)

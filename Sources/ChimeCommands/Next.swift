@@ -155,6 +155,6 @@ struct NextReport: Report {
     /// What the text says when there is no occurrence.
     var never: String
 
-    var json: JSON { .array(times.map { Datum.instant(Instant(seconds: $0), zone).json }) }
+    func writeJSON(to out: inout PrintedOutput) { Datum.list(times.map { .instant(Instant(seconds: $0), zone) }).writeJSON(to: &out) }
     var lines: [String] { times.isEmpty ? [never] : times.map { Next.human($0, in: zone) } }
 }

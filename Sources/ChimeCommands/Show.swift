@@ -115,16 +115,16 @@ public struct Show: ParsableCommand {
             },
             Field("bodyTimeout", "body timeout", .optional(content.bodyCommand) { .duration($0.timeLimit) }),
             Field("ring", "ring", content.sound == nil ? .none : .duration(content.ring ?? .zero)) { datum in
-                guard case .duration(let span) = datum else { return nil }
-                return span > .zero ? "\(span) until answered" : "plays once"
+                guard case .length(let nanoseconds, let text) = datum else { return nil }
+                return nanoseconds > 0 ? "\(text) until answered" : "plays once"
             },
             Field("autoSnooze", "auto-snooze", .flag(content.autoSnooze)),
             Field("volume", "volume", content.sound == nil ? .none : .count(Int64(content.volume ?? 100))) { datum in
                 datum.text.map { "\($0)%" }
             },
             Field("fade", "fade", content.sound == nil ? .none : .duration(content.fade ?? .zero)) { datum in
-                guard case .duration(let span) = datum else { return nil }
-                return span > .zero ? "from silence over \(span)" : "none"
+                guard case .length(let nanoseconds, let text) = datum else { return nil }
+                return nanoseconds > 0 ? "from silence over \(text)" : "none"
             },
             Field("insist", "insist", .flag(content.insist)),
             Field("wake", "wake", .flag(content.wake)),

@@ -49,7 +49,7 @@ struct SkipReport: Report {
         [Field("id", "", .text(identifier)), Field("occurrence", "", .instant(occurrence, zone)),
          Field("nextFire", "", next.map { .instant($0, zone) } ?? .none)]
     }
-    var json: JSON { Datum.record(fields).json }
+    func writeJSON(to out: inout PrintedOutput) { Datum.writeRecord(fields, to: &out) }
     var lines: [String] {
         let what = undo ? "brought back" : "skipped"
         let when = Datum.instant(occurrence, zone).text ?? ""

@@ -351,7 +351,7 @@ package struct NotifyRunner {
             status = reportingErrors { try waitForOutcome(client, shown) }
         } else {
             let id = reportingErrors { try show(client, shown) }
-            if options.json { printLine(JSON.object([("id", .number(Int64(id)))]).text) }
+            if options.json { RecordReport(fields: [Field("id", "", .count(Int64(id)))]).print(json: true) }
         }
         if actionsDropped && status == .success { status = .actionsUnsupported }
         Sys.exit(asNotifySend && status != .success ? 1 : status.rawValue)
@@ -485,12 +485,12 @@ package struct NotifyRunner {
             return action == nil && closed == nil && !serverGone
         }
 
-        var fields: [(String, JSON)] = [("id", .number(Int64(shownID)))]
-        if let token { fields.append(("activationToken", .string(token))) }
+        var fields = [Field("id", "", .count(Int64(shownID)))]
+        if let token { fields.append(Field("activationToken", "", .text(token))) }
         let status: ExitStatus
         if let action {
             // As notify-send does: print the action, then take the notification down.
-            if options.json { fields.append(("action", .string(action))) } else { printLine(action) }
+            if options.json { fields.append(Field("action", "", .text(action))) } else { printLine(action) }
             if let fd = options.selectedActionFD { writeLine(action, to: fd) }
             if let fd = options.activationTokenFD, let token { writeLine(token, to: fd) }
             if closed == nil { try? client.close(shownID) }
@@ -499,16 +499,16 @@ package struct NotifyRunner {
             fields.append(Self.closedField(closed))
             status = .success
         } else if serverGone || result == .disconnected {
-            fields.append(("serverGone", .bool(true)))
+            fields.append(Field("serverGone", "", .flag(true)))
             printError("chime: the notification server left the bus while waiting")
             status = .serverVanished
         } else if result == .woken {
             sayWaitCancelled()
             try? client.close(shownID)
-            fields.append(("interrupted", .bool(true)))
+            fields.append(Field("interrupted", "", .flag(true)))
             status = asNotifySend ? .success : .interrupted
         } else {
-            fields.append(("timedOut", .bool(true)))
+            fields.append(Field("timedOut", "", .flag(true)))
             if asNotifySend {
                 printError("Wait timeout expired")
                 status = .success
@@ -517,7 +517,7 @@ package struct NotifyRunner {
                 status = .waitTimedOut
             }
         }
-        if options.json { printLine(JSON.object(fields).text) }
+        if options.json { RecordReport(fields: fields).print(json: true) }
         return status
     }
 
@@ -528,8 +528,8 @@ package struct NotifyRunner {
     }
 
     /// `--json`'s `closed: {reason, code}`.
-    static func closedField(_ reason: CloseReason) -> (String, JSON) {
-        ("closed", .object([("reason", .string(reason.name)), ("code", .number(Int64(reason.wireValue)))]))
+    static func closedField(_ reason: CloseReason) -> Field {
+        Field("closed", "", .record([Field("reason", "", .text(reason.name)), Field("code", "", .count(Int64(reason.wireValue)))]))
     }
 }
 

@@ -159,58 +159,6 @@ extension String {
     }
 }
 
-/// Minimal JSON output (chime's CLI does not load Foundation, to start fast).
-package enum JSON {
-    case string(String)
-    case number(Int64)
-    case bool(Bool)
-    case null
-    case array([JSON])
-    case object([(String, JSON)])
-
-    package var text: String {
-        var out: [UInt8] = []
-        write(to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends the JSON text as UTF-8 (a list of 100,000 alarms is written without building strings).
-    package func write(to out: inout [UInt8]) {
-        switch self {
-        case .string(let s): JSON.quote(s, to: &out)
-        case .number(let n): out += String(n).utf8
-        case .bool(let b): out += (b ? "true" : "false").utf8
-        case .null: out += "null".utf8
-        case .array(let items):
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                item.write(to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let pairs):
-            out.append(UInt8(ascii: "{"))
-            for (i, (key, value)) in pairs.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.quote(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                value.write(to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-    }
-
-    package static func quote(_ s: String) -> String {
-        var out: [UInt8] = []
-        quote(s, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    package static func quote(_ s: String, to out: inout [UInt8]) {
-        appendJSONString(s.utf8, to: &out)
-    }
-}
-
 /// Runs `body`, turning library errors into chime's one-line messages and exit statuses.
 package func reportingErrors<T>(_ body: () throws -> T) -> T {
     do {

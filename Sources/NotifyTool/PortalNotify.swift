@@ -38,7 +38,7 @@ extension NotifyRunner {
             status = reportingErrors { try waitThroughPortal(portal, version: version, id: id, notification) }
         } else {
             reportingErrors { try showThroughPortal(portal, version: version, id: id, notification) }
-            if options.json { printLine(JSON.object([("id", .number(Int64(portalNumber))), ("portalID", .string(id))]).text) }
+            if options.json { RecordReport(fields: [Field("id", "", .count(Int64(portalNumber))), Field("portalID", "", .text(id))]).print(json: true) }
         }
         Sys.exit(asNotifySend && status != .success ? 1 : status.rawValue)
     }
@@ -182,10 +182,10 @@ extension NotifyRunner {
             return action == nil && unknown == nil && !portalGone
         }
 
-        var fields: [(String, JSON)] = [("id", .number(Int64(portalNumber))), ("portalID", .string(id))]
+        var fields = [Field("id", "", .count(Int64(portalNumber))), Field("portalID", "", .text(id))]
         let status: ExitStatus
         if let action {
-            if options.json { fields.append(("action", .string(action))) } else { printLine(action) }
+            if options.json { fields.append(Field("action", "", .text(action))) } else { printLine(action) }
             if let fd = options.selectedActionFD { writeLine(action, to: fd) }
             status = .success
         } else if let unknown {
@@ -194,13 +194,13 @@ extension NotifyRunner {
             fields.append(Self.closedField(.dismissed))
             status = .success
         } else if portalGone || result == .disconnected {
-            fields.append(("serverGone", .bool(true)))
+            fields.append(Field("serverGone", "", .flag(true)))
             printError("chime: the notification portal left the bus while waiting")
             status = .serverVanished
         } else if result == .woken {
             sayWaitCancelled()
             try? portal.remove(id: id)
-            fields.append(("interrupted", .bool(true)))
+            fields.append(Field("interrupted", "", .flag(true)))
             status = asNotifySend ? .success : .interrupted
         } else if expiry != nil {
             // Its expire time passed: withdrawn, and closed as expired.
@@ -209,11 +209,11 @@ extension NotifyRunner {
             status = .success
         } else {
             // Only chime's own limits end a wait here (notify-send has none without an expire time).
-            fields.append(("timedOut", .bool(true)))
+            fields.append(Field("timedOut", "", .flag(true)))
             printError("chime: stopped waiting after \(limit.map { "\($0.components.seconds)" } ?? "0") s without an action")
             status = .waitTimedOut
         }
-        if options.json { printLine(JSON.object(fields).text) }
+        if options.json { RecordReport(fields: fields).print(json: true) }
         return status
     }
 }

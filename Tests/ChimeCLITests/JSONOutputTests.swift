@@ -3,6 +3,7 @@ import ChimeCenter
 import DBus
 import Foundation
 import Notifications
+import NotifyTool
 import Testing
 import TestSupport
 import Timekeeping
@@ -71,7 +72,7 @@ import Timekeeping
             return (json.stdout.trimmingCharacters(in: .newlines), text.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init))
         }
         func expectSame(_ report: some Report, _ output: (json: String, text: [String]), _ what: String) {
-            #expect(output.json == report.json.text, "\(what): JSON")
+            #expect(output.json == report.jsonText, "\(what): JSON")
             #expect(output.text == report.lines, "\(what): text")
         }
 
@@ -99,7 +100,7 @@ import Timekeeping
             expectSame(report, shown, "show \(id)")
             // Typed: seconds, booleans, null.
             if id == "far" {
-                #expect(report["snooze"]?.json.text == "300")
+                #expect(report["snooze"]?.jsonText == "300")
                 #expect(shown.json.contains(#""snooze":300,"grace":3600,"expire":null,"#))
                 #expect(shown.json.contains(#""ring":300,"autoSnooze":false,"volume":100,"fade":0,"insist":false,"wake":false,"#))
             }
@@ -166,7 +167,7 @@ import Timekeeping
         // Each reload is a new read (its time differs): each form is compared with the status it left.
         let reloadJSON = try runChime(["config", "reload", "--json"], environment: environment)
         #expect(try Self.problems(reloadJSON.stdout, schema: "config-reload") == [], "\(reloadJSON.stdout)")
-        #expect(reloadJSON.stdout == alarmFileDatum(try center.alarmFileStatus()).json.text + "\n")
+        #expect(reloadJSON.stdout == alarmFileDatum(try center.alarmFileStatus()).jsonText + "\n")
         let reloadText = try runChime(["config", "reload"], environment: environment)
         #expect(reloadText.stdout == alarmFileSummary(try center.alarmFileStatus()) + "\n")
         checked.insert("config-reload")
@@ -257,21 +258,17 @@ import Timekeeping
             Field("words", "words", .list([.text("date"), .text("+%H")])),
             Field("count", "count", .count(3)),
         ])
-        #expect(report.json.text == #"{"title":"Tea","snooze":600,"next":"2027-01-15T08:00:00+00:00","wake":false,"sound":null,"words":["date","+%H"],"count":3}"#)
-        var bytes: [UInt8] = []
-        report.writeJSON(to: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == report.json.text)
+        #expect(report.jsonText == #"{"title":"Tea","snooze":600,"next":"2027-01-15T08:00:00+00:00","wake":false,"sound":null,"words":["date","+%H"],"count":3}"#)
         #expect(report.lines == ["title:        Tea", "snooze:       10m", "next:         2027-01-15T08:00:00+00:00", "wake:         no",
                                  "words:        date, +%H", "count:        3"])
         let table = TableReport(rows: [[Field("id", "", .text("a")), Field("due", "", .instant(Instant(seconds: 0), utc))]],
                                 line: { "\($0["id"]) at \($0["due"])" }, empty: "none")
-        #expect(table.json.text == #"[{"id":"a","due":"1970-01-01T00:00:00+00:00"}]"#)
+        #expect(table.jsonText == #"[{"id":"a","due":"1970-01-01T00:00:00+00:00"}]"#)
         #expect(table.lines == ["a at 1970-01-01T00:00:00+00:00"])
-        bytes = []
-        table.writeJSON(to: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == table.json.text)
         #expect(TableReport(rows: [], line: { _ in "" }, empty: "none").lines == ["none"])
-        #expect(TableReport(rows: [], line: { _ in "" }, empty: "none").json.text == "[]")
+        #expect(TableReport(rows: [], line: { _ in "" }, empty: "none").jsonText == "[]")
+        // Strings escaped as JSON says: quotes, backslashes, control characters; the rest as it is.
+        #expect(Datum.text("a\"b\\c\n\u{1}é").jsonText == #""a\"b\\c\n\u0001é""#)
     }
 
     @Test func theSubcommandListComesFromTheCommands() {
