@@ -8,7 +8,7 @@ import Timekeeping
 /// The keys of a request dictionary, as `Add` takes it.
 public enum RequestKey {
     /// Every key `Add` accepts, in the order the documentation lists them.
-    public static let all: [String] = RequestField.allCases.filter { $0 != .anchor && $0 != .skipped }.map(\.rawValue)
+    public static let all: [String] = RequestField.allCases.filter { !$0.isStoredOnly }.map(\.rawValue)
 }
 
 /// What `Add` was given: the request, and whether its identifier was the caller's
@@ -130,13 +130,17 @@ extension NotificationRequest {
         return incoming
     }
 
-    /// The request as `Get` answers it: `dbusRequest` with its identifier and its `anchor`
-    /// (seconds since the epoch: when it was set).
+    /// The request as `Get` answers it: `dbusRequest` with its identifier, its `anchor` (when it
+    /// was set) and the occurrences `skipped`, each in whole seconds since the epoch and, as
+    /// `anchor-ns` and `skipped-ns`, exactly, in nanoseconds.
     public var storedDBusRequest: Value {
         guard case .dictionary(let k, let v, var entries) = dbusRequest else { return dbusRequest }
         entries.append(.init(key: .string("anchor"), value: .variant(.int64(trigger.anchor.seconds))))
+        entries.append(.init(key: .string("anchor-ns"), value: .variant(.int64(trigger.anchor.nanosecondsSinceEpoch))))
         if !trigger.skipped.isEmpty {
             entries.append(.init(key: .string("skipped"), value: .variant(.array(element: .int64, trigger.skipped.map { .int64($0.seconds) }))))
+            entries.append(.init(key: .string("skipped-ns"),
+                                 value: .variant(.array(element: .int64, trigger.skipped.map { .int64($0.nanosecondsSinceEpoch) }))))
         }
         return .dictionary(key: k, value: v, entries)
     }
@@ -150,7 +154,7 @@ extension NotificationRequest {
         var fields: [RequestField: Value] = [:]
         for entry in entries {
             guard case .string(let key) = entry.key else { continue }  // the signature is a{sv}: always a string
-            guard let field = RequestField(rawValue: key), (field != .anchor && field != .skipped) || stored else {
+            guard let field = RequestField(rawValue: key), !field.isStoredOnly || stored else {
                 let guess = closestWord(to: key, in: RequestKey.all).map { "; did you mean '\($0)'?" } ?? ""
                 throw RequestError(key: key.isEmpty ? "(an empty key)" : escapedForMessage(key), "unknown key\(guess) (keys: \(RequestKey.all.joined(separator: ", ")))")
             }
@@ -162,7 +166,12 @@ extension NotificationRequest {
         let reader = FieldReader(fields: fields)
         let identifier = try reader.string(.id) ?? ""
         var anchor = now
-        if stored, let seconds = try reader.integer(.anchor) { anchor = Instant(seconds: seconds) }
+        // Exactly where the answer says it exactly (a daemon before 0.3 said whole seconds only).
+        if stored, let nanoseconds = try reader.integer(.anchorNanoseconds) {
+            anchor = Instant(nanosecondsSinceEpoch: nanoseconds)
+        } else if stored, let seconds = try reader.integer(.anchor) {
+            anchor = Instant(seconds: seconds)
+        }
         // What the program said, each field as given; the builder adds nothing (`asGiven`) and
         // applies the rules across fields, as at every other door.
         var draft = AlarmDraft(kind: .asGiven, anchor: anchor)
@@ -277,8 +286,11 @@ extension NotificationRequest {
             }
             draft.count = n
         }
-        if stored, let seconds = try reader.integers(.skipped, "ax: seconds since the epoch", count: RequestBounds.skippedCount,
-                                                     noun: "occurrences") {
+        if stored, let nanoseconds = try reader.integers(.skippedNanoseconds, "ax: nanoseconds since the epoch", count: RequestBounds.skippedCount,
+                                                         noun: "occurrences") {
+            draft.skipped = nanoseconds.map { Instant(nanosecondsSinceEpoch: $0) }
+        } else if stored, let seconds = try reader.integers(.skipped, "ax: seconds since the epoch", count: RequestBounds.skippedCount,
+                                                            noun: "occurrences") {
             draft.skipped = seconds.map { Instant(seconds: $0) }
         }
         let request: NotificationRequest

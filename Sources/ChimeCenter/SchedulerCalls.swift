@@ -181,7 +181,7 @@ public enum Scheduler1 {
 
     /// Pending alarms in brief, soonest first.
     public static var listPending: SchedulerCall<[PendingSummary]> {
-        SchedulerCall("ListPending", out: "a(sxssssssss)") { reply in
+        SchedulerCall("ListPending", out: "a(sxssssssssx)") { reply in
             try (reply.first?.arrayElements ?? []).map { item throws(DBusError) in try PendingSummary(dbus: item) }
         }
     }

@@ -28,6 +28,12 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case except
     case until, count
     case anchor, skipped
+    /// `anchor` and `skipped` exactly, in nanoseconds since the epoch (what `Get` answers beside them).
+    case anchorNanoseconds = "anchor-ns"
+    case skippedNanoseconds = "skipped-ns"
+
+    /// The keys only `Get` answers (a stored request's), which no caller may send.
+    var isStoredOnly: Bool { [.anchor, .skipped, .anchorNanoseconds, .skippedNanoseconds].contains(self) }
 }
 
 /// Why a request is refused: the field and the bound it broke, in one sentence.

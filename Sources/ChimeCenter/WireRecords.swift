@@ -116,22 +116,27 @@ struct VardictReader {
 }
 
 extension PendingSummary {
-    /// `(sxssssssss)`: id, next fire (-1: never), title, label, time zone ("": the system's), origin,
-    /// state, note, rule ("": a one-off at an instant), sound ("": none).
+    /// `(sxssssssssx)`: id, next fire in seconds (-1: never), title, label, time zone ("": the
+    /// system's), origin, state, note, rule ("": a one-off at an instant), sound ("": none), and the
+    /// next fire exactly, in nanoseconds since the epoch (-1: never).
     public var dbusValue: Value {
         .structure([
             .string(identifier), wireTime(nextFire), .string(title), .string(label), .string(timeZone ?? ""),
             .string(origin.rawValue), .string(state.rawValue), .string(note), .string(rule), .string(sound),
+            .int64(nextFire?.nanosecondsSinceEpoch ?? -1),
         ])
     }
 
     public init(dbus value: Value) throws(DBusError) {
-        guard case .structure(let f) = value, f.count == 10, let id = f[0].stringValue, let title = f[2].stringValue,
+        // (Ten fields from a daemon before 0.3, which answered whole seconds only.)
+        guard case .structure(let f) = value, f.count == 10 || f.count == 11, let id = f[0].stringValue, let title = f[2].stringValue,
             let label = f[3].stringValue, let zone = f[4].stringValue, let origin = f[5].stringValue.flatMap(AlarmOrigin.init),
             let state = f[6].stringValue.flatMap(AlarmState.init), let note = f[7].stringValue, let rule = f[8].stringValue,
             let sound = f[9].stringValue
         else { throw mismatch("a pending alarm", value) }
-        self.init(identifier: id, nextFire: instant(fromWire: f[1]), title: title, label: label, timeZone: zone.isEmpty ? nil : zone,
+        var next = instant(fromWire: f[1])
+        if f.count == 11, case .int64(let nanoseconds) = f[10] { next = nanoseconds >= 0 ? Instant(nanosecondsSinceEpoch: nanoseconds) : nil }
+        self.init(identifier: id, nextFire: next, title: title, label: label, timeZone: zone.isEmpty ? nil : zone,
                   origin: origin, state: state, note: note, rule: rule, sound: sound)
     }
 

@@ -386,7 +386,7 @@ final class SchedulerService {
     }
 
     func object() -> ExportedObject {
-        let pendingItem = DBusType.structure([.string, .int64, .string, .string, .string, .string, .string, .string, .string, .string])
+        let pendingItem = DBusType.structure([.string, .int64, .string, .string, .string, .string, .string, .string, .string, .string, .int64])
         let method = { (name: MemberName, inputs: [Parameter], outputs: [Parameter], body: @escaping (MethodCall) throws -> [Value]) in
             ExportedMethod(name, inputs: inputs, outputs: outputs, handler: body)
         }

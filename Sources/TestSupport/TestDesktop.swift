@@ -39,7 +39,9 @@ public final class TestDesktop: @unchecked Sendable {
     public var pids: [String: Int32] { lock.withLock { _pids } }
 
     public init(_ parts: Parts, serviceDirectory: String? = nil) throws {
-        var arguments = [Self.script, "serve"]
+        // A test waits for a place among the machine's desktops at most 5 s: while it waits it holds
+        // one of the test runner's few threads, which the tests holding the places may need to finish.
+        var arguments = [Self.script, "serve", "--wait", "5"]
         if !parts.contains(.bus) { arguments.append("--no-bus") }
         if parts.contains(.display) { arguments.append("--display") }
         if parts.contains(.dunst) { arguments.append("--dunst") }
@@ -66,7 +68,6 @@ public final class TestDesktop: @unchecked Sendable {
         close(fromChild[1])
         input = toChild[1]
         output = fromChild[0]
-        // Waiting for a free place among the machine's desktops can take up to a minute.
         let description: [String: Any]
         do {
             description = try Self.readAnswer(output, timeout: 120)

@@ -492,7 +492,11 @@ struct PosixRule: Hashable, Sendable {
 
 extension Zone {
     /// `time` as ISO 8601 in this zone, to the second: `2026-11-01T01:30:00-04:00`.
-    public func iso8601(_ time: UnixTime) -> String {
+    public func iso8601(_ time: UnixTime) -> String { iso8601(time, nanosecond: 0) }
+
+    /// `time` and `nanosecond` as ISO 8601 in this zone: the seconds' fraction written only where
+    /// there is one, without its trailing zeros (`16:35:00.25+01:00`).
+    func iso8601(_ time: UnixTime, nanosecond: Int64) -> String {
         let civil = self.civil(at: time)
         var out: [UInt8] = []
         out.reserveCapacity(25)
@@ -512,6 +516,16 @@ extension Zone {
         out.append(UInt8(ascii: "T")); digits(civil.hour, 2)
         out.append(UInt8(ascii: ":")); digits(civil.minute, 2)
         out.append(UInt8(ascii: ":")); digits(civil.second, 2)
+        if nanosecond > 0 {
+            out.append(UInt8(ascii: "."))
+            var fraction = Int(nanosecond)
+            var width = 9
+            while fraction % 10 == 0 {
+                fraction /= 10
+                width -= 1
+            }
+            digits(fraction, width)
+        }
         let offset = self.offset(at: time)
         out.append(UInt8(ascii: offset < 0 ? "-" : "+"))
         digits(abs(offset) / 3600, 2)
@@ -519,6 +533,6 @@ extension Zone {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `instant` as ISO 8601 in this zone, to the second.
-    public func iso8601(_ instant: Instant) -> String { iso8601(instant.seconds) }
+    /// `instant` as ISO 8601 in this zone, exactly: to the second, with the fraction it has.
+    public func iso8601(_ instant: Instant) -> String { iso8601(instant.seconds, nanosecond: instant.nanosecond) }
 }

@@ -21,6 +21,36 @@ import Timekeeping
                             trigger: try Trigger(parsing: rule, timeZone: "UTC", anchor: WallClock.system.now()))
     }
 
+    /// An instant reads back as the daemon holds it, to the nanosecond: a timer's next fire in
+    /// `ListPending` and `chime list --json`, its anchor and a skipped occurrence in `Get`.
+    @Test func instantsReadBackExactly() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let center = try center()
+        // Counted from the daemon's now, which has a fraction of a second (nine times in ten thousand
+        // million it has none, and the test then checks whole seconds: still exact).
+        let added = try runChime(["at", "every 25m", "--id", "tea", "Tea"], environment: bus.environment())
+        try #require(added.status == 0, "\(added.stderr)")
+        let listed = try #require(try center.pendingSummaries().first { $0.identifier == "tea" }?.nextFire)
+        let stored = try center.request(withIdentifier: "tea")
+        #expect(stored.trigger.anchor + .minutes(25) == listed, "anchor \(stored.trigger.anchor), next \(listed)")
+        let json = try runChime(["list", "--json"], environment: bus.environment()).stdout
+        #expect(json.contains("\"nextFire\":\"\(Zone.system().iso8601(listed))\""), "\(json)")
+        if listed.nanosecond != 0 { #expect(Zone.system().iso8601(listed).contains("."), "the fraction is written") }
+        // Skipped: the occurrence is kept exactly, and the next one follows it by 25 minutes.
+        let skipped = try center.skip("tea")
+        #expect(skipped.occurrence == listed.wholeSecond, "Skip answers in whole seconds")
+        #expect(try center.request(withIdentifier: "tea").trigger.skipped == [listed])
+        #expect(try center.pendingSummaries().first { $0.identifier == "tea" }?.nextFire == listed + .minutes(25))
+        // One-off instants with a fraction, given as seconds with a fraction (`at`, d).
+        let exact = Instant(seconds: 4_000_000_000, nanosecond: 250_000_000)
+        let once = try center.add(NotificationRequest(identifier: "once", content: NotificationContent(title: "Once"),
+                                                      trigger: Trigger(rule: .instant(exact), repeats: false, timeZone: nil,
+                                                                       anchor: WallClock.system.now())))
+        #expect(once.identifier == "once")
+        #expect(try center.pendingSummaries().first { $0.identifier == "once" }?.nextFire == exact)
+    }
+
     @Test func anEggTimerReachesTheServerOnTime() throws {
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
