@@ -223,6 +223,7 @@ class Desktop:
         p = self.spawn(f"{kind}-bus", ["dbus-daemon", f"--config-file={conf}", "--nofork", "--print-address=1", "--nopidfile"],
                        stdout=subprocess.PIPE)
         address = p.stdout.readline().decode().strip()
+        p.stdout.close()  # it prints nothing more
         if not address:
             raise RuntimeError(f"dbus-daemon ({kind}) printed no address; see {self.dir}/desktop.log")
         self._set("DBUS_SYSTEM_BUS_ADDRESS" if kind == "system" else "DBUS_SESSION_BUS_ADDRESS", address)

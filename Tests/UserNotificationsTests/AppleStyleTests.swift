@@ -116,15 +116,9 @@ import UserNotifications
 
         // Pending, for this program, with what was asked. The two timers may have fired already
         // when this thread lists them (a busy machine can hold it back longer than 5 s), so what a
-        // pending request carries is read from a third one, an hour away; each timer is pending or
-        // has fired (the daemon's Fired signal), never neither.
-        let later = UNMutableNotificationContent()
-        later.title = "Tea"
-        later.subtitle = "Green"
-        later.body = "Ready"
-        later.sound = UNNotificationSound(named: UNNotificationSoundName(rawValue: "bell.mp3"))
-        later.userInfo = ["cups": 2, "kind": "sencha"]
-        try await center.add(UNNotificationRequest(identifier: "later", content: later,
+        // pending request carries is read from a third one with tea's content, an hour away; each
+        // timer is pending or has fired (the daemon's Fired signal), never neither.
+        try await center.add(UNNotificationRequest(identifier: "later", content: tea,
                                                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
         let pending = await center.pendingNotificationRequests()
         let pendingIDs = Set(pending.map(\.identifier))

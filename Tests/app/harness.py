@@ -15,22 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import testdesktop  # noqa: E402
-
-
-def until(check, seconds, what, interval=0.02):
-    """Waits for check() to be truthy; returns its value, or raises naming what did not come."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            value = check()
-            if value:
-                return value
-        except Exception:  # a widget between states, a process not up yet
-            if time.monotonic() >= deadline:
-                raise
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"{what} did not come within {seconds} s")
-        time.sleep(interval)
+from testdesktop import until  # noqa: E402,F401  (the tests and benchmarks take it from here)
 
 
 class Session:
