@@ -19,9 +19,10 @@ or this module imported). One place to change how a test desktop is made.
     PARTS: --display [WxH]  --accessibility  --dunst  --sound  --services DIR  --system-bus  --dir DIR
            --no-bus (a sound server alone)  --wait SECONDS (for a place, below; 60 by default)
 
-How many desktops run at once on the machine is bounded (CHIME_TEST_DESKTOPS, by default twice the
-processors, at least 4): a desktop waits for a free place before it starts, so dozens of tests starting
-together do not start dozens of servers at once on two cores. The wait is bounded too, and past it the
+How many desktops with a display or a sound server run at once on the machine is bounded
+(CHIME_TEST_DESKTOPS, by default twice the processors, at least 4; a bus alone costs little and is not
+counted): such a desktop waits for a free place before it starts, so dozens of tests starting together
+do not start dozens of servers at once on two cores. The wait is bounded too, and past it the
 desktop starts anyway: the bound staggers a storm, it never stops a run. (The Swift tests wait at most
 5 s: a test that waits holds one of the test runner's few threads, which the tests holding the places
 may need in order to finish.)
@@ -106,9 +107,12 @@ class Desktop:
     # MARK: starting and stopping
 
     def start(self):
-        self._take_slot()
+        p = self.parts
+        # A bus alone is cheap (a test keeping one longer than it needs costs nothing): only a desktop
+        # with a display, dunst or a sound server takes a place.
+        if p["display"] or p["dunst"] or p["accessibility"] or p["sound"]:
+            self._take_slot()
         try:
-            p = self.parts
             if p["bus"]:
                 self.add_bus("session", p["services"])
             if p["system_bus"]:
@@ -243,7 +247,7 @@ class Desktop:
 
     def add_accessibility(self):
         self.spawn("accessibility", ["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"])
-        until(lambda: self.call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"), 10, "the accessibility bus")
+        until(lambda: self.call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"), 30, "the accessibility bus")
 
     def start_dunst(self, config=None):
         """dunst on this desktop's bus and display (again, after a stop or a kill), with the tests'
@@ -255,7 +259,7 @@ class Desktop:
             with open(conf, "w") as f:
                 f.write(DUNSTRC)
         p = self.spawn("dunst", ["dunst", "-config", conf])
-        until(lambda: self.has_owner("org.freedesktop.Notifications"), 10, "dunst")
+        until(lambda: self.has_owner("org.freedesktop.Notifications"), 30, "dunst")
         return p.pid
 
     def add_sound(self):
@@ -273,7 +277,7 @@ class Desktop:
                              "-L", f"module-native-protocol-unix auth-anonymous=1 socket={native}"], env=server_env)
         self._set("PULSE_SERVER", "unix:" + native)
         self._set("PULSE_CLIENTCONFIG", client)
-        until(lambda: subprocess.run(["pactl", "info"], env=self.env, capture_output=True).returncode == 0, 10, "pulseaudio")
+        until(lambda: subprocess.run(["pactl", "info"], env=self.env, capture_output=True).returncode == 0, 30, "pulseaudio")
         # Silence plays all the time, so the monitor's recording runs in real time between sounds. An
         # idle null sink sleeps up to 2 s before it notices its first stream: the desktop is ready once
         # its monitor delivers, i.e. once the sink runs.
@@ -282,7 +286,7 @@ class Desktop:
         probe = subprocess.Popen(["parec", "-d", f"{SINK}.monitor", "--raw", "--format=float32le", f"--rate={RATE}", "--channels=1",
                                   "--latency-msec=5"], env=self.env, stdout=subprocess.PIPE, stderr=self.log)
         try:
-            until(lambda: probe.stdout.read(4), 10, "the null sink's monitor")
+            until(lambda: probe.stdout.read(4), 30, "the null sink's monitor")
         finally:
             probe.kill()
             probe.wait()

@@ -172,7 +172,7 @@ final class Waking: LoopPart {
         if noNewPrivileges {
             return unit + "; a file capability is never honoured under NoNewPrivileges=yes"
         }
-        return "as root once, setcap cap_wake_alarm+ep \(executable) (the program that runs the daemon); under chime.service, " + unit
+        return "setcap cap_wake_alarm+ep \(executable) (the program that runs the daemon), once, as root; under chime.service, " + unit
     }
 
     /// What to do where systemd's user manager is too old to wake the machine (and so has no

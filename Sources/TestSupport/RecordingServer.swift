@@ -160,7 +160,11 @@ public final class RecordingServer: @unchecked Sendable {
         }
         if alreadyStopped { return }
         if !exited { try? control("Quit", []) }
-        finished.wait()
+        // The serving thread also looks at `stopped` every 100 ms, so a Quit that did not get through
+        // (seen once: the call came back and the thread went on waiting) cannot hold a test for ever.
+        if finished.wait(timeout: .now() + 30) == .timedOut {
+            print("RecordingServer: the serving thread did not end within 30 s of stop(); left behind")
+        }
     }
 
     private var stopped = false
@@ -323,11 +327,11 @@ public final class RecordingServer: @unchecked Sendable {
             return
         }
         ready.signal()
-        while !quit {
-            // Wakes every few milliseconds while a slow reply waits; otherwise sleeps until a message
-            // (and comes back here as soon as one leaves a reply waiting).
+        while !quit && !lock.withLock({ stopped }) {
+            // Wakes every few milliseconds while a slow reply waits; otherwise every 100 ms, to see
+            // whether it was asked to stop (and as soon as a message leaves a reply waiting).
             let repliesWaiting = !delayed.isEmpty
-            let result = connection.run(until: repliesWaiting ? .now + .milliseconds(2) : nil) {
+            let result = connection.run(until: .now + .milliseconds(repliesWaiting ? 2 : 100)) {
                 // Signals go out after the reply that precedes them, as a real server's do.
                 for (member, arguments) in pendingSignals {
                     try? connection.emit(path: path, interface: NotificationClient.interface, member: member, arguments: arguments)

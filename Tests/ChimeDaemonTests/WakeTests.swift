@@ -82,8 +82,8 @@ import Timekeeping
         #expect(set.status == 0, "the alarm is still set")
         // The capability goes on the program that runs the daemon (chime daemon hands itself to it).
         #expect(set.stderr == "chime: warning: this alarm cannot wake the machine: the daemon lacks CAP_WAKE_ALARM, and no systemd user "
-                + "manager is on the session bus; give the daemon CAP_WAKE_ALARM: as root once, setcap cap_wake_alarm+ep \(Self.commands) "
-                + "(the program that runs the daemon); under chime.service, AmbientCapabilities=CAP_WAKE_ALARM in a drop-in for chime.service "
+                + "manager is on the session bus; give the daemon CAP_WAKE_ALARM: setcap cap_wake_alarm+ep \(Self.commands) "
+                + "(the program that runs the daemon), once, as root; under chime.service, AmbientCapabilities=CAP_WAKE_ALARM in a drop-in for chime.service "
                 + "(systemctl --user edit chime), which works where the user manager holds the capability to pass on (systemd 254 and later "
                 + "give it to local sessions). It is set, and rings if the machine is awake\n", "\(set.stderr)")
         #expect(try center().pendingSummaries().map(\.identifier) == ["up"])
