@@ -95,7 +95,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
 	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop
 
-.PHONY: all build release release-app demo test test-app check test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app demo test test-app check check-suites test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -188,6 +188,10 @@ CHECK_SUITES := TimekeepingTests\.(CalendarExpression|Recurrence(Expansion|Next|
 	SandboxTests SchedulerCallTests
 empty :=
 space := $(empty) $(empty)
+
+# The suites make check runs, one a line (the packaging test checks each is a suite of the tests).
+check-suites:
+	@printf '%s\n' $(foreach suite,$(CHECK_SUITES),'$(suite)')
 
 check: deps-check
 	$(SWIFT) build --build-tests $(CXX_FLAGS)

@@ -20,7 +20,7 @@ or this module imported). One place to change how a test desktop is made.
            --no-bus (a sound server alone)  --wait SECONDS (for a place, below; 60 by default)
 
 How many desktops with a display or a sound server run at once on the machine is bounded
-(CHIME_TEST_DESKTOPS, by default twice the processors, at least 4; a bus alone costs little and is not
+(CHIME_TEST_DESKTOPS, by default three times the processors, at least 6; a bus alone costs little and is not
 counted): such a desktop waits for a free place before it starts, so dozens of tests starting together
 do not start dozens of servers at once on two cores. The wait is bounded too, and past it the
 desktop starts anyway: the bound staggers a storm, it never stops a run. (The Swift tests wait at most
@@ -173,7 +173,7 @@ class Desktop:
         return {"directory": self.dir, "env": self.exported, "pids": self.pids}
 
     def _take_slot(self):
-        limit = int(os.environ.get("CHIME_TEST_DESKTOPS") or max(4, 2 * (os.cpu_count() or 1)))
+        limit = int(os.environ.get("CHIME_TEST_DESKTOPS") or max(6, 3 * (os.cpu_count() or 1)))
         try:
             os.makedirs(SLOTS_DIR, mode=0o700, exist_ok=True)
         except OSError:
