@@ -27,7 +27,7 @@ public final class TestDesktop: @unchecked Sendable {
     private var _environment: [String: String]
     private var _pids: [String: Int32]
     private let supervisor: pid_t
-    private var input: Int32
+    private let input: Int32
     private let output: Int32
     private let log: String
     private var stopped = false
