@@ -185,7 +185,7 @@ test-app:
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
-	SandboxTests SchedulerCallTests
+	SandboxTests SchedulerCallTests PartsTests
 empty :=
 space := $(empty) $(empty)
 

@@ -6,9 +6,12 @@
 // A file with errors changes nothing; its diagnostics wait in the status.
 //
 // A part of the daemon: it owns the path, the watch, the settle deadline, the file's status and
-// the alarms as last applied. It asks the schedule to store and queue what changed (`replaced`,
-// the firing marker); others may ask it to `reload`, for its `status`, and tell it that alarms
-// were removed (`alarmsRemoved`: one of the file's left out for a clashing identifier may fit now).
+// the alarms as last applied, and the store's `file_alarms` table (its face: `AlarmFileStore`).
+// It asks the schedule to store, take out and queue what changed (`storeFromFile`,
+// `removeFromFile`, `replaced`), whose an identifier is (`origin`), whether an alarm stays out
+// (`quarantinedFromFile`), and to keep the record while a first fire is computed (`firing`);
+// others may ask it to `reload`, for its `status`, and tell it that alarms were removed
+// (`alarmsRemoved`: one of the file's left out for a clashing identifier may fit now).
 import ChimeCenter
 import ChimeConfig
 import FoundationEssentials
@@ -40,9 +43,9 @@ struct AppliedAlarm {
 }
 
 final class AlarmFileFollower: LoopPart {
-    /// The alarm file followed (nil: none, `--no-config`).
-    let path: String?
-    let store: Store
+    /// The alarm file followed (nil: none, `--no-config`). Set before `start`.
+    var path: String?
+    private let store: any AlarmFileStore
     let schedule: Schedule
     let clock: WallClock
     let logger: Logger
@@ -56,7 +59,7 @@ final class AlarmFileFollower: LoopPart {
     /// The file's `[[timer]]` presets, as last read without errors (`ListTimerPresets`, `StartTimer`).
     private(set) var timerPresets: [TimerPreset] = []
 
-    init(path: String?, store: Store, schedule: Schedule, clock: WallClock, logger: Logger) {
+    init(path: String?, store: any AlarmFileStore, schedule: Schedule, clock: WallClock, logger: Logger) {
         self.path = path
         self.store = store
         self.schedule = schedule
@@ -210,7 +213,7 @@ final class AlarmFileFollower: LoopPart {
                         outcome.unchanged += 1
                         continue
                     }
-                    if before == nil, try store.origin(of: id) == .commandLine {
+                    if before == nil, try schedule.origin(of: id) == .commandLine {
                         conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is not scheduled: an alarm added from the command line has that id (chime cancel \(id), or give this one another id)")
                         if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
                         nowApplied[id] = nil
@@ -218,31 +221,20 @@ final class AlarmFileFollower: LoopPart {
                     }
                     // An alarm the daemon crashed on twice while adding it is left out (quarantined).
                     // It stays out until its definition changes: then it gets a fresh chance.
-                    if try store.crashCount(id) >= 2 {
-                        let noted = try store.suspectDefinition(id)
-                        if noted == nil { try store.setSuspectDefinition(id, definition) }
-                        if noted == nil || noted == definition {
-                            conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is quarantined: the daemon crashed twice while scheduling it; it stays out until you change it")
-                            if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
-                            nowApplied[id] = nil
-                            continue
-                        }
-                        try store.clearCrashes(id)
+                    if try schedule.quarantinedFromFile(id, definition: definition) {
+                        conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is quarantined: the daemon crashed twice while scheduling it; it stays out until you change it")
+                        if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
+                        nowApplied[id] = nil
+                        continue
                     }
                     // Computing its first fire is work on this one alarm: on the record, so a crash
                     // in it costs this alarm alone. (Only new and changed alarms get here.)
-                    schedule.mark(id)
-                    let next = alarm.enabled ? alarm.request.trigger.nextFire(after: now) : nil
-                    schedule.marker.clear()
-                    if let next {
-                        if Self.countsFromAnchor(alarm.request) {
-                            try store.add(alarm.request, nextFire: next, origin: .file)
-                        } else {
-                            try store.add(normalized.request, nextFire: next, origin: .file, json: json)
-                        }
+                    let next = alarm.enabled ? schedule.firing(id) { alarm.request.trigger.nextFire(after: now) } : nil
+                    // Disabled, or a one-off whose time has passed: nothing to schedule.
+                    if Self.countsFromAnchor(alarm.request) {
+                        try schedule.storeFromFile(alarm.request, next: next, json: nil)
                     } else {
-                        // Disabled, or a one-off whose time has passed: nothing to schedule.
-                        try store.remove([id])
+                        try schedule.storeFromFile(normalized.request, next: next, json: json)
                     }
                     try store.setFileDefinition(id, definition)
                     requeued.append((id, next))
@@ -250,7 +242,7 @@ final class AlarmFileFollower: LoopPart {
                 }
                 // What is left was in the file before and is not now.
                 for id in recorded.keys {
-                    if try store.origin(of: id) == .file { try store.remove([id]) }
+                    try schedule.removeFromFile(id)
                     try store.setFileDefinition(id, nil)
                     requeued.append((id, nil))
                     outcome.removed += 1

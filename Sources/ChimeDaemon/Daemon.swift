@@ -27,61 +27,61 @@ public enum Timeliness: String, Sendable {
 }
 
 /// The scheduler daemon: the wiring of its parts. Each part owns its state and shows the loop what
-/// to poll and when it is due (`LoopPart`); the daemon builds them, tells each what the others
-/// need from it, and its loop waits for the earliest of their deadlines. No part reads or writes
-/// another's stored state.
+/// to poll and when it is due (`LoopPart`); the daemon builds them, gives each the parts it may ask
+/// and its face of the store (`StoreFaces.swift`), connects what each tells the others in one
+/// place (`connectParts`: every part that tells has `events`, and only this assigns them), and its
+/// loop waits for the earliest of their deadlines. No part reads or writes another's stored state.
 ///
-/// The parts, and what each may ask of the others:
-/// - `Schedule`: the queue of next occurrences, the store behind it, catching up, adding and
-///   removing, the firing marker. Asks the presenter to show what is due.
+/// The parts, what each owns, and whom each may ask:
+/// - `Schedule`: the queue of next occurrences and reminders, the firing marker, the suspects; the
+///   `pending`, `paused`, `disabled` and `crashes` tables. Asks nobody; tells (`events`) what is due,
+///   what to remind, what to forget, and asks whether an occurrence is in flight or detached.
 /// - `Presenter`: an occurrence on its way to the screen (calls in flight, retries, held and
-///   deferred occurrences, body commands, close deadlines) and the server's answers. Asks the
-///   schedule, the session, do-not-disturb, the children, ringing and waking.
-/// - `ServerSession`: the notification server's presence, capabilities and name.
-/// - `DoNotDisturb`: the server's do-not-disturb (asks the session who the server is; runs
-///   `gsettings` through the children).
-/// - `ChildProcesses`: every program the daemon runs (body commands, players, gsettings).
-/// - `Ringing`: sounds and rings until answered (starts players through the children).
-/// - `SleepFollower`: logind's sleep signal, the delay lock, block locks.
-/// - `Waking`: waking the machine for `--wake` alarms and keeping it awake (holds block locks
-///   through the sleep part).
-/// - `AlarmFileFollower`: the alarm file (asks the schedule to store and queue what changed).
-/// - `ZoneFollower`: the system's time zone.
-/// - `PopupLedger`: which popups are known to be up (shown this run, or still in dunst's view
-///   after a restart); asks the session who the server is.
-/// - `SchedulerService`: the D-Bus interface, which asks the parts.
-/// The daemon itself keeps only the bus, the wall-clock timer and the signals.
+///   deferred occurrences, body commands, close deadlines), the answers to popups; the `held` and
+///   `retrying` tables. Asks the schedule, the session, do-not-disturb, the children, ringing,
+///   waking and the ledger.
+/// - `ServerSession`: the notification server's presence, capabilities and name. Asks nobody.
+/// - `DoNotDisturb`: the server's do-not-disturb. Asks the session and the children.
+/// - `ChildProcesses`: every program the daemon runs. Asks nobody.
+/// - `Speaker`: how sounds are played, previews, outputs raised by insist (`raised_outputs`). Asks
+///   the children.
+/// - `Ringing`: rings until answered (`ringing`). Asks the speaker, the client and the ledger.
+/// - `SleepFollower`: logind's sleep signal, the delay lock, block locks. Asks nobody.
+/// - `Waking`: the wake timer or systemd's transient timer, staying awake. Asks sleep.
+/// - `AlarmFileFollower`: the alarm file and its calendars (`file_alarms`). Asks the schedule.
+/// - `ZoneFollower`: the system's time zone. Asks nobody.
+/// - `PopupLedger`: which popups are known to be up (`delivered`). Asks the session.
+/// - `SchedulerService`: the D-Bus interface. Asks the parts through `SchedulerParts` only.
+/// The daemon itself keeps only the bus, the wall-clock timer and the Unix signals.
 public final class SchedulerDaemon {
-    let connection: Connection
-    let store: Store
-    var logger: Logger
+    private let connection: Connection
+    private let logger: Logger
     /// Where "now" comes from (the system's clock; a test's).
-    let clock: WallClock
-    let timer: WallClockTimer
-    let signals: SignalSource
-    var stopping = false
+    private let clock: WallClock
+    private let timer: WallClockTimer
+    private let signals: SignalSource
+    private var stopping = false
 
-    // MARK: Parts
-    let schedule: Schedule
-    let presenter: Presenter
-    let session: ServerSession
-    let doNotDisturb: DoNotDisturb
-    let children: ChildProcesses
-    let speaker: Speaker
-    let ringing: Ringing
-    let sleep: SleepFollower?
-    let waking: Waking
-    let zone: ZoneFollower
-    let ledger: PopupLedger
-    /// The alarm file (set by `follow(alarmFile:)` before `run()`).
-    private(set) var alarmFile: AlarmFileFollower
+    // MARK: Parts (private to the wiring)
+    private let schedule: Schedule
+    private let presenter: Presenter
+    private let session: ServerSession
+    private let doNotDisturb: DoNotDisturb
+    private let children: ChildProcesses
+    private let speaker: Speaker
+    private let ringing: Ringing
+    private let sleep: SleepFollower?
+    private let waking: Waking
+    private let zone: ZoneFollower
+    private let ledger: PopupLedger
+    private let alarmFile: AlarmFileFollower
+    private let announce: SchedulerSignals
     /// Every part, for the loop, in the order their deadlines are served.
     private var parts: [any LoopPart] {
         [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter]
     }
-    var client: NotificationClient { session.client }
     /// The exported interface.
-    var service: SchedulerService?
+    let service: SchedulerService
 
     /// How long a sound player may run.
     public var playerTimeLimit: TimeSpan {
@@ -92,7 +92,7 @@ public final class SchedulerDaemon {
     /// The alarm file the daemon follows (nil: none). Set before `run()`.
     public var configPath: String? {
         get { alarmFile.path }
-        set { alarmFile = AlarmFileFollower(path: newValue, store: store, schedule: schedule, clock: clock, logger: logger) }
+        set { alarmFile.path = newValue }
     }
 
     /// Takes the daemon's bus name, before anything else is opened: of two daemons started at
@@ -108,7 +108,6 @@ public final class SchedulerDaemon {
     /// programs only, as `chime daemon --no-sound-server` asks).
     public init(connection: Connection, store: Store, logger: Logger, clock: WallClock = .system, soundServer: Bool = true) throws {
         self.connection = connection
-        self.store = store
         self.logger = logger
         self.clock = clock
         let marker: FiringMarker
@@ -119,55 +118,51 @@ public final class SchedulerDaemon {
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
-        let announce = SchedulerSignals(connection: connection)
+        announce = SchedulerSignals(connection: connection)
         let client = NotificationClient(connection: connection, timeout: .milliseconds(Int32(ServerSession.timeout.milliseconds)))
         schedule = Schedule(store: store, marker: marker, signals: announce, clock: clock, logger: logger)
         session = ServerSession(client: client, clock: clock, logger: logger)
         children = ChildProcesses(clock: clock, logger: logger)
         doNotDisturb = DoNotDisturb(connection: connection, session: session, children: children, clock: clock, logger: logger)
         speaker = Speaker(store: store, children: children, clock: clock, logger: logger, useSoundServer: soundServer)
-        ringing = Ringing(store: store, speaker: speaker, client: client, clock: clock, logger: logger)
+        ledger = PopupLedger(connection: connection, store: store, session: session, clock: clock, logger: logger)
+        ringing = Ringing(store: store, speaker: speaker, ledger: ledger, client: client, clock: clock, logger: logger)
         sleep = SleepFollower(clock: clock, logger: logger)
         waking = Waking(connection: connection, sleep: sleep, clock: clock, logger: logger)
-        ledger = PopupLedger(connection: connection, store: store, session: session, clock: clock, logger: logger)
         presenter = Presenter(store: store, schedule: schedule, session: session, doNotDisturb: doNotDisturb, children: children,
                               ringing: ringing, waking: waking, ledger: ledger, signals: announce, clock: clock, logger: logger)
         zone = ZoneFollower(clock: clock, logger: logger)
         alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, clock: clock, logger: logger)
         for warning in store.warnings { logger.warning("\(warning)") }
 
-        let service = SchedulerService(daemon: self)
-        self.service = service
+        service = SchedulerService(connection: connection, parts: DaemonParts(
+            clock: clock, listing: store, schedule: schedule, presenter: presenter, ledger: ledger, ringing: ringing, speaker: speaker,
+            session: session, doNotDisturb: doNotDisturb, waking: waking, sleep: sleep, alarmFile: alarmFile))
         connection.export(service.object(), at: SchedulerInterface.path)
-        connectParts(announce)
+        connectParts()
         try client.subscribe { [weak self] event in self?.presenter.handle(event) }
         try doNotDisturb.follow()
         try session.start()
         // Popups shown by a server that has since left (while the daemon was down) are gone.
-        do {
-            let gone = try store.forgetDelivered(notShownBy: session.present ? session.owner : nil)
-            if !gone.isEmpty { logger.info("\(gone.count) popup(s) shown by a notification server that has left are gone") }
-        } catch {
-            logger.error("\(error)")
-        }
+        ledger.forgetLeftServers(current: session.present ? session.owner : nil)
         // Timers wake us within 1 µs of their time instead of the default 50 µs slack.
         do { try Sys.setTimerSlack(nanoseconds: 1) } catch { logger.warning("\(error); timers may wake up to 50 µs late") }
     }
 
-    /// What the parts tell each other, through the daemon.
-    private func connectParts(_ announce: SchedulerSignals) {
+    /// What the parts tell each other: the one place their `events` are assigned. Each line hands
+    /// one part's news to the part that acts on it; what to do is the receiving part's decision.
+    private func connectParts() {
         schedule.events.deliver = { [unowned self] request, due, timeliness, now in
             presenter.deliver(request, due: due, timeliness: timeliness, now: now)
         }
         schedule.events.inFlight = { [unowned self] identifier, due in presenter.isInFlight(identifier, due: due) }
+        schedule.events.isDetached = { [unowned self] identifier throws(StoreError) in try presenter.isDetached(identifier) }
         schedule.events.remind = { [unowned self] request, occurrence, lead in presenter.remind(request, occurrence: occurrence, lead: lead) }
         schedule.events.forget = { [unowned self] identifiers, removed in
             presenter.forget(identifiers, removed: removed)
             if removed { alarmFile.alarmsRemoved() }
         }
-        session.events.ownerChanged = { [unowned self] old, new in
-            presenter.serverOwnerChanged(from: old, to: new)
-        }
+        session.events.ownerChanged = { [unowned self] old, new in presenter.serverOwnerChanged(from: old, to: new) }
         session.events.gone = { [unowned self] in presenter.holdAwaitingCapabilities() }
         session.events.capabilities = { [unowned self] known in presenter.capabilitiesKnown(known) }
         session.events.capabilitiesFailed = { [unowned self] reason in presenter.capabilitiesFailed(reason) }
@@ -177,24 +172,17 @@ public final class SchedulerDaemon {
             doNotDisturb.refresh()
             ledger.reconcile()
         }
-        ledger.closedMeanwhile = { [unowned self] popup in
-            ringing.stop(serverID: popup.serverID, because: "its popup was closed while the daemon was not running")
-            waking.release(popup.identifier)
+        doNotDisturb.events.read = { [unowned self] state in presenter.doNotDisturbRead(state) }
+        ledger.events.closedMeanwhile = { [unowned self] popup in presenter.closedMeanwhile(popup) }
+        ringing.events.rangOut = { [unowned self] identifier, due, serverID, snoozes in
+            presenter.ringRanOut(identifier, due: due, serverID: serverID, snoozes: snoozes)
         }
-        ringing.resent = { [unowned self] serverID in ledger.shown(serverID) }
-        doNotDisturb.onRead = { [unowned self] state in presenter.doNotDisturbRead(state) }
-        ringing.rangOut = { [unowned self] identifier, due, serverID, snoozes in
-            waking.release(identifier)
-            announce.emit("RangOut", [.string(identifier), .int64(due.seconds), .boolean(snoozes)])
-            if snoozes, let delivered = (try? store.delivered(identifier: identifier)) ?? nil, delivered.serverID == serverID {
-                schedule.firing(identifier) { schedule.snooze(delivered) }
-                try? client.requestClose(serverID)
-            }
-        }
-        zone.changed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
-        speaker.previewEnded = { play, how, note in
-            announce.emit("SoundEnded", [.uint32(UInt32(clamping: play)), .string(how), .string(note)])
-        }
+        speaker.events.ended = { [unowned self] play in ringing.soundEnded(play) }
+        speaker.events.silent = { [unowned self] play, output in ringing.soundSilent(play, output) }
+        speaker.events.previewEnded = { [announce] play, how, note in announce.soundEnded(play: play, how: how, note: note) }
+        zone.events.changed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
+        sleep?.events.sleeping = { [unowned self] in schedule.sleepStarting() }
+        sleep?.events.resumed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
     }
 
     // MARK: - The loop
@@ -206,17 +194,17 @@ public final class SchedulerDaemon {
         // The file first: an alarm changed while the daemon was down is not caught up in its old form.
         alarmFile.start(now: clock.now())
         zone.start()
-        startFollowingSleep()
+        sleep?.start()
         do {
             try schedule.catchUp(now: clock.now())
             // Occurrences held for a server, or waiting to be tried again, before the daemon stopped.
-            presenter.restore(held: try store.held(), retrying: try store.retrying())
+            try presenter.restore()
         } catch {
             throw DaemonError("\(error)")
         }
         ringing.resume()
         speaker.resume()
-        logger.info("chime daemon ready", metadata: ["pending": "\(schedule.queue.count)"])
+        logger.info("chime daemon ready", metadata: ["pending": "\(schedule.queuedCount)"])
         while !stopping {
             connection.dispatchPending()
             sleep?.beforeWait()
@@ -251,40 +239,14 @@ public final class SchedulerDaemon {
     }
 
     /// What the parts need to know of each other before the loop waits: the earliest wake alarm
-    /// (one indexed query), the next alarm, whether alarms are deferred.
+    /// (one indexed query), the next alarm, whether alarms are deferred; and what changed in the
+    /// pending and the ringing alarms during this turn, in one signal each (the app follows them).
     private func prepareParts(now: Instant) {
-        var nextWake: (identifier: String, time: Instant, title: String)?
-        do { nextWake = try store.nextWake() } catch { logger.error("\(error)") }
-        waking.arrange(for: nextWake, now: now)
+        waking.arrange(for: schedule.nextWake(), now: now)
         doNotDisturb.expectAlarm(at: schedule.deadline)
         doNotDisturb.recheck(presenter.deferredCount > 0)
-        // What changed in the pending alarms during this turn, in one signal (the app follows it).
         schedule.announceChanges()
-        if let ringingNow = ringing.takeChange() { schedule.signals.emit("RingingChanged", [.strings(ringingNow)]) }
-    }
-
-    /// Follows logind's PrepareForSleep where there is a system bus: before a sleep the store is made
-    /// durable and the delay lock let go; after it, what fell due is caught up at once.
-    func startFollowingSleep() {
-        guard let sleep else { return }
-        sleep.onSleep = { [unowned self] starting in
-            if starting {
-                schedule.logging { () throws(StoreError) in try store.makeDurable() }
-            } else {
-                schedule.rescheduleAll(after: clock.now())
-            }
-        }
-        sleep.start()
-    }
-
-    /// What `chime status` says of sleep.
-    var sleepStatus: String {
-        guard let sleep, sleep.connection != nil else {
-            return "not followed: no system bus; what falls due during a sleep is still caught up at resume (the clock tells)"
-        }
-        return sleep.following
-            ? "followed: logind's delay lock is held, let go once the alarms are on disk"
-            : "not followed: logind gives no sleep lock; what falls due during a sleep is still caught up at resume (the clock tells)"
+        if let ringingNow = ringing.takeChange() { announce.ringingChanged(ringingNow) }
     }
 
     /// The kernel said the wall clock was set (the timer's TFD_TIMER_CANCEL_ON_SET): every alarm's

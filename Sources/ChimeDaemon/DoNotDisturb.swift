@@ -20,8 +20,8 @@
 //
 // Other parts may: read `current` and `announces`; `refresh(then:)` for a fresh state (Status,
 // Settings); `expectAlarm(at:)` so the state is fresh when it is due; `recheck(_:)` while alarms
-// are deferred; `serverChanged()` when the server changes hands. The part calls `onRead` after
-// every read.
+// are deferred; `serverChanged()` when the server changes hands. The part tells the others
+// (`events.read`) after every read.
 import ChimeCenter
 import DBus
 import Logging
@@ -72,8 +72,12 @@ final class DoNotDisturb: LoopPart {
     private let logger: Logger
     private var subscriptions: [SubscriptionToken] = []
 
-    /// Called after every read, with what it found.
-    var onRead: (DoNotDisturbState) -> Void = { _ in }
+    /// What do-not-disturb tells the other parts (wired by the daemon).
+    struct Events {
+        /// After every read, with what it found.
+        var read: (DoNotDisturbState) -> Void = { _ in }
+    }
+    var events = Events()
 
     /// The state as last read (nil: not read since the server came).
     private(set) var state: DoNotDisturbState?
@@ -330,7 +334,7 @@ final class DoNotDisturb: LoopPart {
         if state != self.state { logger.info("do-not-disturb: \(state.description)") }
         self.state = state
         lastRead = clock.now()
-        onRead(state)
+        events.read(state)
         for waiter in reading.waiters { waiter(state) }
     }
 

@@ -6,9 +6,10 @@
 // found there is closed and forgotten. Elsewhere the popup's state is unknown, and `ListDelivered`
 // says so rather than claim it is on screen.
 //
-// A part of the daemon: it owns the set shown this run and the history call in flight. Others
-// tell it what they show (`shown`); the service asks it for the list (`list`); it tells the
-// daemon of popups found closed (`closedMeanwhile`).
+// A part of the daemon: it owns the set shown this run, the history call in flight, and the
+// store's `delivered` table (its face: `LedgerStore`). Others tell it what they show (`record`,
+// `shown`) and what closed (`remove`, `forget`), and ask what is shown (`delivered`); the service
+// asks it for the list (`list`); it tells the others of popups found closed (`events.closedMeanwhile`).
 import ChimeCenter
 import DBus
 import Logging
@@ -17,12 +18,16 @@ import Timekeeping
 
 final class PopupLedger: LoopPart {
     let connection: Connection
-    let store: Store
+    private let store: any LedgerStore
     let session: ServerSession
     let clock: WallClock
     let logger: Logger
-    /// A popup shown before this run turned out to be closed (the row is already gone from the store).
-    var closedMeanwhile: (DeliveredNotification) -> Void = { _ in }
+    /// What the ledger tells the other parts (wired by the daemon).
+    struct Events {
+        /// A popup shown before this run turned out to be closed (the row is already gone from the store).
+        var closedMeanwhile: (DeliveredNotification) -> Void = { _ in }
+    }
+    var events = Events()
     /// How long dunst has to answer.
     static let timeout = TimeSpan.seconds(1)
 
@@ -33,7 +38,7 @@ final class PopupLedger: LoopPart {
     /// The history call in flight, and who waits for its outcome.
     private var asking: (call: PendingCall, deadline: Instant, waiters: [() -> Void])?
 
-    init(connection: Connection, store: Store, session: ServerSession, clock: WallClock, logger: Logger) {
+    init(connection: Connection, store: any LedgerStore, session: ServerSession, clock: WallClock, logger: Logger) {
         self.connection = connection
         self.store = store
         self.session = session
@@ -48,6 +53,37 @@ final class PopupLedger: LoopPart {
         asking.call.cancel()
         logger.info("dunst did not give its history within \(Self.timeout); popups shown before the restart stay unknown")
         finish()
+    }
+
+    // MARK: - The delivered table
+
+    /// Records a popup the server connection `server` (its unique name) shows; inside the
+    /// presenter's transaction.
+    func record(_ notification: DeliveredNotification, server: String) throws(StoreError) {
+        try store.recordDelivered(notification, server: server)
+    }
+
+    /// What shows for an alarm, or in a popup (nil: nothing known).
+    func delivered(identifier: String) throws(StoreError) -> DeliveredNotification? { try store.delivered(identifier: identifier) }
+    func delivered(serverID: UInt32) throws(StoreError) -> DeliveredNotification? { try store.delivered(serverID: serverID) }
+
+    /// Everything shown and not known to be closed.
+    func deliveredNotifications() throws(StoreError) -> [DeliveredNotification] { try store.deliveredNotifications() }
+
+    /// These alarms' popups closed.
+    func remove(_ identifiers: [String]) throws(StoreError) { try store.removeDelivered(identifiers) }
+
+    /// The server `server` left the bus: its popups are gone. Returns their alarms.
+    func forget(shownBy server: String) throws(StoreError) -> [String] { try store.forgetDelivered(shownBy: server) }
+
+    /// At start: popups shown by a server that has since left (while the daemon was down) are gone.
+    func forgetLeftServers(current: String?) {
+        do {
+            let gone = try store.forgetDelivered(notShownBy: current)
+            if !gone.isEmpty { logger.info("\(gone.count) popup(s) shown by a notification server that has left are gone") }
+        } catch {
+            logger.error("\(error)")
+        }
     }
 
     /// A popup of this run: its close comes to this connection.
@@ -117,7 +153,7 @@ final class PopupLedger: LoopPart {
         for popup in inherited where closed.contains(popup.serverID) {
             do { try store.removeDelivered([popup.identifier]) } catch { logger.error("\(error)") }
             logger.info("closed while the daemon was not running (dunst's history says so)", metadata: ["alarm.id": "\(popup.identifier)"])
-            closedMeanwhile(popup)
+            events.closedMeanwhile(popup)
         }
         // What dunst still shows (not in its history) is up: its close will not reach this
         // connection, but the next ask finds it in the history.

@@ -1,16 +1,18 @@
 // Presentation: an occurrence on its way to the screen. Held while no server runs (or while
 // do-not-disturb defers it), its body command run first, sent to the server as a pending call,
 // recorded, retried when the server fails, its popup closed past its expiry; and what the server
-// tells us back (closed, Snooze, Dismiss). It owns the calls in flight, the held, deferred and
-// retried occurrences, the body commands running and the close deadlines.
+// tells us back (closed, Snooze, Dismiss), a ring that ran out, and answers from the app. It owns
+// the calls in flight, the held, deferred and retried occurrences, the body commands running, the
+// close deadlines, and the store's `held` and `retrying` tables (its face: `PresenterStore`).
 //
 // What it asks of the others: the schedule (firing on the record, loading a request, moving it on,
-// snoozing), the session (is a server there, its capabilities), do-not-disturb (its reading), the
-// children (body commands), ringing (start, stop, ring out), waking (keep awake, release), the
-// ledger (a popup shown). What
-// others may ask of it: `deliver`, `restore`, `isInFlight`, `forget`, `serverOwnerChanged`,
+// finishing a one-off, snoozing), the session (is a server there, its capabilities), do-not-disturb
+// (its reading), the children (body commands), ringing (start, stop, ring out), waking (keep
+// awake, release), the ledger (what shows; a popup shown or closed). What others may ask of it:
+// `deliver`, `remind`, `restore`, `isInFlight`, `isDetached`, `forget`, `serverOwnerChanged`,
 // `holdAwaitingCapabilities`, `capabilitiesKnown`, `capabilitiesFailed`, `doNotDisturbRead`,
-// `handle` (the server's signals), `deferredCount`.
+// `handle` (the server's signals), `ringRanOut`, `closedMeanwhile`, `answer`, `close`,
+// `deferredCount`.
 import ChimeCenter
 import DBus
 import Logging
@@ -21,7 +23,7 @@ import Glibc
 #endif
 
 final class Presenter: LoopPart {
-    let store: Store
+    private let store: any PresenterStore
     let schedule: Schedule
     let session: ServerSession
     let doNotDisturb: DoNotDisturb
@@ -51,7 +53,7 @@ final class Presenter: LoopPart {
     /// How long after its expiry chime closes a popup the server left up.
     static let closeSlack = TimeSpan.milliseconds(500)
 
-    init(store: Store, schedule: Schedule, session: ServerSession, doNotDisturb: DoNotDisturb, children: ChildProcesses,
+    init(store: any PresenterStore, schedule: Schedule, session: ServerSession, doNotDisturb: DoNotDisturb, children: ChildProcesses,
          ringing: Ringing, waking: Waking, ledger: PopupLedger, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
         self.store = store
         self.schedule = schedule
@@ -89,12 +91,18 @@ final class Presenter: LoopPart {
     /// How many alarms wait for do-not-disturb to end.
     var deferredCount: Int { deferred.count }
 
-    /// At start: the occurrences held for a server, or waiting to be tried again, when the daemon stopped.
-    func restore(held: [(String, Instant)], retrying: [Retry]) {
+    /// At start: the occurrences held for a server, or waiting to be tried again, when the daemon
+    /// stopped (its own tables).
+    func restore() throws(StoreError) {
+        let held = try store.held()
         for (identifier, due) in held where !waiting.contains(where: { $0 == (identifier, due) }) { waiting.append((identifier, due)) }
-        retries = retrying
+        retries = try store.retrying()
         if session.present, !waiting.isEmpty { showHeld() }
     }
+
+    /// Whether an occurrence of `identifier` is held for a server or waiting to be retried (the
+    /// schedule keeps a one-off pending until it is shown).
+    func isDetached(_ identifier: String) throws(StoreError) -> Bool { try store.isDetached(identifier) }
 
     /// Whether this occurrence is being shown now: its body command runs, it waits for the
     /// server's capabilities, or its Notify is unanswered.
@@ -257,7 +265,7 @@ final class Presenter: LoopPart {
     /// Nothing is held or retried for it: without a server it is logged and let go.
     func remind(_ request: NotificationRequest, occurrence: Instant, lead: TimeSpan) {
         let identifier = request.identifier
-        signals.emit("Reminded", [.string(identifier), .int64(occurrence.seconds), .int64(lead.seconds)])
+        signals.reminded(identifier, occurrence: occurrence, lead: lead)
         guard session.present, let capabilities = session.capabilities else {
             logger.info("no notification server: a reminder is not shown", metadata: ["alarm.id": "\(identifier)"])
             return
@@ -299,7 +307,7 @@ final class Presenter: LoopPart {
     func moveOn(_ occurrence: Occurrence, now: Instant) throws(StoreError) -> Instant?? {
         guard occurrence.detached == .no else { return .none }
         let identifier = occurrence.request.identifier
-        guard let stored = try store.scheduledTime(of: identifier), stored.nextFire == occurrence.due else { return .none }
+        guard let stored = try schedule.scheduledTime(of: identifier), stored.nextFire == occurrence.due else { return .none }
         return .some(try schedule.advance(occurrence.request, past: occurrence.due, now: now))
     }
 
@@ -320,7 +328,7 @@ final class Presenter: LoopPart {
         let identifier = occurrence.request.identifier
         // Where chime plays sounds itself, the popup carries none for the server to play.
         let capabilities = ringing.soundCapabilities(serverCapabilities)
-        let previous = (try? store.delivered(identifier: identifier))??.serverID ?? 0
+        let previous = (try? ledger.delivered(identifier: identifier))??.serverID ?? 0
         // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
         var shownContent = content
         // A ringing alarm's popup stays up while it rings, where the server allows it.
@@ -390,7 +398,7 @@ final class Presenter: LoopPart {
         schedule.logging { () throws(StoreError) in
             var next: Instant??
             try store.write(.firing) { () throws(StoreError) in
-                try store.recordDelivered(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content),
+                try ledger.record(DeliveredNotification(identifier: identifier, serverID: serverID, date: now, content: content),
                                           server: server)
                 switch occurrence.detached {
                 case .no:
@@ -402,16 +410,14 @@ final class Presenter: LoopPart {
                         try store.releaseRetrying(identifier, due: occurrence.due)
                     }
                     // A one-off shown late is done now.
-                    if try store.scheduledTime(of: identifier)?.nextFire == nil, try !store.isDetached(identifier) {
-                        try store.remove([identifier])
-                    }
+                    try schedule.finished(identifier, detached: try store.isDetached(identifier))
                 }
             }
             if case .some(let next) = next { schedule.requeue(identifier, next) }
         }
         schedule.firedCleanly(identifier)
         if !silent { ledger.shown(serverID) }
-        signals.emit("Fired", [.string(identifier), .int64(occurrence.due.seconds), .string(occurrence.timeliness.rawValue)])
+        signals.fired(identifier, due: occurrence.due, occurrence.timeliness)
         logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
                                         "timeliness": "\(occurrence.timeliness.rawValue)"])
         if silent { return }
@@ -440,12 +446,10 @@ final class Presenter: LoopPart {
                     if case .retrying = occurrence.detached { try store.releaseRetrying(identifier, due: occurrence.due) }
                     if occurrence.detached == .held { try store.release(identifier, due: occurrence.due) }
                     next = try moveOn(occurrence, now: now)
-                    if occurrence.detached != .no, try store.scheduledTime(of: identifier)?.nextFire == nil, try !store.isDetached(identifier) {
-                        try store.remove([identifier])
-                    }
+                    if occurrence.detached != .no { try schedule.finished(identifier, detached: try store.isDetached(identifier)) }
                 }
                 if case .some(let next) = next { schedule.requeue(identifier, next) }
-                signals.emit("Missed", [.string(identifier), .int64(occurrence.due.seconds)])
+                signals.missed(identifier, due: occurrence.due)
                 logger.error("gave up showing the alarm after \(attempt) attempt(s), past its grace: \(reason)",
                              metadata: ["alarm.id": "\(identifier)"])
                 return
@@ -485,7 +489,7 @@ final class Presenter: LoopPart {
     /// occurrence is shown.
     func bodyCommandFinished(_ child: Child, _ occurrence: Occurrence, _ content: NotificationContent) {
         var content = content
-        guard (try? store.scheduledTime(of: occurrence.request.identifier)) != nil else {
+        guard (try? schedule.scheduledTime(of: occurrence.request.identifier)) != nil else {
             logger.info("cancelled while its body command ran", metadata: ["alarm.id": "\(occurrence.request.identifier)"])
             return
         }
@@ -509,7 +513,7 @@ final class Presenter: LoopPart {
         let now = clock.now()
         let due = closeDeadlines.filter { $0.time <= now }
         closeDeadlines.removeAll { $0.time <= now }
-        for entry in due where (try? store.delivered(identifier: entry.identifier))??.serverID == entry.serverID {
+        for entry in due where (try? ledger.delivered(identifier: entry.identifier))??.serverID == entry.serverID {
             // An alarm still ringing when its popup expires was not answered.
             if ringing.isRinging(entry.identifier, on: entry.serverID) { ringing.ringOut(entry.identifier) }
             logger.info("closing an expired popup the server left up", metadata: ["alarm.id": "\(entry.identifier)"])
@@ -522,7 +526,7 @@ final class Presenter: LoopPart {
     func serverOwnerChanged(from old: String, to owner: String) {
         if !old.isEmpty {
             schedule.logging { () throws(StoreError) in
-                let gone = try store.forgetDelivered(shownBy: old)
+                let gone = try ledger.forget(shownBy: old)
                 if !gone.isEmpty { logger.info("the notification server left the bus; \(gone.count) popup(s) it showed are gone") }
             }
         }
@@ -558,6 +562,48 @@ final class Presenter: LoopPart {
         }
     }
 
+    /// A ring ended unanswered (ringing recorded it): the alarm is answered as its popup's Snooze
+    /// would answer it when it snoozes itself, and taken down; otherwise its popup stays.
+    func ringRanOut(_ identifier: String, due: Instant, serverID: UInt32, snoozes: Bool) {
+        waking.release(identifier)
+        signals.rangOut(identifier, due: due, snoozed: snoozes)
+        guard snoozes, let delivered = (try? ledger.delivered(identifier: identifier)) ?? nil, delivered.serverID == serverID else { return }
+        schedule.firing(identifier) { schedule.snooze(delivered) }
+        try? client.requestClose(serverID)
+    }
+
+    /// A popup shown before this run was found closed meanwhile (the ledger forgot it).
+    func closedMeanwhile(_ popup: DeliveredNotification) {
+        ringing.stop(serverID: popup.serverID, because: "its popup was closed while the daemon was not running")
+        waking.release(popup.identifier)
+    }
+
+    /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of the
+    /// alarm's own actions), as if pressed: the app's ringing page's Snooze and Stop.
+    func answer(_ identifier: String, action: String) throws(SchedulerError) {
+        let delivered: DeliveredNotification?
+        do { delivered = try ledger.delivered(identifier: identifier) } catch { throw .store(error) }
+        guard let delivered else { throw .notShowing("\(quotedForMessage(identifier)) is not showing") }
+        var own: [String] = []
+        if case .valid(let request)? = try? schedule.stored(identifier) { own = request.content.actions.map(\.identifier) }
+        guard action == NotificationAction.snooze.identifier || action == NotificationAction.dismiss.identifier || own.contains(action) else {
+            throw .invalid(RequestError(key: "action", "\(quotedForMessage(action)) is not snooze, dismiss or one of the alarm's buttons"))
+        }
+        handle(.actionInvoked(id: delivered.serverID, key: action))
+    }
+
+    /// Takes these alarms' popups down and forgets them (`CloseDelivered`): all, or none when one
+    /// is not showing.
+    func close(_ identifiers: [String]) throws(SchedulerError) {
+        let delivered: [DeliveredNotification]
+        do { delivered = try ledger.deliveredNotifications() } catch { throw .store(error) }
+        let unknown = identifiers.filter { id in !delivered.contains { $0.identifier == id } }
+        if !unknown.isEmpty { throw .notShowing("not delivered: \(SchedulerError.list(unknown))") }
+        let serverIDs = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)
+        do { try ledger.remove(identifiers) } catch { throw .store(error) }
+        for id in serverIDs { try? client.requestClose(id) }
+    }
+
     /// What the notification server says about a popup of ours: closed, or an action pressed.
     func handle(_ event: NotificationEvent) {
         switch event {
@@ -567,18 +613,18 @@ final class Presenter: LoopPart {
             } else {
                 ringing.stop(serverID: id, because: "its popup was closed")
             }
-            if let delivered = try? store.delivered(serverID: id) {
+            if let delivered = try? ledger.delivered(serverID: id) {
                 waking.release(delivered.identifier)
-                schedule.logging { () throws(StoreError) in try store.removeDelivered([delivered.identifier]) }
-                if reason == .dismissed { signals.emit("Dismissed", [.string(delivered.identifier)]) }
+                schedule.logging { () throws(StoreError) in try ledger.remove([delivered.identifier]) }
+                if reason == .dismissed { signals.dismissed(delivered.identifier) }
             }
         case .actionInvoked(let id, let key):
             // The answer: the sound stops before anything else is done.
             ringing.stop(serverID: id, because: "\(key) was pressed")
-            guard let delivered = try? store.delivered(serverID: id) else { return }
+            guard let delivered = try? ledger.delivered(serverID: id) else { return }
             waking.release(delivered.identifier)
             // For the program that set it (the UserNotifications library's delegate).
-            signals.emit("Answered", [.string(delivered.identifier), .string(key)])
+            signals.answered(delivered.identifier, action: key)
             if key == NotificationAction.snooze.identifier {
                 schedule.firing(delivered.identifier) { schedule.snooze(delivered) }
             }

@@ -13,7 +13,11 @@
 //
 // Other parts may: `start` a shown alarm's sound (once, or ringing); `stop` a ring (by alarm or by
 // popup); ask `identifier(ringingOn:)` and `soundCapabilities` (what a popup may ask the server to
-// play); `resume` at start. The part tells its owner through `rangOut` when a ring ends unanswered.
+// play); `resume` at start; tell it a play of its ended or sounds into a muted output
+// (`soundEnded`, `soundSilent`: the speaker's events). It owns what rings and the store's `ringing`
+// table (its face: `RingingStore`); it asks the speaker to play, the notification client to send a
+// popup again, and the ledger what shows and what it sent again. It tells the others
+// (`events.rangOut`) when a ring ends unanswered: what then happens to the alarm is the presenter's.
 import ChimeCenter
 import DBus
 import Logging
@@ -53,32 +57,40 @@ final class Ringing: LoopPart {
     }
     /// Whether an alarm started or stopped ringing since the last `takeChange()`.
     private var ringingChanged = false
-    private let store: Store
-    let speaker: Speaker
+    private let store: any RingingStore
+    private let speaker: Speaker
+    private let ledger: PopupLedger
     private let client: NotificationClient
     private let clock: WallClock
     private let logger: Logger
 
-    /// A ring ended unanswered: the alarm, its occurrence, its popup, and whether it snoozes itself.
-    var rangOut: (_ identifier: String, _ due: Instant, _ serverID: UInt32, _ snoozes: Bool) -> Void = { _, _, _, _ in }
-    /// A popup of an earlier run was sent again in place at a resumed ring: its answers come here now.
-    var resent: (_ serverID: UInt32) -> Void = { _ in }
+    /// What ringing tells the other parts (wired by the daemon).
+    struct Events {
+        /// A ring ended unanswered: the alarm, its occurrence, its popup, and whether it snoozes itself.
+        var rangOut: (_ identifier: String, _ due: Instant, _ serverID: UInt32, _ snoozes: Bool) -> Void = { _, _, _, _ in }
+    }
+    var events = Events()
 
-    init(store: Store, speaker: Speaker, client: NotificationClient, clock: WallClock, logger: Logger) {
+    init(store: any RingingStore, speaker: Speaker, ledger: PopupLedger, client: NotificationClient, clock: WallClock, logger: Logger) {
         self.store = store
         self.speaker = speaker
+        self.ledger = ledger
         self.client = client
         self.clock = clock
         self.logger = logger
-        speaker.ended = { [unowned self] play in
-            guard let identifier = rings.values.first(where: { $0.play == play })?.identifier else { return }
-            rings[identifier]?.play = nil
-            logger.warning("the sound could not be played on; the alarm rings on without sound", metadata: ["alarm.id": "\(identifier)"])
-        }
-        speaker.silent = { [unowned self] play, output in
-            guard let identifier = rings.values.first(where: { $0.play == play })?.identifier else { return }
-            rangMuted(identifier, output)
-        }
+    }
+
+    /// The speaker's play `play` ended by itself: a ring it sounded rings on without sound.
+    func soundEnded(_ play: Int) {
+        guard let identifier = rings.values.first(where: { $0.play == play })?.identifier else { return }
+        rings[identifier]?.play = nil
+        logger.warning("the sound could not be played on; the alarm rings on without sound", metadata: ["alarm.id": "\(identifier)"])
+    }
+
+    /// The speaker's play `play` sounds into a muted or silent output.
+    func soundSilent(_ play: Int, _ output: Output) {
+        guard let identifier = rings.values.first(where: { $0.play == play })?.identifier else { return }
+        rangMuted(identifier, output)
     }
 
     /// What a popup may tell the server of its sound: where chime plays sounds itself, the server
@@ -151,7 +163,7 @@ final class Ringing: LoopPart {
         }
         let now = clock.now()
         for saved in stored {
-            guard let delivered = (try? store.delivered(identifier: saved.identifier)) ?? nil, delivered.serverID == saved.serverID,
+            guard let delivered = (try? ledger.delivered(identifier: saved.identifier)) ?? nil, delivered.serverID == saved.serverID,
                 let sound = delivered.content.sound
             else {
                 // Its popup is gone (closed, or its server left): it was answered, or cannot be.
@@ -171,7 +183,7 @@ final class Ringing: LoopPart {
             // Sent again in place: its sound where the server plays it, and the server's answers come
             // to this connection (dunst tells only the connection that showed a popup).
             sendAgain(&ring)
-            resent(ring.serverID)
+            ledger.shown(ring.serverID)  // its answers come to this connection now
             if !ring.byServer { ring.play = soundRequest(ring.content, looping: true).map(speaker.play) }
             rings[saved.identifier] = ring
         }
@@ -262,8 +274,8 @@ final class Ringing: LoopPart {
         if let identifier = identifier(ringingOn: serverID) { stop(identifier, because: reason) }
     }
 
-    /// Its ring time ended and nobody answered: recorded, and the owner told (it snoozes the alarm
-    /// when the alarm asks for it).
+    /// Its ring time ended and nobody answered: recorded, and the others told (the presenter
+    /// snoozes the alarm when the alarm asks for it).
     func ringOut(_ identifier: String) {
         guard let ring = rings[identifier] else { return }
         stop(identifier, because: "its ring time ended unanswered")
@@ -276,7 +288,7 @@ final class Ringing: LoopPart {
             logger.error("\(error)")
         }
         logger.warning("\(reason)", metadata: ["alarm.id": "\(identifier)"])
-        rangOut(identifier, ring.due, ring.serverID, snoozes)
+        events.rangOut(identifier, ring.due, ring.serverID, snoozes)
     }
 
     // MARK: - The store

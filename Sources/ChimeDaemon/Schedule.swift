@@ -1,11 +1,15 @@
 // The schedule: the queue of next occurrences, the store behind it, catching up after a stop or a
 // jump, adding and removing, and the firing marker that lets a crash while firing one request cost
-// only that one. It owns the queue, the marker and the suspects.
+// only that one. It owns the queue, the reminders, the marker and the suspects, and the store's
+// `pending`, `paused`, `disabled` and `crashes` tables (its face: `ScheduleStore`).
 //
 // What it asks of the others (through `events`, wired by the daemon): show an occurrence that is
-// due, whether one is being shown now, forget what was held or retried for alarms that changed or
-// went, and the signals it emits. What others may ask of it: `firing`, `load`, `advance`, `requeue`,
-// `replaced`, `firedCleanly`, `snooze`, `add`, `remove`, `removeAll`, `catchUp`, `rescheduleAll`.
+// due, whether one is being shown now or detached (held, retried), forget what was held or retried
+// for alarms that changed or went; it emits its own signals. What others may ask of it: `firing`,
+// `load`, `stored`, `scheduledTime`, `advance`, `requeue`, `finished`, `replaced`, `firedCleanly`,
+// `snooze`, `add`, `addAll`, `remove`, `removeAll`, `disable`, `enable`, `skip`, `pause`, `resume`,
+// `pausedTimers`, `catchUp`, `rescheduleAll`, `sleepStarting`, `nextWake`; for the alarm file:
+// `origin`, `quarantinedFromFile`, `storeFromFile`, `removeFromFile`.
 import ChimeCenter
 import DBus
 import Logging
@@ -22,14 +26,41 @@ enum SchedulerError: Error {
     case unknown([String])
     case store(StoreError)
     case noAlarmFile
+    /// What is asked of a popup that is not showing (the whole message).
+    case notShowing(String)
+
+    /// Identifiers as a one-line message shows them: quoted, escaped, at most ten.
+    static func list(_ identifiers: [String]) -> String {
+        identifiers.prefix(10).map(quotedForMessage).joined(separator: ", ") + (identifiers.count > 10 ? " and \(identifiers.count - 10) more" : "")
+    }
 }
 
-/// The daemon's signals on its interface (Fired, Missed, RangOut, Answered, Dismissed).
+/// The daemon's signals on its interface, one typed method each (`SchedulerSignal` names them,
+/// and `SchedulerCallTests` holds them to the interface's XML). Parts that announce hold this.
 struct SchedulerSignals {
     let connection: Connection
 
-    func emit(_ member: MemberName, _ arguments: [Value]) {
-        try? connection.emit(path: SchedulerInterface.path, interface: SchedulerInterface.interface, member: member, arguments: arguments)
+    private func emit(_ signal: SchedulerSignal, _ arguments: [Value]) {
+        try? connection.emit(path: SchedulerInterface.path, interface: SchedulerInterface.interface, member: signal.member, arguments: arguments)
+    }
+
+    func fired(_ identifier: String, due: Instant, _ timeliness: Timeliness) {
+        emit(.fired, [.string(identifier), .int64(due.seconds), .string(timeliness.rawValue)])
+    }
+    func missed(_ identifier: String, due: Instant) { emit(.missed, [.string(identifier), .int64(due.seconds)]) }
+    func rangOut(_ identifier: String, due: Instant, snoozed: Bool) {
+        emit(.rangOut, [.string(identifier), .int64(due.seconds), .boolean(snoozed)])
+    }
+    func reminded(_ identifier: String, occurrence: Instant, lead: TimeSpan) {
+        emit(.reminded, [.string(identifier), .int64(occurrence.seconds), .int64(lead.seconds)])
+    }
+    func answered(_ identifier: String, action: String) { emit(.answered, [.string(identifier), .string(action)]) }
+    func dismissed(_ identifier: String) { emit(.dismissed, [.string(identifier)]) }
+    /// What changed among the pending alarms (none: read everything again).
+    func pendingChanged(_ identifiers: [String]) { emit(.pendingChanged, [.strings(identifiers)]) }
+    func ringingChanged(_ identifiers: [String]) { emit(.ringingChanged, [.strings(identifiers)]) }
+    func soundEnded(play: Int, how: String, note: String) {
+        emit(.soundEnded, [.uint32(UInt32(clamping: play)), .string(how), .string(note)])
     }
 }
 
@@ -44,9 +75,12 @@ final class Schedule: LoopPart {
         var forget: (_ identifiers: [String], _ removed: Bool) -> Void = { _, _ in }
         /// Show a reminder `lead` before an occurrence (the presenter).
         var remind: (_ request: NotificationRequest, _ occurrence: Instant, _ lead: TimeSpan) -> Void = { _, _, _ in }
+        /// Whether an occurrence of this alarm is held for a server or waiting to be tried again
+        /// (the presenter's): a one-off that has one stays pending until it is shown.
+        var isDetached: (_ identifier: String) throws(StoreError) -> Bool = { _ in false }
     }
 
-    let store: Store
+    private let store: any ScheduleStore
     let clock: WallClock
     let logger: Logger
     let signals: SchedulerSignals
@@ -58,11 +92,11 @@ final class Schedule: LoopPart {
     /// or the machine slept, is not shown late (its alarm is, as any missed occurrence).
     private(set) var reminders = OccurrenceQueue()
     /// Which request is being fired, on disk, so a crash costs at most that request.
-    let marker: FiringMarker
+    private let marker: FiringMarker
     /// Requests the daemon crashed while firing before (cleared once they fire cleanly).
     private var suspects: Set<String> = []
 
-    init(store: Store, marker: FiringMarker, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
+    init(store: any ScheduleStore, marker: FiringMarker, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
         self.store = store
         self.marker = marker
         self.signals = signals
@@ -94,14 +128,15 @@ final class Schedule: LoopPart {
 
     /// Runs the work of firing `identifier` with the marker set, so a crash inside it is
     /// charged to this request at the next start (and a second one quarantines it).
-    func firing(_ identifier: String, _ body: () -> Void) {
+    @discardableResult
+    func firing<Result, Failure: Error>(_ identifier: String, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         mark(identifier)
-        body()
-        marker.clear()
+        defer { marker.clear() }
+        return try body()
     }
 
-    /// Notes on disk that the work now done is for `identifier` (cleared with `marker.clear()`).
-    func mark(_ identifier: String) {
+    /// Notes on disk that the work now done is for `identifier` (cleared by `firing` when it is done).
+    private func mark(_ identifier: String) {
         marker.set(identifier)
         #if DEBUG
         // Test builds only: tests make the work on one request crash, to prove a crash costs only
@@ -158,6 +193,74 @@ final class Schedule: LoopPart {
         }
     }
 
+    /// How many alarms are queued to fire.
+    var queuedCount: Int { queue.count }
+
+    /// The earliest wake alarm that will fire (one indexed query), for waking.
+    func nextWake() -> (identifier: String, time: Instant, title: String)? {
+        do { return try store.nextWake() } catch {
+            logger.error("\(error)")
+            return nil
+        }
+    }
+
+    /// The machine is about to sleep: everything committed is made durable first.
+    func sleepStarting() {
+        logging { () throws(StoreError) in try store.makeDurable() }
+    }
+
+    /// A pending alarm's request as stored, read without firing it (nil: not pending).
+    func stored(_ identifier: String) throws(StoreError) -> LoadedRequest? { try store.loadRequest(identifier) }
+
+    /// Pending timers that are paused, with the time each has left.
+    func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)] { try store.pausedTimers() }
+
+    /// The stored state of one alarm (nil: not pending).
+    func scheduledTime(of identifier: String) throws(StoreError) -> ScheduledTime? {
+        try store.scheduledTime(of: identifier)
+    }
+
+    /// An occurrence of `identifier` was shown or given up on: a one-off with no next occurrence
+    /// and nothing else detached (`detached`, the presenter's word) leaves the pending list.
+    /// Call inside a store transaction; the presenter requeues once it commits.
+    func finished(_ identifier: String, detached: Bool) throws(StoreError) {
+        if try store.scheduledTime(of: identifier)?.nextFire == nil, !detached {
+            _ = try store.remove([identifier])
+        }
+    }
+
+    // MARK: - The alarm file's alarms
+
+    /// Where an alarm came from (nil: not pending).
+    func origin(of identifier: String) throws(StoreError) -> AlarmOrigin? { try store.origin(of: identifier) }
+
+    /// Whether an alarm of the file, now defined as `definition`, stays out: the daemon crashed
+    /// twice while scheduling it, and it has not changed since (a changed one gets a fresh chance).
+    func quarantinedFromFile(_ identifier: String, definition: String) throws(StoreError) -> Bool {
+        guard try store.crashCount(identifier) >= 2 else { return false }
+        let noted = try store.suspectDefinition(identifier)
+        if noted == nil { try store.setSuspectDefinition(identifier, definition) }
+        if noted == nil || noted == definition { return true }
+        try store.clearCrashes(identifier)
+        return false
+    }
+
+    /// Stores an alarm of the file at its next fire, or (nil) takes it out of the pending list.
+    /// Call inside a store transaction; `replaced` queues it once that commits.
+    func storeFromFile(_ request: NotificationRequest, next: Instant?, json: String?) throws(StoreError) {
+        if let next {
+            try store.add(request, nextFire: next, origin: .file, json: json)
+        } else {
+            _ = try store.remove([request.identifier])
+        }
+    }
+
+    /// An alarm left the file: out of the pending list unless one with its identifier was added
+    /// from the command line since.
+    func removeFromFile(_ identifier: String) throws(StoreError) {
+        if try store.origin(of: identifier) == .file { _ = try store.remove([identifier]) }
+    }
+
     // MARK: - Catching up
 
     /// On start (`now`): charges a crash while firing, then queues every request from its
@@ -209,7 +312,7 @@ final class Schedule: LoopPart {
                 }
                 requeue(request.identifier, next)
             }
-            signals.emit("Missed", [.string(request.identifier), .int64(latest.seconds)])
+            signals.missed(request.identifier, due: latest)
         }
     }
 
@@ -284,7 +387,7 @@ final class Schedule: LoopPart {
     @discardableResult
     func advance(_ request: NotificationRequest, past due: Instant, now: Instant) throws(StoreError) -> Instant? {
         let next = request.trigger.nextFire(after: max(due, now - .seconds(1)))
-        if next == nil, try !store.isDetached(request.identifier) {
+        if next == nil, try !events.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.
             try store.remove([request.identifier])
         } else {
@@ -343,7 +446,7 @@ final class Schedule: LoopPart {
     /// the identifiers, or none for "read everything again".
     func announceChanges() {
         guard everythingChanged || !changedSinceAnnounced.isEmpty else { return }
-        signals.emit("PendingChanged", [.strings(everythingChanged ? [] : changedSinceAnnounced.sorted())])
+        signals.pendingChanged(everythingChanged ? [] : changedSinceAnnounced.sorted())
         everythingChanged = false
         changedSinceAnnounced.removeAll()
     }

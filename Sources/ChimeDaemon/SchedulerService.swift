@@ -8,13 +8,16 @@ import DBus
 import Notifications
 import Timekeeping
 
-/// The daemon's D-Bus face: it asks the parts (the schedule to add and remove, the store to list,
-/// the session, do-not-disturb, waking and the alarm file for what they report).
+/// The daemon's D-Bus face: it reads and checks what callers send, asks the daemon's parts
+/// through their one narrow interface (`SchedulerParts`), and answers with the documented errors.
 final class SchedulerService {
-    unowned let daemon: SchedulerDaemon
+    /// The bus its answers go out on.
+    private let connection: Connection
+    private let parts: any SchedulerParts
 
-    init(daemon: SchedulerDaemon) {
-        self.daemon = daemon
+    init(connection: Connection, parts: any SchedulerParts) {
+        self.connection = connection
+        self.parts = parts
     }
 
     /// The largest reply the daemon sends: the bus disconnects a peer whose message exceeds its
@@ -25,9 +28,13 @@ final class SchedulerService {
 
     func add(_ request: [Value.DictionaryEntry]) throws(DBusError) -> (identifier: String, nextFire: Instant) {
         let incoming: IncomingRequest
-        do { incoming = try NotificationRequest.fromDBus(request, now: daemon.clock.now()) } catch { throw Self.error(.invalid(error)) }
-        do { let added = try daemon.schedule.add(incoming)
-            return (added.identifier, added.next) } catch { throw Self.error(error) }
+        do { incoming = try NotificationRequest.fromDBus(request, now: parts.now()) } catch { throw Self.error(.invalid(error)) }
+        do {
+            let added = try parts.add(incoming)
+            return (added.identifier, added.next)
+        } catch {
+            throw Self.error(error)
+        }
     }
 
     /// The most requests one `AddAll` takes.
@@ -38,7 +45,7 @@ final class SchedulerService {
             throw Self.error(.invalid(RequestError(key: "requests", "at most \(Self.addAllLimit) requests at once, got \(requests.count)")))
         }
         var incoming: [IncomingRequest] = []
-        let now = daemon.clock.now()
+        let now = parts.now()
         for (index, request) in requests.enumerated() {
             do { incoming.append(try NotificationRequest.fromDBus(request.dictionaryEntries ?? [], now: now)) } catch {
                 var refusal = error
@@ -47,48 +54,37 @@ final class SchedulerService {
                 throw Self.error(.invalid(refusal))
             }
         }
-        do { return try daemon.schedule.addAll(incoming).map { ($0.identifier, $0.next) } } catch { throw Self.error(error) }
+        do { return try parts.addAll(incoming).map { ($0.identifier, $0.next) } } catch { throw Self.error(error) }
     }
 
     func remove(_ identifiers: [String]) throws(DBusError) -> [String] {
-        do { return try daemon.schedule.remove(identifiers) } catch { throw self.error(error) }
+        do { return try parts.remove(identifiers) } catch { throw self.error(error) }
     }
 
     func disable(_ identifiers: [String]) throws(DBusError) -> [String] {
-        do { return try daemon.schedule.disable(identifiers) } catch { throw self.error(error) }
+        do { return try parts.disable(identifiers) } catch { throw self.error(error) }
     }
 
     func enable(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, next: Instant)] {
-        do { return try daemon.schedule.enable(identifiers) } catch { throw self.error(error) }
+        do { return try parts.enable(identifiers) } catch { throw self.error(error) }
     }
 
     func skip(_ identifier: String, undo: Bool) throws(DBusError) -> (changed: Instant, next: Instant?) {
-        do { return try daemon.schedule.skip(identifier, undo: undo) } catch { throw self.error(error) }
+        do { return try parts.skip(identifier, undo: undo) } catch { throw self.error(error) }
     }
 
     func pause(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, remaining: TimeSpan)] {
-        do { return try daemon.schedule.pause(identifiers) } catch { throw self.error(error) }
+        do { return try parts.pause(identifiers) } catch { throw self.error(error) }
     }
 
     func resume(_ identifiers: [String]) throws(DBusError) -> [(identifier: String, next: Instant)] {
-        do { return try daemon.schedule.resume(identifiers) } catch { throw self.error(error) }
+        do { return try parts.resume(identifiers) } catch { throw self.error(error) }
     }
 
     /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of the
     /// alarm's own actions): the ringing page's Snooze and Stop. The popup is taken down.
     func answer(_ identifier: String, action: String) throws(DBusError) {
-        let delivered: DeliveredNotification?
-        do { delivered = try daemon.store.delivered(identifier: identifier) } catch { throw Self.error(.store(error)) }
-        guard let delivered else {
-            throw DBusError(name: SchedulerInterface.unknownIdentifier, message: "\(quotedForMessage(identifier)) is not showing")
-        }
-        var own: [String] = []
-        if case .valid(let request)?? = try? daemon.store.loadRequest(identifier) { own = request.content.actions.map(\.identifier) }
-        guard action == NotificationAction.snooze.identifier || action == NotificationAction.dismiss.identifier || own.contains(action) else {
-            throw DBusError(name: SchedulerInterface.invalidRequest,
-                            message: "action: \(quotedForMessage(action)) is not snooze, dismiss or one of the alarm's buttons")
-        }
-        daemon.presenter.handle(.actionInvoked(id: delivered.serverID, key: action))
+        do { try parts.answer(identifier, action: action) } catch { throw Self.error(error) }
     }
 
     /// Plays a sound once, as an alarm with it would (`default`, a theme name, or an absolute path),
@@ -136,8 +132,7 @@ final class SchedulerService {
             }
         }
         do throws(PreviewError) {
-            let started = try daemon.speaker.preview(sound, volume: volume, fade: fade, for: duration)
-            return (started.play, started.length, daemon.speaker.previewWay)
+            return try parts.preview(sound, volume: volume, fade: fade, for: duration)
         } catch {
             throw DBusError(name: SchedulerInterface.cannotPlay, message: error.message)
         }
@@ -145,15 +140,16 @@ final class SchedulerService {
 
     /// Starts the alarm file's timer preset `name`, as `chime timer NAME` does.
     func startTimer(_ name: String) throws(DBusError) -> (identifier: String, nextFire: Instant) {
-        guard daemon.alarmFile.path != nil else {
+        guard parts.alarmFilePath != nil else {
             throw DBusError(name: SchedulerInterface.noAlarmFile, message: "the daemon follows no alarm file (--no-config)")
         }
-        guard let preset = daemon.alarmFile.timerPresets.first(where: { $0.name == name }) else {
-            let known = daemon.alarmFile.timerPresets.map(\.name)
+        let presets = parts.timerPresets
+        guard let preset = presets.first(where: { $0.name == name }) else {
+            let known = presets.map(\.name)
             throw DBusError(name: SchedulerInterface.unknownIdentifier,
                             message: "no timer \(quotedForMessage(name)) in the alarm file" + (known.isEmpty ? "" : "; there are: \(known.joined(separator: ", "))"))
         }
-        let now = daemon.clock.now()
+        let now = parts.now()
         var draft = AlarmDraft(kind: .timer, content: preset.content, anchor: now)
         if preset.content.label.isEmpty { draft.label = preset.name }
         draft.when = .rule("in \(preset.duration)")
@@ -163,12 +159,12 @@ final class SchedulerService {
     }
 
     func removeAll() throws(DBusError) -> [String] {
-        do { return try daemon.schedule.removeAll() } catch { throw Self.error(error) }
+        do { return try parts.removeAll() } catch { throw Self.error(error) }
     }
 
     func get(_ identifier: String) throws(DBusError) -> NotificationRequest {
         let loaded: LoadedRequest?
-        do { loaded = try daemon.store.loadRequest(identifier) } catch { throw Self.error(.store(error)) }
+        do { loaded = try parts.stored(identifier) } catch { throw Self.error(.store(error)) }
         switch loaded {
         case .valid(let request)?: return request
         case .invalid(let reason)?:
@@ -182,7 +178,7 @@ final class SchedulerService {
     func listPending(_ add: (Value) throws -> Void) throws {
         var size = 0
         do {
-            try daemon.store.forEachPendingSummary { summary in
+            try parts.forEachPending { summary in
                 size += 64 + summary.identifier.utf8.count + summary.title.utf8.count + summary.label.utf8.count
                     + (summary.timeZone?.utf8.count ?? 0) + summary.note.utf8.count
                 guard size <= Self.maximumReply else {
@@ -198,7 +194,7 @@ final class SchedulerService {
     /// Answers `ListDelivered` once the ledger knows what it can of popups shown before a restart
     /// (dunst's history, asked without waiting here).
     func answerListDelivered(_ call: Message) {
-        daemon.ledger.list { [weak self] result in
+        parts.delivered { [weak self] result in
             guard let self else { return }
             let reply: Message?
             do {
@@ -213,39 +209,29 @@ final class SchedulerService {
             } catch {
                 reply = nil
             }
-            if let reply { _ = try? self.daemon.connection.send(reply) }
+            if let reply { _ = try? self.connection.send(reply) }
         }
     }
 
     func closeDelivered(_ identifiers: [String]) throws(DBusError) {
-        let delivered: [DeliveredNotification]
-        do { delivered = try daemon.store.deliveredNotifications() } catch { throw Self.error(.store(error)) }
-        let unknown = identifiers.filter { id in !delivered.contains { $0.identifier == id } }
-        if !unknown.isEmpty {
-            throw DBusError(name: SchedulerInterface.unknownIdentifier, message: "not delivered: \(Self.list(unknown))")
-        }
-        let serverIDs = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)
-        do { try daemon.store.removeDelivered(identifiers) } catch { throw Self.error(.store(error)) }
-        for id in serverIDs { try? daemon.client.requestClose(id) }
+        do { try parts.close(identifiers) } catch { throw Self.error(error) }
     }
 
     func listMissed() throws(DBusError) -> [MissedOccurrence] {
-        do { return try daemon.store.missedOccurrences() } catch { throw Self.error(.store(error)) }
+        do { return try parts.missed() } catch { throw Self.error(.store(error)) }
     }
 
 
-    /// Answers `Status` once what it reports is known afresh: the way to wake (systemd's user
-    /// manager may still be asked) and the server's do-not-disturb (read without waiting, within
-    /// its own deadline). The loop goes on meanwhile.
+    /// Answers `Status` once what it reports is known afresh (the way to wake, how sounds are
+    /// played, the server's do-not-disturb); the loop goes on meanwhile.
     func answerStatus(_ call: Message) {
-        daemon.waking.whenMethodKnown { [weak self] in
-            self?.daemon.speaker.whenSettled { self?.answerStatusNow(call) }
-        }
-    }
-
-    private func answerStatusNow(_ call: Message) {
-        daemon.doNotDisturb.refresh { [weak self] state in
-            self?.reply(to: call) { [try self?.status(doNotDisturb: state).dbusValue].compactMap { $0 } }
+        parts.status { [weak self] result in
+            self?.reply(to: call) {
+                switch result {
+                case .success(let status): return [status.dbusValue]
+                case .failure(let error): throw Self.error(.store(error))
+                }
+            }
         }
     }
 
@@ -259,13 +245,13 @@ final class SchedulerService {
         } catch {
             reply = try? call.makeError(name: .failed, message: "\(error)")
         }
-        if let reply { _ = try? daemon.connection.send(reply) }
+        if let reply { _ = try? connection.send(reply) }
     }
 
     /// `PlaySound` and `PreviewSound`, answered once it is known how sounds are played (the first
     /// question loads the sound libraries and connects).
     func answerPlaySound(_ call: Message, _ arguments: [Value], preview: Bool) {
-        daemon.speaker.whenSettled { [weak self] in
+        parts.whenSoundSettled { [weak self] in
             guard let self else { return }
             reply(to: call) {
                 let sound = arguments.first?.stringValue ?? ""
@@ -279,53 +265,19 @@ final class SchedulerService {
         }
     }
 
-    func status(doNotDisturb state: DoNotDisturbState) throws(DBusError) -> DaemonStatus {
-        do {
-            return DaemonStatus(version: SchedulerInterface.version, pending: daemon.store.pendingCount,
-                                quarantined: try daemon.store.quarantined(), store: daemon.store.path,
-                                storeWarnings: daemon.store.warnings, sleep: daemon.sleepStatus,
-                                wake: daemon.waking.status, wakeMethod: daemon.waking.method?.name ?? "none",
-                                stayAwake: daemon.waking.stayAwakeStatus,
-                                doNotDisturb: daemon.doNotDisturb.statusText(state, deferred: daemon.presenter.deferredCount),
-                                sound: daemon.speaker.statusText)
-        } catch {
-            throw Self.error(.store(error))
-        }
-    }
-
     /// Answers `Settings` once the server has said what it can do and who it is (or failed to, or
     /// none runs), with its do-not-disturb read afresh: never by waiting on it here.
     func answerSettings(_ call: Message) {
-        let session = daemon.session
-        session.ask()
-        session.whenAnswered { [weak self] in
-            guard let self else { return }
-            func reply(_ settings: NotificationSettings) {
-                if let message = try? call.makeReturn([settings.dbusValue]) { _ = try? self.daemon.connection.send(message) }
-            }
-            guard session.present else { return reply(NotificationSettings(deniedBecause: NoNotificationServerError.message)) }
-            guard let capabilities = session.capabilities, let information = session.information else {
-                return reply(NotificationSettings(deniedBecause: session.failure ?? "the notification server did not answer"))
-            }
-            self.daemon.speaker.whenSettled {
-                var settings = NotificationSettings(capabilities: capabilities, server: information, player: self.daemon.speaker.player)
-                if let name = self.daemon.speaker.soundServerName { settings.sound = .soundServer(name) }
-                guard settings.isAuthorized else { return reply(settings) }
-                self.daemon.doNotDisturb.refresh { state in
-                    settings.doNotDisturb = state.on
-                    settings.doNotDisturbSource = state.description
-                    reply(settings)
-                }
-            }
+        parts.settings { [weak self] settings in
+            self?.reply(to: call) { [settings.dbusValue] }
         }
     }
 
-    func alarmFileStatus() -> AlarmFileStatus { daemon.alarmFile.status }
+    func alarmFileStatus() -> AlarmFileStatus { parts.alarmFileStatus }
 
     func reloadAlarmFile() throws(DBusError) -> AlarmFileStatus {
-        guard daemon.configPath != nil else { throw Self.error(.noAlarmFile) }
-        daemon.alarmFile.reload(now: daemon.clock.now(), reason: "asked over D-Bus")
-        return daemon.alarmFile.status
+        guard parts.alarmFilePath != nil else { throw Self.error(.noAlarmFile) }
+        return parts.reloadAlarmFile(reason: "asked over D-Bus")
     }
 
     // MARK: - Errors
@@ -334,7 +286,7 @@ final class SchedulerService {
     func error(_ error: SchedulerError) -> DBusError {
         if case .fromAlarmFile(let owned) = error {
             return DBusError(name: SchedulerInterface.fromAlarmFile,
-                             message: "\(Self.list(owned)) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file \(daemon.configPath ?? ""); change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
+                             message: "\(Self.list(owned)) \(owned.count == 1 ? "is an alarm" : "are alarms") from the alarm file \(parts.alarmFilePath ?? ""); change \(owned.count == 1 ? "it" : "them") there (or set enabled = false)")
         }
         return Self.error(error)
     }
@@ -354,13 +306,12 @@ final class SchedulerService {
             DBusError(name: SchedulerInterface.storeFailed, message: failure.description)
         case .noAlarmFile:
             DBusError(name: SchedulerInterface.noAlarmFile, message: "this daemon follows no alarm file (it was started with --no-config)")
+        case .notShowing(let message):
+            DBusError(name: SchedulerInterface.unknownIdentifier, message: message)
         }
     }
 
-    /// Identifiers as a one-line message shows them: quoted, escaped, at most ten.
-    static func list(_ identifiers: [String]) -> String {
-        identifiers.prefix(10).map(quotedForMessage).joined(separator: ", ") + (identifiers.count > 10 ? " and \(identifiers.count - 10) more" : "")
-    }
+    static func list(_ identifiers: [String]) -> String { SchedulerError.list(identifiers) }
 
     // MARK: - The exported object
 
@@ -433,7 +384,7 @@ final class SchedulerService {
                     },
                     method("ListPaused", [], [Parameter("paused", .array(.structure([.string, .int64])))]) { [unowned self] _ in
                         let paused: [(identifier: String, remaining: TimeSpan)]
-                        do throws(StoreError) { paused = try daemon.store.pausedTimers() } catch { throw Self.error(.store(error)) }
+                        do throws(StoreError) { paused = try parts.pausedTimers() } catch { throw Self.error(.store(error)) }
                         return [.array(element: .structure([.string, .int64]), paused.map { .structure([.string($0.identifier), .int64($0.remaining.milliseconds)]) })]
                     },
                     method("Answer", [Parameter("id", .string), Parameter("action", .string)], []) { [unowned self] call in
@@ -450,18 +401,18 @@ final class SchedulerService {
                         throw ReplyLater()
                     },
                     method("StopSound", [Parameter("play", .uint32)], []) { [unowned self] call in
-                        daemon.speaker.stopPreview(Int(call.arguments[0].uint32Value ?? 0))
+                        parts.stopPreview(Int(call.arguments[0].uint32Value ?? 0))
                         return []
                     },
                     method("ListRinging", [], [Parameter("ringing", .array(.structure([.string, .int64, .int64, .string])))]) {
                         [unowned self] _ in
-                        [.array(element: .structure([.string, .int64, .int64, .string]), daemon.ringing.current.map {
+                        [.array(element: .structure([.string, .int64, .int64, .string]), parts.ringing.map {
                             .structure([.string($0.identifier), .int64($0.due.seconds), .int64($0.until.seconds), .string($0.title)])
                         })]
                     },
                     method("ListTimerPresets", [], [Parameter("presets", .array(.structure([.string, .int64, .string])))]) {
                         [unowned self] _ in
-                        [.array(element: .structure([.string, .int64, .string]), daemon.alarmFile.timerPresets.map {
+                        [.array(element: .structure([.string, .int64, .string]), parts.timerPresets.map {
                             .structure([.string($0.name), .int64($0.duration.seconds), .string($0.content.title)])
                         })]
                     },
@@ -510,15 +461,15 @@ final class SchedulerService {
                     },
                 ],
                 signals: [
-                    ExportedSignal("Fired", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("timeliness", .string)]),
-                    ExportedSignal("Missed", arguments: [Parameter("id", .string), Parameter("due", .int64)]),
-                    ExportedSignal("RangOut", arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("snoozed", .boolean)]),
-                    ExportedSignal("Reminded", arguments: [Parameter("id", .string), Parameter("occurrence", .int64), Parameter("lead", .int64)]),
-                    ExportedSignal("Answered", arguments: [Parameter("id", .string), Parameter("action", .string)]),
-                    ExportedSignal("Dismissed", arguments: [Parameter("id", .string)]),
-                    ExportedSignal("PendingChanged", arguments: [Parameter("ids", .array(.string))]),
-                    ExportedSignal("RingingChanged", arguments: [Parameter("ids", .array(.string))]),
-                    ExportedSignal("SoundEnded", arguments: [Parameter("play", .uint32), Parameter("how", .string), Parameter("note", .string)]),
+                    ExportedSignal(SchedulerSignal.fired.member, arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("timeliness", .string)]),
+                    ExportedSignal(SchedulerSignal.missed.member, arguments: [Parameter("id", .string), Parameter("due", .int64)]),
+                    ExportedSignal(SchedulerSignal.rangOut.member, arguments: [Parameter("id", .string), Parameter("due", .int64), Parameter("snoozed", .boolean)]),
+                    ExportedSignal(SchedulerSignal.reminded.member, arguments: [Parameter("id", .string), Parameter("occurrence", .int64), Parameter("lead", .int64)]),
+                    ExportedSignal(SchedulerSignal.answered.member, arguments: [Parameter("id", .string), Parameter("action", .string)]),
+                    ExportedSignal(SchedulerSignal.dismissed.member, arguments: [Parameter("id", .string)]),
+                    ExportedSignal(SchedulerSignal.pendingChanged.member, arguments: [Parameter("ids", .array(.string))]),
+                    ExportedSignal(SchedulerSignal.ringingChanged.member, arguments: [Parameter("ids", .array(.string))]),
+                    ExportedSignal(SchedulerSignal.soundEnded.member, arguments: [Parameter("play", .uint32), Parameter("how", .string), Parameter("note", .string)]),
                 ]),
         ])
     }

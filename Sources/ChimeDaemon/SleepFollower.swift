@@ -9,7 +9,7 @@
 // loop polls), with a deadline; a logind that never answers holds up no alarm.
 //
 // Other parts may: `holdBlock(_:)` a block lock for a reason (nil: let go), read `following`,
-// `blockReason` and `blockRefusal`. The part calls `onSleep` before a sleep and after the resume.
+// `blockReason` and `blockRefusal`. The part tells the others (`events`) before a sleep and after the resume.
 import DBus
 import Logging
 import Posix
@@ -33,8 +33,24 @@ final class SleepFollower: LoopPart {
     private(set) var inhibitor: Int32 = -1
     /// Whether logind answered: the daemon follows sleep (for chime status).
     private(set) var following = false
-    /// Called with true before a sleep, false after the resume.
-    var onSleep: (Bool) -> Void = { _ in }
+    /// What the sleep follower tells the other parts (wired by the daemon).
+    struct Events {
+        /// The machine is about to sleep.
+        var sleeping: () -> Void = {}
+        /// The machine woke up.
+        var resumed: () -> Void = {}
+    }
+    var events = Events()
+
+    /// What `chime status` says of sleep (`sleep`: nil where there is no system bus).
+    static func status(_ sleep: SleepFollower?) -> String {
+        guard let sleep, sleep.connection != nil else {
+            return "not followed: no system bus; what falls due during a sleep is still caught up at resume (the clock tells)"
+        }
+        return sleep.following
+            ? "followed: logind's delay lock is held, let go once the alarms are on disk"
+            : "not followed: logind gives no sleep lock; what falls due during a sleep is still caught up at resume (the clock tells)"
+    }
 
     /// The *block* lock held for an alarm that must not be slept through (nil: none).
     private(set) var blockReason: String?
@@ -90,12 +106,12 @@ final class SleepFollower: LoopPart {
     private func prepareForSleep(_ starting: Bool) {
         if starting {
             logger.info("the machine is going to sleep")
-            onSleep(true)
+            events.sleeping()
             releaseInhibitor()
         } else {
             logger.info("the machine woke up")
             // What fell due first: taking the lock again is a round trip to logind.
-            onSleep(false)
+            events.resumed()
             takeInhibitor()
         }
     }

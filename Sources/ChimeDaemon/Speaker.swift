@@ -14,9 +14,10 @@
 //
 // Other parts may: `play` a sound (for an alarm, once or looping), `stop` a play, `preview` one
 // (the app's Preview button and `chime sound play`), ask `playsItself` (a popup then carries no
-// sound for the server to play), `whenSettled` and `statusText`. The part tells its owner through
-// `ended` (a play that ended by itself), `silent` (a sound that rings into a muted or silent output)
-// and `previewEnded`.
+// sound for the server to play), `whenSettled` and `statusText`. It owns the store's
+// `raised_outputs` table (its face: `SpeakerStore`) and asks the children to run players. It tells
+// the others (`events`) of a play that ended by itself (`ended`), a sound that rings into a muted
+// or silent output (`silent`), and a preview's end (`previewEnded`).
 import ChimeCenter
 import Logging
 import Posix
@@ -74,7 +75,7 @@ final class Speaker: LoopPart {
 
     private var plays: [Int: Play] = [:]
     private var lastPlay = 0
-    private let store: Store
+    private let store: any SpeakerStore
     private let children: ChildProcesses
     private let clock: WallClock
     private let logger: Logger
@@ -105,12 +106,19 @@ final class Speaker: LoopPart {
     /// Outputs being put back now: set back, waiting for the server to confirm.
     private var puttingBack: Set<String> = []
 
-    /// A play ended by itself (a sound that plays once finished, or nothing could play it).
-    var ended: (_ play: Int) -> Void = { _ in }
-    /// A play without `insist` rings into a muted or silent output.
-    var silent: (_ play: Int, _ output: Output) -> Void = { _, _ in }
+    /// What the speaker tells the other parts (wired by the daemon).
+    struct Events {
+        /// A play ended by itself (a sound that plays once finished, or nothing could play it).
+        var ended: (_ play: Int) -> Void = { _ in }
+        /// A play without `insist` rings into a muted or silent output.
+        var silent: (_ play: Int, _ output: Output) -> Void = { _, _ in }
+        /// A preview ended: its number, how ("finished", "stopped", "failed: ..."), and a note when it
+        /// sounded into a muted or silent output ("" otherwise).
+        var previewEnded: (_ play: Int, _ how: String, _ note: String) -> Void = { _, _, _ in }
+    }
+    var events = Events()
 
-    init(store: Store, children: ChildProcesses, clock: WallClock, logger: Logger, useSoundServer: Bool = true) {
+    init(store: any SpeakerStore, children: ChildProcesses, clock: WallClock, logger: Logger, useSoundServer: Bool = true) {
         self.store = store
         self.children = children
         self.clock = clock
@@ -257,9 +265,9 @@ final class Speaker: LoopPart {
                 previewUntil = nil
             }
             let note = play.output.flatMap { $0.isSilent ? "the output \($0.sink) is \($0.muted ? "muted" : "at 0%")" : nil } ?? ""
-            previewEnded(id, play.stopping && how == "finished" ? "stopped" : how, note)
+            events.previewEnded(id, play.stopping && how == "finished" ? "stopped" : how, note)
         } else if !play.stopping {
-            ended(id)
+            events.ended(id)
         }
         if play.request.insist { restoreOutputs() }
     }
@@ -271,9 +279,6 @@ final class Speaker: LoopPart {
     /// Every preview not yet ended (one stopped for the next still tells its end: `SoundEnded`).
     private var previews: Set<Int> = []
     private var previewUntil: Instant?
-    /// A preview ended: its number, how ("finished", "stopped", "failed: ..."), and a note when it
-    /// sounded into a muted or silent output ("" otherwise).
-    var previewEnded: (_ play: Int, _ how: String, _ note: String) -> Void = { _, _, _ in }
     /// The way the last preview plays: "the sound server (NAME)" or the player program's name.
     private(set) var previewWay = ""
 
@@ -438,7 +443,7 @@ final class Speaker: LoopPart {
             if play.request.insist {
                 raise(output)
             } else if output.isSilent, !play.stopping {
-                silent(id, output)
+                events.silent(id, output)
             }
         case .ended(let playback, let ending):
             guard let (id, play) = plays.first(where: { $0.value.playback == playback }) else { return }

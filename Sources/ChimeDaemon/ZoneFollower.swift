@@ -1,6 +1,6 @@
 // Follows the system's time zone (/etc/localtime, re-pointed by timedatectl): a change re-plans
 // every alarm, as a clock jump does. A part of the daemon: it owns the watch and the zone last
-// planned with, and tells the daemon (`changed`) when the zone is another one.
+// planned with, and tells the others (`events.changed`) when the zone is another one.
 import Logging
 import Posix
 import Timekeeping
@@ -12,7 +12,12 @@ final class ZoneFollower: LoopPart {
     let clock: WallClock
     let logger: Logger
     /// Called when the system's zone is another one than the alarms were planned with.
-    var changed: () -> Void = {}
+    /// What the zone follower tells the other parts (wired by the daemon).
+    struct Events {
+        /// The system's zone is another one now.
+        var changed: () -> Void = {}
+    }
+    var events = Events()
     /// nil when the zone cannot be watched (then only a restart sees a change).
     private var watcher: ConfigWatcher?
     /// The system's zone as last planned with, to tell a real change from other events in /etc.
@@ -48,7 +53,7 @@ final class ZoneFollower: LoopPart {
         guard zone != plannedZone else { return }
         logger.info("the system time zone changed (\(plannedZone) → \(zone)); re-evaluating every alarm")
         plannedZone = zone
-        changed()
+        events.changed()
     }
 
     /// The system's zone by name and by its offsets now and in half a year: a localtime that is a

@@ -21,7 +21,7 @@ import Timekeeping
         let newYear2030 = Instant(seconds: 1_893_456_000)
         let daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"), clock: .fixed(newYear2030),
                                          soundServer: false)
-        let service = try #require(daemon.service)
+        let service = daemon.service
         // Through the D-Bus door: a timer counts from the clock's now, and a date before it has passed.
         let egg = try service.add(Value.vardict([("title", .string("Eggs")), ("rule", .string("in 5m"))]).dictionaryEntries ?? [])
         #expect(egg.nextFire == newYear2030 + .minutes(5))
@@ -49,7 +49,7 @@ import Timekeeping
             try SchedulerDaemon.claimBusName(on: connection)
             let evening = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
                                               clock: .fixed(Instant(seconds: 1_793_505_600)), soundServer: false)  // 00:00 EDT
-            let added = try #require(evening.service).add(Value.vardict([
+            let added = try evening.service.add(Value.vardict([
                 ("title", .string("Night")), ("rule", .string("01:30")), ("time-zone", .string("America/New_York")),
             ]).dictionaryEntries ?? [])
             id = added.identifier
@@ -57,21 +57,22 @@ import Timekeeping
             // It rings at 01:30 EDT and moves on: to the next day, not to 01:30 EST.
             let request = try #require(try store.request(withIdentifier: id))
             var next: Instant?
-            try store.write { () throws(StoreError) in next = try evening.schedule.advance(request, past: firstRing, now: firstRing + .seconds(1)) }
+            let schedule = Schedule(store: store, marker: try FiringMarker(directory: store.directory), signals: SchedulerSignals(connection: connection),
+                                    clock: .fixed(firstRing), logger: Logger(label: "test"))
+            try store.write { () throws(StoreError) in next = try schedule.advance(request, past: firstRing, now: firstRing + .seconds(1)) }
             #expect(next == nextDay)
             connection.close()
         }
         // Restarted inside the repeated hour (01:10 EST): catching up and re-evaluating (a clock
-        // step) both leave it at the next day.
+        // step) both leave it at the next day. (The schedule alone: the part that does both.)
         let connection = try bus.connect()
-        try SchedulerDaemon.claimBusName(on: connection)
         let insideTheHour = Instant(seconds: 1_793_513_400)
-        let restarted = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"), clock: .fixed(insideTheHour),
-                                           soundServer: false)
-        try restarted.schedule.catchUp(now: insideTheHour)
+        let restarted = Schedule(store: store, marker: try FiringMarker(directory: store.directory), signals: SchedulerSignals(connection: connection),
+                                 clock: .fixed(insideTheHour), logger: Logger(label: "test"))
+        try restarted.catchUp(now: insideTheHour)
         #expect(try store.scheduledTime(of: id)?.nextFire == nextDay)
-        #expect(restarted.schedule.queue.time(of: id) == nextDay)
-        restarted.schedule.rescheduleAll(after: insideTheHour)
+        #expect(restarted.queue.time(of: id) == nextDay)
+        restarted.rescheduleAll(after: insideTheHour)
         #expect(try store.scheduledTime(of: id)?.nextFire == nextDay)
         #expect(try store.missedOccurrences().isEmpty)
     }
@@ -148,7 +149,7 @@ final class DaemonOnASetClock {
         self.now = now
         daemon = try SchedulerDaemon(connection: connection, store: store, logger: Logger(label: "test"),
                                      clock: WallClock { now.value.withLock { $0 } }, soundServer: false)
-        service = try #require(daemon.service)
+        service = daemon.service
     }
 
     /// Sets the daemon's now.

@@ -1,0 +1,172 @@
+// What the D-Bus service may ask of the daemon's parts: the one interface between the daemon's
+// face and its insides. The service holds a `SchedulerParts`, never the daemon or a part, so what
+// a caller on the bus can reach is this list and nothing else. `DaemonParts` answers each question
+// by asking the part that owns the answer; the status and the settings are reports drawn from
+// several parts, gathered here once each part has its answer.
+import ChimeCenter
+import ChimeConfig
+import Notifications
+import Sound
+import Timekeeping
+
+protocol SchedulerParts: AnyObject {
+    func now() -> Instant
+
+    // MARK: The alarms (the schedule)
+    func add(_ request: IncomingRequest) throws(SchedulerError) -> (identifier: String, next: Instant)
+    func addAll(_ requests: [IncomingRequest]) throws(SchedulerError) -> [(identifier: String, next: Instant)]
+    func remove(_ identifiers: [String]) throws(SchedulerError) -> [String]
+    func removeAll() throws(SchedulerError) -> [String]
+    func disable(_ identifiers: [String]) throws(SchedulerError) -> [String]
+    func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)]
+    func skip(_ identifier: String, undo: Bool) throws(SchedulerError) -> (changed: Instant, next: Instant?)
+    func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)]
+    func resume(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)]
+    func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)]
+    /// One alarm as stored (nil: not pending).
+    func stored(_ identifier: String) throws(StoreError) -> LoadedRequest?
+    /// Every pending alarm, one at a time as read (a listing is never held whole).
+    func forEachPending(_ body: (PendingSummary) throws -> Void) throws
+    func missed() throws(StoreError) -> [MissedOccurrence]
+
+    // MARK: Popups (the presenter, the ledger, ringing)
+    func answer(_ identifier: String, action: String) throws(SchedulerError)
+    func close(_ identifiers: [String]) throws(SchedulerError)
+    /// The delivered alarms, once the ledger knows what it can of popups shown before a restart.
+    func delivered(_ reply: @escaping (Result<[DeliveredSummary], StoreError>) -> Void)
+    var ringing: [(identifier: String, due: Instant, until: Instant, title: String)] { get }
+
+    // MARK: Sounds (the speaker)
+    /// Runs `body` once it is known how sounds are played.
+    func whenSoundSettled(_ body: @escaping () -> Void)
+    func preview(_ sound: Sound, volume: Int, fade: TimeSpan, for duration: TimeSpan?) throws(PreviewError)
+        -> (play: Int, length: TimeSpan, way: String)
+    func stopPreview(_ play: Int)
+
+    // MARK: The alarm file
+    var alarmFilePath: String? { get }
+    var timerPresets: [TimerPreset] { get }
+    var alarmFileStatus: AlarmFileStatus { get }
+    func reloadAlarmFile(reason: String) -> AlarmFileStatus
+
+    // MARK: Reports from several parts, answered in the loop once each part has its answer
+    func status(_ reply: @escaping (Result<DaemonStatus, StoreError>) -> Void)
+    func settings(_ reply: @escaping (NotificationSettings) -> Void)
+}
+
+/// The daemon's parts as the service may ask them.
+final class DaemonParts: SchedulerParts {
+    private let clock: WallClock
+    private let listing: any ListingStore
+    private let schedule: Schedule
+    private let presenter: Presenter
+    private let ledger: PopupLedger
+    private let ringingPart: Ringing
+    private let speaker: Speaker
+    private let session: ServerSession
+    private let doNotDisturb: DoNotDisturb
+    private let waking: Waking
+    private let sleep: SleepFollower?
+    private let alarmFile: AlarmFileFollower
+
+    init(clock: WallClock, listing: any ListingStore, schedule: Schedule, presenter: Presenter, ledger: PopupLedger, ringing: Ringing,
+         speaker: Speaker, session: ServerSession, doNotDisturb: DoNotDisturb, waking: Waking, sleep: SleepFollower?,
+         alarmFile: AlarmFileFollower) {
+        self.clock = clock
+        self.listing = listing
+        self.schedule = schedule
+        self.presenter = presenter
+        self.ledger = ledger
+        self.ringingPart = ringing
+        self.speaker = speaker
+        self.session = session
+        self.doNotDisturb = doNotDisturb
+        self.waking = waking
+        self.sleep = sleep
+        self.alarmFile = alarmFile
+    }
+
+    func now() -> Instant { clock.now() }
+
+    func add(_ request: IncomingRequest) throws(SchedulerError) -> (identifier: String, next: Instant) { try schedule.add(request) }
+    func addAll(_ requests: [IncomingRequest]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.addAll(requests) }
+    func remove(_ identifiers: [String]) throws(SchedulerError) -> [String] { try schedule.remove(identifiers) }
+    func removeAll() throws(SchedulerError) -> [String] { try schedule.removeAll() }
+    func disable(_ identifiers: [String]) throws(SchedulerError) -> [String] { try schedule.disable(identifiers) }
+    func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.enable(identifiers) }
+    func skip(_ identifier: String, undo: Bool) throws(SchedulerError) -> (changed: Instant, next: Instant?) {
+        try schedule.skip(identifier, undo: undo)
+    }
+    func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)] { try schedule.pause(identifiers) }
+    func resume(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.resume(identifiers) }
+    func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)] { try schedule.pausedTimers() }
+    func stored(_ identifier: String) throws(StoreError) -> LoadedRequest? { try schedule.stored(identifier) }
+    func forEachPending(_ body: (PendingSummary) throws -> Void) throws { try listing.forEachPendingSummary(body) }
+    func missed() throws(StoreError) -> [MissedOccurrence] { try listing.missedOccurrences() }
+
+    func answer(_ identifier: String, action: String) throws(SchedulerError) { try presenter.answer(identifier, action: action) }
+    func close(_ identifiers: [String]) throws(SchedulerError) { try presenter.close(identifiers) }
+    func delivered(_ reply: @escaping (Result<[DeliveredSummary], StoreError>) -> Void) { ledger.list(reply) }
+    var ringing: [(identifier: String, due: Instant, until: Instant, title: String)] { ringingPart.current }
+
+    func whenSoundSettled(_ body: @escaping () -> Void) { speaker.whenSettled(body) }
+    func preview(_ sound: Sound, volume: Int, fade: TimeSpan, for duration: TimeSpan?) throws(PreviewError)
+        -> (play: Int, length: TimeSpan, way: String) {
+        let started = try speaker.preview(sound, volume: volume, fade: fade, for: duration)
+        return (started.play, started.length, speaker.previewWay)
+    }
+    func stopPreview(_ play: Int) { speaker.stopPreview(play) }
+
+    var alarmFilePath: String? { alarmFile.path }
+    var timerPresets: [TimerPreset] { alarmFile.timerPresets }
+    var alarmFileStatus: AlarmFileStatus { alarmFile.status }
+    func reloadAlarmFile(reason: String) -> AlarmFileStatus {
+        alarmFile.reload(now: clock.now(), reason: reason)
+        return alarmFile.status
+    }
+
+    /// Once the way to wake is known (systemd's user manager may still be asked), how sounds are
+    /// played is settled, and do-not-disturb was read afresh (within its own deadline).
+    func status(_ reply: @escaping (Result<DaemonStatus, StoreError>) -> Void) {
+        waking.whenMethodKnown { [weak self] in
+            self?.speaker.whenSettled {
+                self?.doNotDisturb.refresh { state in
+                    guard let self else { return }
+                    reply(Result { () throws(StoreError) in
+                        DaemonStatus(version: SchedulerInterface.version, pending: self.listing.pendingCount,
+                                     quarantined: try self.listing.quarantined(), store: self.listing.path,
+                                     storeWarnings: self.listing.warnings, sleep: SleepFollower.status(self.sleep),
+                                     wake: self.waking.status, wakeMethod: self.waking.method?.name ?? "none",
+                                     stayAwake: self.waking.stayAwakeStatus,
+                                     doNotDisturb: self.doNotDisturb.statusText(state, deferred: self.presenter.deferredCount),
+                                     sound: self.speaker.statusText)
+                    })
+                }
+            }
+        }
+    }
+
+    /// Once the server has said what it can do and who it is (or failed to, or none runs), with
+    /// its do-not-disturb read afresh: never by waiting on it here.
+    func settings(_ reply: @escaping (NotificationSettings) -> Void) {
+        session.ask()
+        session.whenAnswered { [weak self] in
+            guard let self else { return }
+            guard session.present else { return reply(NotificationSettings(deniedBecause: NoNotificationServerError.message)) }
+            guard let capabilities = session.capabilities, let information = session.information else {
+                return reply(NotificationSettings(deniedBecause: session.failure ?? "the notification server did not answer"))
+            }
+            speaker.whenSettled { [weak self] in
+                guard let self else { return }
+                var settings = NotificationSettings(capabilities: capabilities, server: information, player: speaker.player)
+                if let name = speaker.soundServerName { settings.sound = .soundServer(name) }
+                guard settings.isAuthorized else { return reply(settings) }
+                doNotDisturb.refresh { state in
+                    settings.doNotDisturb = state.on
+                    settings.doNotDisturbSource = state.description
+                    reply(settings)
+                }
+            }
+        }
+    }
+}
