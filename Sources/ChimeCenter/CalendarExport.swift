@@ -104,13 +104,13 @@ public enum CalendarExport {
         }
         switch trigger.rule {
         case .recurrence(let recurrence):
-            // As written; an end chime adds goes into an RRULE that has none.
-            let lines = recurrence.text.split(separator: " ").map { line -> String in
-                let text = String(line)
-                guard text.uppercased().hasPrefix("RRULE:"), !untilPart.isEmpty,
-                    !text.uppercased().contains("UNTIL="), !text.uppercased().contains("COUNT=")
-                else { return text }
-                return text + untilPart
+            // As read (the one content-line reader); an end chime adds goes into an RRULE that has none.
+            let lines = recurrence.lines.map { line -> String in
+                var line = line
+                if line.name == "RRULE", !untilPart.isEmpty, let rule = try? RecurrenceRule(parsing: line.value), rule.until == nil, rule.count == nil {
+                    line.value += untilPart
+                }
+                return line.written
             }
             return lines + exceptions
         case .instant(let t):

@@ -94,35 +94,35 @@ public struct CalendarImport: Sendable {
                                skipped: [Property], instance: Property?, anchor: Instant) {
         let problemsBefore = problems.count
         func problem(_ line: Int, _ message: String) { problems.append(Problem(line: line, message: message)) }
-        /// A date or date-time property written for chime's rule: its TZID as the tz database names it.
-        func written(_ property: Property, as name: String) -> String? {
-            var head = name
-            if let value = property.parameters["VALUE"], value.uppercased() == "DATE" { head += ";VALUE=DATE" }
+        /// A date or date-time property as a line of chime's rule: its TZID as the tz database names it.
+        func written(_ property: Property, as name: String) -> ContentLine? {
+            var line = ContentLine(name: name, value: property.value, line: property.line)
+            if let value = property.parameters["VALUE"], value.uppercased() == "DATE" { line.parameters["VALUE"] = "DATE" }
             if let tzid = property.parameters["TZID"] {
                 guard let zone = Values.zoneName(tzid, timeZones: timeZones) else {
                     problem(property.line, "TZID=\(tzid): not a zone chime knows (no tz database name, X-LIC-LOCATION or fixed offset says which)")
                     return nil
                 }
-                head += ";TZID=\(zone)"
+                line.parameters["TZID"] = zone
             }
-            return head + ":" + property.value
+            return line
         }
         let startProperty = item.first("DTSTART") ?? (item.name == "VTODO" ? item.first("DUE") : nil)
         guard let startProperty else {
             return problem(item.line, "\(item.name) without \(item.name == "VTODO" ? "DTSTART or DUE" : "DTSTART"): its alarms have nothing to be relative to")
         }
         // The rule: the event's own recurrence (a moved instance: just its own start).
-        var lines: [String] = []
+        // The lines as read, never written out and read again.
+        var lines: [ContentLine] = []
         if let start = written(startProperty, as: "DTSTART") { lines.append(start) }
         if instance == nil {
-            for rule in item.all("RRULE") { lines.append("RRULE:" + rule.value) }
+            for rule in item.all("RRULE") { lines.append(ContentLine(name: "RRULE", value: rule.value, line: rule.line)) }
             for date in item.all("RDATE") { if let text = written(date, as: "RDATE") { lines.append(text) } }
             for date in item.all("EXDATE") + skipped { if let text = written(date, as: "EXDATE") { lines.append(text) } }
         }
         guard problems.count == problemsBefore else { return }
-        var ruleText = lines.joined(separator: " ")
         let recurrence: Recurrence
-        do throws(RuleError) { recurrence = try Recurrence(parsing: ruleText) } catch {
+        do throws(RuleError) { recurrence = try Recurrence(lines: lines) } catch {
             return problem(startProperty.line, "the event's recurrence: \(error.message)")
         }
         // The event's length, for alarms relative to its end.
@@ -130,7 +130,7 @@ public struct CalendarImport: Sendable {
         if let duration = item.first("DURATION").flatMap({ Values.duration($0.value) }) {
             length = duration
         } else if let end = item.first(item.name == "VTODO" ? "DUE" : "DTEND"), end != startProperty,
-            let endText = written(end, as: "DTSTART"), let endRecurrence = try? Recurrence(parsing: endText)
+            let endLine = written(end, as: "DTSTART"), let endRecurrence = try? Recurrence(lines: [endLine])
         {
             let zone = Zone.system()
             length = endRecurrence.startInstant(floatingZone: zone) - recurrence.startInstant(floatingZone: zone)
@@ -163,7 +163,7 @@ public struct CalendarImport: Sendable {
             }
             var first: Int64
             if trigger.parameters["VALUE"]?.uppercased() == "DATE-TIME" {
-                guard let at = try? Recurrence(parsing: "DTSTART:" + trigger.value) else {
+                guard let at = try? Recurrence(lines: [ContentLine(name: "DTSTART", value: trigger.value, line: trigger.line)]) else {
                     problem(trigger.line, "TRIGGER:\(trigger.value) is not a date-time (YYYYMMDDTHHMMSSZ)")
                     continue
                 }
@@ -219,11 +219,11 @@ public struct CalendarImport: Sendable {
         draft.until = own(Own.until).flatMap { Int64($0) }.map { .instant(Instant(seconds: $0)) }
         draft.timeZone = own(Own.zone)
         // chime's own rule, where the event came from chime: the alarm comes back as it was written.
-        if let chimeRule = own(Own.rule) { ruleText = chimeRule }
+        let chimeRule = own(Own.rule)
         let identifier = own(Own.id) ?? Self.identifier(uid: uid, instance: instance)
         if !offsets.isEmpty {
             draft.identifier = identifier
-            draft.when = .rule(ruleText)
+            draft.when = chimeRule.map { .rule($0) } ?? .recurrence(recurrence)
             let places = Set(offsets).sorted()  // a DISPLAY and an AUDIO alarm at the same time are one
             draft.offsets = places == [0] ? [] : places.map { .seconds($0) }
             alarms.append(Alarm(draft: draft, line: item.line, uid: uid))

@@ -20,9 +20,11 @@ public struct AlarmDraft: Sendable {
         case asGiven
     }
 
-    /// When it fires: a rule's text (parsed here), or one instant.
+    /// When it fires: a rule's text (parsed here), a recurrence already read from content lines
+    /// (an imported event's), or one instant.
     public enum When: Sendable, Hashable {
         case rule(String)
+        case recurrence(Recurrence)
         case instant(Instant)
     }
 
@@ -275,6 +277,10 @@ public struct AlarmDraft: Sendable {
                 parsed.timeZone = nil
             }
             return parsed
+        case .recurrence(let recurrence)?:
+            try checkText(recurrence.text, .rule, RequestBounds.ruleBytes, allowing: .none)
+            let rule = Rule.recurrence(recurrence)
+            return Trigger(rule: rule, repeats: repeats ?? rule.repeats, timeZone: timeZone ?? defaultTimeZone, anchor: anchor)
         case .instant(let instant)?:
             if repeats == true { throw RequestError(.repeats, "a request at one instant cannot repeat; give a rule") }
             return Trigger(rule: .instant(instant), repeats: false, timeZone: timeZone ?? defaultTimeZone, anchor: anchor)

@@ -31,6 +31,10 @@ public struct RecurrenceRule: Hashable, Sendable {
     public enum Frequency: String, Hashable, Sendable, CaseIterable {
         case secondly = "SECONDLY", minutely = "MINUTELY", hourly = "HOURLY", daily = "DAILY"
         case weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
+
+        /// The name as bytes (what the reader compares, without building a string).
+        var bytes: [UInt8] { Self.names[Self.allCases.firstIndex(of: self)!] }
+        private static let names = allCases.map { Array($0.rawValue.utf8) }
     }
 
     /// A `BYDAY` entry: a weekday, with an ordinal in the month or year (`-1FR`: the last Friday).
@@ -54,8 +58,6 @@ public struct RecurrenceRule: Hashable, Sendable {
     public var bySetPos: [Int] = []
     /// The week's first day (`WKST`, default Monday).
     public var weekStart = 1
-
-    static let weekdayCodes = ["MO": 1, "TU": 2, "WE": 3, "TH": 4, "FR": 5, "SA": 6, "SU": 7]
 }
 
 /// DTSTART with its RRULEs, RDATEs and EXDATEs (§3.8.5).
@@ -85,46 +87,124 @@ public struct Recurrence: Hashable, Sendable {
     }
 
     /// Reads the content lines in `text`; `knownZone` says whether a TZID names a zone (the tz
-    /// database's, by default).
+    /// database's, by default). Errors point at the text, in characters.
     public init(parsing text: String, knownZone: ((String) -> Bool)? = nil) throws(RuleError) {
-        // Zones found while reading, so DTSTART's is looked up once (finding one costs a `stat`).
-        var found: [String: Zone] = [:]
-        let knownZone = knownZone ?? { name in
-            if found[name] != nil { return true }
-            guard let zone = try? Zone.named(name) else { return false }
-            found[name] = zone
-            return true
+        var source = text
+        var reading = Reading(knownZone: knownZone)
+        var written = text
+        do throws(RuleError) {
+            var failure: RuleError?
+            source.withUTF8 { bytes in
+                // The lines: separated by newlines, or by spaces or tabs between them. As written
+                // means one space between them (the text itself, when it is so already).
+                var asWritten = true
+                var start = 0
+                var previousEnd = -1
+                for i in 0...bytes.count {
+                    if i < bytes.count {
+                        let byte = bytes[i]
+                        guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { continue }
+                    }
+                    if i > start {
+                        if previousEnd >= 0 ? (start != previousEnd + 1 || bytes[previousEnd] != 0x20) : start != 0 { asWritten = false }
+                        do throws(RuleError) {
+                            let line: ContentLine
+                            do throws(ContentLine.ReadError) { line = try ContentLine.read(bytes, start..<i) } catch {
+                                throw RuleError(error.message, at: error.offset, length: error.length)
+                            }
+                            try reading.add(line)
+                        } catch {
+                            failure = error
+                            return
+                        }
+                        previousEnd = i
+                    }
+                    start = i + 1
+                }
+                if previousEnd != bytes.count { asWritten = false }
+                if !asWritten {
+                    written = ContentLine.segments(bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+                        .joined(separator: " ")
+                }
+            }
+            if let failure { throw failure }
+            try self.init(reading, text: written)
+        } catch {
+            // Offsets were counted in bytes; the caret under the text counts characters.
+            guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { throw error }
+            let from = text.characterOffset(ofByte: error.offset)
+            throw RuleError(error.message, at: from, length: text.characterOffset(ofByte: error.offset + error.length) - from)
         }
+    }
+
+    /// A recurrence from content lines already read (an imported event's DTSTART, RRULE, RDATE
+    /// and EXDATE, their TZIDs named as the tz database names them); its text is the lines as
+    /// `ContentLine.written` writes them.
+    public init(lines: [ContentLine], knownZone: ((String) -> Bool)? = nil) throws(RuleError) {
+        try self.init(lines: lines, text: lines.map(\.written).joined(separator: " "), knownZone: knownZone)
+    }
+
+    /// What the lines of a recurrence say, gathered one line at a time as they are read.
+    struct Reading {
+        let knownZone: ((String) -> Bool)?
+        /// The first zone found (mostly the only one: DTSTART's), so it is looked up once.
+        var firstFound: (name: String, zone: Zone)?
         var start: DateTimeValue?
         var rules: [RecurrenceRule] = []
         var dates: [DateTimeValue] = []
         var exceptions: [DateTimeValue] = []
-        let lines = ContentLine.split(text)
-        for line in lines {
-            let parsed = try ContentLine(line)
-            switch parsed.name {
+
+        init(knownZone: ((String) -> Bool)?) { self.knownZone = knownZone }
+
+        mutating func isKnown(_ name: String) -> Bool {
+            if let knownZone { return knownZone(name) }
+            if firstFound?.name == name { return true }
+            guard let zone = try? Zone.named(name) else { return false }
+            if firstFound == nil { firstFound = (name, zone) }
+            return true
+        }
+
+        mutating func add(_ line: ContentLine) throws(RuleError) {
+            switch line.name {
             case "DTSTART":
-                guard start == nil else { throw RuleError("DTSTART is given twice", at: line.offset, length: line.text.count) }
-                guard let value = try parsed.dateTimes(knownZone: knownZone).first, parsed.values.count == 1 else {
-                    throw RuleError("DTSTART takes one date or date-time", at: parsed.valueOffset, length: parsed.value.count)
+                guard start == nil else { throw RuleError("DTSTART is given twice", at: line.offset, length: line.valueOffset - line.offset) }
+                var one: DateTimeValue?
+                var count = 0
+                try Recurrence.dateTimes(line, { isKnown($0) }) { value in
+                    one = value
+                    count += 1
                 }
-                start = value
+                guard count == 1, let one else {
+                    throw RuleError("DTSTART takes one date or date-time", at: line.valueOffset, length: line.value.utf8.count)
+                }
+                start = one
             case "RRULE":
-                rules.append(try RecurrenceRule(parsing: parsed.value, offset: parsed.valueOffset))
+                try RecurrenceRule.read(line.value, offset: line.valueOffset, into: &rules)
             case "RDATE":
-                dates += try parsed.dateTimes(knownZone: knownZone)
+                try Recurrence.dateTimes(line, { isKnown($0) }) { dates.append($0) }
             case "EXDATE":
-                exceptions += try parsed.dateTimes(knownZone: knownZone)
+                try Recurrence.dateTimes(line, { isKnown($0) }) { exceptions.append($0) }
             default:
-                throw RuleError("\(parsed.name) is not a recurrence property (DTSTART, RRULE, RDATE, EXDATE)",
-                                at: line.offset, length: parsed.name.count)
+                throw RuleError("\(line.name) is not a recurrence property (DTSTART, RRULE, RDATE, EXDATE)",
+                                at: line.offset, length: line.name.utf8.count)
             }
         }
+    }
+
+    private init(lines: [ContentLine], text: String, knownZone: ((String) -> Bool)?) throws(RuleError) {
+        var reading = Reading(knownZone: knownZone)
+        for line in lines { try reading.add(line) }
+        try self.init(reading, text: text)
+    }
+
+    private init(_ reading: consuming Reading, text: String) throws(RuleError) {
+        let start = reading.start, rules = reading.rules, dates = reading.dates, exceptions = reading.exceptions
+        let firstFound = reading.firstFound
         guard let start else { throw RuleError("a recurrence needs DTSTART, e.g. DTSTART;TZID=Europe/Berlin:20261127T163500") }
         // DTSTART alone is one occurrence (a calendar's one-off event).
-        for (index, rule) in rules.enumerated() {
+        for index in rules.indices {
             // §3.3.10: UNTIL is of DTSTART's value type, and in UTC where DTSTART names a zone or UTC.
-            guard let until = rule.until else { continue }
+            guard let until = rules[index].until else { continue }
             if until.isDate != start.isDate {
                 throw RuleError("RRULE \(index + 1): UNTIL must be a \(start.isDate ? "date" : "date-time"), as DTSTART is")
             }
@@ -143,128 +223,84 @@ public struct Recurrence: Hashable, Sendable {
         self.rules = rules
         self.dates = dates
         self.exceptions = exceptions
-        self.text = lines.map(\.text).joined(separator: " ")
-        if case .zoned(_, let name) = start { startZone = found[name] ?? (try? Zone.named(name)) } else { startZone = nil }
-        expansions = rules.map { RuleExpansion($0, start: start.civil) }
+        self.text = text
+        if case .zoned(_, let name) = start {
+            startZone = firstFound?.name == name ? firstFound?.zone : (try? Zone.named(name))
+        } else {
+            startZone = nil
+        }
+        let civil = start.civil
+        var expansions: [RuleExpansion] = []
+        expansions.reserveCapacity(rules.count)
+        for index in rules.indices { expansions.append(RuleExpansion(rules[index], start: civil)) }
+        self.expansions = expansions
         switch start {
         case .utc(let civil): startInstant = civil.localSeconds
         case .zoned(let civil, _): startInstant = startZone.map { Self.instant(civil, in: $0) }
         case .date, .floating: startInstant = nil
         }
     }
-}
 
-/// One content line, `NAME;PARAM=VALUE:VALUE`, with where it lies in the rule text.
-struct ContentLine {
-    var name: String
-    var parameters: [String: String]
-    var value: String
-    var valueOffset: Int
-
-    /// The lines of `text`: separated by newlines, or by spaces between them.
-    static func split(_ text: String) -> [(text: String, offset: Int)] {
-        // ASCII (as content lines are): bytes are characters, and slicing them is cheap.
-        let utf8 = text.utf8
-        if utf8.allSatisfy({ $0 < 0x80 }) {
-            var lines: [(text: String, offset: Int)] = []
-            var start = 0
-            var offset = 0
-            for byte in utf8 {
-                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                    if offset > start {
-                        let from = utf8.index(utf8.startIndex, offsetBy: start), to = utf8.index(utf8.startIndex, offsetBy: offset)
-                        lines.append((String(text[from..<to]), start))
-                    }
-                    start = offset + 1
-                }
-                offset += 1
-            }
-            if offset > start { lines.append((String(text[utf8.index(utf8.startIndex, offsetBy: start)...]), start)) }
-            return lines
-        }
-        var lines: [(text: String, offset: Int)] = []
-        var current = ""
-        var start = 0
-        for (index, character) in text.enumerated() {
-            if character == " " || character == "\n" || character == "\r" || character == "\t" {
-                if !current.isEmpty { lines.append((current, start)) }
-                current = ""
-                start = index + 1
-            } else {
-                current.append(character)
-            }
-        }
-        if !current.isEmpty { lines.append((current, start)) }
-        return lines
+    /// The content lines of the recurrence, read again from its text (the export writes them).
+    public var lines: [ContentLine] {
+        var source = text
+        return source.withUTF8 { bytes in ContentLine.segments(bytes).compactMap { try? ContentLine.read(bytes, $0) } }
     }
 
-    init(_ line: (text: String, offset: Int)) throws(RuleError) {
-        guard let colon = line.text.firstIndex(of: ":") else {
-            throw RuleError("\(line.text) is not a content line (NAME:VALUE)", at: line.offset, length: line.text.count)
-        }
-        let head = line.text[..<colon].split(separator: ";", omittingEmptySubsequences: false)
-        name = String(head[0]).uppercased()
-        var parameters: [String: String] = [:]
-        for parameter in head.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, !pair[0].isEmpty else {
-                throw RuleError("\(parameter) is not a parameter (NAME=VALUE)", at: line.offset, length: colon.utf16Offset(in: line.text))
-            }
-            parameters[pair[0].uppercased()] = String(pair[1])
-        }
-        self.parameters = parameters
-        value = String(line.text[line.text.index(after: colon)...])
-        valueOffset = line.offset + line.text.distance(from: line.text.startIndex, to: colon) + 1
-    }
-
-    /// The value's comma-separated parts.
-    var values: [Substring] { value.split(separator: ",", omittingEmptySubsequences: false) }
-
-    /// The value as dates or date-times (VALUE=DATE, TZID=, a trailing Z).
-    func dateTimes(knownZone: (String) -> Bool) throws(RuleError) -> [DateTimeValue] {
-        let kind = parameters["VALUE"]?.uppercased() ?? "DATE-TIME"
+    /// A DTSTART, RDATE or EXDATE line's value as dates or date-times (VALUE=DATE, TZID=, a trailing Z).
+    static func dateTimes(_ line: ContentLine, _ knownZone: (String) -> Bool, _ each: (DateTimeValue) -> Void) throws(RuleError) {
+        let kind = line.parameters["VALUE"]?.uppercased() ?? "DATE-TIME"
         guard kind == "DATE" || kind == "DATE-TIME" else {
-            throw RuleError("VALUE=\(kind) is not read (DATE or DATE-TIME)", at: valueOffset, length: value.count)
+            throw RuleError("VALUE=\(kind) is not read (DATE or DATE-TIME)", at: line.valueOffset, length: line.value.utf8.count)
         }
-        let zone = parameters["TZID"]
+        let isDate = kind == "DATE"
+        let zone = line.parameters["TZID"]
         if let zone, !knownZone(zone) {
-            throw RuleError("TZID=\(zone) is not a zone of the tz database (e.g. Europe/Berlin)", at: valueOffset, length: value.count)
+            throw RuleError("TZID=\(zone) is not a zone of the tz database (e.g. Europe/Berlin)", at: line.valueOffset, length: line.value.utf8.count)
         }
-        var offset = valueOffset
-        var out: [DateTimeValue] = []
-        for part in values {
-            defer { offset += part.count + 1 }
-            guard let parsed = Self.dateTime(part, isDate: kind == "DATE", zone: zone) else {
-                throw RuleError("\(part) is not a \(kind == "DATE" ? "date (YYYYMMDD)" : "date-time (YYYYMMDDTHHMMSS, Z for UTC)")",
-                                at: offset, length: part.count)
+        var value = line.value
+        var failure: RuleError?
+        value.withUTF8 { bytes in
+            do throws(RuleError) {
+            var from = 0
+            for i in 0...bytes.count where i == bytes.count || bytes[i] == UInt8(ascii: ",") {
+                guard let parsed = dateTime(bytes, from..<i, isDate: isDate, zone: zone) else {
+                    let part = String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<i]), as: UTF8.self)
+                    throw RuleError("\(part) is not a \(isDate ? "date (YYYYMMDD)" : "date-time (YYYYMMDDTHHMMSS, Z for UTC)")",
+                                    at: line.valueOffset + from, length: i - from)
+                }
+                each(parsed)
+                from = i + 1
             }
-            out.append(parsed)
+            } catch { failure = error }
         }
-        return out
+        if let failure { throw failure }
     }
 
     /// `20261127`, `20261127T163500`, `20261127T153500Z`: checked as dates and times of day.
-    static func dateTime(_ text: Substring, isDate: Bool, zone: String?) -> DateTimeValue? {
-        let digits = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= digits.count else { return nil }
+    static func dateTime(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, isDate: Bool, zone: String?) -> DateTimeValue? {
+        let count = range.count
+        let base = range.lowerBound
+        func number(_ from: Int, _ to: Int) -> Int? {
+            guard to <= count else { return nil }
             var value = 0
-            for byte in digits[range] {
-                guard (0x30...0x39).contains(byte) else { return nil }
+            for i in (base + from)..<(base + to) {
+                let byte = bytes[i]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
                 value = value * 10 + Int(byte - 0x30)
             }
             return value
         }
-        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8), (1...12).contains(month),
+        guard let year = number(0, 4), let month = number(4, 6), let day = number(6, 8), (1...12).contains(month),
             (1...daysInMonth(year, month)).contains(day)
         else { return nil }
-        if isDate { return digits.count == 8 ? .date(year: year, month: month, day: day) : nil }
-        guard digits.count == 15 || digits.count == 16, digits[8] == UInt8(ascii: "T"), let hour = number(9..<11),
-            let minute = number(11..<13), let second = number(13..<15), hour < 24, minute < 60, second < 61
+        if isDate { return count == 8 ? .date(year: year, month: month, day: day) : nil }
+        guard count == 15 || count == 16, bytes[base + 8] == UInt8(ascii: "T"), let hour = number(9, 11),
+            let minute = number(11, 13), let second = number(13, 15), hour < 24, minute < 60, second < 61
         else { return nil }
         let civil = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: min(second, 59))
-        if digits.count == 16 {
-            guard digits[15] == UInt8(ascii: "Z"), zone == nil else { return nil }
+        if count == 16 {
+            guard bytes[base + 15] == UInt8(ascii: "Z"), zone == nil else { return nil }
             return .utc(civil)
         }
         return zone.map { .zoned(civil, zone: $0) } ?? .floating(civil)
@@ -272,82 +308,164 @@ struct ContentLine {
 }
 
 extension RecurrenceRule {
-    /// Reads a RRULE value (`FREQ=MONTHLY;BYDAY=-1FR`); `offset` is where it starts in the rule text.
+    /// Reads a RRULE value (`FREQ=MONTHLY;BYDAY=-1FR`); `offset` is where it starts in the rule
+    /// text (in bytes). Read as bytes: a rule is ASCII, and nothing here builds a `Character`.
     public init(parsing text: String, offset: Int = 0) throws(RuleError) {
+        var source = text
+        var read: RecurrenceRule?
+        var failure: RuleError?
+        source.withUTF8 { bytes in
+            do throws(RuleError) { read = try Self.read(bytes, offset: offset) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        self = read.take().unsafelyUnwrapped
+    }
+
+    /// A rule part's name (`Part(rawValue:)` is its index in `partNames`).
+    private enum Part: Int {
+        case freq, interval, count, until, bySecond, byMinute, byHour, byMonthDay, byYearDay, byWeekNo, byMonth, bySetPos, byDay, wkst
+    }
+
+    /// Which part `bytes[range]` names, in any case; nil: none.
+    private static func part(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Part? {
+        names: for (index, name) in partNameBytes.enumerated() where name.count == range.count {
+            for k in 0..<name.count where bytes[range.lowerBound + k] & 0xDF != name[k] { continue names }
+            return Part(rawValue: index)
+        }
+        return nil
+    }
+
+    /// `[+-]digits` (at most 9 digits) in `bytes[from..<to]`, or nil.
+    @inline(__always) private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        var i = from
+        var sign = 1
+        if i < to, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            if bytes[i] == UInt8(ascii: "-") { sign = -1 }
+            i += 1
+        }
+        guard i < to, to - i <= 9 else { return nil }
+        var value = 0
+        while i < to {
+            let digit = bytes[i] &- 0x30
+            guard digit <= 9 else { return nil }
+            value = value * 10 + Int(digit)
+            i += 1
+        }
+        return sign * value
+    }
+
+    /// Reads `text` onto the end of `rules` (read in place: a rule is not copied on its way there).
+    static func read(_ text: String, offset: Int, into rules: inout [RecurrenceRule]) throws(RuleError) {
+        var source = text
+        var failure: RuleError?
+        source.withUTF8 { bytes in
+            do throws(RuleError) { rules.append(try Self.read(bytes, offset: offset)) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>, offset: Int) throws(RuleError) -> RecurrenceRule {
         var frequency: Frequency?
         var rule = RecurrenceRule(frequency: .daily)
-        var seen: Set<String> = []
-        var position = offset
-        for part in text.split(separator: ";", omittingEmptySubsequences: false) {
-            defer { position += part.count + 1 }
-            func fail(_ message: String) -> RuleError { RuleError(message, at: position, length: part.count) }
-            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, !pair[1].isEmpty else { throw fail("\(part) is not a rule part (NAME=VALUE)") }
-            let name = pair[0].uppercased()
-            let value = String(pair[1])
-            guard seen.insert(name).inserted else { throw fail("\(name) is given twice") }
-            func numbers(_ range: ClosedRange<Int>, signed: Bool) throws(RuleError) -> [Int] {
+        var seen: UInt32 = 0
+        var partStart = 0
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+        while partStart <= bytes.count {
+            var partEnd = partStart
+            var equals = -1
+            while partEnd < bytes.count, bytes[partEnd] != UInt8(ascii: ";") {
+                if equals < 0, bytes[partEnd] == UInt8(ascii: "=") { equals = partEnd }
+                partEnd += 1
+            }
+            let part = partStart..<partEnd
+            partStart = partEnd + 1
+            func fail(_ message: String) -> RuleError { RuleError(message, at: offset + part.lowerBound, length: part.count) }
+            guard equals >= 0, equals + 1 < part.upperBound else { throw fail("\(text(part)) is not a rule part (NAME=VALUE)") }
+            guard let name = Self.part(bytes, part.lowerBound..<equals) else {
+                throw fail("\(text(part.lowerBound..<equals).uppercased()) is not a part of RRULE (FREQ, INTERVAL, COUNT, UNTIL, BYSECOND ... BYSETPOS, WKST)")
+            }
+            let nameText = partNames[name.rawValue]
+            guard seen & (1 << name.rawValue) == 0 else { throw fail("\(nameText) is given twice") }
+            seen |= 1 << name.rawValue
+            let from = equals + 1, to = part.upperBound
+            func numbers(_ allowed: ClosedRange<Int>, signed: Bool) throws(RuleError) -> [Int] {
+                var comma = from
+                while comma < to, bytes[comma] != UInt8(ascii: ",") { comma += 1 }
+                if comma == to, let n = integer(bytes, from, to), allowed.contains(abs(n)), signed || n >= 0 { return RecurrenceRule.one(n) }
                 var out: [Int] = []
-                for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard let n = Int(item), range.contains(abs(n)), signed || n >= 0 else {
-                        throw fail("\(name): \(item) is not \(signed ? "±" : "")\(range.lowerBound)-\(range.upperBound)")
+                var itemStart = from
+                for i in from...to where i == to || bytes[i] == UInt8(ascii: ",") {
+                    guard let n = integer(bytes, itemStart, i), allowed.contains(abs(n)), signed || n >= 0 else {
+                        throw fail("\(nameText): \(text(itemStart..<i)) is not \(signed ? "±" : "")\(allowed.lowerBound)-\(allowed.upperBound)")
                     }
                     out.append(n)
+                    itemStart = i + 1
                 }
                 return out
             }
             switch name {
-            case "FREQ":
-                guard let f = Frequency(rawValue: value.uppercased()) else {
-                    throw fail("FREQ=\(value): give SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY")
+            case .freq:
+                var found: Frequency?
+                for candidate in Frequency.allCases where candidate.bytes.count == to - from {
+                    var same = true
+                    for k in 0..<(to - from) where bytes[from + k] & 0xDF != candidate.bytes[k] { same = false; break }
+                    if same { found = candidate; break }
                 }
-                frequency = f
-            case "INTERVAL":
-                guard let n = Int(value), n >= 1, n <= 1_000_000 else { throw fail("INTERVAL=\(value): give a whole number from 1") }
+                guard let found else {
+                    throw fail("FREQ=\(text(from..<to)): give SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY")
+                }
+                frequency = found
+            case .interval:
+                guard let n = integer(bytes, from, to), n >= 1, n <= 1_000_000 else { throw fail("INTERVAL=\(text(from..<to)): give a whole number from 1") }
                 rule.interval = n
-            case "COUNT":
-                guard let n = Int(value), n >= 1, n <= 1_000_000 else { throw fail("COUNT=\(value): give a whole number from 1") }
+            case .count:
+                guard let n = integer(bytes, from, to), n >= 1, n <= 1_000_000 else { throw fail("COUNT=\(text(from..<to)): give a whole number from 1") }
                 rule.count = n
-            case "UNTIL":
-                let isDate = value.count == 8
-                guard let until = ContentLine.dateTime(Substring(value), isDate: isDate, zone: nil) else {
-                    throw fail("UNTIL=\(value) is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSSZ)")
+            case .until:
+                guard let until = Recurrence.dateTime(bytes, from..<to, isDate: to - from == 8, zone: nil) else {
+                    throw fail("UNTIL=\(text(from..<to)) is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSSZ)")
                 }
                 rule.until = until
-            case "BYSECOND": rule.bySecond = try numbers(0...60, signed: false)
-            case "BYMINUTE": rule.byMinute = try numbers(0...59, signed: false)
-            case "BYHOUR": rule.byHour = try numbers(0...23, signed: false)
-            case "BYMONTHDAY": rule.byMonthDay = try numbers(1...31, signed: true)
-            case "BYYEARDAY": rule.byYearDay = try numbers(1...366, signed: true)
-            case "BYWEEKNO": rule.byWeekNo = try numbers(1...53, signed: true)
-            case "BYMONTH": rule.byMonth = try numbers(1...12, signed: false)
-            case "BYSETPOS": rule.bySetPos = try numbers(1...366, signed: true)
-            case "BYDAY":
-                for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-                    let code = String(item.suffix(2)).uppercased()
-                    let prefix = item.dropLast(2)
-                    guard let weekday = Self.weekdayCodes[code] else { throw fail("BYDAY: \(item) is not a weekday (MO, TU, ... or -1FR)") }
+            case .bySecond: rule.bySecond = try numbers(0...60, signed: false)
+            case .byMinute: rule.byMinute = try numbers(0...59, signed: false)
+            case .byHour: rule.byHour = try numbers(0...23, signed: false)
+            case .byMonthDay: rule.byMonthDay = try numbers(1...31, signed: true)
+            case .byYearDay: rule.byYearDay = try numbers(1...366, signed: true)
+            case .byWeekNo: rule.byWeekNo = try numbers(1...53, signed: true)
+            case .byMonth: rule.byMonth = try numbers(1...12, signed: false)
+            case .bySetPos: rule.bySetPos = try numbers(1...366, signed: true)
+            case .byDay:
+                var days: [WeekdayNumber] = []
+                var itemStart = from
+                for i in from...to where i == to || bytes[i] == UInt8(ascii: ",") {
+                    defer { itemStart = i + 1 }
+                    guard i - itemStart >= 2, let weekday = Self.weekday(bytes[i - 2], bytes[i - 1]) else {
+                        throw fail("BYDAY: \(text(itemStart..<i)) is not a weekday (MO, TU, ... or -1FR)")
+                    }
                     var ordinal: Int?
-                    if !prefix.isEmpty {
-                        guard let n = Int(prefix), n != 0, abs(n) <= 53 else { throw fail("BYDAY: \(item): the number is ±1-53") }
+                    if i - itemStart > 2 {
+                        guard let n = integer(bytes, itemStart, i - 2), n != 0, abs(n) <= 53 else {
+                            throw fail("BYDAY: \(text(itemStart..<i)): the number is ±1-53")
+                        }
                         ordinal = n
                     }
-                    rule.byDay.append(WeekdayNumber(ordinal: ordinal, weekday: weekday))
+                    days.append(WeekdayNumber(ordinal: ordinal, weekday: weekday))
                 }
-            case "WKST":
-                guard let weekday = Self.weekdayCodes[value.uppercased()] else { throw fail("WKST=\(value) is not a weekday (MO ... SU)") }
+                rule.byDay = days
+            case .wkst:
+                guard to - from == 2, let weekday = Self.weekday(bytes[from], bytes[from + 1]) else {
+                    throw fail("WKST=\(text(from..<to)) is not a weekday (MO ... SU)")
+                }
                 rule.weekStart = weekday
-            default:
-                throw fail("\(name) is not a part of RRULE (FREQ, INTERVAL, COUNT, UNTIL, BYSECOND ... BYSETPOS, WKST)")
             }
         }
-        guard let frequency else { throw RuleError("RRULE needs FREQ, e.g. FREQ=WEEKLY", at: offset, length: text.count) }
+        guard let frequency else { throw RuleError("RRULE needs FREQ, e.g. FREQ=WEEKLY", at: offset, length: bytes.count) }
         rule.frequency = frequency
-        func refuse(_ message: String) -> RuleError { RuleError(message, at: offset, length: text.count) }
+        func refuse(_ message: String) -> RuleError { RuleError(message, at: offset, length: bytes.count) }
         // §3.3.10: the parts that do not go together.
         if rule.count != nil, rule.until != nil { throw refuse("give COUNT or UNTIL, not both") }
         if !rule.byWeekNo.isEmpty, frequency != .yearly { throw refuse("BYWEEKNO goes with FREQ=YEARLY only") }
-        if !rule.byYearDay.isEmpty, [.daily, .weekly, .monthly].contains(frequency) {
+        if !rule.byYearDay.isEmpty, frequency == .daily || frequency == .weekly || frequency == .monthly {
             throw refuse("BYYEARDAY does not go with FREQ=\(frequency.rawValue)")
         }
         if !rule.byMonthDay.isEmpty, frequency == .weekly { throw refuse("BYMONTHDAY does not go with FREQ=WEEKLY") }
@@ -360,6 +478,25 @@ extension RecurrenceRule {
         {
             throw refuse("BYSETPOS needs another BY part to choose from")
         }
-        self = rule
+        return rule
+    }
+
+    /// The part names as upper-case bytes (compared with a byte `& 0xDF`: letters in any case).
+    private static let partNameBytes = partNames.map { Array($0.utf8) }
+    static let partNames = ["FREQ", "INTERVAL", "COUNT", "UNTIL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYMONTHDAY", "BYYEARDAY",
+                            "BYWEEKNO", "BYMONTH", "BYSETPOS", "BYDAY", "WKST"]
+
+    /// The weekday of a two-letter code (`MO` ... `SU`, any case): 1 Monday ... 7 Sunday.
+    static func weekday(_ a: UInt8, _ b: UInt8) -> Int? {
+        switch (a & 0xDF, b & 0xDF) {
+        case (0x4D, 0x4F): 1  // MO
+        case (0x54, 0x55): 2  // TU
+        case (0x57, 0x45): 3  // WE
+        case (0x54, 0x48): 4  // TH
+        case (0x46, 0x52): 5  // FR
+        case (0x53, 0x41): 6  // SA
+        case (0x53, 0x55): 7  // SU
+        default: nil
+        }
     }
 }

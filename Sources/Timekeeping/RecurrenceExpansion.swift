@@ -12,26 +12,24 @@
 extension RecurrenceRule {
     /// The rule with RFC 5545's defaults filled from `start`: the day parts a coarse frequency takes
     /// from DTSTART, and the time parts at or below the frequency.
-    func resolved(start: CivilTime) -> RecurrenceRule {
-        var rule = self
+    mutating func resolve(start: CivilTime) {
         if byWeekNo.isEmpty, byYearDay.isEmpty, byMonthDay.isEmpty, byDay.isEmpty {
             switch frequency {
             case .yearly:
-                if byMonth.isEmpty { rule.byMonth = [start.month] }
-                rule.byMonthDay = [start.day]
+                if byMonth.isEmpty { byMonth = Self.one(start.month) }
+                byMonthDay = Self.one(start.day)
             case .monthly:
-                rule.byMonthDay = [start.day]
+                byMonthDay = Self.one(start.day)
             case .weekly:
-                rule.byDay = [WeekdayNumber(ordinal: nil, weekday: start.weekday)]
+                byDay = [WeekdayNumber(ordinal: nil, weekday: start.weekday)]
             default:
                 break
             }
         }
-        let coarse: [Frequency] = [.yearly, .monthly, .weekly, .daily]
-        if byHour.isEmpty, coarse.contains(frequency) { rule.byHour = [start.hour] }
-        if byMinute.isEmpty, coarse.contains(frequency) || frequency == .hourly { rule.byMinute = [start.minute] }
-        if bySecond.isEmpty, frequency != .secondly { rule.bySecond = [start.second] }
-        return rule
+        let coarse = frequency == .yearly || frequency == .monthly || frequency == .weekly || frequency == .daily
+        if byHour.isEmpty, coarse { byHour = Self.one(start.hour) }
+        if byMinute.isEmpty, coarse || frequency == .hourly { byMinute = Self.one(start.minute) }
+        if bySecond.isEmpty, frequency != .secondly { bySecond = Self.one(start.second) }
     }
 
     /// Whether the day `day` (days since 1970) passes the day parts.
@@ -101,15 +99,24 @@ extension RecurrenceRule {
 
     /// The time parts that pass the time-level filters, as seconds of the day, sorted.
     func times(hour: Int? = nil, minute: Int? = nil, second: Int? = nil) -> [Int] {
+        /// The values to walk: the one given (if the part allows it), else the part's, sorted.
+        func walk(_ given: Int?, _ part: [Int]) -> [Int] {
+            if let given { return part.isEmpty || part.contains(given) ? [given] : [] }
+            return sortedUnique(part)
+        }
+        let (hours, minutes, seconds) = (walk(hour, byHour), walk(minute, byMinute), walk(second, bySecond))
         var out: [Int] = []
-        for h in hour.map({ [$0] }) ?? byHour.sorted() where byHour.isEmpty || byHour.contains(h) {
-            for m in minute.map({ [$0] }) ?? byMinute.sorted() where byMinute.isEmpty || byMinute.contains(m) {
-                for s in second.map({ [$0] }) ?? bySecond.sorted() where bySecond.isEmpty || bySecond.contains(s) {
-                    out.append(h * 3600 + m * 60 + min(s, 59))
+        out.reserveCapacity(hours.count * minutes.count * seconds.count)
+        // Walked in order, so the times come sorted; a leap second (60) reads as 59 and may repeat it.
+        for h in hours {
+            for m in minutes {
+                for s in seconds {
+                    let time = h * 3600 + m * 60 + min(s, 59)
+                    if out.last != time { out.append(time) }
                 }
             }
         }
-        return Array(Set(out)).sorted()
+        return out
     }
 }
 
@@ -259,8 +266,9 @@ struct RuleExpansion: Sendable {
     let weekNumbers: [Int]
     let hours: [Int], minutes: [Int], seconds: [Int]
 
-    init(_ unresolved: RecurrenceRule, start: CivilTime) {
-        let rule = unresolved.resolved(start: start)
+    init(_ unresolved: consuming RecurrenceRule, start: CivilTime) {
+        var rule = unresolved
+        rule.resolve(start: start)
         self.rule = rule
         self.start = start
         startDay = start.dayNumber
@@ -271,10 +279,10 @@ struct RuleExpansion: Sendable {
         never = rule.bySetPosNeverChooses || !rule.reachesItsTimes(from: Int(startSecond))
         let coarse = rule.frequency == .yearly || rule.frequency == .monthly || rule.frequency == .weekly || rule.frequency == .daily
         fixedTimes = coarse ? rule.times() : []
-        months = rule.byMonth.isEmpty || !rule.byWeekNo.isEmpty || !rule.byYearDay.isEmpty ? Array(1...12) : Set(rule.byMonth).sorted()
-        yearDays = Set(rule.byYearDay).sorted()
-        weekNumbers = Set(rule.byWeekNo).sorted()
-        (hours, minutes, seconds) = (Set(rule.byHour).sorted(), Set(rule.byMinute).sorted(), Set(rule.bySecond).sorted())
+        months = rule.byMonth.isEmpty || !rule.byWeekNo.isEmpty || !rule.byYearDay.isEmpty ? RecurrenceRule.everyMonth : sortedUnique(rule.byMonth)
+        yearDays = sortedUnique(rule.byYearDay)
+        weekNumbers = sortedUnique(rule.byWeekNo)
+        (hours, minutes, seconds) = (sortedUnique(rule.byHour), sortedUnique(rule.byMinute), sortedUnique(rule.bySecond))
     }
 
     /// Calls `body` with each occurrence after DTSTART, as instants in `zone`, strictly after
@@ -508,7 +516,7 @@ extension RecurrenceRule {
     /// (`FREQ=MINUTELY;BYSETPOS=3`: a minute has one time): such a rule never fires.
     var bySetPosNeverChooses: Bool {
         guard !bySetPos.isEmpty else { return false }
-        func distinct(_ values: [Int], _ all: Int) -> Int { values.isEmpty ? all : Set(values).count }
+        func distinct(_ values: [Int], _ all: Int) -> Int { values.isEmpty ? all : sortedUnique(values).count }
         let seconds = distinct(bySecond, 60)
         let perDay = distinct(byHour, 24) * distinct(byMinute, 60) * seconds
         // The most days a period can hold: each part that limits days bounds them.
@@ -518,12 +526,12 @@ extension RecurrenceRule {
         case .monthly: 31
         case .yearly: 366
         }
-        if !byMonthDay.isEmpty { days = min(days, Set(byMonthDay).count * (frequency == .yearly ? 12 : 1)) }
-        if !byYearDay.isEmpty { days = min(days, Set(byYearDay).count) }
-        if !byWeekNo.isEmpty { days = min(days, 7 * Set(byWeekNo).count) }
+        if !byMonthDay.isEmpty { days = min(days, sortedUnique(byMonthDay).count * (frequency == .yearly ? 12 : 1)) }
+        if !byYearDay.isEmpty { days = min(days, sortedUnique(byYearDay).count) }
+        if !byWeekNo.isEmpty { days = min(days, 7 * sortedUnique(byWeekNo).count) }
         if !byDay.isEmpty {
             // An ordinal names one day in each month (of BYMONTH's, in a year) or in the year.
-            let perOrdinal = frequency == .yearly && !byMonth.isEmpty ? Set(byMonth).count : 1
+            let perOrdinal = frequency == .yearly && !byMonth.isEmpty ? sortedUnique(byMonth).count : 1
             let perWeekday = frequency == .weekly ? 1 : frequency == .monthly ? 5 : 53
             days = min(days, Set(byDay).reduce(0) { $0 + ($1.ordinal == nil ? perWeekday : perOrdinal) })
         }
@@ -548,9 +556,9 @@ extension RecurrenceRule {
         while a != 0 { (a, b) = (b % a, a) }
         let step = b  // gcd(INTERVAL × unit, 86,400)
         if step == 1 { return true }
-        for hour in byHour.isEmpty ? Array(0..<24) : byHour {
-            for minute in byMinute.isEmpty ? Array(0..<60) : byMinute {
-                for second in bySecond.isEmpty ? Array(0..<60) : bySecond {
+        for hour in byHour.isEmpty ? Self.everyHour : byHour {
+            for minute in byMinute.isEmpty ? Self.everyMinute : byMinute {
+                for second in bySecond.isEmpty ? Self.everyMinute : bySecond {
                     // The period (hour, minute or second) that holds this time.
                     let period = (hour * 3600 + minute * 60 + min(second, 59)) / unit * unit
                     if (period - startSecond / unit * unit) % step == 0 { return true }
@@ -574,4 +582,36 @@ extension RecurrenceRule {
         }
         return Int(max(0, steps))
     }
+}
+
+extension RecurrenceRule {
+    /// Arrays of one value, 0 to 366, made once: most parts of most rules hold one value, and a
+    /// rule read or resolved shares these instead of allocating its own.
+    private static let ones: [[Int]] = (0...366).map { [$0] }
+
+    /// `[value]`, shared where it is one of `ones`.
+    @inline(__always) static func one(_ value: Int) -> [Int] { value >= 0 && value <= 366 ? ones[value] : [value] }
+
+    static let everyHour = Array(0..<24)
+    static let everyMinute = Array(0..<60)
+    static let everyMonth = Array(1...12)
+}
+
+/// `values` sorted, each once: the array itself (no copy) when it is so already, as a rule's parts
+/// mostly are.
+func sortedUnique(_ values: [Int]) -> [Int] {
+    var ordered = true
+    for i in values.indices.dropFirst() where values[i - 1] >= values[i] {
+        ordered = false
+        break
+    }
+    if ordered { return values }
+    var out = values.sorted()
+    var kept = 0
+    for i in out.indices where kept == 0 || out[kept - 1] != out[i] {
+        out[kept] = out[i]
+        kept += 1
+    }
+    out.removeLast(out.count - kept)
+    return out
 }

@@ -10,6 +10,22 @@ import Glibc
 /// /etc/localtime): one `stat` instead of an open, read and parse.
 private let zoneCache = Mutex<[String: (stamp: FileStamp, zone: Zone)]>([:])
 
+/// Zones of the tz database by name, each with when its file was last checked (the monotonic
+/// clock's coarse reading, in nanoseconds). A rule names its zone at every read, and 100,000 rules
+/// are read after a resume: a zone checked within the last second is taken as it is, without a
+/// `stat`. A tzdata upgrade is seen within a second; a change of the system's zone is a change
+/// of name (`Zone.system()` reads `/etc/localtime`'s link every time), seen at once.
+private let namedZones = Mutex<[String: (zone: Zone, checked: Int64)]>([:])
+
+/// How long a zone checked against its file is taken without checking again.
+let zoneRecheckNanoseconds: Int64 = 1_000_000_000
+
+func coarseMonotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
 /// What identifies a version of a file: device, inode, size and modification time.
 struct FileStamp: Equatable, Sendable {
     var device: UInt64
@@ -34,7 +50,10 @@ func cachedZone(path: String, identifier: String) throws(ZoneError) -> Zone {
     guard let stamp = FileStamp(path: path) else {
         throw ZoneError("unknown time zone \"\(identifier)\" (no such zone in \(Zone.databasePath))")
     }
-    let key = identifier + "\u{0}" + path
+    var key = identifier
+    key.reserveCapacity(identifier.utf8.count + 1 + path.utf8.count)
+    key += "\u{0}"
+    key += path
     if let hit = zoneCache.withLock({ $0[key] }), hit.stamp == stamp { return hit.zone }
     let zone = try parseTZif(try readWholeFile(path), identifier: identifier)
     zoneCache.withLock { $0[key] = (stamp, zone) }
@@ -92,10 +111,26 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
     /// Loads a zone by its tz name (`America/New_York`, `UTC`, `Etc/GMT+5`).
     public static func named(_ identifier: String) throws(ZoneError) -> Zone {
         if identifier == "UTC" || identifier == "Etc/UTC" || identifier == "Z" { return .utc }
-        let valid = !identifier.isEmpty && !identifier.hasPrefix("/") && !identifier.contains("..")
-            && identifier.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
-        guard valid else { throw ZoneError("\"\(identifier)\" is not a time zone name") }
-        return try cachedZone(path: databasePath + "/" + identifier, identifier: identifier)
+        let now = coarseMonotonicNanoseconds()
+        if let known = namedZones.withLock({ $0[identifier] }), now - known.checked < zoneRecheckNanoseconds { return known.zone }
+        // Bytes, not Characters: a rule's zone is looked up at every read of the rule.
+        var valid = !identifier.isEmpty
+        var previous: UInt8 = 0x2F  // a leading "/" is refused as "//" would be
+        for byte in identifier.utf8 {
+            if byte <= 0x20 || byte >= 0x7F || (byte == 0x2F && previous == 0x2F) || (byte == 0x2E && previous == 0x2E) {
+                valid = false
+                break
+            }
+            previous = byte
+        }
+        guard valid, identifier.utf8.first != 0x2F else { throw ZoneError("\"\(identifier)\" is not a time zone name") }
+        var path = databasePath
+        path.reserveCapacity(path.utf8.count + 1 + identifier.utf8.count)
+        path += "/"
+        path += identifier
+        let zone = try cachedZone(path: path, identifier: identifier)
+        namedZones.withLock { $0[identifier] = (zone, now) }
+        return zone
     }
 
     /// The file that names the system's zone (a test build of the daemon points it elsewhere: a test
