@@ -185,7 +185,7 @@ test-app:
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
-	SandboxTests SchedulerCallTests PartsTests
+	SandboxTests SchedulerCallTests PartsTests PendingRowsTests
 empty :=
 space := $(empty) $(empty)
 

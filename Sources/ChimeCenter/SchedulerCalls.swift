@@ -3,6 +3,7 @@
 // loop such as the app's), and names a method only as one of these values, never by its member
 // name. A test holds the member names and signatures to packaging/org.chime.Scheduler1.xml.
 import DBus
+import Posix
 import Timekeeping
 
 /// One call of org.chime.Scheduler1: its member, the arguments sent, its signatures as the
@@ -183,6 +184,30 @@ public enum Scheduler1 {
     public static var listPending: SchedulerCall<[PendingSummary]> {
         SchedulerCall("ListPending", out: "a(sxssssssssx)") { reply in
             try (reply.first?.arrayElements ?? []).map { item throws(DBusError) in try PendingSummary(dbus: item) }
+        }
+    }
+
+    /// The same list beside the bus: a sealed file in memory holding `ListPending`'s rows
+    /// (`PendingRows`), read here and closed; 100,000 alarms cross the bus as one descriptor.
+    public static var listPendingFile: SchedulerCall<[PendingSummary]> {
+        SchedulerCall("ListPendingFile", out: "hu") { reply in
+            guard reply.count == 2, case .unixFD(let fd) = reply[0], case .uint32(let count) = reply[1] else {
+                if case .unixFD(let fd)? = reply.first { _ = try? Sys.close(fd) }
+                throw mismatch("ListPendingFile", reply)
+            }
+            defer { _ = try? Sys.close(fd) }
+            // Sealed: nobody can change it while it is read.
+            guard Sys.isSealed(fd) else { throw DBusError(name: .invalidArgs, message: "the daemon's listing is not a sealed file") }
+            let size = try Sys.size(fd)
+            guard size <= PendingRows.maximumBytes else {
+                throw DBusError(name: .limitsExceeded, message: "the daemon's listing is \(size >> 20) MiB, more than chime reads")
+            }
+            let bytes = try Sys.read(fd, upTo: size, at: 0, context: "the daemon's listing")
+            let rows = try bytes.withUnsafeBytes { (buffer) throws(DBusError) in try PendingRows.read(buffer) }
+            guard rows.count == count else {
+                throw DBusError(name: .invalidArgs, message: "the daemon's listing holds \(rows.count) alarms, not the \(count) it said")
+            }
+            return rows
         }
     }
 

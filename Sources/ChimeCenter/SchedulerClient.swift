@@ -205,7 +205,15 @@ public final class UserNotificationCenter {
     }
 
     /// Pending alarms in brief, soonest first.
-    public func pendingSummaries() throws -> [PendingSummary] { try perform(Scheduler1.listPending) }
+    public func pendingSummaries() throws -> [PendingSummary] {
+        do {
+            return try perform(Scheduler1.listPendingFile)
+        } catch is DBusError {
+            // A daemon before 0.3 (no ListPendingFile), or a bus that passes no descriptors: the
+            // list in the reply itself.
+            return try perform(Scheduler1.listPending)
+        }
+    }
 
     /// Removes pending requests; returns the identifiers that were pending.
     @discardableResult

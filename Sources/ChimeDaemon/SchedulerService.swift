@@ -6,6 +6,7 @@ import ChimeCenter
 import ChimeConfig
 import DBus
 import Notifications
+import Posix
 import Timekeeping
 
 /// The daemon's D-Bus face: it reads and checks what callers send, asks the daemon's parts
@@ -188,6 +189,45 @@ final class SchedulerService {
             }
         } catch let error as StoreError {
             throw Self.error(.store(error))
+        }
+    }
+
+    /// `ListPendingFile`: every pending alarm's row (`PendingRows`) written into a file in memory,
+    /// sealed, and answered with its descriptor and the count. Writing to memory never blocks the
+    /// loop, and the rows do not cross the bus.
+    func answerListPendingFile(_ call: Message) {
+        var fd: Int32 = -1
+        // The reply holds its own copy of the descriptor (libdbus duplicates it when it is
+        // added); ours closes once the reply is made.
+        defer { if fd >= 0 { _ = try? Sys.close(fd) } }
+        reply(to: call) {
+            fd = try Sys.memoryFile(name: "chime-pending")
+            var block = PendingRows.magic
+            block.reserveCapacity(1 << 20)
+            var written = 0
+            var count: UInt32 = 0
+            func flush() throws {
+                try Sys.writeAll(fd, block)
+                written += block.count
+                block.removeAll(keepingCapacity: true)
+            }
+            do {
+                try parts.forEachPending { summary in
+                    PendingRows.append(summary, to: &block)
+                    count &+= 1
+                    if block.count >= 1 << 20 {
+                        guard written + block.count <= PendingRows.maximumBytes else {
+                            throw DBusError(name: .limitsExceeded, message: "the list would be more than \(PendingRows.maximumBytes >> 20) MiB")
+                        }
+                        try flush()
+                    }
+                }
+            } catch let error as StoreError {
+                throw Self.error(.store(error))
+            }
+            try flush()
+            try Sys.sealAll(fd)
+            return [.unixFD(fd), .uint32(count)]
         }
     }
 
@@ -430,6 +470,10 @@ final class SchedulerService {
                     },
                     ExportedMethod("ListPending", streaming: Parameter("alarms", .array(pendingItem))) { [unowned self] _, add in
                         try listPending(add)
+                    },
+                    method("ListPendingFile", [], [Parameter("rows", .unixFD), Parameter("count", .uint32)]) { [unowned self] call in
+                        answerListPendingFile(call.message)
+                        throw ReplyLater()
                     },
                     method("ListDelivered", [], [Parameter("delivered", .array(.structure([.string, .uint32, .int64, .string, .boolean])))]) {
                         [unowned self] call in

@@ -287,6 +287,10 @@ public final class Store {
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS paused(identifier TEXT PRIMARY KEY NOT NULL, remaining INTEGER NOT NULL) WITHOUT ROWID;
             """)
+        // The listing read from an index of its own, in its order: `ListPending` of 100,000 alarms
+        // then scans 10 MB of index instead of sorting the table and its 45 MB of requests.
+        // Created on any schema: an older chime ignores it (and keeps it up to date).
+        try database.executeScript("CREATE INDEX IF NOT EXISTS pending_listing ON pending(\(listingColumns));")
         // Reading every table once finds a damaged file now rather than at the first alarm.
         try database.executeScript("SELECT count(*) FROM pending; SELECT count(*) FROM delivered;")
         return database
@@ -807,6 +811,8 @@ public final class Store {
     }
 
     private static let bySoonest = "ORDER BY next_fire IS NULL, next_fire, identifier"
+    /// The listing's index: its order, then every column it shows (so it covers the listing).
+    static let listingColumns = "next_fire IS NULL, next_fire, identifier, title, label, time_zone, origin, quarantine, rule, sound"
 
     /// What `chime list` shows of each pending request, soonest first, read without decoding
     /// any request. Held occurrences and quarantine are read in the same pass.
@@ -825,14 +831,22 @@ public final class Store {
     /// The same, one row at a time: a listing of 100,000 alarms goes into its D-Bus reply as
     /// it is read, never held whole. `body` may throw to stop; its error comes out as it is.
     public func forEachPendingSummary(_ body: (PendingSummary) throws -> Void) throws {
+        // A side table that is empty (as they mostly are) is not asked about for every row.
+        func unlessEmpty(_ table: String, _ term: String, otherwise: String = "NULL") throws(StoreError) -> String {
+            var any = false
+            try read("SELECT 1 FROM \(table) LIMIT 1") { _ in any = true }
+            return any ? term : otherwise
+        }
+        let held = try unlessEmpty("held", "(SELECT min(due) FROM held WHERE held.identifier = pending.identifier)")
+        let retrying = try unlessEmpty("retrying", """
+            (SELECT 'attempt ' || attempt || ' failed: ' || reason FROM retrying WHERE retrying.identifier = pending.identifier
+             ORDER BY due LIMIT 1)
+            """)
+        let disabled = try unlessEmpty("disabled", "EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier)", otherwise: "0")
+        let paused = try unlessEmpty("paused", "(SELECT remaining FROM paused WHERE paused.identifier = pending.identifier)")
         let sql = """
-            SELECT identifier, next_fire, title, label, time_zone, origin, quarantine,
-                   (SELECT min(due) FROM held WHERE held.identifier = pending.identifier),
-                   (SELECT 'attempt ' || attempt || ' failed: ' || reason FROM retrying WHERE retrying.identifier = pending.identifier
-                    ORDER BY due LIMIT 1),
-                   rule, sound, EXISTS(SELECT 1 FROM disabled WHERE disabled.identifier = pending.identifier),
-                   (SELECT remaining FROM paused WHERE paused.identifier = pending.identifier)
-            FROM pending \(Self.bySoonest)
+            SELECT identifier, next_fire, title, label, time_zone, origin, quarantine, \(held), \(retrying), rule, sound, \(disabled), \(paused)
+            FROM pending INDEXED BY pending_listing \(Self.bySoonest)
             """
         do {
             try database.query(sql, [], { row in

@@ -22,7 +22,7 @@ package enum Datum {
     case list([Datum])
     case record([Field])
 
-    package static func optional<T>(_ value: T?, _ make: (T) -> Datum) -> Datum { value.map(make) ?? .none }
+    @inlinable package static func optional<T>(_ value: T?, _ make: (T) -> Datum) -> Datum { value.map(make) ?? .none }
 
     /// A field of a record by its key (nil: not a record, or no such field).
     package subscript(key: String) -> Datum? {
@@ -135,7 +135,7 @@ package struct PrintedOutput {
     }
 
     package mutating func writeJSONString(_ text: String) {
-        appendJSONString(text.utf8, to: &buffer)
+        appendJSONString(text, to: &buffer)
         if !collecting, buffer.count >= Self.block { flush() }
     }
 

@@ -199,6 +199,33 @@ public enum Sys {
     /// `access(2)` for execution.
     public static func isExecutable(_ path: String) -> Bool { Glibc.access(path, X_OK) == 0 }
 
+    // MARK: - Sealed files in memory
+
+    /// A file in memory (`memfd_create(2)`), close-on-exec, that can be sealed.
+    public static func memoryFile(name: String) throws(SystemError) -> Int32 {
+        try SystemError.check("memfd_create") { chime_sealable_memfd(name) }
+    }
+
+    /// Seals a memory file against every change (writes, growing, shrinking, further seals) and
+    /// rewinds it: what the receiver reads is what was written.
+    public static func sealAll(_ fd: Int32) throws(SystemError) {
+        try SystemError.check("fcntl(F_ADD_SEALS)") { chime_seal_all(fd) }
+        try SystemError.check("lseek") { Glibc.lseek(fd, 0, SEEK_SET) }
+    }
+
+    /// Whether `fd` is a memory file sealed against writes, growing and shrinking.
+    public static func isSealed(_ fd: Int32) -> Bool {
+        let seals = chime_seals(fd)
+        return seals >= 0 && seals & (0x0002 | 0x0004 | 0x0008) == (0x0002 | 0x0004 | 0x0008)
+    }
+
+    /// The size of an open file, in bytes.
+    public static func size(_ fd: Int32) throws(SystemError) -> Int {
+        var info = stat()
+        try SystemError.check("fstat") { fstat(fd, &info) }
+        return Int(info.st_size)
+    }
+
     // MARK: - Pipes and polling
 
     /// `pipe2(2)`, close-on-exec; the read end non-blocking when asked.

@@ -533,39 +533,44 @@ extension Zone {
     /// there is one, without its trailing zeros (`16:35:00.25+01:00`).
     func iso8601(_ time: UnixTime, nanosecond: Int64) -> String {
         let civil = self.civil(at: time)
-        var out: [UInt8] = []
-        out.reserveCapacity(25)
-        func digits(_ value: Int, _ count: Int) {
-            var value = abs(value)
-            var chunk = [UInt8](repeating: 0x30, count: count)
-            for i in stride(from: count - 1, through: 0, by: -1) {
-                chunk[i] = 0x30 + UInt8(value % 10)
-                value /= 10
-            }
-            out += chunk
-        }
-        if civil.year < 0 { out.append(UInt8(ascii: "-")) }
-        digits(civil.year, 4)
-        out.append(UInt8(ascii: "-")); digits(civil.month, 2)
-        out.append(UInt8(ascii: "-")); digits(civil.day, 2)
-        out.append(UInt8(ascii: "T")); digits(civil.hour, 2)
-        out.append(UInt8(ascii: ":")); digits(civil.minute, 2)
-        out.append(UInt8(ascii: ":")); digits(civil.second, 2)
-        if nanosecond > 0 {
-            out.append(UInt8(ascii: "."))
-            var fraction = Int(nanosecond)
-            var width = 9
-            while fraction % 10 == 0 {
-                fraction /= 10
-                width -= 1
-            }
-            digits(fraction, width)
-        }
         let offset = self.offset(at: time)
-        out.append(UInt8(ascii: offset < 0 ? "-" : "+"))
-        digits(abs(offset) / 3600, 2)
-        out.append(UInt8(ascii: ":")); digits(abs(offset) / 60 % 60, 2)
-        return String(decoding: out, as: UTF8.self)
+        // Written straight into the string's storage (a listing writes 100,000 of these).
+        return String(unsafeUninitializedCapacity: 40) { out in
+            var at = 0
+            func put(_ byte: UInt8) {
+                out[at] = byte
+                at += 1
+            }
+            func digits(_ value: Int, _ count: Int) {
+                var value = abs(value)
+                for i in stride(from: at + count - 1, through: at, by: -1) {
+                    out[i] = 0x30 + UInt8(value % 10)
+                    value /= 10
+                }
+                at += count
+            }
+            if civil.year < 0 { put(UInt8(ascii: "-")) }
+            digits(civil.year, 4)
+            put(UInt8(ascii: "-")); digits(civil.month, 2)
+            put(UInt8(ascii: "-")); digits(civil.day, 2)
+            put(UInt8(ascii: "T")); digits(civil.hour, 2)
+            put(UInt8(ascii: ":")); digits(civil.minute, 2)
+            put(UInt8(ascii: ":")); digits(civil.second, 2)
+            if nanosecond > 0 {
+                put(UInt8(ascii: "."))
+                var fraction = Int(nanosecond % 1_000_000_000)
+                var width = 9
+                while fraction % 10 == 0 {
+                    fraction /= 10
+                    width -= 1
+                }
+                digits(fraction, width)
+            }
+            put(UInt8(ascii: offset < 0 ? "-" : "+"))
+            digits(abs(offset) / 3600 % 100, 2)
+            put(UInt8(ascii: ":")); digits(abs(offset) / 60 % 60, 2)
+            return at
+        }
     }
 
     /// `instant` as ISO 8601 in this zone, exactly: to the second, with the fraction it has.

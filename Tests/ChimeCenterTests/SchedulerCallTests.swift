@@ -61,7 +61,7 @@ import Timekeeping
             Described(Scheduler1.playSound("bell")), Described(Scheduler1.playSound("bell", volume: 50, fade: .seconds(3), for: .seconds(9))),
             Described(Scheduler1.stopSound(3)), Described(Scheduler1.listRinging), Described(Scheduler1.listTimerPresets),
             Described(Scheduler1.startTimer("tea")), Described(Scheduler1.removeAll), Described(Scheduler1.get("a")),
-            Described(Scheduler1.listPending), Described(Scheduler1.listDelivered), Described(Scheduler1.closeDelivered(["a"])),
+            Described(Scheduler1.listPending), Described(Scheduler1.listPendingFile), Described(Scheduler1.listDelivered), Described(Scheduler1.closeDelivered(["a"])),
             Described(Scheduler1.listMissed), Described(Scheduler1.settings), Described(Scheduler1.status),
             Described(Scheduler1.alarmFileStatus), Described(Scheduler1.reloadAlarmFile),
         ]

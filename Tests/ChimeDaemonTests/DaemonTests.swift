@@ -51,6 +51,30 @@ import Timekeeping
         #expect(try center.pendingSummaries().first { $0.identifier == "once" }?.nextFire == exact)
     }
 
+    /// The list beside the bus (`ListPendingFile`, what `chime list` reads) holds exactly what
+    /// `ListPending` answers, in its order, in a file sealed against change; held, disabled and
+    /// quarantined alarms keep their state and note, and text that needs escaping survives.
+    @Test func theListBesideTheBusIsTheListOnIt() throws {
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let center = try center()
+        for (id, title) in [("a", #"Tea "strong" \ now"#), ("b", "Ümlaut ☕"), ("c", "plain")] {
+            _ = try center.add(NotificationRequest(identifier: id, content: NotificationContent(title: title, label: "x;y"),
+                                                   trigger: try Trigger(parsing: "16:35 mon-fri", anchor: WallClock.system.now())))
+        }
+        _ = try center.perform(Scheduler1.disable(["b"]))
+        let onTheBus = try center.perform(Scheduler1.listPending)
+        let beside = try center.perform(Scheduler1.listPendingFile)
+        #expect(beside == onTheBus)
+        #expect(beside.map(\.identifier).sorted() == ["a", "b", "c"])
+        #expect(beside.first { $0.identifier == "b" }?.state == .disabled)
+        #expect(beside.first { $0.identifier == "a" }?.title == #"Tea "strong" \ now"#)
+        // And chime list --json prints it, escaped.
+        let json = try runChime(["list", "--json"], environment: bus.environment())
+        #expect(json.status == 0)
+        #expect(json.stdout.contains(#""title":"Tea \"strong\" \\ now""#), "\(json.stdout)")
+    }
+
     @Test func anEggTimerReachesTheServerOnTime() throws {
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
