@@ -164,10 +164,10 @@ public struct ContentLine: Hashable, Sendable {
                     add(String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<i]), as: UTF8.self))
                     i += 1
                 } else {
+                    // RFC 5545's paramtext has no DQUOTE; one inside a value is kept as written
+                    // rather than costing the whole calendar (other programs write such lines).
                     let from = i
-                    while i < end, bytes[i] != UInt8(ascii: ";"), bytes[i] != UInt8(ascii: ":"), bytes[i] != UInt8(ascii: ","),
-                        bytes[i] != UInt8(ascii: "\"")
-                    {
+                    while i < end, bytes[i] != UInt8(ascii: ";"), bytes[i] != UInt8(ascii: ":"), bytes[i] != UInt8(ascii: ",") {
                         i += 1
                     }
                     add(String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<i]), as: UTF8.self))
@@ -175,7 +175,6 @@ public struct ContentLine: Hashable, Sendable {
                 guard i < end, bytes[i] == UInt8(ascii: ",") else { break }
                 i += 1
             }
-            if i < end, bytes[i] == UInt8(ascii: "\"") { throw fail("\(written(nameRange)): a quote inside an unquoted parameter value", i, i + 1) }
             parameters.append(Parameter(name: parameterName, value: value ?? "", more: more))
         }
         guard i < end, bytes[i] == UInt8(ascii: ":") else { throw fail("\(written(nameRange)): no ':' before the value", range.lowerBound, i) }
