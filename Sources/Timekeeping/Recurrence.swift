@@ -108,11 +108,18 @@ public struct Recurrence: Hashable, Sendable {
                     if i > start {
                         if previousEnd >= 0 ? (start != previousEnd + 1 || bytes[previousEnd] != 0x20) : start != 0 { asWritten = false }
                         do throws(RuleError) {
-                            let line: ContentLine
-                            do throws(ContentLine.ReadError) { line = try ContentLine.read(bytes, start..<i) } catch {
-                                throw RuleError(error.message, at: error.offset, length: error.length)
+                            // `RRULE:` without parameters (as rules are written): its value is read
+                            // where it lies, without making a line of it first.
+                            if i - start > 6, Self.isPlainRRULE(bytes, start) {
+                                let rule = try RecurrenceRule.read(UnsafeBufferPointer(rebasing: bytes[(start + 6)..<i]), offset: start + 6)
+                                reading.rules.append(rule)
+                            } else {
+                                let line: ContentLine
+                                do throws(ContentLine.ReadError) { line = try ContentLine.read(bytes, start..<i) } catch {
+                                    throw RuleError(error.message, at: error.offset, length: error.length)
+                                }
+                                try reading.add(line)
                             }
-                            try reading.add(line)
                         } catch {
                             failure = error
                             return
@@ -135,6 +142,12 @@ public struct Recurrence: Hashable, Sendable {
             let from = text.characterOffset(ofByte: error.offset)
             throw RuleError(error.message, at: from, length: text.characterOffset(ofByte: error.offset + error.length) - from)
         }
+    }
+
+    /// Whether the line at `start` begins `RRULE:` (in any case).
+    static func isPlainRRULE(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
+        bytes[start] & 0xDF == 0x52 && bytes[start + 1] & 0xDF == 0x52 && bytes[start + 2] & 0xDF == 0x55
+            && bytes[start + 3] & 0xDF == 0x4C && bytes[start + 4] & 0xDF == 0x45 && bytes[start + 5] == UInt8(ascii: ":")
     }
 
     /// A recurrence from content lines already read (an imported event's DTSTART, RRULE, RDATE
@@ -198,17 +211,26 @@ public struct Recurrence: Hashable, Sendable {
     }
 
     private init(_ reading: consuming Reading, text: String) throws(RuleError) {
-        let start = reading.start, rules = reading.rules, dates = reading.dates, exceptions = reading.exceptions
-        let firstFound = reading.firstFound
-        guard let start else { throw RuleError("a recurrence needs DTSTART, e.g. DTSTART;TZID=Europe/Berlin:20261127T163500") }
+        guard let start = reading.start else { throw RuleError("a recurrence needs DTSTART, e.g. DTSTART;TZID=Europe/Berlin:20261127T163500") }
+        // What DTSTART is, read once (each look at an enum with a string in it copies it).
+        enum Kind { case date, floating, utc, zoned }
+        var civil = CivilTime(year: 1970, month: 1, day: 1)
+        var kind = Kind.date
+        var zoneName: String?
+        switch start {
+        case .date(let y, let m, let d): civil = CivilTime(year: y, month: m, day: d)
+        case .floating(let c): (civil, kind) = (c, .floating)
+        case .utc(let c): (civil, kind) = (c, .utc)
+        case .zoned(let c, let name): (civil, kind, zoneName) = (c, .zoned, name)
+        }
         // DTSTART alone is one occurrence (a calendar's one-off event).
-        for index in rules.indices {
+        for index in reading.rules.indices {
             // §3.3.10: UNTIL is of DTSTART's value type, and in UTC where DTSTART names a zone or UTC.
-            guard let until = rules[index].until else { continue }
-            if until.isDate != start.isDate {
-                throw RuleError("RRULE \(index + 1): UNTIL must be a \(start.isDate ? "date" : "date-time"), as DTSTART is")
+            guard let until = reading.rules[index].until else { continue }
+            if until.isDate != (kind == .date) {
+                throw RuleError("RRULE \(index + 1): UNTIL must be a \(kind == .date ? "date" : "date-time"), as DTSTART is")
             }
-            switch start {
+            switch kind {
             case .utc, .zoned:
                 guard case .utc = until else { throw RuleError("RRULE \(index + 1): UNTIL must be in UTC (ending in Z), as DTSTART is not floating") }
             case .floating:
@@ -219,26 +241,34 @@ public struct Recurrence: Hashable, Sendable {
                 break
             }
         }
-        self.start = start
-        self.rules = rules
-        self.dates = dates
-        self.exceptions = exceptions
-        self.text = text
-        if case .zoned(_, let name) = start {
-            startZone = firstFound?.name == name ? firstFound?.zone : (try? Zone.named(name))
+        var expansions: [RuleExpansion] = []
+        expansions.reserveCapacity(reading.rules.count)
+        for index in reading.rules.indices { expansions.append(RuleExpansion(reading.rules[index], start: civil)) }
+        self.expansions = expansions
+        if let zoneName {
+            // The zone found while reading, moved out rather than copied (a zone is six references).
+            var reading = reading
+            if let (name, zone) = reading.firstFound.take(), name == zoneName {
+                startZone = consume zone
+            } else {
+                startZone = try? Zone.named(zoneName)
+            }
+            self.rules = reading.rules
+            self.dates = reading.dates
+            self.exceptions = reading.exceptions
         } else {
             startZone = nil
+            self.rules = reading.rules
+            self.dates = reading.dates
+            self.exceptions = reading.exceptions
         }
-        let civil = start.civil
-        var expansions: [RuleExpansion] = []
-        expansions.reserveCapacity(rules.count)
-        for index in rules.indices { expansions.append(RuleExpansion(rules[index], start: civil)) }
-        self.expansions = expansions
-        switch start {
-        case .utc(let civil): startInstant = civil.localSeconds
-        case .zoned(let civil, _): startInstant = startZone.map { Self.instant(civil, in: $0) }
+        switch kind {
+        case .utc: startInstant = civil.localSeconds
+        case .zoned: startInstant = startZone.map { Self.instant(civil, in: $0) }
         case .date, .floating: startInstant = nil
         }
+        self.start = start
+        self.text = text
     }
 
     /// The content lines of the recurrence, read again from its text (the export writes them).
@@ -326,13 +356,32 @@ extension RecurrenceRule {
         case freq, interval, count, until, bySecond, byMinute, byHour, byMonthDay, byYearDay, byWeekNo, byMonth, bySetPos, byDay, wkst
     }
 
-    /// Which part `bytes[range]` names, in any case; nil: none.
+    /// Which part `bytes[range]` names, in any case; nil: none. Told apart by length and first
+    /// letter, then checked whole.
     private static func part(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Part? {
-        names: for (index, name) in partNameBytes.enumerated() where name.count == range.count {
-            for k in 0..<name.count where bytes[range.lowerBound + k] & 0xDF != name[k] { continue names }
-            return Part(rawValue: index)
+        guard range.count >= 4, range.count <= 10 else { return nil }
+        let candidate: Part? = switch (range.count, bytes[range.lowerBound] & 0xDF, bytes[range.lowerBound + 2] & 0xDF) {
+        case (4, 0x46, _): .freq  // FREQ
+        case (4, 0x57, _): .wkst  // WKST
+        case (8, 0x49, _): .interval  // INTERVAL
+        case (5, 0x43, _): .count  // COUNT
+        case (5, 0x55, _): .until  // UNTIL
+        case (8, 0x42, 0x53): .bySecond  // BYSECOND
+        case (8, 0x42, 0x4D): .byMinute  // BYMINUTE
+        case (6, 0x42, 0x48): .byHour  // BYHOUR
+        case (10, 0x42, 0x4D): .byMonthDay  // BYMONTHDAY
+        case (9, 0x42, 0x59): .byYearDay  // BYYEARDAY
+        case (8, 0x42, 0x57): .byWeekNo  // BYWEEKNO
+        case (7, 0x42, 0x4D): .byMonth  // BYMONTH
+        case (5, 0x42, 0x44): .byDay  // BYDAY
+        default: nil
         }
-        return nil
+        guard var found = candidate else { return nil }
+        // BYSECOND and BYSETPOS share length and third letter.
+        if found == .bySecond, bytes[range.lowerBound + 4] & 0xDF == 0x54 { found = .bySetPos }
+        let name = partNameBytes[found.rawValue]
+        for k in 0..<name.count where bytes[range.lowerBound + k] & 0xDF != name[k] { return nil }
+        return found
     }
 
     /// `[+-]digits` (at most 9 digits) in `bytes[from..<to]`, or nil.
@@ -364,7 +413,7 @@ extension RecurrenceRule {
         if let failure { throw failure }
     }
 
-    private static func read(_ bytes: UnsafeBufferPointer<UInt8>, offset: Int) throws(RuleError) -> RecurrenceRule {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, offset: Int) throws(RuleError) -> RecurrenceRule {
         var frequency: Frequency?
         var rule = RecurrenceRule(frequency: .daily)
         var seen: UInt32 = 0
