@@ -30,7 +30,7 @@ if ! "$chime" list >/dev/null 2>&1; then
     "$chime" daemon --state-dir "$session_dir/demo-state" 2>"$session_dir/daemon.log" &
     demo_daemon=$!
     session_pids=("$demo_daemon" "${session_pids[@]}")
-    for _ in $(seq 100); do "$chime" list >/dev/null 2>&1 && break; sleep 0.05; done
+    for _ in $(seq 600); do "$chime" list >/dev/null 2>&1 && break; sleep 0.05; done
     echo "(started a chime daemon for this demo, pid $demo_daemon, state in a temporary directory)"
 fi
 "$chime" in 2s --id demo-egg-timer --expire 5s "Wait!" "Your eggs are almost done!"

@@ -46,5 +46,5 @@ start_trivial_server() {
     "$1" >"$session_dir/server.out" &
     server_pid=$!
     session_pids+=("$server_pid")
-    for _ in $(seq 100); do [ -s "$session_dir/server.out" ] && break; sleep 0.02; done
+    for _ in $(seq 1500); do [ -s "$session_dir/server.out" ] && break; sleep 0.02; done
 }

@@ -39,7 +39,7 @@ body = "Check the guidance list: 3 students are waiting."
 TOML
 "$chime" daemon 2>"$session_dir/daemon.log" &
 session_pids+=("$!")
-for _ in $(seq 100); do "$chime" list >/dev/null 2>&1 && break; sleep 0.05; done
+for _ in $(seq 600); do "$chime" list >/dev/null 2>&1 && break; sleep 0.05; done
 sleep 3
 # The popup sits top-right (origin and offset above); keep a margin around it.
 import -window root -crop 590x110+310+5 +repage "$png"

@@ -20,7 +20,7 @@ start_dunst
 # played through the speakers of this session.
 "$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
 session_pids+=($!)
-for _ in $(seq 100); do "$chime" list >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 300); do "$chime" list >/dev/null 2>&1 && break; sleep 0.1; done
 # Each program is an application of its own, named after itself (no CHIME_APPLICATION_ID).
 unset CHIME_APPLICATION_ID
 
@@ -32,7 +32,8 @@ echo "$out" | grep -q "^scheduled: every hour$" || fail "check-authorization sai
 
 out=$(run egg-timer 2)
 echo "$out" | grep -q "^Eggs in 2 s, at " || fail "egg-timer said: $out"
-for _ in $(seq 40); do "$chime" delivered | grep -q "Wait!" && break; sleep 0.1; done
+# A wait on state returns as soon as it holds: the bound (30 s) is for a machine that is busy.
+for _ in $(seq 300); do "$chime" delivered | grep -q "Wait!" && break; sleep 0.1; done
 "$chime" delivered | grep -q "^egg-timer/.*Wait!" || fail "the egg timer was not shown: $("$chime" delivered)"
 
 out=$(run weekday-alarm)

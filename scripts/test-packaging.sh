@@ -117,7 +117,7 @@ cat >"$scratch/bus.conf" <<CONF
 CONF
 env -i PATH="$PATH" HOME="$home" dbus-daemon --config-file="$scratch/bus.conf" --nofork 2>"$scratch/bus.log" &
 pids+=($!)
-for _ in $(seq 100); do [ -S "$scratch/bus" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -S "$scratch/bus" ] && break; sleep 0.05; done
 export DBUS_SESSION_BUS_ADDRESS=unix:path=$scratch/bus
 if out=$(HOME=$home "$prefix/bin/chime" list 2>&1) && [ "$out" = "no pending alarms" ]; then
     owner=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
@@ -150,7 +150,7 @@ start_user_bus() {
     rm -f "$wake/bus"
     "${as_user[@]}" env -i PATH="$PATH" HOME="$wake/home" dbus-daemon --config-file="$wake/bus.conf" --nofork 2>>"$scratch/bus.log" &
     bus_pid=$!
-    for _ in $(seq 100); do [ -S "$wake/bus" ] && break; sleep 0.05; done
+    for _ in $(seq 600); do [ -S "$wake/bus" ] && break; sleep 0.05; done
 }
 daemon_pid() {  # asked as that user: the bus takes connections from its own user only
     user_chime dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
@@ -167,7 +167,7 @@ user_chime() { "${as_user[@]}" env -i PATH="$PATH" HOME="$wake/home" DBUS_SESSIO
 wake_method() {  # waits for the daemon to answer, then says its wake method
     local out
     # (status exits 69 here, where no notification server runs: the answer is what counts)
-    for _ in $(seq 100); do
+    for _ in $(seq 600); do
         out=$(user_chime "$prefix/bin/chime" status --json 2>/dev/null || true)
         grep -q '"wakeMethod"' <<<"$out" && break
         sleep 0.05
