@@ -8,7 +8,7 @@ root=$PWD
 chime=$root/.build/debug/chime
 source scripts/private-session.sh
 work=$session_dir
-fail() { echo "test-examples: $*" >&2; exit 1; }
+fail() { echo "test-examples: $*" >&2; echo "--- the daemon's log:" >&2; tail -n 40 "$work/daemon.log" >&2 || true; exit 1; }
 
 swift build --package-path Examples >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "Examples/ did not build"; }
 bin=$(swift build --package-path Examples --show-bin-path)
