@@ -229,6 +229,18 @@ class AppTestCase(unittest.TestCase):
         self.app.focus(self.app.window.get_name())
         self.app.key(number, "Alt_L")
 
+    def first_frame_ms(self):
+        """Milliseconds from now to the first frame the app drew (CHIME_TRACE's "drawn at"), waiting
+        up to 5 s; infinity when none came. The app's log is read, not the app: that costs its main
+        loop nothing."""
+        set_at = time.monotonic()
+        first = float("inf")
+        while first == float("inf") and time.monotonic() < set_at + 5:
+            time.sleep(0.05)
+            frames = [int(line.rsplit(" ", 1)[1]) / 1e6 for line in self.session.app_log().splitlines() if line.startswith("drawn at")]
+            first = min((t for t in frames if t >= set_at - 0.05), default=float("inf"))
+        return (first - set_at) * 1000
+
 
 class AlarmsTests(AppTestCase):
     def test_a_weekday_alarm_added_in_the_dialog_is_the_daemons(self):
@@ -324,14 +336,7 @@ class AlarmsTests(AppTestCase):
             # From the moment chime at has its answer (the alarm is the daemon's) to the first frame
             # the window drew with it, as the app tells it (CHIME_TRACE, on the same monotonic clock).
             # The test does not look meanwhile: its looks through AT-SPI keep the app's main loop busy.
-            # (The app's log is read, not the app: that costs its main loop nothing.)
-            set_at = time.monotonic()
-            first = float("inf")
-            while first == float("inf") and time.monotonic() < set_at + 5:
-                time.sleep(0.05)
-                frames = [int(line.rsplit(" ", 1)[1]) / 1e6 for line in self.session.app_log().splitlines() if line.startswith("drawn at")]
-                first = min((t for t in frames if t >= set_at - 0.05), default=float("inf"))
-            drawn.append((first - set_at) * 1000)
+            drawn.append(self.first_frame_ms())
             # And the row is there, in words, for a screen reader too.
             until(lambda: any(label.startswith(f"{title} · Every day\n") for i in range(listing.get_child_count())
                               for label in App.labels(listing.get_child_at_index(i))), 5, title)
@@ -420,14 +425,7 @@ class TimersTests(AppTestCase):
         drawn = []
         for n, minutes in enumerate((10, 25, 3)):
             self.chime("in", f"{minutes}m", "--label", f"Tea {n}", f"Tea {n}")
-            # (The app's log is read, not the app: that costs its main loop nothing.)
-            set_at = time.monotonic()
-            first = float("inf")
-            while first == float("inf") and time.monotonic() < set_at + 5:
-                time.sleep(0.05)
-                frames = [int(line.rsplit(" ", 1)[1]) / 1e6 for line in self.session.app_log().splitlines() if line.startswith("drawn at")]
-                first = min((t for t in frames if t >= set_at - 0.05), default=float("inf"))
-            drawn.append((first - set_at) * 1000)
+            drawn.append(self.first_frame_ms())
             self.app.wait("push button", f"Pause Tea {n}")
         print(f"measured: chime in answered → the window drew the timer: {', '.join(f'{t:.1f}' for t in drawn)} ms", file=sys.stderr)
         self.assertTrue(all(t < 100 for t in drawn), drawn)
