@@ -38,14 +38,20 @@ public final class ChildProcess: @unchecked Sendable {
             throw HarnessError("\(executable) is not installed (run `make test`, which installs it)")
         }
         name = executable
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw HarnessError("pipe failed") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        defer { close(fds[1]) }
-        output = fds[0]
-        pid = try spawn(
-            path, arguments.map { Array($0.utf8) }, environment: environment ?? ProcessInfo.processInfo.environment,
-            stdout: fds[1], stderrPath: logDirectory.appendingPathComponent("\(URL(fileURLWithPath: executable).lastPathComponent).log").path)
+        // Both ends close-on-exec from the start: tests spawn on other threads meanwhile, and a
+        // write end inherited by their children would keep this pipe open past this child's end.
+        let fds: (read: Int32, write: Int32)
+        do { fds = try Sys.pipe() } catch { throw HarnessError("pipe failed: \(error.reason)") }
+        defer { close(fds.write) }
+        do {
+            pid = try spawn(
+                path, arguments.map { Array($0.utf8) }, environment: environment ?? ProcessInfo.processInfo.environment,
+                stdout: fds.write, stderrPath: logDirectory.appendingPathComponent("\(URL(fileURLWithPath: executable).lastPathComponent).log").path)
+        } catch {
+            close(fds.read)
+            throw error
+        }
+        output = fds.read
     }
 
     deinit { close(output) }
