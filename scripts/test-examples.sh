@@ -8,17 +8,25 @@ root=$PWD
 chime=$root/.build/debug/chime
 source scripts/private-session.sh
 work=$session_dir
-fail() { echo "test-examples: $*" >&2; echo "--- the daemon's log:" >&2; tail -n 40 "$work/daemon.log" >&2 || true; exit 1; }
+fail() {
+    echo "test-examples: $*" >&2
+    echo "--- chime list:" >&2; "$chime" list >&2 || true
+    echo "--- the daemon's log:" >&2; tail -n 60 "$work/daemon.log" >&2 || true
+    exit 1
+}
 
 swift build --package-path Examples >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "Examples/ did not build"; }
 bin=$(swift build --package-path Examples --show-bin-path)
+# The examples compile without a warning: one once said that `try await center.add(request)` called
+# the overload that does not wait, and the egg timer exited before its request reached the daemon.
+if grep -E "/Examples/Sources/[^:]+:[0-9]+:[0-9]+: warning:" "$work/build.log" >&2; then fail "the examples compile with warnings"; fi
 
 # The one test desktop: a private bus, Xvfb and dunst (scripts/testdesktop.py).
 start_private_bus
 start_dunst
 # The desktop has no sound server (its PULSE_SERVER names none): the examples' sounds are not
 # played through the speakers of this session.
-"$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
+CHIME_TRACE=1 "$chime" daemon --no-config --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
 session_pids+=($!)
 for _ in $(seq 300); do "$chime" list >/dev/null 2>&1 && break; sleep 0.1; done
 # Each program is an application of its own, named after itself (no CHIME_APPLICATION_ID).

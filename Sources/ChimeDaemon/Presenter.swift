@@ -317,6 +317,7 @@ final class Presenter: LoopPart {
     /// in the loop, so a slow or hung server holds up no other alarm and no client.
     func show(_ occurrence: Occurrence, content: NotificationContent) {
         guard let capabilities = session.capabilities else {
+            logger.debug("waits for the server's capabilities", metadata: ["alarm.id": "\(occurrence.request.identifier)"])
             awaitingCapabilities.append((occurrence, content))
             session.ask()
             return
@@ -339,6 +340,7 @@ final class Presenter: LoopPart {
             let presentation = Presentation(call: call, occurrence: occurrence, content: content,
                                             deadline: clock.now() + ServerSession.timeout, capabilities: capabilities, varied: varied)
             presenting.append(presentation)
+            logger.debug("sent Notify (replacing \(previous))", metadata: ["alarm.id": "\(identifier)"])
             try call.onCompletion { [weak self, weak presentation] answer in
                 // A call the daemon gave up on (and let go of) has nothing left to answer.
                 guard let self, let presentation else { return }

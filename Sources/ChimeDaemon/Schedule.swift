@@ -374,7 +374,11 @@ final class Schedule: LoopPart {
         }
         for (identifier, due) in queue.popDue(now) {
             firing(identifier) {
-                guard let request = load(identifier) else { return }
+                guard let request = load(identifier) else {
+                    logger.debug("due at \(due), but no longer stored", metadata: ["alarm.id": "\(identifier)"])
+                    return
+                }
+                logger.debug("due at \(due)", metadata: ["alarm.id": "\(identifier)"])
                 events.deliver(request, due, .onTime, now)
             }
         }
@@ -482,6 +486,7 @@ final class Schedule: LoopPart {
         }
         suspects.remove(request.identifier)
         replaced(request.identifier, next: next)
+        logger.debug("added; next at \(next)", metadata: ["alarm.id": "\(request.identifier)"])
         return (request.identifier, next)
     }
 

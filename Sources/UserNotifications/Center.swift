@@ -172,7 +172,13 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     // MARK: - Adding and listing
 
     /// Adds (or replaces) a request; the handler gets nil once the daemon has it on disk.
-    open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+    ///
+    /// Unlike iOS, the handler has no default: in a program's top-level code Swift prefers a
+    /// synchronous overload even under `await`, so with one `try await center.add(request)` called
+    /// this method, which returns at once, and a program that exited next lost its request. Without
+    /// one it calls `add(_:) async throws`, which waits; synchronous code writes
+    /// `center.add(request, withCompletionHandler: nil)`.
+    open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)?) {
         nonisolated(unsafe) let request = request
         queue.async {
             do {
@@ -275,7 +281,8 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     /// App badges do not exist on the Linux desktop: the handler gets nil and nothing is shown.
-    open func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+    /// (No default for the handler, as for `add`.)
+    open func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)?) {
         queue.async { completionHandler?(nil) }
     }
 

@@ -428,7 +428,9 @@ class TimersTests(AppTestCase):
             drawn.append(self.first_frame_ms())
             self.app.wait("push button", f"Pause Tea {n}")
         print(f"measured: chime in answered → the window drew the timer: {', '.join(f'{t:.1f}' for t in drawn)} ms", file=sys.stderr)
-        self.assertTrue(all(t < 100 for t in drawn), drawn)
+        # Drawn from the daemon's PendingChanged: under a second rules out waiting or polling; how
+        # fast (tens of ms here) is the machine's, printed above, not held to a target.
+        self.assertTrue(all(t < 1000 for t in drawn), drawn)
         # Each counts down: the first one's row shows 9:5x, then a second less.
         first = self.app.find_matching("label", lambda text: text.startswith("9:5"))
         self.assertIsNotNone(first)
