@@ -182,7 +182,7 @@ test-app:
 
 # The suites that need no bus, X display or notification server: `make check` runs these alone.
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
-CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests RenderingTests ExampleConfigTests DiagnosticTests \
+CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests HostileCalendarTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
 	SandboxTests SchedulerCallTests PartsTests PendingRowsTests

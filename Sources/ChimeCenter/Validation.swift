@@ -116,7 +116,7 @@ public enum RequestBounds {
     public static let bodyTimeout = TimeSpan.seconds(1)...TimeSpan.seconds(60)
     public static let bodyOutputLimit = 1...65_536
     /// Rule text, before it is parsed (an iCalendar recurrence may list many EXDATEs).
-    public static let ruleBytes = 1...16_384
+    public static let ruleBytes = 1...Rule.maximumBytes
     /// Where an alarm fires relative to its rule's occurrences: how many places, and how far.
     public static let offsetCount = 0...16
     public static let offset = TimeSpan.seconds(-366 * 86_400)...TimeSpan.seconds(366 * 86_400)

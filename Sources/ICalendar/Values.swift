@@ -4,44 +4,61 @@ import Timekeeping
 public enum Values {
     /// `-PT15M`, `P1D`, `P1W`, `PT1H30M`, `P1DT12H` as seconds (negative: before); nil when it is not one.
     public static func duration(_ text: String) -> Int64? {
-        var rest = Substring(text.uppercased())
+        // RFC 5545's grammar: ["+" / "-"] "P" (weeks "W" / days "D" [time] / time), time being "T"
+        // then hours "H", minutes "M", seconds "S", each at most once and in that order. Each number
+        // has at most 9 digits, so the sum cannot overflow; it is then held to `durationLimit`.
+        var bytes = Substring(text).utf8[...]
         var sign: Int64 = 1
-        if rest.first == "+" || rest.first == "-" {
-            if rest.first == "-" { sign = -1 }
-            rest = rest.dropFirst()
+        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+            if first == UInt8(ascii: "-") { sign = -1 }
+            bytes = bytes.dropFirst()
         }
-        guard rest.first == "P" else { return nil }
-        rest = rest.dropFirst()
+        guard let p = bytes.first, p | 0x20 == UInt8(ascii: "p") else { return nil }
+        bytes = bytes.dropFirst()
+        // The units in the order they may come: W alone; D; then after T, H, M, S.
+        let units: [(letter: UInt8, scale: Int64, inTime: Bool)] = [
+            (UInt8(ascii: "W"), 604_800, false), (UInt8(ascii: "D"), 86_400, false),
+            (UInt8(ascii: "H"), 3600, true), (UInt8(ascii: "M"), 60, true), (UInt8(ascii: "S"), 1, true),
+        ]
         var total: Int64 = 0
+        var next = 0  // the first unit that may still come
         var inTime = false
-        var number = ""
-        var sawPart = false
-        for character in rest {
-            if character == "T" {
-                guard !inTime, number.isEmpty else { return nil }
+        var number: Int64 = 0
+        var digits = 0
+        var sawWeeks = false
+        var sawTimePart = false
+        for byte in bytes {
+            let letter = byte & 0xDF  // upper case
+            if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                digits += 1
+                guard digits <= 9 else { return nil }
+                number = number * 10 + Int64(byte - UInt8(ascii: "0"))
+            } else if letter == UInt8(ascii: "T") {
+                guard !inTime, !sawWeeks, digits == 0 else { return nil }
                 inTime = true
-            } else if character.isASCII, character.isNumber {
-                number.append(character)
-                guard number.count <= 9 else { return nil }
+                next = max(next, 2)
             } else {
-                guard let n = Int64(number) else { return nil }
-                let scale: Int64
-                switch (character, inTime) {
-                case ("W", false): scale = 604_800
-                case ("D", false): scale = 86_400
-                case ("H", true): scale = 3600
-                case ("M", true): scale = 60
-                case ("S", true): scale = 1
-                default: return nil
+                guard digits > 0, let index = units.indices.first(where: { units[$0].letter == letter }),
+                    index >= next, units[index].inTime == inTime, !sawWeeks
+                else { return nil }
+                if index == 0 {
+                    guard total == 0 else { return nil }  // weeks stand alone
+                    sawWeeks = true
                 }
-                total += n * scale
-                number = ""
-                sawPart = true
+                if inTime { sawTimePart = true }
+                total += number * units[index].scale
+                next = index + 1
+                number = 0
+                digits = 0
             }
         }
-        guard sawPart, number.isEmpty else { return nil }
+        guard digits == 0, next > 0, !inTime || sawTimePart, total <= durationLimit else { return nil }
         return sign * total
     }
+
+    /// The longest duration read (about 100 years): anything longer is no alarm's offset or an
+    /// event's length, and refused like text that is not a duration.
+    public static let durationLimit: Int64 = 100 * 366 * 86_400
 
     /// `P1D`, `-PT15M` for a number of seconds (what `duration` reads).
     public static func durationText(_ seconds: Int64) -> String {

@@ -91,6 +91,7 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `text`; a bad expression throws a `RuleError` pointing at the offending part.
     public init(parsing text: String) throws(RuleError) {
+        try Rule.checkSize(text)
         weekdays = nil
         years = nil
         months = nil

@@ -265,6 +265,10 @@ struct RuleExpansion: Sendable {
     let yearDays: [Int]
     let weekNumbers: [Int]
     let hours: [Int], minutes: [Int], seconds: [Int]
+    /// A COUNT rule's last occurrence, as a local time (Int64.max: it has fewer before 2199). Found
+    /// once, when the rule is read: from then on the next occurrence is searched from the period
+    /// holding the time asked about, never walked to from DTSTART again.
+    private(set) var countEnd: Int64?
 
     init(_ unresolved: consuming RecurrenceRule, start: CivilTime) {
         var rule = unresolved
@@ -282,7 +286,22 @@ struct RuleExpansion: Sendable {
         months = rule.byMonth.isEmpty || !rule.byWeekNo.isEmpty || !rule.byYearDay.isEmpty ? RecurrenceRule.everyMonth : sortedUnique(rule.byMonth)
         yearDays = sortedUnique(rule.byYearDay)
         weekNumbers = sortedUnique(rule.byWeekNo)
-        (hours, minutes, seconds) = (sortedUnique(rule.byHour), sortedUnique(rule.byMinute), sortedUnique(rule.bySecond))
+        // A leap second (BYSECOND=60, which RFC 5545 allows) is read as 59, as `times()` reads it:
+        // Unix time has no second 60, and a SECONDLY rule looking for one would search to 2199.
+        let leapFree = rule.bySecond.contains(60) ? sortedUnique(rule.bySecond.map { min($0, 59) }) : rule.bySecond
+        (hours, minutes, seconds) = (sortedUnique(rule.byHour), sortedUnique(rule.byMinute), sortedUnique(leapFree))
+        if let count = rule.count {
+            // COUNT counts local times from DTSTART, whatever the zone: walked once in UTC, where
+            // an instant is its local time (to two days past the last instant a zone can reach).
+            var last = start.localSeconds
+            var found = 1  // DTSTART
+            forEach(zone: .utc, after: nil, through: Instant.latest.seconds + 172_800) { local in
+                last = local
+                found += 1
+                return true
+            }
+            countEnd = found >= count ? last : Int64.max
+        }
     }
 
     /// Calls `body` with each occurrence after DTSTART, as instants in `zone`, strictly after
@@ -293,7 +312,9 @@ struct RuleExpansion: Sendable {
     /// and second costs its days and its times, not their product.
     func forEach(zone: Zone, after: UnixTime?, through limit: UnixTime, _ body: (UnixTime) -> Bool) {
         guard !never else { return }
-        let (count, interval, monthDays) = (rule.count, rule.interval, rule.byMonthDay)
+        // A COUNT rule whose end is known is searched as one without COUNT, up to that end.
+        let count = countEnd == nil ? rule.count : nil
+        let (interval, monthDays) = (rule.interval, rule.byMonthDay)
         let untilInstant: UnixTime? = rule.until.map { Recurrence.instant($0, in: zone) }
         if let untilInstant, let after, untilInstant <= after { return }
         var emitted = 1  // DTSTART, which `occurrences` adds
@@ -350,6 +371,7 @@ struct RuleExpansion: Sendable {
         /// Hands over one candidate (local seconds); false when the expansion is over.
         func emit(_ local: Int64) -> Bool {
             if local < skipBelow { return true }  // DTSTART, what comes before it, and before `after`
+            if let countEnd, local > countEnd { return false }
             let t = Recurrence.instant(local: local, in: zone)
             if let untilInstant, t > untilInstant { return false }
             if t > limit { return false }

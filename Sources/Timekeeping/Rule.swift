@@ -19,8 +19,19 @@ public enum Rule: Hashable, Sendable {
     /// iCalendar recurrence (RFC 5545): DTSTART with RRULEs, RDATEs and EXDATEs.
     case recurrence(Recurrence)
 
+    /// The longest rule text read, in bytes: every door (D-Bus, the command line, the alarm file,
+    /// an imported or followed calendar) is held to it before anything is parsed.
+    public static let maximumBytes = 16_384
+
+    /// Refuses text longer than `maximumBytes`, before it is parsed.
+    static func checkSize(_ text: String) throws(RuleError) {
+        let size = text.utf8.count
+        if size > maximumBytes { throw RuleError("the rule is \(size) bytes; a rule has at most \(maximumBytes)") }
+    }
+
     /// Parses any text form; errors point at the offending part of `text`.
     public init(parsing text: String) throws(RuleError) {
+        try Self.checkSize(text)
         if Recurrence.looksLikeContentLines(text) {
             self = .recurrence(try Recurrence(parsing: text))
         } else if let rule = try HumanRule.parse(text) {

@@ -1,0 +1,57 @@
+import ChimeCenter
+import Foundation
+import ICalendar
+import Testing
+import Timekeeping
+
+/// Calendars as an attacker writes them (a shared calendar, an invitation, `curl … | chime import -`):
+/// what cannot be read is a problem at its line, never a crash, and never more work than its size.
+@Suite struct HostileCalendarTests {
+    static let now = Instant(seconds: 1_795_000_000)
+
+    static func event(_ lines: [String]) -> String {
+        (["BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:u", "DTSTART:20261201T090000Z", "SUMMARY:Stand-up"] + lines
+            + ["END:VEVENT", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// RFC 5545's durations, and nothing else: each unit once, in order, weeks alone, at most 9 digits
+    /// a number and about a hundred years in all.
+    @Test(arguments: [
+        ("-PT15M", -900), ("P1W", 604_800), ("P1DT2H", 93_600), ("PT1H30M", 5400), ("+PT0S", 0),
+        ("-P0DT0H15M0S", -900), ("p2d", 172_800), ("PT999999999S", 999_999_999),
+    ] as [(String, Int64)])
+    func durationsAsWritten(_ text: String, _ seconds: Int64) {
+        #expect(Values.duration(text) == seconds)
+    }
+
+    @Test(arguments: [
+        "P", "PT", "P1DT", "P1H", "PT15M1H", "P1W2D", "P2D1W", "PT1H1H", "P1D1D", "-P", "P-1D", "P1.5D",
+        "P9999999999W",  // ten digits
+        "P999999999W",  // nine, but millions of years
+        "-P" + String(repeating: "999999999W", count: 15_300),  // the 153 KB TRIGGER that crash-looped the daemon
+    ])
+    func notDurations(_ text: String) {
+        #expect(Values.duration(text) == nil)
+    }
+
+    /// The 153 KB TRIGGER overflowed `total += n * scale` and killed the daemon reading a followed
+    /// calendar, at every start. Now it is one problem at its line, and the file's other events stay.
+    @Test func anOverflowingTriggerIsAProblemAtItsLine() {
+        let text = Self.event(["BEGIN:VALARM", "TRIGGER:-P" + String(repeating: "999999999W", count: 15_300), "END:VALARM"])
+        let read = CalendarImport(reading: text, anchor: Self.now)
+        #expect(read.alarms.isEmpty)
+        #expect(read.problems.map(\.line) == [7])
+        let repeated = Self.event(["BEGIN:VALARM", "TRIGGER:-PT5M", "REPEAT:3", "DURATION:P999999999W", "END:VALARM"])
+        #expect(CalendarImport(reading: repeated, anchor: Self.now).problems.map(\.description)
+            == ["6: REPEAT needs a count and a positive DURATION"])
+    }
+
+    /// An event's rule is held to the rule's size before it is read, as every other door holds it.
+    @Test func anOversizedRecurrenceIsAProblem() {
+        let rule = "RRULE:FREQ=HOURLY;INTERVAL=2;BYHOUR=" + Array(repeating: "0", count: 9000).joined(separator: ",")
+        let read = CalendarImport(reading: Self.event([rule, "BEGIN:VALARM", "TRIGGER:-PT5M", "END:VALARM"]), anchor: Self.now)
+        #expect(read.alarms.isEmpty)
+        #expect(read.problems.first?.description.contains("a rule has at most \(Rule.maximumBytes)") == true,
+                "\(read.problems)")
+    }
+}
