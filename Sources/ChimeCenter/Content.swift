@@ -366,7 +366,9 @@ public struct Trigger: Hashable, Sendable, Codable {
     public var wallClockZone: Zone {
         switch rule {
         case .calendar(let expression): expression.timeZone.flatMap { try? Zone.named($0) } ?? zone
-        case .recurrence(let recurrence): recurrence.zone(floatingZone: zone)
+        // A UTC DTSTART names instants, not a wall clock (chime exports elapsed-time rules so):
+        // the days an alarm leaves out are the person's, read in the alarm's zone.
+        case .recurrence(let recurrence): if case .utc = recurrence.start { zone } else { recurrence.zone(floatingZone: zone) }
         case .interval, .instant: zone
         }
     }

@@ -268,8 +268,15 @@ extension Trigger {
             }
         case .interval(let span, _):
             try checkSpan(span, .rule, RequestBounds.interval, what: "an interval")
-        case .calendar, .recurrence:
-            break  // a parsed rule is valid by construction
+        case .calendar(let expression):
+            // Kept as the text it prints: a rule that would not read back as itself (once, "16:35 Z")
+            // would be quarantined when due and never ring, so it is refused now.
+            let text = expression.description
+            guard (try? CalendarExpression(parsing: text)) == expression else {
+                throw RequestError(.rule, "\(quotedForMessage(text)) does not read back as the same rule; write it another way")
+            }
+        case .recurrence:
+            break  // kept as the text it was read from
         }
     }
 

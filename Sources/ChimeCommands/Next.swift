@@ -124,12 +124,14 @@ public struct Next: ParsableCommand {
     static func iso8601(_ time: Int64, in zone: Zone) -> String { zone.iso8601(time) }
 
     /// `@UNIXTIME`, or `YYYY-MM-DD[ HH:MM[:SS]]` (a `T` may separate date and time) in `zone`.
+    /// Years 1 to 9999 (and the seconds between them): calendar arithmetic beyond that overflows.
     static func parseTime(_ text: String, in zone: Zone) -> Int64? {
-        if text.hasPrefix("@") { return Int64(text.dropFirst()) }
+        if text.hasPrefix("@") { return Int64(text.dropFirst()).flatMap { (-62_135_596_800...253_402_300_799).contains($0) ? $0 : nil } }
         let parts = text.split(whereSeparator: { $0 == " " || $0 == "T" })
         guard let datePart = parts.first, parts.count <= 2 else { return nil }
         let date = datePart.split(separator: "-").compactMap { Int($0) }
-        guard date.count == 3, (1...12).contains(date[1]), (1...daysInMonth(date[0], date[1])).contains(date[2]) else { return nil }
+        guard date.count == 3, (1...9999).contains(date[0]), (1...12).contains(date[1]), (1...daysInMonth(date[0], date[1])).contains(date[2])
+        else { return nil }
         var clock = [0, 0, 0]
         if parts.count == 2 {
             let fields = parts[1].split(separator: ":").compactMap { Int($0) }

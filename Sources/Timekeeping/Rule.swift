@@ -316,8 +316,14 @@ enum HumanRule {
         dayNames.first { $0.0 == text }?.1
     }
 
+    /// A trailing word that names a zone, as a calendar expression reads one (the rule is kept as
+    /// one): `UTC` (or `Z`), a tz name with a `/`, or one such as `EST5EDT`.
     static func zoneName(_ name: String) -> String? {
-        if name.uppercased() == "UTC" { return "UTC" }
+        let upper = name.uppercased()
+        if upper == "UTC" || upper == "Z" { return "UTC" }
+        guard let first = name.first, first.isLetter, !name.contains(":"), name.contains("/") || CalendarExpression.isZoneName(name) else {
+            return nil
+        }
         return (try? Zone.named(name)) != nil ? name : nil
     }
 

@@ -427,19 +427,27 @@ struct PosixRule: Hashable, Sendable {
             s = s.dropFirst(n.count)
             return String(n)
         }
+        // Every number is bounded as it is read (the TZ variable is anyone's text): an hour of at
+        // most 167 (RFC 8536's extension of POSIX's 24), minutes and seconds below 60, and the
+        // date rules' fields within their ranges; anything else is no rule.
+        func number(_ allowed: ClosedRange<Int>) -> Int? {
+            let digits = s.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count <= 3, let v = Int(digits), allowed.contains(v) else { return nil }
+            s = s.dropFirst(digits.count)
+            return v
+        }
         func clock() -> Int? {  // [+-]hh[:mm[:ss]]
             var sign = 1
             if s.first == "+" { s = s.dropFirst() } else if s.first == "-" { sign = -1; s = s.dropFirst() }
-            var parts: [Int] = []
-            while parts.count < 3 {
-                let digits = s.prefix { $0.isNumber }
-                guard !digits.isEmpty, let v = Int(digits) else { break }
-                parts.append(v)
-                s = s.dropFirst(digits.count)
-                if s.first == ":" { s = s.dropFirst() } else { break }
+            guard let h = number(0...167) else { return nil }
+            var seconds = h * 3600
+            for scale in [60, 1] {
+                guard s.first == ":" else { break }
+                s = s.dropFirst()
+                guard let v = number(0...59) else { return nil }
+                seconds += v * scale
             }
-            guard let h = parts.first else { return nil }
-            return sign * (h * 3600 + (parts.count > 1 ? parts[1] * 60 : 0) + (parts.count > 2 ? parts[2] : 0))
+            return sign * seconds
         }
         /// `,date[/time]`: one change of the rule, at 02:00 unless a time is given.
         func change() -> (DateRule, Int)? {
@@ -453,21 +461,18 @@ struct PosixRule: Hashable, Sendable {
         func dateRule() -> DateRule? {
             if s.first == "J" {
                 s = s.dropFirst()
-                let digits = s.prefix { $0.isNumber }
-                s = s.dropFirst(digits.count)
-                return Int(digits).map(DateRule.julianNoLeap)
+                return number(1...365).map(DateRule.julianNoLeap)
             }
             if s.first == "M" {
                 s = s.dropFirst()
-                let fields = s.prefix { $0.isNumber || $0 == "." }
-                s = s.dropFirst(fields.count)
-                let numbers = fields.split(separator: ".").compactMap { Int($0) }
-                guard numbers.count == 3 else { return nil }
-                return .monthWeekDay(month: numbers[0], week: numbers[1], weekday: numbers[2])
+                guard let month = number(1...12), s.first == "." else { return nil }
+                s = s.dropFirst()
+                guard let week = number(1...5), s.first == "." else { return nil }
+                s = s.dropFirst()
+                guard let weekday = number(0...6) else { return nil }
+                return .monthWeekDay(month: month, week: week, weekday: weekday)
             }
-            let digits = s.prefix { $0.isNumber }
-            s = s.dropFirst(digits.count)
-            return Int(digits).map(DateRule.zeroBased)
+            return number(0...365).map(DateRule.zeroBased)
         }
         guard let std = name(), let stdClock = clock() else { return nil }
         standardName = std

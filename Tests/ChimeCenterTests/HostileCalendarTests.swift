@@ -54,4 +54,43 @@ import Timekeeping
         #expect(read.problems.first?.description.contains("a rule has at most \(Rule.maximumBytes)") == true,
                 "\(read.problems)")
     }
+
+    /// Export then import gives the same alarm: an elapsed-time rule (exported with a UTC DTSTART)
+    /// keeps its left-out days in the alarm's own zone, not UTC's (1 January in Berlin starts at
+    /// 23:00 UTC on 31 December).
+    @Test func anIntervalsExceptionsComeBackInItsZone() throws {
+        let now = Instant(seconds: 1_798_755_000)  // 2026-12-31 22:10 UTC
+        var trigger = Trigger.timeInterval(.seconds(1500), repeats: true, anchor: now)
+        trigger.timeZone = "Europe/Berlin"
+        trigger.exceptions = [try ExceptDate(parsing: "01-01")]
+        let original = NotificationRequest(identifier: "pomodoro", content: NotificationContent(title: "Break"), trigger: trigger)
+        let read = CalendarImport(reading: CalendarExport.calendar([original], now: now), anchor: now)
+        #expect(read.problems.isEmpty, "\(read.problems)")
+        let again = try #require(try read.alarms.first?.draft.build(now: now))
+        var (a, b) = (now, now)
+        var times: [Instant] = []
+        for _ in 0..<8 {
+            let (x, y) = (original.trigger.nextFire(after: a), again.trigger.nextFire(after: b))
+            #expect(x == y)
+            guard let x, let y else { break }
+            times.append(x)
+            (a, b) = (x, y)
+        }
+        // 22:35 UTC, then nothing until 2 January in Berlin (23:00 UTC on the 1st).
+        #expect(times.prefix(1).allSatisfy { $0.seconds < 1_798_758_000 })
+        #expect(times.dropFirst(1).first.map { $0.seconds >= 1_798_844_400 } == true, "\(times)")
+    }
+
+    /// A rule is kept as the text it prints, so what is accepted must read back as itself: "16:35 Z"
+    /// was stored as a rule that did not parse, quarantined when due, and never rang.
+    @Test(arguments: ["16:35 Z", "16:35 z", "16:35 UTC", "16:35 mon-fri Europe/Berlin", "Mon..Fri *-*-* 16:35:00 America/New_York"])
+    func acceptedRulesReadBack(_ text: String) throws {
+        let trigger = try Trigger(parsing: text, anchor: Self.now)
+        try trigger.validate()
+        guard case .calendar(let expression) = trigger.rule else {
+            Issue.record("\(text) is not a calendar rule")
+            return
+        }
+        #expect(try CalendarExpression(parsing: expression.description) == expression, "\(expression.description)")
+    }
 }

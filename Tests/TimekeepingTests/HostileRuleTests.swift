@@ -82,4 +82,22 @@ import Testing
         #expect(rare.occurrences(through: Instant.latest.seconds, floatingZone: .utc).count == 2)
         #expect(rare.expansions.first?.countEnd == Int64.max)
     }
+
+    /// The TZ variable is anyone's text: numbers out of range are no rule (they overflowed, or a
+    /// week number of 99999999999 searched for ever), and ordinary ones still read.
+    @Test(arguments: ["AJJ9999999999219921", "AAA0BBB,M3.99999999999.0,M11.1.0", "AAA0BBB,M13.1.0,M11.1.0",
+                      "AAA0BBB,M3.6.0,M11.1.0", "AAA0BBB,M3.2.7,M11.1.0", "AAA0BBB,J366,J10", "AAA0BBB,400,10",
+                      "AAA168", "AAA-1:60", "AAA1:00:60", "AAA٣"])
+    func hostileTZStringsAreNoRule(_ text: String) {
+        #expect(PosixRule(text) == nil)
+    }
+
+    @Test func ordinaryTZStringsStillRead() throws {
+        let eastern = try #require(PosixRule("EST5EDT,M3.2.0,M11.1.0"))
+        #expect(eastern.standardOffset == -18_000 && eastern.dstOffset == -14_400)
+        #expect(PosixRule("<+0530>-5:30")?.standardOffset == 19_800)
+        #expect(PosixRule("AAA-167")?.standardOffset == 167 * 3600)
+        #expect(PosixRule("CET-1CEST,M3.5.0,M10.5.0/3") != nil)
+        #expect(PosixRule("XXX3YYY,J60/-1,300/26") != nil)
+    }
 }
