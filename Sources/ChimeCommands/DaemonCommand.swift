@@ -21,9 +21,15 @@ public struct DaemonCommand: ParsableCommand {
         discussion: """
             Owns \(SchedulerInterface.busName) on the session bus and exports \(SchedulerInterface.interface) at \
             \(SchedulerInterface.path) (introspectable: try `busctl --user introspect \(SchedulerInterface.busName) \
-            \(SchedulerInterface.path)`). Keeps its alarms in $XDG_STATE_HOME/chime (default ~/.local/state/chime); \
-            every change is on disk before it is acknowledged, in one SQLite file (chime.sqlite3). Logs to standard \
-            error. SIGTERM or SIGINT stop it.
+            \(SchedulerInterface.path)`). Keeps its alarms in $XDG_STATE_HOME/chime (default ~/.local/state/chime; \
+            with neither HOME nor XDG_STATE_HOME set it refuses to start rather than use a shared place); the \
+            directory must be the user's and writable by nobody else. Every change is on disk before it is \
+            acknowledged, in one SQLite file (chime.sqlite3). Logs to standard error. SIGTERM or SIGINT stop it.
+
+            Environment of its children (body commands, sound players): PATH, HOME, USER, LOGNAME, LANG, \
+            LANGUAGE, the LC_ variables, TZ, DISPLAY, WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS, PULSE_SERVER, \
+            PULSE_SINK, XDG_RUNTIME_DIR, XDG_CURRENT_DESKTOP, XDG_SESSION_TYPE and the XDG_*_HOME and \
+            XDG_*_DIRS folders, as the daemon has them; nothing else it was started with.
 
             Time: the daemon sleeps until the next alarm is due. A jump of the wall clock (the kernel tells \
             it) and a change of the system time zone (/etc/localtime re-pointed, as timedatectl does) each \
@@ -95,8 +101,11 @@ public struct DaemonCommand: ParsableCommand {
             ExitStatus.fail(error)
         }
         let store: Store
+        guard let directory = stateDirectory ?? Store.defaultDirectory() else {
+            ExitStatus.daemonFailed.exit("no place for the state: HOME is not set (set HOME or XDG_STATE_HOME, or give --state-dir)")
+        }
         do {
-            store = try Store(directory: stateDirectory ?? Store.defaultDirectory(), now: WallClock.system.now())
+            store = try Store(directory: directory, now: WallClock.system.now())
         } catch {
             ExitStatus.daemonFailed.exit("cannot open the state: \(error)")
         }

@@ -93,6 +93,28 @@ struct SpawnError: Error, CustomStringConvertible {
     var reason: String = ""
 }
 
+/// What a child of the daemon (a body command, a sound player) finds in its environment: the
+/// session's own places (its bus, display, sound server, runtime and data folders), the user and
+/// their language and zone, and nothing else the daemon was started with (documented in
+/// chime-daemon(1), ENVIRONMENT).
+let childEnvironmentNames: Set<String> = [
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR",
+    "DBUS_SESSION_BUS_ADDRESS", "PULSE_SERVER", "PULSE_SINK", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_HOME",
+    "XDG_CONFIG_DIRS", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE",
+    "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_TIME", "LC_NUMERIC", "LC_COLLATE", "LC_MONETARY", "LC_PAPER", "LC_NAME",
+    "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION",
+]
+
+/// The daemon's environment as its children get it (read once: the daemon's own never changes).
+let childEnvironment: [String: String] = {
+    var kept: [String: String] = [:]
+    for name in childEnvironmentNames {
+        if let value = Sys.environment(name) { kept[name] = value }
+    }
+    if kept["PATH"] == nil { kept["PATH"] = "/usr/local/bin:/usr/bin:/bin" }
+    return kept
+}()
+
 /// Starts `arguments` (a bare program name is looked up on `PATH`).
 /// With `captureOutput`, standard output goes to a non-blocking pipe the loop
 /// polls; otherwise to /dev/null. Standard error stays the daemon's (the journal).
@@ -101,7 +123,7 @@ func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, de
     var pipe: (read: Int32, write: Int32)?
     do {
         if captureOutput { pipe = try Sys.pipe(nonBlockingRead: true) }
-        let pid = try Spawn.start(program, arguments: arguments.map { Array($0.utf8) }, stdin: .null,
+        let pid = try Spawn.start(program, arguments: arguments.map { Array($0.utf8) }, environment: childEnvironment, stdin: .null,
                                   stdout: pipe.map { .descriptor($0.write) } ?? .null, stderr: .inherit, newProcessGroup: true)
         if let pipe { try? Sys.close(pipe.write) }
         return Child(pid: pid, output: pipe?.read ?? -1, outputLimit: outputLimit, deadline: deadline)

@@ -118,6 +118,7 @@ public final class SchedulerDaemon {
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
+        if marker.replacedLink { logger.warning("\(marker.path) was a symbolic link; removed it and made the marker anew") }
         announce = SchedulerSignals(connection: connection)
         let client = NotificationClient(connection: connection, timeout: .milliseconds(Int32(ServerSession.timeout.milliseconds)))
         schedule = Schedule(store: store, marker: marker, signals: announce, clock: clock, logger: logger)

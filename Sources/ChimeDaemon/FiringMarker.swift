@@ -16,10 +16,20 @@ final class FiringMarker {
     /// Told when the marker cannot be written (a crash would then not be charged to its request).
     var failed: (SystemError) -> Void = { _ in }
 
+    /// Whether a symbolic link stood where the marker goes (and was removed: the marker is never
+    /// written through one, being truncated and written at every fire).
+    private(set) var replacedLink = false
+
     init(directory: String) throws(SystemError) {
         let path = directory + "/firing"
         self.path = path
-        fd = try Sys.open(path, O_RDWR | O_CREAT)
+        do {
+            fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW)
+        } catch where error.errno == .symbolicLink {
+            try Sys.removeFile(path)
+            fd = try Sys.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW)
+            replacedLink = true
+        }
     }
 
     deinit { try? Sys.close(fd) }

@@ -19,6 +19,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case system(SystemError)
         /// A request that cannot be encoded.
         case encoding
+        /// The state directory is not this user's alone.
+        case unsafe
     }
 
     public var operation: String
@@ -96,13 +98,15 @@ public final class Store {
     public static let schemaVersion: Int64 = 4
     public static let fileName = "chime.sqlite3"
 
-    /// The default directory: `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`.
-    public static func defaultDirectory() -> String {
+    /// The default directory: `$XDG_STATE_HOME/chime`, or `~/.local/state/chime`; nil when neither
+    /// is set to an absolute path (never a shared place such as /tmp, where another user could have
+    /// made it first).
+    public static func defaultDirectory() -> String? {
         if let state = Sys.environment("XDG_STATE_HOME"), state.hasPrefix("/") {
             return state + "/chime"
         }
-        let home = Sys.environment("HOME") ?? "/tmp"
-        return home + "/.local/state/chime"
+        guard let home = Sys.environment("HOME"), home.hasPrefix("/") else { return nil }
+        return (home == "/" ? "" : home) + "/.local/state/chime"
     }
 
     /// Opens (creating if needed) the store in `directory`.
@@ -134,7 +138,22 @@ public final class Store {
             built += "/" + component
             do { try Sys.makeDirectory(built) } catch { throw StoreError("create the directory", path: built, error) }
         }
+        try checkOwnership(path)
         do { try Sys.checkWritable(path) } catch { throw StoreError("write to", path: path, error) }
+    }
+
+    /// The state directory is this user's alone: owned by them, and writable by nobody else (who
+    /// could otherwise replace the store, or plant the firing marker as a link).
+    static func checkOwnership(_ path: String) throws(StoreError) {
+        let found: (owner: uid_t, mode: mode_t)?
+        do { found = try Sys.ownership(path) } catch { throw StoreError("read", path: path, error) }
+        guard let (owner, mode) = found else { throw StoreError("use", path: path, "it does not exist", cause: .unsafe) }
+        if owner != Sys.userID {
+            throw StoreError("use", path: path, "it belongs to user \(owner), not to this user (\(Sys.userID))", cause: .unsafe)
+        }
+        if mode & 0o022 != 0 {
+            throw StoreError("use", path: path, "others may write to it (mode \(String(mode, radix: 8))); run chmod go-w on it", cause: .unsafe)
+        }
     }
 
     /// The alarm file's alarms as last applied: each definition (its request without the
@@ -161,7 +180,7 @@ public final class Store {
     private static func open(_ path: String) throws(DatabaseError) -> Database {
         // Created by us first so it is the user's alone; SQLite gives -wal and -shm the same mode.
         // (One that cannot be made here is reported by SQLite's own open, next.)
-        if let fd = try? Sys.open(path, O_RDWR | O_CREAT) { try? Sys.close(fd) }
+        if let fd = try? Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW) { try? Sys.close(fd) }
         let database = try Database(path: path)
         try database.executeScript("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
         var version: Int64 = 0

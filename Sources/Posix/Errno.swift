@@ -28,6 +28,8 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let invalid = Errno(rawValue: EINVAL)
     public static let textBusy = Errno(rawValue: ETXTBSY)
     public static let noSpace = Errno(rawValue: ENOSPC)
+    /// O_NOFOLLOW met a symbolic link.
+    public static let symbolicLink = Errno(rawValue: ELOOP)
     /// A timerfd armed with TFD_TIMER_CANCEL_ON_SET: the wall clock was set.
     public static let cancelled = Errno(rawValue: ECANCELED)
 

@@ -155,6 +155,14 @@ public enum Sys {
         return info
     }
 
+    /// Who owns what is at `path` and its permission bits (`stat(2)`); nil when nothing is there.
+    public static func ownership(_ path: String) throws(SystemError) -> (owner: uid_t, mode: mode_t)? {
+        try status(path).map { ($0.st_uid, $0.st_mode & 0o7777) }
+    }
+
+    /// This process's user.
+    public static var userID: uid_t { getuid() }
+
     /// Whether `path` is a directory (false when nothing is there or it cannot be looked at).
     public static func isDirectory(_ path: String) -> Bool {
         guard let info = try? status(path) else { return false }
