@@ -5,6 +5,7 @@
 // an absolute time is an alarm of its own. What chime cannot do is a problem at its line.
 import ICalendar
 import Notifications
+import Posix
 import Timekeeping
 
 public struct CalendarImport: Sendable {
@@ -14,6 +15,8 @@ public struct CalendarImport: Sendable {
         public var draft: AlarmDraft
         public var line: Int
         public var uid: String
+        /// Named by chime's settings (X-CHIME-ID), not after its UID.
+        public var named = false
     }
 
     /// Something of the file chime cannot represent, at its line.
@@ -23,8 +26,31 @@ public struct CalendarImport: Sendable {
         public var description: String { "\(line): \(message)" }
     }
 
+    /// Whose calendar it is, and so what its events may set.
+    public struct Trust: Sendable, Hashable {
+        /// chime's own settings (`X-CHIME-*`: identifier, rule, label, sound, ring, urgency, ...).
+        public var chimeSettings: Bool
+        /// `X-CHIME-INSIST` (unmute and raise the output): only from a file the person imports as theirs.
+        public var insist: Bool
+
+        /// Someone else's (a shared or subscribed calendar, an invitation, a downloaded file): what an
+        /// event means (its times, title, description, alarms, and sounds within the person's sound
+        /// folders), none of chime's settings.
+        public static let others = Trust(chimeSettings: false, insist: false)
+        /// A followed calendar the person marks as their own (`own = true`): chime's settings too, but
+        /// never insist (whatever syncs the calendar could set it).
+        public static let ownCalendar = Trust(chimeSettings: true, insist: false)
+        /// A file the person imports as theirs (`chime import --own`, e.g. what `chime export` wrote).
+        public static let ownFile = Trust(chimeSettings: true, insist: true)
+    }
+
     public var alarms: [Alarm] = []
     public var problems: [Problem] = []
+    /// What was read but not taken (chime's settings in someone else's calendar, a sound outside the
+    /// sound folders): said, never a reason to refuse the rest.
+    public var notes: [Problem] = []
+    /// How the calendar was read.
+    public let trust: Trust
     /// Events and to-dos without an alarm, and cancelled ones: nothing to import.
     public var withoutAlarms = 0
     public var cancelled = 0
@@ -41,12 +67,13 @@ public struct CalendarImport: Sendable {
     }
 
     /// Reads `text` (an .ics file's contents); `anchor` is when the alarms are set.
-    public init(reading text: String, anchor: Instant) {
-        self.init(reading: Array(text.utf8), anchor: anchor)
+    public init(reading text: String, anchor: Instant, trust: Trust = .others) {
+        self.init(reading: Array(text.utf8), anchor: anchor, trust: trust)
     }
 
     /// Reads a file's bytes (UTF-8, lines unfolded first).
-    public init(reading bytes: [UInt8], anchor: Instant) {
+    public init(reading bytes: [UInt8], anchor: Instant, trust: Trust = .others) {
+        self.trust = trust
         let calendars: [Component]
         do throws(ParseError) { calendars = try Parser.parse(bytes: bytes) } catch {
             problems.append(Problem(line: error.line, message: error.message))
@@ -149,7 +176,13 @@ public struct CalendarImport: Sendable {
                     alarmDescription = text
                 }
             case "AUDIO":
-                sound = Self.sound(valarm.first("ATTACH")) ?? sound ?? .default
+                let attached = Self.sound(valarm.first("ATTACH"))
+                if case .file(let path)? = attached, !trust.chimeSettings, !Self.isInSoundFolders(path) {
+                    notes.append(Problem(line: valarm.line, message: "ATTACH \(path) is outside the sound folders; the default sound rings"))
+                    sound = sound ?? .default
+                } else {
+                    sound = attached ?? sound ?? .default
+                }
             case "EMAIL":
                 problem(valarm.line, "an EMAIL alarm: chime shows popups and plays sounds, it sends no mail")
                 continue
@@ -195,7 +228,16 @@ public struct CalendarImport: Sendable {
 
         // What the alarm says.
         var draft = AlarmDraft(kind: .alarm, anchor: anchor)
-        let own = { (name: String) in item.first(name)?.text }
+        // chime's own settings, from a calendar that is the person's own; in anyone else's they are
+        // left out (and said once an event).
+        let trusted = trust
+        let own = { (name: String) -> String? in
+            guard trusted.chimeSettings, trusted.insist || name != Own.insist else { return nil }
+            return item.first(name)?.text
+        }
+        if !trust.chimeSettings, item.properties.contains(where: { $0.name.hasPrefix("X-CHIME-") }) {
+            notes.append(Problem(line: item.line, message: "chime's settings (X-CHIME-*) are taken only from a calendar marked as your own; left out"))
+        }
         let summary = item.first("SUMMARY").map { Self.line($0.text) } ?? ""
         draft.title = summary.isEmpty ? "(untitled \(item.name == "VTODO" ? "to-do" : "event"))" : summary
         var body: [String] = []
@@ -226,7 +268,7 @@ public struct CalendarImport: Sendable {
             draft.when = chimeRule.map { .rule($0) } ?? .recurrence(recurrence)
             let places = Set(offsets).sorted()  // a DISPLAY and an AUDIO alarm at the same time are one
             draft.offsets = places == [0] ? [] : places.map { .seconds($0) }
-            alarms.append(Alarm(draft: draft, line: item.line, uid: uid))
+            alarms.append(Alarm(draft: draft, line: item.line, uid: uid, named: own(Own.id) != nil))
         }
         for (index, (at, _)) in absolute.enumerated() {
             var one = draft
@@ -236,7 +278,7 @@ public struct CalendarImport: Sendable {
             one.reminders = nil
             one.exceptions = nil
             one.until = nil
-            alarms.append(Alarm(draft: one, line: item.line, uid: uid))
+            alarms.append(Alarm(draft: one, line: item.line, uid: uid, named: own(Own.id) != nil))
         }
     }
 
@@ -265,6 +307,24 @@ public struct CalendarImport: Sendable {
         if path.hasPrefix("file://") { path = String(path.dropFirst(7)) }
         guard path.hasPrefix("/") else { return nil }
         return .file(percentDecoded(path))
+    }
+
+    /// Whether `path` is a sound of the person's sound folders or the sound theme's:
+    /// `$XDG_DATA_HOME/sounds` (`~/.local/share/sounds`) and `sounds` in each of `$XDG_DATA_DIRS`
+    /// (`/usr/local/share`, `/usr/share`), with no `..` to climb out of them.
+    static func isInSoundFolders(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard path.hasPrefix("/"), !parts.contains(".."), !parts.contains(".") else { return false }
+        return soundFolders().contains { path.hasPrefix($0 + "/") }
+    }
+
+    static func soundFolders() -> [String] {
+        func absolute(_ name: String) -> String? { Sys.environment(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        var folders: [String] = []
+        if let home = absolute("XDG_DATA_HOME") ?? absolute("HOME").map({ $0 + "/.local/share" }) { folders.append(home + "/sounds") }
+        let dirs = absolute("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share"
+        folders += dirs.split(separator: ":").filter { $0.hasPrefix("/") }.map { String($0) + "/sounds" }
+        return folders.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
     }
 
     static func percentDecoded(_ text: String) -> String {

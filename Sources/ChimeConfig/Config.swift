@@ -61,6 +61,9 @@ public struct FollowedCalendar: Hashable, Sendable {
     /// What `chime list` shows its alarms by (default: the calendar's own name).
     public var label: String?
     public var enabled: Bool
+    /// The person's own calendar (`own = true`): chime's settings in it (X-CHIME-*) are taken, but
+    /// never insist. Otherwise it is someone else's, and its events set only what they mean.
+    public var own: Bool = false
     public var line: Int
 }
 
@@ -75,7 +78,7 @@ public enum AlarmConfig {
                                      "volume", "fade", "insist"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "insist"]
-    public static let calendarKeys = ["path", "label", "enabled"]
+    public static let calendarKeys = ["path", "label", "enabled", "own"]
     static let tables = ["defaults", "alarm", "timer", "calendar"]
     /// The most .ics files one calendar directory is read for.
     public static let maximumCalendarFiles = 20_000
@@ -168,16 +171,23 @@ public enum AlarmConfig {
                     file.calendarNotes.append("\(path): cannot read the calendar: \(error.reason)")
                     continue
                 }
-                let read = CalendarImport(reading: bytes, anchor: anchor)
-                file.calendarNotes += read.problems.map { "\(path):\($0.line): \($0.message)" }
+                let read = CalendarImport(reading: bytes, anchor: anchor, trust: calendar.own ? .ownCalendar : .others)
+                file.calendarNotes += (read.problems + read.notes).sorted { $0.line < $1.line }.map { "\(path):\($0.line): \($0.message)" }
                 for alarm in read.alarms {
                     var draft = alarm.draft
                     if let label = calendar.label { draft.label = label }
                     do throws(RequestError) {
-                        let request = try draft.build(now: nil)
-                        guard ids.insert(request.identifier).inserted else {
-                            file.calendarNotes.append("\(path):\(alarm.line): alarm '\(request.identifier)' is left out: another alarm has that id")
-                            continue
+                        var request = try draft.build(now: nil)
+                        if !ids.insert(request.identifier).inserted {
+                            // The same UID in another calendar (an invitation in two, a calendar
+                            // followed twice): both alarms are kept, this one named after its
+                            // calendar too. An identifier chime's settings chose is never taken.
+                            let renamed = request.identifier + "@" + Self.shortHash(calendar.path)
+                            guard !alarm.named, renamed.utf8.count <= RequestBounds.identifierBytes.upperBound, ids.insert(renamed).inserted else {
+                                file.calendarNotes.append("\(path):\(alarm.line): alarm '\(request.identifier)' is left out: another alarm has that id")
+                                continue
+                            }
+                            request.identifier = renamed
                         }
                         file.alarms.append(ConfigAlarm(id: request.identifier, when: request.summaryRule, enabled: true, request: request,
                                                        line: calendar.line))
@@ -187,6 +197,14 @@ public enum AlarmConfig {
                 }
             }
         }
+    }
+
+    /// Eight hex digits naming a calendar (FNV-1a of its path): stable across reloads.
+    static func shortHash(_ text: String) -> String {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
     }
 
     static func firstBadByte(_ bytes: [UInt8]) -> (Int, String)? {

@@ -293,7 +293,9 @@ struct Validator {
             }
             let label = string(entries, "label", p + ".label")
             let enabled = bool(entries, "enabled", p + ".enabled") ?? true
-            calendars.append(FollowedCalendar(path: path, label: label, enabled: enabled, line: locator.header("calendar", index)?.line ?? 0))
+            let own = bool(entries, "own", p + ".own") ?? false
+            calendars.append(FollowedCalendar(path: path, label: label, enabled: enabled, own: own,
+                                              line: locator.header("calendar", index)?.line ?? 0))
         }
         var names: [String: Int] = [:]
         for (index, table) in tables(root, "timer") {

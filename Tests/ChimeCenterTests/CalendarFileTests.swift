@@ -225,7 +225,7 @@ import Timekeeping
         let requests = [try standup.build(now: Self.now), try review.build(now: Self.now)]
         let text = CalendarExport.calendar(requests, now: Self.now)
         #expect(text.split(separator: "\r\n").allSatisfy { $0.utf8.count <= 75 }, "folded at 75 octets")
-        let read = CalendarImport(reading: text, anchor: Self.now)
+        let read = CalendarImport(reading: text, anchor: Self.now, trust: .ownFile)
         #expect(read.problems.isEmpty, "\(read.problems)")
         let back = try read.alarms.map { try $0.draft.build(now: Self.now) }
         try #require(back.count == 2)

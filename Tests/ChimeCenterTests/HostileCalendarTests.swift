@@ -64,7 +64,7 @@ import Timekeeping
         trigger.timeZone = "Europe/Berlin"
         trigger.exceptions = [try ExceptDate(parsing: "01-01")]
         let original = NotificationRequest(identifier: "pomodoro", content: NotificationContent(title: "Break"), trigger: trigger)
-        let read = CalendarImport(reading: CalendarExport.calendar([original], now: now), anchor: now)
+        let read = CalendarImport(reading: CalendarExport.calendar([original], now: now), anchor: now, trust: .ownFile)
         #expect(read.problems.isEmpty, "\(read.problems)")
         let again = try #require(try read.alarms.first?.draft.build(now: now))
         var (a, b) = (now, now)
@@ -92,5 +92,63 @@ import Timekeeping
             return
         }
         #expect(try CalendarExpression(parsing: expression.description) == expression, "\(expression.description)")
+    }
+
+    /// A stranger's invitation with chime's settings in it: in someone else's calendar they are left
+    /// out (with a note), so it cannot ring every second at full volume, unmuted, take the alarm
+    /// `wake`, or play any file; the user's own calendar may set them, but insist only a file the
+    /// user imports as theirs.
+    static let invitation = event([
+        "X-CHIME-ID:wake", "X-CHIME-RULE:every 1s", "X-CHIME-INSIST:TRUE", "X-CHIME-RING:3600",
+        "X-CHIME-URGENCY:low", "X-CHIME-SOUND:/home/victim/.ssh/id_rsa", "X-CHIME-VOLUME:100",
+        "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "END:VALARM",
+    ])
+
+    @Test func someoneElsesCalendarSetsOnlyWhatItsEventsMean() throws {
+        let read = CalendarImport(reading: Self.invitation, anchor: Self.now)
+        #expect(read.problems.isEmpty)
+        #expect(read.notes.map(\.description) == ["2: chime's settings (X-CHIME-*) are taken only from a calendar marked as your own; left out"])
+        let alarm = try #require(read.alarms.first)
+        #expect(!alarm.named)
+        let request = try alarm.draft.build(now: Self.now)
+        #expect(request.identifier == "ics-u")
+        #expect(request.summaryRule == "DTSTART:20261201T090000Z")
+        #expect(request.trigger.offsets == [.seconds(-300)])
+        #expect(!request.content.insist && request.content.ring != .seconds(3600) && request.content.volume == nil)
+        #expect(request.content.sound == .default)
+    }
+
+    @Test func theUsersOwnCalendarSetsChimesSettingsButNeverInsist() throws {
+        let calendar = CalendarImport(reading: Self.invitation, anchor: Self.now, trust: .ownCalendar)
+        #expect(calendar.notes.isEmpty)
+        let alarm = try #require(calendar.alarms.first)
+        #expect(alarm.named)
+        let request = try alarm.draft.build(now: Self.now)
+        #expect(request.identifier == "wake" && request.summaryRule == "every 1s")
+        #expect(request.content.ring == .seconds(3600) && request.content.volume == 100)
+        #expect(!request.content.insist, "insist only from a file imported as the user's own")
+        let file = try #require(CalendarImport(reading: Self.invitation, anchor: Self.now, trust: .ownFile).alarms.first)
+        #expect(try file.draft.build(now: Self.now).content.insist)
+    }
+
+    /// An AUDIO alarm's attachment plays from the sound folders only, in someone else's calendar.
+    @Test(arguments: [
+        ("file:///usr/share/sounds/freedesktop/stereo/bell.oga", true),
+        ("/usr/share/sounds/alarm.wav", true),
+        ("/usr/share/sounds/../../../etc/shadow", false),
+        ("/home/victim/.ssh/id_rsa", false),
+        ("file:///dev/zero", false),
+    ])
+    func attachedSoundsComeFromTheSoundFolders(_ attach: String, _ kept: Bool) throws {
+        let text = Self.event(["BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "ATTACH:" + attach, "END:VALARM"])
+        let read = CalendarImport(reading: text, anchor: Self.now)
+        let request = try #require(try read.alarms.first?.draft.build(now: Self.now))
+        if kept {
+            #expect(request.content.sound == .file(attach.hasPrefix("file://") ? String(attach.dropFirst(7)) : attach))
+            #expect(read.notes.isEmpty)
+        } else {
+            #expect(request.content.sound == .default)
+            #expect(read.notes.first?.message.contains("is outside the sound folders; the default sound rings") == true)
+        }
     }
 }

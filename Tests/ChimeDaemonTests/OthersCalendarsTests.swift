@@ -1,0 +1,93 @@
+import ChimeCenter
+import Foundation
+import Testing
+import TestSupport
+
+/// Calendars written by other people, against the real daemon: an import never replaces an alarm
+/// set otherwise without saying so, a followed calendar sets only what its events mean unless it is
+/// marked as the person's own, and two calendars holding the same UID keep both alarms.
+@Suite struct OthersCalendarsTests: OnAPrivateBus {
+    let bus: PrivateBus
+
+    init() throws { bus = try PrivateBus() }
+
+    static func calendar(uid: String, start: String, _ extra: [String] = []) -> String {
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//somebody//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20261124T000000Z",
+          "DTSTART:\(start)", "SUMMARY:Meeting \(start)"] + extra
+            + ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""])
+            .joined(separator: "\r\n")
+    }
+
+    /// `X-CHIME-ID:wake` replaced the command-line alarm `wake` ("1 updated"). Now: someone else's file
+    /// cannot name it at all; a file imported as the user's own names it, and the import stops and
+    /// says so unless --replace.
+    @Test func anImportNeverSilentlyReplacesAnAlarmSetOtherwise() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        let environment = bus.environment()
+        #expect(try runChime(["at", "07:00", "--id", "wake", "Wake up"], environment: environment).status == 0)
+        let file = bus.directory.appendingPathComponent("invite.ics").path
+        try Self.calendar(uid: "invite-1@example.org", start: "20261201T090000Z", ["X-CHIME-ID:wake", "X-CHIME-RULE:every 1s"])
+            .write(toFile: file, atomically: true, encoding: .utf8)
+
+        let strangers = try runChime(["import", file], environment: environment)
+        #expect(strangers.status == 0, "\(strangers.stderr)")
+        #expect(strangers.stderr.contains("note: chime's settings (X-CHIME-*) are taken only from a calendar marked as your own"))
+        #expect(strangers.stdout.hasPrefix("imported 1 alarm from \(file) (1 new, 0 updated)"), "\(strangers.stdout)")
+        #expect(try center().request(withIdentifier: "wake").content.title == "Wake up")
+        #expect(try center().request(withIdentifier: "ics-invite-1@example.org").summaryRule == "DTSTART:20261201T090000Z")
+
+        let own = try runChime(["import", "--own", file], environment: environment)
+        #expect(own.status == 65)
+        #expect(own.stderr.contains("wake (Wake up, not from a calendar) is already an alarm that did not come from this file's event"),
+                "\(own.stderr)")
+        #expect(own.stderr.contains("it would replace 1 alarm set otherwise; nothing imported (--replace replaces them)"))
+        #expect(try center().request(withIdentifier: "wake").content.title == "Wake up")
+
+        let replaced = try runChime(["import", "--own", "--replace", file], environment: environment)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try center().request(withIdentifier: "wake").summaryRule == "every 1s")
+        // The same file again updates what it made, without --replace.
+        let again = try runChime(["import", "--own", file], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.hasPrefix("imported 1 alarm from \(file) (0 new, 1 updated)"), "\(again.stdout)")
+    }
+
+    /// Two followed calendars with the same UID (an invitation in both) keep both alarms; chime's
+    /// settings count only in the one marked as the person's own, and never insist.
+    @Test func followedCalendarsKeepBothAlarmsOfOneUID() throws {
+        let work = bus.directory
+        let team = work.appendingPathComponent("team.ics").path
+        let mine = work.appendingPathComponent("mine.ics").path
+        try Self.calendar(uid: "same@example.org", start: "20261201T090000Z", ["X-CHIME-RULE:every 1s", "X-CHIME-INSIST:TRUE"])
+            .write(toFile: team, atomically: true, encoding: .utf8)
+        try Self.calendar(uid: "same@example.org", start: "20261202T090000Z", ["X-CHIME-LABEL:mine", "X-CHIME-INSIST:TRUE"])
+            .write(toFile: mine, atomically: true, encoding: .utf8)
+        let config = work.appendingPathComponent("alarms.toml").path
+        try """
+            [[calendar]]
+            path = "\(team)"
+
+            [[calendar]]
+            path = "\(mine)"
+            own = true
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", config])
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        #expect(try waitUntil(10) { try center().pendingSummaries().count == 2 }, "\(daemon.log)")
+        let pending = try center().pendingSummaries().map(\.identifier).sorted()
+        #expect(pending.first == "ics-same@example.org")
+        #expect(pending.last?.hasPrefix("ics-same@example.org@") == true, "\(pending)")
+        let first = try center().request(withIdentifier: "ics-same@example.org")
+        let second = try center().request(withIdentifier: try #require(pending.last))
+        #expect(first.summaryRule == "DTSTART:20261201T090000Z", "the team's calendar cannot make it ring every second")
+        #expect(second.content.label == "mine", "the person's own calendar sets chime's settings")
+        #expect(!first.content.insist && !second.content.insist, "never insist from a followed calendar")
+        // The notes say what was left out, where `chime status` shows them.
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("team.ics:4: chime's settings (X-CHIME-*) are taken only from a calendar marked as your own"),
+                "\(status.stdout)")
+    }
+}
