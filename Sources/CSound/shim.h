@@ -17,6 +17,7 @@
 
 struct chime_sndfile {
     CHIME_FN(sf_open);
+    CHIME_FN(sf_open_fd);
     CHIME_FN(sf_close);
     CHIME_FN(sf_readf_float);
     CHIME_FN(sf_seek);
@@ -78,6 +79,7 @@ struct chime_pulse {
 
 static inline const char *chime_load_sndfile(void *handle, struct chime_sndfile *t) {
     CHIME_LOAD(t, handle, sf_open)
+    CHIME_LOAD(t, handle, sf_open_fd)
     CHIME_LOAD(t, handle, sf_close)
     CHIME_LOAD(t, handle, sf_readf_float)
     CHIME_LOAD(t, handle, sf_seek)

@@ -155,6 +155,20 @@ public enum Sys {
         return info
     }
 
+    /// `realpath(3)`: `path` with every link and `.`/`..` resolved; nil when it does not resolve.
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = Glibc.realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether the open descriptor `fd` is a regular file (`fstat(2)`).
+    public static func isRegularFile(_ fd: Int32) throws(SystemError) -> Bool {
+        var info = stat()
+        _ = try SystemError.check("fstat") { fstat(fd, &info) }
+        return info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// Who owns what is at `path` and its permission bits (`stat(2)`); nil when nothing is there.
     public static func ownership(_ path: String) throws(SystemError) -> (owner: uid_t, mode: mode_t)? {
         try status(path).map { ($0.st_uid, $0.st_mode & 0o7777) }
@@ -230,7 +244,7 @@ public enum Sys {
     /// The size of an open file, in bytes.
     public static func size(_ fd: Int32) throws(SystemError) -> Int {
         var info = stat()
-        try SystemError.check("fstat") { fstat(fd, &info) }
+        _ = try SystemError.check("fstat") { fstat(fd, &info) }
         return Int(info.st_size)
     }
 

@@ -23,18 +23,39 @@ final class SoundFile {
 
     /// Opens `path` for decoding: a regular file (a FIFO or a device would block the reading thread),
     /// in a format libsndfile reads, with sound in it.
+    ///
+    /// The file is opened once, and what was opened is what is checked and decoded: a link is
+    /// resolved first (sound themes are made of them), then the resolved path is opened without
+    /// following a link and without blocking, and the descriptor must be a regular file; libsndfile
+    /// reads that descriptor. A link flipped meanwhile to a FIFO or a device is refused at once,
+    /// never waited on (it once held the daemon in `open` for good).
     init(path: String) throws(SoundError) {
         let sndfile: chime_sndfile
         switch Libraries.loaded {
         case .success(let libraries): sndfile = libraries.sndfile
         case .failure(let error): throw error
         }
-        let info: stat?
-        do { info = try Sys.status(path) } catch { throw SoundError("cannot read \(path): \(error.reason.lowercased())") }
-        guard let info else { throw SoundError("no sound file \(path)") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw SoundError("\(path) is not a regular file") }
+        guard let resolved = Sys.resolvedPath(path) else { throw SoundError("no sound file \(path)") }
+        let fd: Int32
+        do {
+            fd = try Sys.open(resolved, O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
+        } catch where error.errno == .symbolicLink {
+            throw SoundError("\(path) changed while it was opened; not played")
+        } catch {
+            throw SoundError("cannot read \(path): \(error.reason.lowercased())")
+        }
+        let isRegular: Bool
+        do { isRegular = try Sys.isRegularFile(fd) } catch {
+            try? Sys.close(fd)
+            throw SoundError("cannot read \(path): \(error.reason.lowercased())")
+        }
+        guard isRegular else {
+            try? Sys.close(fd)
+            throw SoundError("\(path) is not a regular file")
+        }
         var format = SF_INFO()
-        guard let handle = sndfile.sf_open(path, Int32(SFM_READ), &format) else {
+        // libsndfile closes the descriptor with the handle (or now, when it cannot open it).
+        guard let handle = sndfile.sf_open_fd(fd, Int32(SFM_READ), &format, 1) else {
             let reason = sndfile.sf_strerror(nil).map { String(cString: $0) } ?? "unknown format"
             throw SoundError("cannot decode \(path): \(reason)")
         }

@@ -59,10 +59,14 @@ final class PlaybackTests: XCTestCase {
         FileManager.default.createFile(atPath: garbage, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         let header = directory.appendingPathComponent("header-only.wav").path
         try writeWAV([], rate: 48_000, to: header)
+        let linkToFifo = directory.appendingPathComponent("fifo-link.wav").path
+        try FileManager.default.createSymbolicLink(atPath: linkToFifo, withDestinationPath: fifo)
         let cases: [(String, String)] = [
             (directory.appendingPathComponent("missing.wav").path, "no sound file"),
             (directory.path, "not a regular file"),
             (fifo, "not a regular file"),
+            (linkToFifo, "not a regular file"),
+            ("/dev/zero", "not a regular file"),
             (empty, "cannot decode"),
             (garbage, "cannot decode"),
             (header, "holds no sound"),
@@ -74,6 +78,44 @@ final class PlaybackTests: XCTestCase {
             }
             XCTAssertLessThan(monotonicSeconds() - started, 0.5, "\(path) held the caller")
         }
+    }
+
+    /// A link flipped between a sound and a FIFO while sounds are asked for (it once won the race
+    /// on the 23rd try and held the daemon in `open` for good): every play answers, with the sound
+    /// or a refusal, and none waits on the FIFO.
+    func testALinkFlippedToAFifoNeverHoldsAPlay() throws {
+        _ = try startServer()
+        let server = try SoundServer(applicationName: "chime-test")
+        let wav = try tone(seconds: 0.05)
+        let fifo = directory.appendingPathComponent("flip-fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let link = directory.appendingPathComponent("flip.wav").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: wav)
+        let stop = ManagedAtomicFlag()
+        let flipper = Thread {
+            var toFifo = true
+            while !stop.isSet {
+                let next = link + ".next"
+                unlink(next)
+                symlink(toFifo ? fifo : wav, next)
+                rename(next, link)
+                toFifo.toggle()
+            }
+        }
+        flipper.start()
+        defer { stop.set() }
+        let done = DispatchSemaphore(value: 0)
+        let answered = LockedCount()
+        let player = Thread {
+            for _ in 0..<200 {
+                if let id = try? server.play(link, PlaybackOptions()) { server.stop(id) }
+                answered.add()
+            }
+            done.signal()
+        }
+        player.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "a play was held (\(answered.value) of 200 answered)")
+        XCTAssertEqual(answered.value, 200)
     }
 
     /// A sound that plays once ends by itself, `finished`, after playing for its length.
@@ -175,4 +217,20 @@ final class PlaybackTests: XCTestCase {
             XCTAssertEqual(seconds, 0.3, accuracy: 0.06, "\(file) sounded \(seconds) s")
         }
     }
+}
+
+/// A flag one thread sets and another reads.
+final class ManagedAtomicFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
+/// A count one thread adds to and another reads.
+final class LockedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
 }
