@@ -46,7 +46,9 @@ public struct DaemonCommand: ParsableCommand {
             Every request is checked with the same bounds at every door (command line, alarm file, D-Bus, \
             and the store when a request is read back). If the daemon ever crashes twice while firing the same \
             alarm, that alarm is quarantined: kept but not fired, shown by `chime list` and `chime status`, \
-            removed with `chime cancel ID`. The interface is documented in docs/dbus-interface.md \
+            removed with `chime cancel ID`. The same holds for reading the alarm file and each calendar it \
+            follows: one that crashed the daemon twice as it was read is left out (said by `chime status` and \
+            the log) until it changes, and everything else runs. The interface is documented in docs/dbus-interface.md \
             (installed with the package's documentation).
 
             Sounds: chime plays alarms' sounds itself through the sound server (PulseAudio, or PipeWire's \

@@ -67,6 +67,22 @@ public struct FollowedCalendar: Hashable, Sendable {
     public var line: Int
 }
 
+/// How each followed calendar file is read: `refusal` says why one is left out (nil: it is read),
+/// and `around` runs its reading (the daemon marks it, so a crash inside is charged to that file and
+/// a second one leaves the file out until it changes).
+public struct CalendarReading {
+    public var refusal: (String) -> String?
+    public var around: (String, () -> Void) -> Void
+
+    public init(refusal: @escaping (String) -> String?, around: @escaping (String, () -> Void) -> Void) {
+        self.refusal = refusal
+        self.around = around
+    }
+
+    /// Every file read, nothing around it.
+    public static var plain: CalendarReading { CalendarReading(refusal: { _ in nil }, around: { $1() }) }
+}
+
 public enum AlarmConfig {
     /// The largest file chime reads (a 10,000-alarm file is about 1.5 MB).
     public static let maximumSize = 16 << 20
@@ -94,7 +110,7 @@ public enum AlarmConfig {
     }
 
     /// Reads and validates the file at `path`; `anchor` is when intervals count from.
-    public static func load(path: String, anchor: Instant) -> AlarmFile {
+    public static func load(path: String, anchor: Instant, calendars reading: CalendarReading = .plain) -> AlarmFile {
         var file = AlarmFile(path: path)
         do throws(SystemError) {
             let bytes = try Sys.readFile(path, limit: maximumSize)
@@ -102,7 +118,7 @@ public enum AlarmConfig {
                 file.diagnostics.append(Diagnostic(file: path, message: "the file is larger than \(maximumSize >> 20) MiB; is it the right file?"))
                 return file
             }
-            return parse(bytes, path: path, anchor: anchor)
+            return parse(bytes, path: path, anchor: anchor, calendars: reading)
         } catch {
             file.diagnostics.append(Diagnostic(file: path, message: "cannot read the file: \(error.reason)"))
             return file
@@ -110,7 +126,7 @@ public enum AlarmConfig {
     }
 
     /// Validates a document's bytes.
-    public static func parse(_ bytes: [UInt8], path: String, anchor: Instant) -> AlarmFile {
+    public static func parse(_ bytes: [UInt8], path: String, anchor: Instant, calendars reading: CalendarReading = .plain) -> AlarmFile {
         var file = AlarmFile(path: path)
         // Invalid UTF-8 and NUL bytes are reported where they are, before the TOML parser sees them.
         if let (offset, what) = firstBadByte(bytes) {
@@ -144,14 +160,14 @@ public enum AlarmConfig {
         file.alarms = validator.alarms
         file.timers = validator.timers
         file.calendars = validator.calendars
-        if validator.diagnostics.isEmpty { readCalendars(&file, anchor: anchor) }
+        if validator.diagnostics.isEmpty { readCalendars(&file, anchor: anchor, reading: reading) }
         file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }
         return file
     }
 
     /// Adds the alarms of the calendars the file follows; what they hold that chime cannot
     /// represent becomes a note, and the rest is read.
-    static func readCalendars(_ file: inout AlarmFile, anchor: Instant) {
+    static func readCalendars(_ file: inout AlarmFile, anchor: Instant, reading: CalendarReading) {
         var ids = Set(file.alarms.map(\.id))
         for calendar in file.calendars where calendar.enabled {
             var paths: [String]
@@ -166,12 +182,18 @@ public enum AlarmConfig {
                 paths = [calendar.path]
             }
             for path in paths {
+                if let refusal = reading.refusal(path) {
+                    file.calendarNotes.append("\(path): \(refusal)")
+                    continue
+                }
                 let bytes: [UInt8]
                 do throws(SystemError) { bytes = try Sys.readFile(path, limit: maximumSize) } catch {
                     file.calendarNotes.append("\(path): cannot read the calendar: \(error.reason)")
                     continue
                 }
-                let read = CalendarImport(reading: bytes, anchor: anchor, trust: calendar.own ? .ownCalendar : .others)
+                var parsed: CalendarImport?
+                reading.around(path) { parsed = CalendarImport(reading: bytes, anchor: anchor, trust: calendar.own ? .ownCalendar : .others) }
+                guard let read = parsed else { continue }
                 file.calendarNotes += (read.problems + read.notes).sorted { $0.line < $1.line }.map { "\(path):\($0.line): \($0.message)" }
                 for alarm in read.alarms {
                     var draft = alarm.draft

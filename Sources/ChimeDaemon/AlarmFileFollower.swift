@@ -132,7 +132,17 @@ final class AlarmFileFollower: LoopPart {
             return ReloadOutcome()
         }
         status.exists = true
-        let file = AlarmConfig.load(path: path, anchor: now)
+        // Read with the marker set: a file, or a calendar it follows, that crashes the daemon as it
+        // is read is left out at the next start but one, until it changes.
+        if let refusal = schedule.readRefusal(.alarmFile(path)) {
+            status.problems = ["\(path): \(refusal); the alarms from its last good version keep running"]
+            logger.error("\(status.problems[0])")
+            return ReloadOutcome()
+        }
+        let schedule = self.schedule
+        let reading = CalendarReading(refusal: { schedule.readRefusal(.calendar($0)) },
+                                      around: { path, body in schedule.reading(.calendar(path), body) })
+        let file = schedule.reading(.alarmFile(path)) { AlarmConfig.load(path: path, anchor: now, calendars: reading) }
         // The calendars it follows are watched too (a calendar server's sync rewrites them).
         watcher?.followed = file.calendars.filter(\.enabled).map(\.path)
         let loaded = clock.now()

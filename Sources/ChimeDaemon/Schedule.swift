@@ -139,13 +139,81 @@ final class Schedule: LoopPart {
     private func mark(_ identifier: String) {
         marker.set(identifier)
         #if DEBUG
-        // Test builds only: tests make the work on one request crash, to prove a crash costs only
-        // that request. Release builds have no such switch.
+        // Test builds only: tests make the work on one request (or the reading of one file) crash,
+        // to prove a crash costs only that. Release builds have no such switch.
         if let victim = Sys.environment("CHIME_TEST_CRASH_FIRING"), victim == identifier {
             fatalError("CHIME_TEST_CRASH_FIRING: crashing while working on \(identifier)")
         }
+        if let victim = Sys.environment("CHIME_TEST_CRASH_READING"), let subject = ReadSubject(marker: identifier), victim == subject.path {
+            fatalError("CHIME_TEST_CRASH_READING: crashing while reading \(victim)")
+        }
         #endif
     }
+
+    // MARK: - Reading other people's files, on the record
+
+    /// What the marker names while a file is read: a tab (which no alarm identifier holds), what
+    /// is read, and its path.
+    enum ReadSubject {
+        case alarmFile(String)
+        case calendar(String)
+
+        var marker: String {
+            switch self {
+            case .alarmFile(let path): "\tthe alarm file \(path)"
+            case .calendar(let path): "\tthe calendar \(path)"
+            }
+        }
+
+        init?(marker: String) {
+            if marker.hasPrefix("\tthe alarm file ") { self = .alarmFile(String(marker.dropFirst(16))) }
+            else if marker.hasPrefix("\tthe calendar ") { self = .calendar(String(marker.dropFirst(14))) }
+            else { return nil }
+        }
+
+        var path: String {
+            switch self {
+            case .alarmFile(let path), .calendar(let path): path
+            }
+        }
+    }
+
+    /// What was being read when the marker was set last, for `reading` to put back.
+    private var readingNow: [String] = []
+    /// Files the daemon crashed while reading before (cleared once read cleanly).
+    private var readSuspects: Set<String> = []
+
+    /// Reads `subject` with the marker set, so a crash inside is charged to that file at the next
+    /// start, and a second one quarantines it until it changes. Nested reads (a calendar the alarm
+    /// file follows) are charged to the innermost.
+    func reading<Result>(_ subject: ReadSubject, _ body: () -> Result) -> Result {
+        let name = subject.marker
+        mark(name)
+        readingNow.append(name)
+        defer {
+            readingNow.removeLast()
+            if let outer = readingNow.last { marker.set(outer) } else { marker.clear() }
+            if readSuspects.remove(name) != nil { logging { () throws(StoreError) in try store.clearCrashes(name) } }
+        }
+        return body()
+    }
+
+    /// Why `subject` is not read (the daemon crashed twice reading it as it is now), or nil.
+    /// Changed since, it is read again.
+    func readRefusal(_ subject: ReadSubject) -> String? {
+        let name = subject.marker
+        guard let crashes = try? store.crashCount(name), crashes >= 2 else { return nil }
+        let now = Self.fingerprint(subject.path)
+        let noted = try? store.suspectDefinition(name)
+        if let noted, noted != now {
+            logging { () throws(StoreError) in try store.clearCrashes(name) }
+            return nil
+        }
+        return "not read: the daemon crashed twice while reading it; it is read again once it changes"
+    }
+
+    /// What identifies a file's version: its size, modification time and inode.
+    static func fingerprint(_ path: String) -> String { Sys.version(path) ?? "gone" }
 
     /// After it fired cleanly, a request the daemon once crashed on is no longer a suspect.
     func firedCleanly(_ identifier: String) {
@@ -160,6 +228,21 @@ final class Schedule: LoopPart {
     func chargeCrash() {
         guard let identifier = marker.inFlight() else { return }
         marker.clear()
+        if let subject = ReadSubject(marker: identifier) {
+            // A file that crashed the daemon while it was read: noted as it is now, so a changed
+            // version is read again.
+            logging { () throws(StoreError) in
+                let crashes = try store.recordCrash(whileFiring: identifier)
+                try store.setSuspectDefinition(identifier, Self.fingerprint(subject.path))
+                if crashes >= 2 {
+                    logger.error("quarantined: the daemon crashed twice while reading \(subject.path); it is not read until it changes")
+                } else {
+                    readSuspects.insert(identifier)
+                    logger.warning("the daemon stopped while reading \(subject.path); it is read again, and left out if that happens twice")
+                }
+            }
+            return
+        }
         logging { () throws(StoreError) in
             let crashes = try store.recordCrash(whileFiring: identifier)
             if crashes >= 2 {

@@ -162,6 +162,13 @@ public enum Sys {
         return String(cString: resolved)
     }
 
+    /// What tells one version of a file from another: its device, inode, size and modification
+    /// time (`stat(2)`); nil when nothing is there.
+    public static func version(_ path: String) -> String? {
+        guard let info = try? status(path) else { return nil }
+        return "\(info.st_dev):\(info.st_ino) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
     /// Whether the open descriptor `fd` is a regular file (`fstat(2)`).
     public static func isRegularFile(_ fd: Int32) throws(SystemError) -> Bool {
         var info = stat()

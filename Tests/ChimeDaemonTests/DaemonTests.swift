@@ -530,6 +530,51 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(try center().pendingSummaries().map(\.identifier).contains("bad") == false)
     }
 
+    /// A followed calendar that crashes the daemon as it is read (the 153 KB TRIGGER once did, at
+    /// every start, with the unit restarting it every 2 s) is charged like an alarm: at the third
+    /// start it is left out, said in `chime status`, and everything else runs; changed, it is read
+    /// again.
+    @Test func aCalendarThatCrashesTheDaemonTwiceIsLeftOutUntilItChanges() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop(); bus.stop() }
+        let calendar = bus.directory.appendingPathComponent("shared.ics")
+        let event = { (summary: String) in
+            ["BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:shared-1", "DTSTART:20991201T090000Z", "SUMMARY:\(summary)",
+             "BEGIN:VALARM", "TRIGGER:-PT5M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        }
+        try event("Shared").write(to: calendar, atomically: true, encoding: .utf8)
+        let file = bus.directory.appendingPathComponent("alarms.toml")
+        try """
+            [[alarm]]
+            id = "plain"
+            title = "Plain"
+            when = "in 3s"
+
+            [[calendar]]
+            path = "\(calendar.path)"
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let crashing = ["CHIME_TEST_CRASH_READING": calendar.path]
+        let arguments = ["--config", file.path]
+        for _ in 0..<2 {
+            let daemon = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false, arguments: arguments, environment: crashing)
+            #expect(waitForExit(daemon))
+        }
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments, environment: crashing)
+        #expect(recorder.waitForCalls(1, timeout: 10).map(\.summary) == ["Plain"])
+        #expect(daemon.isRunning)
+        #expect(daemon.log.contains("quarantined: the daemon crashed twice while reading \(calendar.path)"), "\(daemon.log)")
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("\(calendar.path): not read: the daemon crashed twice while reading it; it is read again once it changes"),
+                "\(status.stdout)")
+        #expect(try center().pendingSummaries().map(\.identifier) == [])
+        // Changed (a sync brought a new version), it is read again: here by a daemon without the crash.
+        daemon.stop()
+        try event("Shared, moved").write(to: calendar, atomically: true, encoding: .utf8)
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments)
+        defer { daemon.stop() }
+        #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-shared-1"] })
+    }
+
     @Test func aStoredRequestThatNoLongerValidatesIsQuarantinedNotFired() throws {
         // What an older chime accepted and stored: an expiry of Int64.max seconds, which trapped
         // at fire time and then at every start, in catch-up.

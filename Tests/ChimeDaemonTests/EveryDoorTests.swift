@@ -118,10 +118,12 @@ import Timekeeping
             let pending = Set(try center.pendingSummaries().map(\.identifier))
             #expect(pending.contains("control"), "batch \(batch)")
             _ = connection.run(until: .now + .milliseconds(10)) { true }
-            let missing = accepted.filter { !pending.contains($0.key) && !($0.value && fired.contains($0.key)) }
-            // A one-off due within seconds may be between its firing and our signal: allow it a moment.
+            // A one-off that fired has left the list: on a busy machine a batch can take long enough
+            // for one set a minute ahead to fire, so any that fired counts, not only those due soon.
+            let missing = accepted.filter { !pending.contains($0.key) && !fired.contains($0.key) }
+            // One may be between its firing and our signal: allow it a moment.
             if !missing.isEmpty { _ = connection.run(until: .now + .seconds(4)) { missing.keys.contains { !fired.contains($0) } } }
-            let stillMissing = missing.filter { !($0.value && fired.contains($0.key)) && !pending.contains($0.key) }
+            let stillMissing = missing.filter { !fired.contains($0.key) && !pending.contains($0.key) }
             #expect(stillMissing.isEmpty, "batch \(batch): accepted but neither listed nor fired: \(stillMissing.keys.sorted().prefix(5))")
         }
 
