@@ -51,6 +51,9 @@ public struct AlarmFile: Hashable, Sendable {
     /// What the calendars hold that chime cannot represent (`FILE:LINE: why`): left out, and said,
     /// without stopping the rest (a calendar is written by other programs, and synchronised).
     public var calendarNotes: [String] = []
+    /// Calendar files that are there but were not read (too large, unreadable, left out after a
+    /// crash, past the bound on calendar alarms): the alarms they gave before are kept, not removed.
+    public var unreadCalendars: [String] = []
     public var isValid: Bool { diagnostics.isEmpty }
 }
 
@@ -98,6 +101,9 @@ public enum AlarmConfig {
     static let tables = ["defaults", "alarm", "timer", "calendar"]
     /// The most .ics files one calendar directory is read for.
     public static let maximumCalendarFiles = 20_000
+    /// The most alarms all followed calendars together give (a shared calendar of years of
+    /// events must not crowd out everything else).
+    public static let maximumCalendarAlarms = 100_000
 
     /// The file in use: `--config`, else `$CHIME_CONFIG`, else `$XDG_CONFIG_HOME/chime/alarms.toml`,
     /// else `~/.config/chime/alarms.toml`.
@@ -169,6 +175,7 @@ public enum AlarmConfig {
     /// represent becomes a note, and the rest is read.
     static func readCalendars(_ file: inout AlarmFile, anchor: Instant, reading: CalendarReading) {
         var ids = Set(file.alarms.map(\.id))
+        var calendarAlarms = 0
         for calendar in file.calendars where calendar.enabled {
             var paths: [String]
             if Sys.isDirectory(calendar.path) {
@@ -183,12 +190,26 @@ public enum AlarmConfig {
             }
             for path in paths {
                 if let refusal = reading.refusal(path) {
-                    file.calendarNotes.append("\(path): \(refusal)")
+                    file.calendarNotes.append("\(path): \(refusal); the alarms it gave before are kept")
+                    file.unreadCalendars.append(path)
                     continue
                 }
                 let bytes: [UInt8]
                 do throws(SystemError) { bytes = try Sys.readFile(path, limit: maximumSize) } catch {
-                    file.calendarNotes.append("\(path): cannot read the calendar: \(error.reason)")
+                    file.calendarNotes.append("\(path): cannot read the calendar: \(error.reason); the alarms it gave before are kept")
+                    file.unreadCalendars.append(path)
+                    continue
+                }
+                // Whole or not at all: a file cut at the limit would end in a broken line and lose
+                // every alarm it holds, with nothing said but a parse error.
+                guard bytes.count <= maximumSize else {
+                    file.calendarNotes.append("\(path): larger than \(maximumSize >> 20) MiB; not read, and the alarms it gave before are kept")
+                    file.unreadCalendars.append(path)
+                    continue
+                }
+                guard calendarAlarms < maximumCalendarAlarms else {
+                    file.calendarNotes.append("\(path): not read: the calendars already gave \(maximumCalendarAlarms) alarms, the most chime takes from them")
+                    file.unreadCalendars.append(path)
                     continue
                 }
                 var parsed: CalendarImport?
@@ -196,6 +217,10 @@ public enum AlarmConfig {
                 guard let read = parsed else { continue }
                 file.calendarNotes += (read.problems + read.notes).sorted { $0.line < $1.line }.map { "\(path):\($0.line): \($0.message)" }
                 for alarm in read.alarms {
+                    guard calendarAlarms < maximumCalendarAlarms else {
+                        file.calendarNotes.append("\(path):\(alarm.line): left out: the calendars already gave \(maximumCalendarAlarms) alarms, the most chime takes from them")
+                        break
+                    }
                     var draft = alarm.draft
                     if let label = calendar.label { draft.label = label }
                     do throws(RequestError) {
@@ -213,6 +238,7 @@ public enum AlarmConfig {
                         }
                         file.alarms.append(ConfigAlarm(id: request.identifier, when: request.summaryRule, enabled: true, request: request,
                                                        line: calendar.line))
+                        calendarAlarms += 1
                     } catch {
                         file.calendarNotes.append("\(path):\(alarm.line): \(error.key): \(error.message)")
                     }

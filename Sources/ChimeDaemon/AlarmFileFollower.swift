@@ -58,6 +58,9 @@ final class AlarmFileFollower: LoopPart {
     private var appliedAlarms: [String: AppliedAlarm] = [:]
     /// The file's `[[timer]]` presets, as last read without errors (`ListTimerPresets`, `StartTimer`).
     private(set) var timerPresets: [TimerPreset] = []
+    /// Calendar alarms kept at the last reload because a calendar could not be read then (their
+    /// definitions, by identifier): still the file's, compared again at the next.
+    private var keptFromUnread: [String: String] = [:]
 
     init(path: String?, store: any AlarmFileStore, schedule: Schedule, clock: WallClock, logger: Logger) {
         self.path = path
@@ -200,9 +203,11 @@ final class AlarmFileFollower: LoopPart {
         var scheduled = 0
         var disabled = 0
         var nowApplied: [String: AppliedAlarm] = [:]
+        var kept: [String: String] = [:]
         do throws(StoreError) {
             // After the first reload, memory holds what the store holds (it changes only with the store).
             var recorded = appliedAlarms.isEmpty ? try store.fileDefinitions() : appliedAlarms.mapValues(\.definition)
+            recorded.merge(keptFromUnread) { current, _ in current }
             try store.write { () throws(StoreError) in
                 for alarm in file.alarms {
                     let id = alarm.id
@@ -250,7 +255,13 @@ final class AlarmFileFollower: LoopPart {
                     requeued.append((id, next))
                     if before == nil { outcome.added += 1 } else { outcome.changed += 1 }
                 }
-                // What is left was in the file before and is not now.
+                // What is left was in the file before and is not now. While a calendar cannot be
+                // read, the alarms calendars gave are kept (which calendar gave one is not recorded:
+                // all of them wait, rather than one being lost).
+                for (id, definition) in recorded where !file.unreadCalendars.isEmpty && definition.contains("\"\(CalendarImport.uidKey)\"") {
+                    kept[id] = definition
+                    recorded[id] = nil
+                }
                 for id in recorded.keys {
                     try schedule.removeFromFile(id)
                     try store.setFileDefinition(id, nil)
@@ -265,6 +276,7 @@ final class AlarmFileFollower: LoopPart {
         }
         for (id, next) in requeued { schedule.replaced(id, next: next) }
         appliedAlarms = nowApplied
+        keptFromUnread = kept
         status.alarms = scheduled
         status.disabled = disabled
         status.conflicts = conflicts + file.calendarNotes

@@ -90,4 +90,32 @@ import TestSupport
         #expect(status.stdout.contains("team.ics:4: chime's settings (X-CHIME-*) are taken only from a calendar marked as your own"),
                 "\(status.stdout)")
     }
+
+    /// A calendar that grows past 16 MiB was cut at the limit, its last line broke, and all its
+    /// alarms were dropped. Now it is not read, said so, and the alarms it gave stay until it can be
+    /// read again.
+    @Test func aCalendarThatCannotBeReadKeepsTheAlarmsItGave() throws {
+        let work = bus.directory
+        let calendar = work.appendingPathComponent("team.ics").path
+        try Self.calendar(uid: "weekly@example.org", start: "20991201T090000Z").write(toFile: calendar, atomically: true, encoding: .utf8)
+        let config = work.appendingPathComponent("alarms.toml").path
+        try "[[calendar]]\npath = \"\(calendar)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", config])
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-weekly@example.org"] })
+        // 25 bytes over the limit.
+        let big = Array(Self.calendar(uid: "weekly@example.org", start: "20991201T090000Z").utf8)
+        var grown = big
+        grown += Array(repeating: UInt8(ascii: "\n"), count: (16 << 20) + 25 - big.count)
+        try Data(grown).write(to: URL(fileURLWithPath: calendar))
+        #expect(try runChime(["config", "reload"], environment: bus.environment()).status == 0)
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("team.ics: larger than 16 MiB; not read, and the alarms it gave before are kept"), "\(status.stdout)")
+        #expect(try center().pendingSummaries().map(\.identifier) == ["ics-weekly@example.org"])
+        // Readable again, without the event: then it goes.
+        try Self.calendar(uid: "other@example.org", start: "20991202T090000Z").write(toFile: calendar, atomically: true, encoding: .utf8)
+        #expect(try runChime(["config", "reload"], environment: bus.environment()).status == 0)
+        #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-other@example.org"] })
+    }
 }
