@@ -95,7 +95,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
 	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop
 
-.PHONY: all build release release-app demo test test-app check check-suites test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app demo test test-app check check-suites fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -180,12 +180,31 @@ test-app:
 	$(SWIFT) build $(CXX_FLAGS) --product chime-alarms
 	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms $(TESTS)
 
+# The fuzz targets (Sources/FuzzTargets) under libFuzzer and AddressSanitizer, FUZZ_SECONDS each
+# (default 60), from their corpus in Fuzz/corpus; what they find goes to Fuzz/crashes (fix it, then
+# keep the input in the corpus: the tests run every corpus input through the same targets). One
+# -sanitize= flag: SwiftPM passes two in no fixed order, and the driver keeps the last.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := rule icalendar alarm-file request hint png tz-string tzif
+fuzz: deps-build
+	$(SWIFT) build --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+	@mkdir -p Fuzz/crashes
+	@for t in $(FUZZ_TARGETS); do \
+		scratch=$$(mktemp -d); \
+		echo "== $$t ($(FUZZ_SECONDS) s)"; \
+		CHIME_FUZZ_TARGET=$$t .build-fuzz/debug/chime-fuzz $$scratch Fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=5 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- 2>&1 \
+			| grep -E '^(#[0-9]+ *DONE|Done|==[0-9]+==ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added)|fuzz property broken|Fatal error' ; \
+		rm -rf $$scratch; \
+	done
+	@ls Fuzz/crashes | grep . && echo "make fuzz: findings in Fuzz/crashes" || echo "make fuzz: nothing found"
+
 # The suites that need no bus, X display or notification server: `make check` runs these alone.
 # A suite that starts a bus (PrivateBus, DaemonProcess, dunst) does not belong here.
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests HostileCalendarTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
-	SandboxTests SchedulerCallTests PartsTests PendingRowsTests
+	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests
 empty :=
 space := $(empty) $(empty)
 

@@ -15,6 +15,8 @@ let package = Package(
         // The desktop app (GTK 4 + libadwaita), a client of the daemon like the CLI: its own binary
         // and Debian package, so the command line never links GTK.
         .executable(name: "chime-alarms", targets: ["chime-alarms"]),
+        // The readers of other people's input as fuzz targets: Fuzz/ (make fuzz) and the tests use them.
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -61,6 +63,7 @@ let package = Package(
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
         .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
         .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit", "Posix"]),
+        .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Timekeeping"]),
         .target(
             name: "ChimeDaemon",
             dependencies: [
@@ -135,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "ChimeConfigTests",
             dependencies: [
-                "ChimeConfig", "ChimeCenter", "Timekeeping", "TestSupport",
+                "ChimeConfig", "ChimeCenter", "Timekeeping", "TestSupport", "FuzzTargets",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

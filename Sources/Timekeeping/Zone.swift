@@ -137,15 +137,24 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
     /// must not change the machine's zone).
     nonisolated(unsafe) public static var localtimePath = "/etc/localtime"
 
+    /// A zone from a POSIX TZ rule (`CET-1CEST,M3.5.0,M10.5.0/3`); nil when it is not one.
+    public static func posix(_ text: String) -> Zone? {
+        guard let rule = PosixRule(text) else { return nil }
+        return Zone(identifier: text, transitions: [], transitionTypes: [],
+                    types: [LocalType(offset: rule.standardOffset, isDST: false, abbreviation: rule.standardName)], rule: rule)
+    }
+
+    /// A zone from the bytes of a TZif file (RFC 8536), as the tz database keeps them.
+    public static func reading(tzif bytes: [UInt8], identifier: String) throws(ZoneError) -> Zone {
+        try parseTZif(bytes, identifier: identifier)
+    }
+
     /// The system's zone: `$TZ` when set to a zone name, else the zone `/etc/localtime` names, else UTC.
     public static func system() -> Zone {
         if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
             let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
             if let zone = try? named(name) { return zone }
-            if let rule = PosixRule(name) {
-                return Zone(identifier: name, transitions: [], transitionTypes: [],
-                            types: [LocalType(offset: rule.standardOffset, isDST: false, abbreviation: rule.standardName)], rule: rule)
-            }
+            if let zone = posix(name) { return zone }
         }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink(localtimePath, &buffer, buffer.count - 1)

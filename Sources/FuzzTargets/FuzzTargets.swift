@@ -1,0 +1,132 @@
+// The readers that take other people's input, each as a fuzz target: `make fuzz` runs them under
+// libFuzzer with AddressSanitizer (Fuzz/, one binary, the target named by CHIME_FUZZ_TARGET), and
+// the tests run every seed and every kept finding through the same functions (FuzzCorpusTests).
+//
+// Each target checks a property beyond "no crash": what a reader accepts behaves (rules move
+// forward and print as text that reads back, a decoded request validates, an export reads back as
+// the same alarms, a zone's offsets stay within a week). `check` says which property broke; the
+// fuzzer stops on it and keeps the input, the tests record it.
+import ChimeCenter
+import ChimeConfig
+import DBus
+import ICalendar
+import Notifications
+import Timekeeping
+
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// Rule text of every form (`chime next`, `Add`'s `rule`, the alarm file's `when`).
+    case rule
+    /// An .ics file, imported as the person's own, exported and imported again.
+    case icalendar
+    /// An alarm file (TOML).
+    case alarmFile = "alarm-file"
+    /// `Add`'s request, written as GVariant text (the fuzzer's way to build any a{sv}).
+    case request
+    /// notify-send's `--hint TYPE:NAME:VALUE`.
+    case hint
+    /// A PNG file as a notification's image.
+    case png
+    /// The TZ variable's POSIX rule.
+    case tzString = "tz-string"
+    /// A TZif file.
+    case tzif
+
+    /// When every target counts from: 2026-11-26 00:00 UTC.
+    static let now = Instant(seconds: 1_795_651_200)
+
+    /// Runs one input through the target: nil, or the property it broke.
+    public func check(_ bytes: [UInt8]) -> String? {
+        switch self {
+        case .rule: Self.rule(String(decoding: bytes, as: UTF8.self))
+        case .icalendar: Self.icalendar(bytes)
+        case .alarmFile: Self.alarmFile(bytes)
+        case .request: Self.request(String(decoding: bytes, as: UTF8.self))
+        case .hint: Self.hint(String(decoding: bytes, as: UTF8.self))
+        case .png: Self.png(bytes)
+        case .tzString: Self.tzString(String(decoding: bytes, as: UTF8.self))
+        case .tzif: Self.tzif(bytes)
+        }
+    }
+
+    static func rule(_ text: String) -> String? {
+        guard let trigger = try? Trigger(parsing: text, anchor: now) else { return nil }
+        var t = now
+        for _ in 0..<5 {
+            guard let next = trigger.nextFire(after: t) else { break }
+            if next <= t || next > Instant.latest { return "\(text): next fire \(next) after \(t)" }
+            t = next
+        }
+        if case .calendar(let expression) = trigger.rule, (try? CalendarExpression(parsing: expression.description)) != expression {
+            return "\(text): prints as \(expression.description), which does not read back"
+        }
+        return nil
+    }
+
+    static func icalendar(_ bytes: [UInt8]) -> String? {
+        let read = CalendarImport(reading: bytes, anchor: now, trust: .ownFile)
+        let requests = read.alarms.compactMap { try? $0.draft.build(now: nil) }
+        guard !requests.isEmpty else { return nil }
+        let again = CalendarImport(reading: CalendarExport.calendar(requests, now: now), anchor: now, trust: .ownFile)
+        let back = again.alarms.compactMap { try? $0.draft.build(now: nil) }
+        guard back.map(\.identifier) == requests.map(\.identifier) else {
+            return "export then import: \(requests.map(\.identifier)) came back as \(back.map(\.identifier)); \(again.problems)"
+        }
+        for (original, returned) in zip(requests, back) {
+            let (a, b) = (original.trigger.nextFire(after: now), returned.trigger.nextFire(after: now))
+            if a != b { return "export then import: \(original.identifier) fires at \(String(describing: b)), not \(String(describing: a))" }
+        }
+        return nil
+    }
+
+    static func alarmFile(_ bytes: [UInt8]) -> String? {
+        let file = AlarmConfig.parse(bytes, path: "fuzz.toml", anchor: now)
+        for alarm in file.alarms {
+            do { try alarm.request.validate() } catch { return "the alarm file gave '\(alarm.id)', which does not validate: \(error)" }
+        }
+        return nil
+    }
+
+    static func request(_ text: String) -> String? {
+        guard let value = try? GVariantText.parse(text), let entries = value.dictionaryEntries,
+            let incoming = try? NotificationRequest.fromDBus(entries, now: now)
+        else { return nil }
+        // Without an identifier the daemon makes one.
+        var request = incoming.request
+        if !incoming.identifierGiven { request.identifier = "fuzz" }
+        do { try request.validate() } catch { return "Add's decoder gave a request that does not validate: \(error)" }
+        return nil
+    }
+
+    static func hint(_ text: String) -> String? {
+        guard let hint = try? NotifySendSyntax.hint(text) else { return nil }
+        return hint.name.isEmpty ? "\(text): a hint without a name" : nil
+    }
+
+    static func png(_ bytes: [UInt8]) -> String? {
+        guard let image = try? ImageData(png: bytes) else { return nil }
+        return image.width <= 0 || image.height <= 0 ? "an image of \(image.width)×\(image.height)" : nil
+    }
+
+    /// Offsets within a week of UTC (RFC 8536's bound on the TZ string, 167 hours), and every
+    /// civil time read back, from 1900 to 2200.
+    static func zoneBehaves(_ zone: Zone, _ what: String) -> String? {
+        var t: Int64 = -2_208_988_800
+        while t < 7_258_118_400 {
+            let offset = zone.offset(at: t)
+            if abs(offset) > 168 * 3600 { return "\(what): offset \(offset) s at \(t)" }
+            _ = zone.resolve(zone.civil(at: t))
+            t += 86_400 * 97 + 3_607
+        }
+        return nil
+    }
+
+    static func tzString(_ text: String) -> String? {
+        guard let zone = Zone.posix(text) else { return nil }
+        return zoneBehaves(zone, "TZ=\(text)")
+    }
+
+    static func tzif(_ bytes: [UInt8]) -> String? {
+        guard let zone = try? Zone.reading(tzif: bytes, identifier: "Fuzz/Zone") else { return nil }
+        return zoneBehaves(zone, "a TZif file")
+    }
+}
