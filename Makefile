@@ -187,12 +187,12 @@ test-app:
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := rule icalendar alarm-file request hint png tz-string tzif
 fuzz: deps-build
-	$(SWIFT) build --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+	$(SWIFT) build -c release --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 	@mkdir -p Fuzz/crashes
 	@for t in $(FUZZ_TARGETS); do \
 		scratch=$$(mktemp -d); \
 		echo "== $$t ($(FUZZ_SECONDS) s)"; \
-		CHIME_FUZZ_TARGET=$$t .build-fuzz/debug/chime-fuzz $$scratch Fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+		CHIME_FUZZ_TARGET=$$t .build-fuzz/release/chime-fuzz $$scratch Fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
 			-timeout=5 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- 2>&1 \
 			| grep -E '^(#[0-9]+ *DONE|Done|==[0-9]+==ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added)|fuzz property broken|Fatal error' ; \
 		rm -rf $$scratch; \

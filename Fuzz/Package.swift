@@ -8,6 +8,7 @@ let package = Package(
     name: "chime-fuzz",
     dependencies: [.package(name: "chime", path: "..")],
     targets: [
-        .executableTarget(name: "chime-fuzz", dependencies: [.product(name: "FuzzTargets", package: "chime")]),
+        .executableTarget(name: "chime-fuzz", dependencies: [.product(name: "FuzzTargets", package: "chime")],
+                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )
