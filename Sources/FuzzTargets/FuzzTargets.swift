@@ -97,9 +97,20 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         return nil
     }
 
+    /// A hint is of the type its TYPE names (an empty name is allowed: notify-send sends one too).
     static func hint(_ text: String) -> String? {
         guard let hint = try? NotifySendSyntax.hint(text) else { return nil }
-        return hint.name.isEmpty ? "\(text): a hint without a name" : nil
+        let type = text.prefix { $0 != ":" }.lowercased()
+        let matches = switch hint.value {
+        case .string: type == "string"
+        case .int32: type == "int"
+        case .double: type == "double"
+        case .byte: type == "byte"
+        case .boolean: type == "boolean"
+        case .variant: type == "variant"
+        default: false
+        }
+        return matches ? nil : "\(text): a \(type) hint read as \(hint.value)"
     }
 
     static func png(_ bytes: [UInt8]) -> String? {

@@ -366,6 +366,9 @@ func parseTZif(_ bytes: [UInt8], identifier: String) throws(ZoneError) -> Zone {
     for k in 0..<h.type {
         let base = typeStart + k * 6
         let offset = Int(i32(base))
+        // RFC 8536 §3.2: a UT offset lies in -89999...93599 (under a day either way); a file with
+        // another (a fuzzer made -1,600,061,440 s) is no zone.
+        guard (-89_999...93_599).contains(offset) else { throw ZoneError("a local time type is \(offset) s from UT") }
         let abbreviationIndex = Int(bytes[base + 5])
         var end = charStart + abbreviationIndex
         while end < charStart + h.char, bytes[end] != 0 { end += 1 }
