@@ -193,9 +193,9 @@ fuzz: deps-build
 	@for t in $(FUZZ_TARGETS); do \
 		scratch=$$(mktemp -d); \
 		echo "== $$t ($(FUZZ_SECONDS) s)"; \
-		CHIME_FUZZ_TARGET=$$t .build-fuzz/release/chime-fuzz $$scratch Fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+		SWIFT_BACKTRACE=enable=no CHIME_FUZZ_TARGET=$$t .build-fuzz/release/chime-fuzz $$scratch Fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
 			-timeout=5 -rss_limit_mb=2048 -max_len=65536 -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Fuzz/crashes/$$t- 2>&1 \
-			| grep -E '^(#[0-9]+ *DONE|Done|==[0-9]+==ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added)|fuzz property broken|Fatal error' ; \
+			| grep -E '^(#[0-9]+ *DONE|Done|==[0-9]+==ERROR|SUMMARY|stat::number_of_executed_units|stat::new_units_added|    #[0-9]+ )|fuzz property broken|Fatal error|runtime failure' | head -40; \
 		rm -rf $$scratch; \
 	done
 	@ls Fuzz/crashes | grep . && echo "make fuzz: findings in Fuzz/crashes" || echo "make fuzz: nothing found"

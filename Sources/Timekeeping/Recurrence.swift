@@ -506,9 +506,21 @@ extension RecurrenceRule {
                     }
                     days.append(WeekdayNumber(ordinal: ordinal, weekday: weekday))
                 }
-                // Each once (at most 7 × 107), in the order first given.
-                var seenDays = Set<WeekdayNumber>()
-                rule.byDay = days.count > 1 ? days.filter { seenDays.insert($0).inserted } : days
+                // Each once (at most 7 × 107), in the order first given; a list without repeats
+                // (nearly every one: MO,WE,FR) is kept as read, without allocating to check it.
+                var repeats = false
+                if days.count > 16 {
+                    repeats = Set(days).count != days.count
+                } else {
+                    outer: for i in days.indices.dropFirst() {
+                        for j in 0..<i where days[j] == days[i] { repeats = true; break outer }
+                    }
+                }
+                if repeats {
+                    var seenDays = Set<WeekdayNumber>()
+                    days = days.filter { seenDays.insert($0).inserted }
+                }
+                rule.byDay = days
             case .wkst:
                 guard to - from == 2, let weekday = Self.weekday(bytes[from], bytes[from + 1]) else {
                     throw fail("WKST=\(text(from..<to)) is not a weekday (MO ... SU)")
