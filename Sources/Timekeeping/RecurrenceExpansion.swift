@@ -9,6 +9,8 @@
 // given), chosen by BYSETPOS; then COUNT and UNTIL end the rule. DTSTART is always the first
 // occurrence (§3.8.5.3); RDATEs join, EXDATEs leave.
 
+import Synchronization
+
 extension RecurrenceRule {
     /// The rule with RFC 5545's defaults filled from `start`: the day parts a coarse frequency takes
     /// from DTSTART, and the time parts at or below the frequency.
@@ -265,10 +267,8 @@ struct RuleExpansion: Sendable {
     let yearDays: [Int]
     let weekNumbers: [Int]
     let hours: [Int], minutes: [Int], seconds: [Int]
-    /// A COUNT rule's last occurrence, as a local time (Int64.max: it has fewer before 2199). Found
-    /// once, when the rule is read: from then on the next occurrence is searched from the period
-    /// holding the time asked about, never walked to from DTSTART again.
-    private(set) var countEnd: Int64?
+    /// Where a COUNT rule's last occurrence is kept once found (nil for a rule without COUNT).
+    private let countEndFound: CountEnd?
 
     init(_ unresolved: consuming RecurrenceRule, start: CivilTime) {
         var rule = unresolved
@@ -290,18 +290,28 @@ struct RuleExpansion: Sendable {
         // Unix time has no second 60, and a SECONDLY rule looking for one would search to 2199.
         let leapFree = rule.bySecond.contains(60) ? sortedUnique(rule.bySecond.map { min($0, 59) }) : rule.bySecond
         (hours, minutes, seconds) = (sortedUnique(rule.byHour), sortedUnique(rule.byMinute), sortedUnique(leapFree))
-        if let count = rule.count {
-            // COUNT counts local times from DTSTART, whatever the zone: walked once in UTC, where
-            // an instant is its local time (to two days past the last instant a zone can reach).
-            var last = start.localSeconds
-            var found = 1  // DTSTART
-            forEach(zone: .utc, after: nil, through: Instant.latest.seconds + 172_800) { local in
-                last = local
-                found += 1
-                return true
-            }
-            countEnd = found >= count ? last : Int64.max
+        countEndFound = rule.count == nil ? nil : CountEnd()
+    }
+
+    /// A COUNT rule's last occurrence, as a local time (Int64.max: it has fewer before 2199); nil
+    /// for a rule without COUNT. Found once, the first time it is asked for (reading a rule stays
+    /// cheap): from then on the next occurrence is searched from the period holding the time asked
+    /// about, never walked to from DTSTART again.
+    var countEnd: Int64? {
+        guard let countEndFound, let count = rule.count else { return nil }
+        if let known = countEndFound.value.withLock({ $0 }) { return known }
+        // COUNT counts local times from DTSTART, whatever the zone: walked once in UTC, where an
+        // instant is its local time (to two days past the last instant a zone can reach).
+        var last = start.localSeconds
+        var found = 1  // DTSTART
+        walk(zone: .utc, after: nil, through: Instant.latest.seconds + 172_800, countEnd: nil) { local in
+            last = local
+            found += 1
+            return true
         }
+        let end = found >= count ? last : Int64.max
+        countEndFound.value.withLock { $0 = end }
+        return end
     }
 
     /// Calls `body` with each occurrence after DTSTART, as instants in `zone`, strictly after
@@ -311,6 +321,12 @@ struct RuleExpansion: Sendable {
     /// one by one: BYSETPOS picks from them by position, so `FREQ=YEARLY` with every hour, minute
     /// and second costs its days and its times, not their product.
     func forEach(zone: Zone, after: UnixTime?, through limit: UnixTime, _ body: (UnixTime) -> Bool) {
+        guard !never else { return }
+        walk(zone: zone, after: after, through: limit, countEnd: countEnd, body)
+    }
+
+    /// `forEach`, with a COUNT rule's end given (nil: counted from DTSTART).
+    private func walk(zone: Zone, after: UnixTime?, through limit: UnixTime, countEnd: Int64?, _ body: (UnixTime) -> Bool) {
         guard !never else { return }
         // A COUNT rule whose end is known is searched as one without COUNT, up to that end.
         let count = countEnd == nil ? rule.count : nil
@@ -636,4 +652,9 @@ func sortedUnique(_ values: [Int]) -> [Int] {
     }
     out.removeLast(out.count - kept)
     return out
+}
+
+/// A COUNT rule's last occurrence, once found (shared by the copies of the rule).
+final class CountEnd: Sendable {
+    let value = Mutex<Int64?>(nil)
 }
