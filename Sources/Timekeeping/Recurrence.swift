@@ -454,9 +454,14 @@ extension RecurrenceRule {
                     out.append(n)
                     itemStart = i + 1
                 }
-                // Each value once, in order: a part is a set, and repeats would multiply the work of
-                // every period (BYHOUR, BYMINUTE and BYSECOND of 800 zeros each: 512 million times).
-                return sortedUnique(out)
+                // Each value once: a part is a set, and repeats would multiply the work of every
+                // period (BYHOUR, BYMINUTE and BYSECOND of 800 zeros each: 512 million times). A list
+                // without repeats (nearly every one) is kept as read, without allocating to check it.
+                if out.count > 16 { return sortedUnique(out) }
+                for i in out.indices.dropFirst() {
+                    for j in 0..<i where out[j] == out[i] { return sortedUnique(out) }
+                }
+                return out
             }
             switch name {
             case .freq:

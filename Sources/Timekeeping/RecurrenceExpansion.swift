@@ -294,12 +294,20 @@ struct RuleExpansion: Sendable {
     }
 
     /// A COUNT rule's last occurrence, as a local time (Int64.max: it has fewer before 2199); nil
-    /// for a rule without COUNT. Found once, the first time it is asked for (reading a rule stays
-    /// cheap): from then on the next occurrence is searched from the period holding the time asked
-    /// about, never walked to from DTSTART again.
+    /// for a rule without COUNT, and at a COUNT rule's first search (which walks from DTSTART as
+    /// far as it needs, usually less than to the end). Found at the second, once: from then on the
+    /// next occurrence is searched from the period holding the time asked about, never walked to
+    /// from DTSTART again. Reading a rule stays cheap, and so does asking once.
     var countEnd: Int64? {
         guard let countEndFound, let count = rule.count else { return nil }
-        if let known = countEndFound.value.withLock({ $0 }) { return known }
+        let known: Int64?? = countEndFound.value.withLock { state in
+            if state.searches == 0 {
+                state.searches = 1
+                return .some(nil)
+            }
+            return state.end.map { .some($0) }
+        }
+        if let known { return known }
         // COUNT counts local times from DTSTART, whatever the zone: walked once in UTC, where an
         // instant is its local time (to two days past the last instant a zone can reach).
         var last = start.localSeconds
@@ -310,7 +318,7 @@ struct RuleExpansion: Sendable {
             return true
         }
         let end = found >= count ? last : Int64.max
-        countEndFound.value.withLock { $0 = end }
+        countEndFound.value.withLock { $0.end = end }
         return end
     }
 
@@ -654,7 +662,12 @@ func sortedUnique(_ values: [Int]) -> [Int] {
     return out
 }
 
-/// A COUNT rule's last occurrence, once found (shared by the copies of the rule).
+/// A COUNT rule's last occurrence, once found, and whether it was searched before (shared by the
+/// copies of the rule).
 final class CountEnd: Sendable {
-    let value = Mutex<Int64?>(nil)
+    struct State {
+        var searches = 0
+        var end: Int64?
+    }
+    let value = Mutex(State())
 }
