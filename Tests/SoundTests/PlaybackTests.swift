@@ -1,6 +1,6 @@
 import Foundation
 import Posix
-import Sound
+@testable import Sound
 import TestSupport
 import XCTest
 
@@ -105,10 +105,13 @@ final class PlaybackTests: XCTestCase {
         flipper.start()
         defer { stop.set() }
         let done = DispatchSemaphore(value: 0)
+        // The file is opened (as a play opens it) and let go: what is tried is the opening, not
+        // 200 plays started and stopped against the sound server.
+        _ = server
         let answered = LockedCount()
         let player = Thread {
             for _ in 0..<200 {
-                if let id = try? server.play(link, PlaybackOptions()) { server.stop(id) }
+                _ = try? SoundFile(path: link)
                 answered.add()
             }
             done.signal()
