@@ -140,11 +140,16 @@ public func soundThemeFile(named name: String) -> String? {
 /// `sounds/freedesktop/stereo` in `$XDG_DATA_HOME` (a person's own, first), then in each of
 /// `$XDG_DATA_DIRS`, in order.
 func soundThemeDirectories() -> [String] {
+    soundDataRoots().map { "\($0)/sounds/freedesktop/stereo" }
+}
+
+/// The data directories sounds are found in: `$XDG_DATA_HOME` (else `~/.local/share`), then each of
+/// `$XDG_DATA_DIRS` (else `/usr/local/share:/usr/share`), absolute paths only.
+func soundDataRoots() -> [String] {
     let home = Sys.environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
         ?? Sys.environment("HOME").flatMap { $0.hasPrefix("/") ? $0 + "/.local/share" : nil }
     let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-    let roots = (home.map { [$0] } ?? []) + dataDirectories.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-    return roots.map { "\($0)/sounds/freedesktop/stereo" }
+    return (home.map { [$0] } ?? []) + dataDirectories.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
 }
 
 /// The freedesktop sound theme's sounds that suit an alarm or a timer, those installed here, in

@@ -319,12 +319,7 @@ public struct CalendarImport: Sendable {
     }
 
     static func soundFolders() -> [String] {
-        func absolute(_ name: String) -> String? { Sys.environment(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
-        var folders: [String] = []
-        if let home = absolute("XDG_DATA_HOME") ?? absolute("HOME").map({ $0 + "/.local/share" }) { folders.append(home + "/sounds") }
-        let dirs = absolute("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share"
-        folders += dirs.split(separator: ":").filter { $0.hasPrefix("/") }.map { String($0) + "/sounds" }
-        return folders.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        soundDataRoots().map { ($0.hasSuffix("/") ? String($0.dropLast()) : $0) + "/sounds" }
     }
 
     static func percentDecoded(_ text: String) -> String {

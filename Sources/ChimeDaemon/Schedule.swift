@@ -203,7 +203,7 @@ final class Schedule: LoopPart {
     func readRefusal(_ subject: ReadSubject) -> String? {
         let name = subject.marker
         guard let crashes = try? store.crashCount(name), crashes >= 2 else { return nil }
-        let now = Self.fingerprint(subject.path)
+        let now = Sys.version(subject.path) ?? "gone"
         let noted = try? store.suspectDefinition(name)
         if let noted, noted != now {
             logging { () throws(StoreError) in try store.clearCrashes(name) }
@@ -212,8 +212,6 @@ final class Schedule: LoopPart {
         return "not read: the daemon crashed twice while reading it; it is read again once it changes"
     }
 
-    /// What identifies a file's version: its size, modification time and inode.
-    static func fingerprint(_ path: String) -> String { Sys.version(path) ?? "gone" }
 
     /// After it fired cleanly, a request the daemon once crashed on is no longer a suspect.
     func firedCleanly(_ identifier: String) {
@@ -233,7 +231,7 @@ final class Schedule: LoopPart {
             // version is read again.
             logging { () throws(StoreError) in
                 let crashes = try store.recordCrash(whileFiring: identifier)
-                try store.setSuspectDefinition(identifier, Self.fingerprint(subject.path))
+                try store.setSuspectDefinition(identifier, Sys.version(subject.path) ?? "gone")
                 if crashes >= 2 {
                     logger.error("quarantined: the daemon crashed twice while reading \(subject.path); it is not read until it changes")
                 } else {
