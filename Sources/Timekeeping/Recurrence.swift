@@ -112,8 +112,8 @@ public struct Recurrence: Hashable, Sendable {
                             // `RRULE:` without parameters (as rules are written): its value is read
                             // where it lies, without making a line of it first.
                             if i - start > 6, Self.isPlainRRULE(bytes, start) {
-                                let rule = try RecurrenceRule.read(UnsafeBufferPointer(rebasing: bytes[(start + 6)..<i]), offset: start + 6)
-                                reading.rules.append(rule)
+                                try RecurrenceRule.read(UnsafeBufferPointer(rebasing: bytes[(start + 6)..<i]), offset: start + 6,
+                                                        into: &reading.rules)
                             } else {
                                 let line: ContentLine
                                 do throws(ContentLine.ReadError) { line = try ContentLine.read(bytes, start..<i) } catch {
@@ -214,7 +214,9 @@ public struct Recurrence: Hashable, Sendable {
     }
 
     private init(_ reading: consuming Reading, text: String) throws(RuleError) {
-        guard let start = reading.start else { throw RuleError("a recurrence needs DTSTART, e.g. DTSTART;TZID=Europe/Berlin:20261127T163500") }
+        guard let start = reading.start.take() else {
+            throw RuleError("a recurrence needs DTSTART, e.g. DTSTART;TZID=Europe/Berlin:20261127T163500")
+        }
         // What DTSTART is, read once (each look at an enum with a string in it copies it).
         enum Kind { case date, floating, utc, zoned }
         var civil = CivilTime(year: 1970, month: 1, day: 1)
@@ -229,17 +231,23 @@ public struct Recurrence: Hashable, Sendable {
         // DTSTART alone is one occurrence (a calendar's one-off event).
         for index in reading.rules.indices {
             // §3.3.10: UNTIL is of DTSTART's value type, and in UTC where DTSTART names a zone or UTC.
-            guard let until = reading.rules[index].until else { continue }
-            if until.isDate != (kind == .date) {
+            // (Its kind told without binding the value: that would copy it.)
+            let until: Kind
+            switch reading.rules[index].until {
+            case .none: continue
+            case .date?: until = .date
+            case .floating?: until = .floating
+            case .utc?: until = .utc
+            case .zoned?: until = .zoned
+            }
+            if (until == .date) != (kind == .date) {
                 throw RuleError("RRULE \(index + 1): UNTIL must be a \(kind == .date ? "date" : "date-time"), as DTSTART is")
             }
             switch kind {
             case .utc, .zoned:
-                guard case .utc = until else { throw RuleError("RRULE \(index + 1): UNTIL must be in UTC (ending in Z), as DTSTART is not floating") }
+                guard until == .utc else { throw RuleError("RRULE \(index + 1): UNTIL must be in UTC (ending in Z), as DTSTART is not floating") }
             case .floating:
-                if case .utc = until {} else if case .floating = until {} else {
-                    throw RuleError("RRULE \(index + 1): UNTIL must be floating or in UTC")
-                }
+                guard until == .utc || until == .floating else { throw RuleError("RRULE \(index + 1): UNTIL must be floating or in UTC") }
             case .date:
                 break
             }
@@ -250,7 +258,6 @@ public struct Recurrence: Hashable, Sendable {
         self.expansions = expansions
         if let zoneName {
             // The zone found while reading, moved out rather than copied (a zone is six references).
-            var reading = reading
             if let (name, zone) = reading.firstFound.take(), name == zoneName {
                 startZone = consume zone
             } else {
@@ -349,7 +356,11 @@ extension RecurrenceRule {
         var read: RecurrenceRule?
         var failure: RuleError?
         source.withUTF8 { bytes in
-            do throws(RuleError) { read = try Self.read(bytes, offset: offset) } catch { failure = error }
+            do throws(RuleError) {
+                var one = RecurrenceRule(frequency: .daily)
+                try Self.read(bytes, offset: offset, filling: &one)
+                read = one
+            } catch { failure = error }
         }
         if let failure { throw failure }
         self = read.take().unsafelyUnwrapped
@@ -412,14 +423,26 @@ extension RecurrenceRule {
         var source = text
         var failure: RuleError?
         source.withUTF8 { bytes in
-            do throws(RuleError) { rules.append(try Self.read(bytes, offset: offset)) } catch { failure = error }
+            do throws(RuleError) { try Self.read(bytes, offset: offset, into: &rules) } catch { failure = error }
         }
         if let failure { throw failure }
     }
 
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, offset: Int) throws(RuleError) -> RecurrenceRule {
+    /// Reads a RRULE value onto the end of `rules`, filled where it lies (a rule is nine arrays:
+    /// each copy of one retains them all); nothing is added when it is not a rule.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, offset: Int, into rules: inout [RecurrenceRule]) throws(RuleError) {
+        rules.append(RecurrenceRule(frequency: .daily))
+        do throws(RuleError) {
+            try read(bytes, offset: offset, filling: &rules[rules.count - 1])
+        } catch {
+            rules.removeLast()
+            throw error
+        }
+    }
+
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, offset: Int, filling rule: inout RecurrenceRule) throws(RuleError) {
         var frequency: Frequency?
-        var rule = RecurrenceRule(frequency: .daily)
+        var hasUntil = false
         var seen: UInt32 = 0
         var partStart = 0
         func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
@@ -442,10 +465,11 @@ extension RecurrenceRule {
             seen |= 1 << name.rawValue
             let from = equals + 1, to = part.upperBound
             func numbers(_ allowed: ClosedRange<Int>, signed: Bool) throws(RuleError) -> [Int] {
-                var comma = from
-                while comma < to, bytes[comma] != UInt8(ascii: ",") { comma += 1 }
-                if comma == to, let n = integer(bytes, from, to), allowed.contains(abs(n)), signed || n >= 0 { return RecurrenceRule.one(n) }
+                var commas = 0
+                for i in from..<to where bytes[i] == UInt8(ascii: ",") { commas += 1 }
+                if commas == 0, let n = integer(bytes, from, to), allowed.contains(abs(n)), signed || n >= 0 { return RecurrenceRule.one(n) }
                 var out: [Int] = []
+                out.reserveCapacity(commas + 1)
                 var itemStart = from
                 for i in from...to where i == to || bytes[i] == UInt8(ascii: ",") {
                     guard let n = integer(bytes, itemStart, i), allowed.contains(abs(n)), signed || n >= 0 else {
@@ -486,6 +510,7 @@ extension RecurrenceRule {
                     throw fail("UNTIL=\(text(from..<to)) is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSSZ)")
                 }
                 rule.until = until
+                hasUntil = true
             case .bySecond: rule.bySecond = try numbers(0...60, signed: false)
             case .byMinute: rule.byMinute = try numbers(0...59, signed: false)
             case .byHour: rule.byHour = try numbers(0...23, signed: false)
@@ -496,6 +521,9 @@ extension RecurrenceRule {
             case .bySetPos: rule.bySetPos = try numbers(1...366, signed: true)
             case .byDay:
                 var days: [WeekdayNumber] = []
+                var commas = 0
+                for i in from..<to where bytes[i] == UInt8(ascii: ",") { commas += 1 }
+                days.reserveCapacity(commas + 1)
                 var itemStart = from
                 for i in from...to where i == to || bytes[i] == UInt8(ascii: ",") {
                     defer { itemStart = i + 1 }
@@ -537,7 +565,7 @@ extension RecurrenceRule {
         rule.frequency = frequency
         func refuse(_ message: String) -> RuleError { RuleError(message, at: offset, length: bytes.count) }
         // §3.3.10: the parts that do not go together.
-        if rule.count != nil, rule.until != nil { throw refuse("give COUNT or UNTIL, not both") }
+        if rule.count != nil, hasUntil { throw refuse("give COUNT or UNTIL, not both") }
         if !rule.byWeekNo.isEmpty, frequency != .yearly { throw refuse("BYWEEKNO goes with FREQ=YEARLY only") }
         if !rule.byYearDay.isEmpty, frequency == .daily || frequency == .weekly || frequency == .monthly {
             throw refuse("BYYEARDAY does not go with FREQ=\(frequency.rawValue)")
@@ -552,7 +580,6 @@ extension RecurrenceRule {
         {
             throw refuse("BYSETPOS needs another BY part to choose from")
         }
-        return rule
     }
 
     /// The part names as upper-case bytes (compared with a byte `& 0xDF`: letters in any case).

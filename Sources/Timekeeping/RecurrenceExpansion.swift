@@ -273,7 +273,6 @@ struct RuleExpansion: Sendable {
     init(_ unresolved: consuming RecurrenceRule, start: CivilTime) {
         var rule = unresolved
         rule.resolve(start: start)
-        self.rule = rule
         self.start = start
         startDay = start.dayNumber
         let startSecond = Int64(start.hour * 3600 + start.minute * 60 + start.second)
@@ -291,6 +290,8 @@ struct RuleExpansion: Sendable {
         let leapFree = rule.bySecond.contains(60) ? sortedUnique(rule.bySecond.map { min($0, 59) }) : rule.bySecond
         (hours, minutes, seconds) = (sortedUnique(rule.byHour), sortedUnique(rule.byMinute), sortedUnique(leapFree))
         countEndFound = rule.count == nil ? nil : CountEnd()
+        // Kept last, moved rather than copied (a rule is nine arrays: a copy retains each).
+        self.rule = consume rule
     }
 
     /// A COUNT rule's last occurrence, as a local time (Int64.max: it has fewer before 2199); nil

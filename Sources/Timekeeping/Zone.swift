@@ -77,12 +77,44 @@ public enum Resolution: Hashable, Sendable {
 /// A time zone of the tz database: its recorded transitions and the POSIX
 /// rule (the TZif footer) that continues them into the future.
 public struct Zone: Hashable, Sendable, CustomStringConvertible {
+    /// What a zone is, kept once: a zone is copied with every rule that names it (100,000 rules
+    /// read after a resume), and a copy is then one reference, not six.
+    private final class Storage: Hashable, Sendable {
+        let identifier: String
+        let transitions: [UnixTime]
+        let transitionTypes: [Int]
+        let types: [LocalType]
+        let rule: PosixRule?
+
+        init(identifier: String, transitions: [UnixTime], transitionTypes: [Int], types: [LocalType], rule: PosixRule?) {
+            self.identifier = identifier
+            self.transitions = transitions
+            self.transitionTypes = transitionTypes
+            self.types = types
+            self.rule = rule
+        }
+
+        static func == (a: Storage, b: Storage) -> Bool {
+            a === b || (a.identifier == b.identifier && a.transitions == b.transitions && a.transitionTypes == b.transitionTypes
+                && a.types == b.types && a.rule == b.rule)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(identifier)
+            hasher.combine(transitions)
+            hasher.combine(transitionTypes)
+            hasher.combine(types)
+            hasher.combine(rule)
+        }
+    }
+
+    private let storage: Storage
     /// The tz name, such as `Europe/Berlin`, or `UTC`.
-    public let identifier: String
-    let transitions: [UnixTime]
-    let transitionTypes: [Int]
-    let types: [LocalType]
-    let rule: PosixRule?
+    public var identifier: String { storage.identifier }
+    var transitions: [UnixTime] { storage.transitions }
+    var transitionTypes: [Int] { storage.transitionTypes }
+    var types: [LocalType] { storage.types }
+    var rule: PosixRule? { storage.rule }
 
     struct LocalType: Hashable, Sendable {
         var offset: Int
@@ -98,11 +130,7 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
         rule: nil)
 
     init(identifier: String, transitions: [UnixTime], transitionTypes: [Int], types: [LocalType], rule: PosixRule?) {
-        self.identifier = identifier
-        self.transitions = transitions
-        self.transitionTypes = transitionTypes
-        self.types = types
-        self.rule = rule
+        storage = Storage(identifier: identifier, transitions: transitions, transitionTypes: transitionTypes, types: types, rule: rule)
     }
 
     /// The directory of the tz database.
