@@ -31,12 +31,18 @@ PIE ?= 0
 # leaves C++ assertions on even in release builds: -DNDEBUG turns them off, so such a file is
 # a diagnostic, not a crash (the fuzz test in Tests/ChimeConfigTests checks it).
 CXX_FLAGS := -Xcxx -DNDEBUG
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS) $(CXX_FLAGS)
+# Where release builds go (make test builds the packages' release build in .build-packaging, beside
+# the debug tests in .build: SwiftPM lets one command at a time use a build folder).
+RELEASE_SCRATCH ?= .build
+export RELEASE_SCRATCH
+RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS) $(CXX_FLAGS)
 # What a start costs beyond the loader's work (docs/BENCHMARKS.md, issue 25): relative relocations
-# packed (DT_RELR, which glibc 2.36 reads; GNU ld writes it, gold cannot), no $ORIGIN run path (the
-# loader would search the binary's directory and its hwcaps subfolders for libm and libc first),
-# libgcc linked in (one shared object fewer to load).
-RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=bfd -Xlinker -z -Xlinker pack-relative-relocs \
+# packed (DT_RELR, which glibc 2.36 reads; lld and GNU ld write it, gold cannot), no $ORIGIN run path
+# (the loader would search the binary's directory and its hwcaps subfolders for libm and libc
+# first), libgcc linked in (one shared object fewer to load). Every binary is linked by lld: the
+# linker is chosen with a compiler flag, and products built with different compiler flags would
+# recompile the modules they share at every build (a make install after make release took minutes).
+RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	--disable-local-rpath -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 # libdbus linked statically (STATIC_DBUS=1, the default): libsystemd and the six libraries it
 # loads (libgcrypt, liblz4, libzstd, liblzma, libcap, libgpg-error) are then not loaded by every
@@ -51,22 +57,22 @@ RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
 STATIC_DBUS_FILES := $(STATIC_LIBS)/sd-daemon-stubs.o $(STATIC_LIBS)/pkgconfig/dbus-1.pc
 endif
 PIE_FLAGS := $(RELEASE_FLAGS)
-# chime alone: linked by lld with the functions a notification runs laid out together, in the
+# chime alone: linked with the functions a notification runs laid out together, in the
 # order they first run (packaging/chime.order, written by scripts/order-file.sh), and no symbols of
 # its own exported (the static runtime's link line asks for --export-dynamic: 2,360 symbols in the
 # dynamic table the loader searches first for every symbol libc and libm bind; the crash
 # backtracer reads .symtab). Fewer pages touched at start: docs/BENCHMARKS.md, issue 25.
 # Its link map (.build-static-libs/chime.map) is read by make release's check of what was linked.
 FRONT_MAP := $(STATIC_LIBS)/chime.map
-FRONT_FLAGS := -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --no-export-dynamic \
+FRONT_FLAGS := -Xlinker --no-export-dynamic \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/chime.order -Xlinker --no-warn-symbol-ordering \
 	-Xlinker -Map=$(CURDIR)/$(FRONT_MAP)
 ifeq ($(PIE),0)
 RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
-RELEASE_BIN := .build/release/chime
-COMMANDS_BIN := .build/release/chime-commands
-APP_BIN := .build/release/chime-alarms
+RELEASE_BIN := $(RELEASE_SCRATCH)/release/chime
+COMMANDS_BIN := $(RELEASE_SCRATCH)/release/chime-commands
+APP_BIN := $(RELEASE_SCRATCH)/release/chime-alarms
 # The desktop app (GTK 4 + libadwaita) is built and installed where libadwaita's headers are
 # (the build dependencies bring them); APP=0 leaves it out (a server without a desktop).
 APP ?= $(shell pkg-config --exists libadwaita-1 2>/dev/null && echo 1 || echo 0)
@@ -162,23 +168,27 @@ SOUND_SUITES := AlarmSoundTests PlaybackTests
 # others they would slow the tests that time alarms to the second, so they too run after them.
 CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests
 
+# The packages' release build (what test-packaging installs and packs) runs from the start beside
+# everything else, at the lowest priority, in its own build folder: it takes the cycles the tests
+# leave while they wait on daemons and timers (the tests hold on a busy machine: that is their
+# promise). Its status and log wait in that folder until the packaging tests need them.
+PACKAGING_SCRATCH := .build-packaging
+
 test: deps-test
+	@mkdir -p $(PACKAGING_SCRATCH) && rm -f $(PACKAGING_SCRATCH)/build.rc
+	@(nice -n 19 $(MAKE) --no-print-directory dist PIE=1 RELEASE_SCRATCH=$(PACKAGING_SCRATCH) >$(PACKAGING_SCRATCH)/build.log 2>&1; \
+		echo $$? >$(PACKAGING_SCRATCH)/build.rc) &
 	$(SWIFT) build $(CXX_FLAGS)
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test $(CXX_FLAGS) --skip '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES)))'
 	$(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(CALENDAR_SUITES)))'
 	$(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(SOUND_SUITES)))'
-	@# The packages' release build (what test-packaging installs and packs) runs beside the app's and
-	@# the examples' tests, at the lowest priority (the tests hold on a busy machine: that is their
-	@# promise); its status and log wait in .build until the packaging tests need them.
-	@rm -f .build/packaging-build.rc; (nice -n 19 $(MAKE) --no-print-directory dist PIE=1 >.build/packaging-build.log 2>&1; \
-		echo $$? >.build/packaging-build.rc) &
 	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms
 	@scripts/test-examples.sh
-	@while [ ! -s .build/packaging-build.rc ]; do sleep 1; done; \
-		[ "$$(cat .build/packaging-build.rc)" = 0 ] || { cat .build/packaging-build.log; echo "the packages' release build failed"; exit 1; }
+	@while [ ! -s $(PACKAGING_SCRATCH)/build.rc ]; do sleep 1; done; \
+		[ "$$(cat $(PACKAGING_SCRATCH)/build.rc)" = 0 ] || { cat $(PACKAGING_SCRATCH)/build.log; echo "the packages' release build failed"; exit 1; }
 	$(MAKE) docs
-	@scripts/test-packaging.sh
+	@RELEASE_SCRATCH=$(PACKAGING_SCRATCH) scripts/test-packaging.sh
 
 # The desktop app alone, driven through its accessibility tree under Xvfb (Tests/app).
 test-app:
@@ -243,7 +253,7 @@ bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	@# one make release builds (PIE=0) for everything else.
 	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) $(FRONT_FLAGS) --product chime
 	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime-commands
-	@mkdir -p .build/shipped && cp .build/release/chime .build/release/chime-commands .build/shipped/
+	@mkdir -p .build/shipped && cp $(RELEASE_BIN) $(COMMANDS_BIN) .build/shipped/
 	$(MAKE) --no-print-directory release PIE=0
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
@@ -355,4 +365,4 @@ screenshot: release
 	@scripts/screenshot.sh $(RELEASE_BIN) docs/chime-alarm.png
 
 clean:
-	rm -rf .build $(STATIC_LIBS) bench/out
+	rm -rf .build .build-packaging $(STATIC_LIBS) bench/out

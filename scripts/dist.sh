@@ -4,16 +4,17 @@
 # and fish completions (chime --generate-completion-script). Output: .build/dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-chime=${1:-.build/release/chime}
+scratch=${RELEASE_SCRATCH:-.build}
+chime=${1:-$scratch/release/chime}
 out=.build/dist
 rm -rf "$out"
 mkdir -p "$out/man" "$out/completions"
 
 # The generator ships with swift-argument-parser (already resolved for chime); built once.
-parser=.build/checkouts/swift-argument-parser
-tool=.build/tools/release/generate-manual
+parser=$scratch/checkouts/swift-argument-parser
+tool=$scratch/tools/release/generate-manual
 if [ ! -x "$tool" ]; then
-    swift build --package-path "$parser" --scratch-path .build/tools -c release --product generate-manual >&2
+    swift build --package-path "$parser" --scratch-path "$scratch/tools" -c release --product generate-manual >&2
 fi
 # The pages carry the date of the last commit, so a rebuild of the same commit gives the same pages.
 date=$(git log -1 --format=%cs 2>/dev/null || date +%F)

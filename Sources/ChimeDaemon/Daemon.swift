@@ -178,6 +178,8 @@ public final class SchedulerDaemon {
         ringing.events.rangOut = { [unowned self] identifier, due, serverID, snoozes in
             presenter.ringRanOut(identifier, due: due, serverID: serverID, snoozes: snoozes)
         }
+        ringing.events.resuming = { [unowned self] identifier, body in schedule.reading(.ring(identifier), body) }
+        ringing.events.resumeRefusal = { [unowned self] identifier in schedule.readRefusal(.ring(identifier)) }
         speaker.events.ended = { [unowned self] play in ringing.soundEnded(play) }
         speaker.events.silent = { [unowned self] play, output in ringing.soundSilent(play, output) }
         speaker.events.previewEnded = { [announce] play, how, note in announce.soundEnded(play: play, how: how, note: note) }
@@ -203,8 +205,9 @@ public final class SchedulerDaemon {
         } catch {
             throw DaemonError("\(error)")
         }
-        ringing.resume()
+        // Outputs a killed ring left raised are put back first; a ring that resumes raises them again.
         speaker.resume()
+        ringing.resume()
         logger.info("chime daemon ready", metadata: ["pending": "\(schedule.queuedCount)"])
         while !stopping {
             connection.dispatchPending()

@@ -68,6 +68,11 @@ final class Ringing: LoopPart {
     struct Events {
         /// A ring ended unanswered: the alarm, its occurrence, its popup, and whether it snoozes itself.
         var rangOut: (_ identifier: String, _ due: Instant, _ serverID: UInt32, _ snoozes: Bool) -> Void = { _, _, _, _ in }
+        /// Runs the resuming of an alarm's ring at start on the record, so a crash inside it is
+        /// charged to that ring at the next start (the schedule's firing marker).
+        var resuming: (_ identifier: String, _ body: () -> Void) -> Void = { _, body in body() }
+        /// Why an alarm's ring is not resumed (the daemon stopped while resuming it last time), or nil.
+        var resumeRefusal: (_ identifier: String) -> String? = { _ in nil }
     }
     var events = Events()
 
@@ -154,7 +159,9 @@ final class Ringing: LoopPart {
     }
 
     /// At start: rings again what rang when the daemon stopped, for the rest of its ring time, where
-    /// its popup is still up; a ring whose time ended meanwhile is recorded as rung out.
+    /// its popup is still up; a ring whose time ended meanwhile is recorded as rung out. Each is
+    /// resumed on the record: one the daemon stopped while resuming is not resumed again (its popup
+    /// stays up; `chime list --missed` says why), and a crash costs nothing else.
     func resume() {
         let stored: [StoredRing]
         do { stored = try store.rings() } catch {
@@ -163,30 +170,45 @@ final class Ringing: LoopPart {
         }
         let now = clock.now()
         for saved in stored {
-            guard let delivered = (try? ledger.delivered(identifier: saved.identifier)) ?? nil, delivered.serverID == saved.serverID,
-                let sound = delivered.content.sound
-            else {
-                // Its popup is gone (closed, or its server left): it was answered, or cannot be.
+            if let refusal = events.resumeRefusal(saved.identifier) {
                 forget(saved.identifier)
+                logger.error("\(refusal)", metadata: ["alarm.id": "\(saved.identifier)"])
+                do {
+                    try store.recordMissed([MissedOccurrence(identifier: saved.identifier, due: saved.due, recorded: now, reason: refusal)])
+                } catch {
+                    logger.error("\(error)")
+                }
                 continue
             }
-            var ring = Ring(identifier: saved.identifier, serverID: saved.serverID, due: saved.due, started: saved.started,
-                            until: saved.until, sound: sound, content: delivered.content, capabilities: saved.capabilities,
-                            byServer: saved.capabilities.contains(.sound))
-            rings[saved.identifier] = ring
-            if saved.until <= now {
-                ringOut(saved.identifier)
-                continue
-            }
-            logger.info("ringing again after a restart, until its ring time ends (\(saved.until - now) left)",
-                        metadata: ["alarm.id": "\(saved.identifier)"])
-            // Sent again in place: its sound where the server plays it, and the server's answers come
-            // to this connection (dunst tells only the connection that showed a popup).
-            sendAgain(&ring)
-            ledger.shown(ring.serverID)  // its answers come to this connection now
-            if !ring.byServer { ring.play = soundRequest(ring.content, looping: true).map(speaker.play) }
-            rings[saved.identifier] = ring
+            events.resuming(saved.identifier) { resume(saved, now: now) }
         }
+    }
+
+    /// Resumes one stored ring.
+    private func resume(_ saved: StoredRing, now: Instant) {
+        guard let delivered = (try? ledger.delivered(identifier: saved.identifier)) ?? nil, delivered.serverID == saved.serverID,
+            let sound = delivered.content.sound
+        else {
+            // Its popup is gone (closed, or its server left): it was answered, or cannot be.
+            forget(saved.identifier)
+            return
+        }
+        var ring = Ring(identifier: saved.identifier, serverID: saved.serverID, due: saved.due, started: saved.started,
+                        until: saved.until, sound: sound, content: delivered.content, capabilities: saved.capabilities,
+                        byServer: saved.capabilities.contains(.sound))
+        rings[saved.identifier] = ring
+        if saved.until <= now {
+            ringOut(saved.identifier)
+            return
+        }
+        logger.info("ringing again after a restart, until its ring time ends (\(saved.until - now) left)",
+                    metadata: ["alarm.id": "\(saved.identifier)"])
+        // Sent again in place: its sound where the server plays it, and the server's answers come
+        // to this connection (dunst tells only the connection that showed a popup).
+        sendAgain(&ring)
+        ledger.shown(ring.serverID)  // its answers come to this connection now
+        if !ring.byServer { ring.play = soundRequest(ring.content, looping: true).map(speaker.play) }
+        rings[saved.identifier] = ring
     }
 
     // MARK: - The loop

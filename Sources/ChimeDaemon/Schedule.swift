@@ -144,36 +144,52 @@ final class Schedule: LoopPart {
         if let victim = Sys.environment("CHIME_TEST_CRASH_FIRING"), victim == identifier {
             fatalError("CHIME_TEST_CRASH_FIRING: crashing while working on \(identifier)")
         }
-        if let victim = Sys.environment("CHIME_TEST_CRASH_READING"), let subject = ReadSubject(marker: identifier), victim == subject.path {
-            fatalError("CHIME_TEST_CRASH_READING: crashing while reading \(victim)")
+        if let victim = Sys.environment("CHIME_TEST_CRASH_READING"), let subject = ReadSubject(marker: identifier),
+            victim == subject.path ?? subject.described
+        {
+            fatalError("CHIME_TEST_CRASH_READING: crashing while working on \(subject.described)")
         }
         #endif
     }
 
     // MARK: - Reading other people's files, on the record
 
-    /// What the marker names while a file is read: a tab (which no alarm identifier holds), what
-    /// is read, and its path.
+    /// What the marker names while work that is not an alarm's firing is done: a tab (which no
+    /// alarm identifier holds), what is worked on, and its path or alarm.
     enum ReadSubject {
         case alarmFile(String)
         case calendar(String)
+        /// An alarm's ring, resumed at start (its sound opened again).
+        case ring(String)
 
         var marker: String {
             switch self {
             case .alarmFile(let path): "\tthe alarm file \(path)"
             case .calendar(let path): "\tthe calendar \(path)"
+            case .ring(let identifier): "\tthe ring of \(identifier)"
             }
         }
 
         init?(marker: String) {
             if marker.hasPrefix("\tthe alarm file ") { self = .alarmFile(String(marker.dropFirst(16))) }
             else if marker.hasPrefix("\tthe calendar ") { self = .calendar(String(marker.dropFirst(14))) }
+            else if marker.hasPrefix("\tthe ring of ") { self = .ring(String(marker.dropFirst(13))) }
             else { return nil }
         }
 
-        var path: String {
+        /// The file read (nil for a ring).
+        var path: String? {
             switch self {
             case .alarmFile(let path), .calendar(let path): path
+            case .ring: nil
+            }
+        }
+
+        /// How it is named in the log.
+        var described: String {
+            switch self {
+            case .alarmFile(let path), .calendar(let path): path
+            case .ring(let identifier): "the ring of \(identifier)"
             }
         }
     }
@@ -199,11 +215,18 @@ final class Schedule: LoopPart {
     }
 
     /// Why `subject` is not read (the daemon crashed twice reading it as it is now), or nil.
-    /// Changed since, it is read again.
+    /// Changed since, it is read again. A ring is not resumed after one crash while resuming it
+    /// (its popup stays up; nothing is worth a second crash at start), and resumes again at a
+    /// later restart.
     func readRefusal(_ subject: ReadSubject) -> String? {
         let name = subject.marker
+        guard let path = subject.path else {
+            guard let crashes = try? store.crashCount(name), crashes >= 1 else { return nil }
+            logging { () throws(StoreError) in try store.clearCrashes(name) }
+            return "not rung again after a restart: the daemon stopped while resuming it at the last start"
+        }
         guard let crashes = try? store.crashCount(name), crashes >= 2 else { return nil }
-        let now = Sys.version(subject.path) ?? "gone"
+        let now = Sys.version(path) ?? "gone"
         let noted = try? store.suspectDefinition(name)
         if let noted, noted != now {
             logging { () throws(StoreError) in try store.clearCrashes(name) }
@@ -231,12 +254,16 @@ final class Schedule: LoopPart {
             // version is read again.
             logging { () throws(StoreError) in
                 let crashes = try store.recordCrash(whileFiring: identifier)
-                try store.setSuspectDefinition(identifier, Sys.version(subject.path) ?? "gone")
+                guard let path = subject.path else {
+                    logger.error("the daemon stopped while resuming \(subject.described) at start; it is not rung again (its popup stays)")
+                    return
+                }
+                try store.setSuspectDefinition(identifier, Sys.version(path) ?? "gone")
                 if crashes >= 2 {
-                    logger.error("quarantined: the daemon crashed twice while reading \(subject.path); it is not read until it changes")
+                    logger.error("quarantined: the daemon crashed twice while reading \(path); it is not read until it changes")
                 } else {
                     readSuspects.insert(identifier)
-                    logger.warning("the daemon stopped while reading \(subject.path); it is read again, and left out if that happens twice")
+                    logger.warning("the daemon stopped while reading \(path); it is read again, and left out if that happens twice")
                 }
             }
             return

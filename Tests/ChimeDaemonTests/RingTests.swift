@@ -214,6 +214,45 @@ import Timekeeping
         #expect(recorder.calls.count == again.count)
     }
 
+    /// A ring whose resuming at start crashed the daemon (a test build's switch stands in for a
+    /// crash in its sound's decoder or its popup) is not resumed at the next start: its popup stays,
+    /// `chime list --missed` says why, and everything else runs.
+    @Test func aRingThatCrashedTheDaemonWhenResumedIsNotResumedAgain() throws {
+        try installPlayer(soundSeconds: 0.3)
+        let recorder = try RecordingServer(address: bus.address)
+        var daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        try set(["in", "1s", "--sound", "bell", "--ring", "60s", "--id", "oven", "Oven"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(10) { plays().contains { $0.event == "start" } })
+        daemon.kill()
+        // Started again, it dies resuming the ring.
+        let path = playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let crashing = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false,
+                                         environment: ["PATH": path, "CHIME_TEST_CRASH_READING": "the ring of oven"])
+        let deadline = Date().addingTimeInterval(20)
+        while crashing.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(!crashing.isRunning, "\(crashing.log)")
+        #expect(crashing.log.contains("crashing while working on the ring of oven"), "\(crashing.log)")
+        let playsBefore = plays().filter { $0.event == "start" }.count
+        // The next start does not resume it, says why, and the rest runs: a plain alarm fires.
+        daemon = try self.daemon()
+        try set(["in", "1s", "--id", "plain", "Plain"])
+        let calls = recorder.waitForCalls(2, timeout: 15)
+        #expect(calls.map(\.summary).contains("Plain"), "\(calls.map(\.summary)) \(daemon.log)")
+        #expect(try waitUntil(10) {
+            try center().missedOccurrences().contains { $0.identifier == "oven" && ($0.reason ?? "").contains("not rung again after a restart") }
+        }, "\(daemon.log)")
+        #expect(daemon.log.contains("the daemon stopped while resuming the ring of oven at start"), "\(daemon.log)")
+        #expect(plays().filter { $0.event == "start" }.count == playsBefore, "the ring was not resumed: \(plays())")
+        #expect(try center().deliveredNotifications().contains { $0.identifier == "oven" }, "its popup stays")
+        // And at a later start it is simply gone (the crash was charged once).
+        daemon.stop()
+        daemon = try self.daemon()
+        usleep(500_000)
+        #expect(plays().filter { $0.event == "start" }.count == playsBefore)
+    }
+
     /// An answered alarm never rings again: dismissed, then the daemon killed and started again.
     @Test func anAnsweredRingStaysSilentAfterARestart() throws {
         try installPlayer(soundSeconds: 0.3)
