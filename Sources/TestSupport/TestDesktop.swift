@@ -29,7 +29,9 @@ public final class TestDesktop: @unchecked Sendable {
     private let supervisor: pid_t
     private let input: Int32
     private let output: Int32
-    private let log: String
+    /// What the harness says on its standard error: a file already unlinked (nothing is left in
+    /// the temporary folder, even when the process ends without stopping the desktop).
+    private let log: Int32
     private var stopped = false
 
     /// What the desktop sets for programs living in it: `DBUS_SESSION_BUS_ADDRESS`, `DISPLAY`,
@@ -55,13 +57,19 @@ public final class TestDesktop: @unchecked Sendable {
             let (outRead, outWrite) = try Sys.pipe()
             (toChild, fromChild) = ([inRead, inWrite], [outRead, outWrite])
         } catch { throw HarnessError("pipe failed: \(error.reason)") }
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("chime-desktop-\(UUID().uuidString.prefix(8)).log").path
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("chime-desktop-\(UUID().uuidString.prefix(8)).log").path
+        log = open(logPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard log >= 0 else {
+            for fd in toChild + fromChild { close(fd) }
+            throw HarnessError("cannot make the test desktop's log \(logPath) (errno \(errno))")
+        }
+        unlink(logPath)
         do {
             supervisor = try Spawn.start("/usr/bin/python3", arguments: ([ "/usr/bin/python3"] + arguments).map { Array($0.utf8) },
                                          environment: ProcessInfo.processInfo.environment,
-                                         stdin: .descriptor(toChild[0]), stdout: .descriptor(fromChild[1]), stderr: .file(log, append: false))
+                                         stdin: .descriptor(toChild[0]), stdout: .descriptor(fromChild[1]), stderr: .descriptor(log))
         } catch {
-            for fd in toChild + fromChild { close(fd) }
+            for fd in toChild + fromChild + [log] { close(fd) }
             throw HarnessError("cannot start the test desktop (\(Self.script)): \(error.reason)")
         }
         close(toChild[0])
@@ -72,13 +80,13 @@ public final class TestDesktop: @unchecked Sendable {
         do {
             description = try Self.readAnswer(output, timeout: 120)
         } catch {
-            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let said = Self.contents(of: log)
             close(input)
             close(output)
+            close(log)
             var status: Int32 = 0
             kill(supervisor, SIGKILL)
             waitpid(supervisor, &status, 0)
-            try? FileManager.default.removeItem(atPath: log)
             throw HarnessError("the test desktop did not start: \(said.isEmpty ? "\(error)" : said)")
         }
         directory = URL(fileURLWithPath: description["directory"] as? String ?? "/nonexistent")
@@ -125,7 +133,21 @@ public final class TestDesktop: @unchecked Sendable {
             usleep(5_000)
         }
         close(output)
-        try? FileManager.default.removeItem(atPath: log)
+        close(log)
+    }
+
+    /// What was written to `fd` (a file), from its start.
+    private static func contents(of fd: Int32) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var offset: off_t = 0
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+            offset += off_t(n)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// One line of JSON from the harness.
