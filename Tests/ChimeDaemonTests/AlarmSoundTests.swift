@@ -212,6 +212,33 @@ import Timekeeping
         #expect(try waitUntil(5) { try pulse.sinkState() == (true, 40) }, "the next daemon did not put it back: \(sinkText)\n\(second.log)")
     }
 
+    /// Put back also when resuming the ring crashed the next daemon (a test build's switch stands in
+    /// for a crash in its sound's decoder): the daemon after it puts the output back first, and
+    /// does not resume that ring.
+    @Test func insistPutsTheOutputBackWhenResumingTheRingCrashedTheDaemon() throws {
+        let file = try tone(periods: 480)
+        try pulse.setSink(muted: true, percent: 40)
+        let recorder = try RecordingServer(address: bus.address)
+        let first = try daemon()
+        defer { recorder.stop(); pulse.stop(); bus.stop() }
+        try waitForSoundServer()
+        try set(["in", "1s", "--sound", file, "--insist", "--ring", "60s", "--id", "crashy", "Crashy"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(10) { try pulse.sinkState() == (false, 100) })
+        first.kill()
+        let crashing = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false,
+                                         environment: pulse.environment.merging(["CHIME_TEST_CRASH_READING": "the ring of crashy"]) { $1 })
+        let deadline = Date().addingTimeInterval(20)
+        while crashing.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(!crashing.isRunning, "\(crashing.log)")
+        let third = try daemon()
+        defer { third.stop() }
+        #expect(try waitUntil(5) { try pulse.sinkState() == (true, 40) }, "the output was not put back: \(sinkText)\n\(third.log)")
+        #expect(third.log.contains("not rung again after a restart"), "\(third.log)")
+        usleep(1_000_000)
+        #expect(try pulse.sinkState() == (true, 40), "the ring did not resume and raise it again: \(sinkText)")
+    }
+
     /// A person who changes the output during the ring keeps their choice.
     @Test func anOutputChangedDuringTheRingIsLeftAsItIs() throws {
         let file = try tone(periods: 480)
