@@ -35,14 +35,12 @@ CXX_FLAGS := -Xcxx -DNDEBUG
 # the debug tests in .build: SwiftPM lets one command at a time use a build folder).
 RELEASE_SCRATCH ?= .build
 export RELEASE_SCRATCH
-RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS) $(CXX_FLAGS)
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_LIBS) $(CXX_FLAGS)
 # What a start costs beyond the loader's work (docs/BENCHMARKS.md, issue 25): relative relocations
-# packed (DT_RELR, which glibc 2.36 reads; lld and GNU ld write it, gold cannot), no $ORIGIN run path
-# (the loader would search the binary's directory and its hwcaps subfolders for libm and libc
-# first), libgcc linked in (one shared object fewer to load). Every binary is linked by lld: the
-# linker is chosen with a compiler flag, and products built with different compiler flags would
-# recompile the modules they share at every build (a make install after make release took minutes).
-RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+# packed (DT_RELR, which glibc 2.36 reads; GNU ld writes it, gold cannot), no $ORIGIN run path (the
+# loader would search the binary's directory and its hwcaps subfolders for libm and libc first),
+# libgcc linked in (one shared object fewer to load).
+RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=bfd -Xlinker -z -Xlinker pack-relative-relocs \
 	--disable-local-rpath -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 # libdbus linked statically (STATIC_DBUS=1, the default): libsystemd and the six libraries it
 # loads (libgcrypt, liblz4, libzstd, liblzma, libcap, libgpg-error) are then not loaded by every
@@ -57,19 +55,23 @@ RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
 STATIC_DBUS_FILES := $(STATIC_LIBS)/sd-daemon-stubs.o $(STATIC_LIBS)/pkgconfig/dbus-1.pc
 endif
 PIE_FLAGS := $(RELEASE_FLAGS)
-# chime alone: linked with the functions a notification runs laid out together, in the
+# chime alone: linked by lld with the functions a notification runs laid out together, in the
 # order they first run (packaging/chime.order, written by scripts/order-file.sh), and no symbols of
 # its own exported (the static runtime's link line asks for --export-dynamic: 2,360 symbols in the
 # dynamic table the loader searches first for every symbol libc and libm bind; the crash
 # backtracer reads .symtab). Fewer pages touched at start: docs/BENCHMARKS.md, issue 25.
 # Its link map (.build-static-libs/chime.map) is read by make release's check of what was linked.
 FRONT_MAP := $(STATIC_LIBS)/chime.map
-FRONT_FLAGS := -Xlinker --no-export-dynamic \
+# It is built in a build folder of its own (its compiler flags differ: in a shared folder each
+# product's build would recompile the modules they share, every time), then put beside
+# chime-commands, which it hands its other commands to.
+FRONT_FLAGS := --scratch-path $(RELEASE_SCRATCH)/front -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --no-export-dynamic \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/chime.order -Xlinker --no-warn-symbol-ordering \
 	-Xlinker -Map=$(CURDIR)/$(FRONT_MAP)
 ifeq ($(PIE),0)
 RELEASE_FLAGS += -Xswiftc -Xclang-linker -Xswiftc -no-pie
 endif
+AT_RELEASE := --scratch-path $(RELEASE_SCRATCH)
 RELEASE_BIN := $(RELEASE_SCRATCH)/release/chime
 COMMANDS_BIN := $(RELEASE_SCRATCH)/release/chime-commands
 APP_BIN := $(RELEASE_SCRATCH)/release/chime-alarms
@@ -121,8 +123,9 @@ build: deps-build
 	$(SWIFT) build $(CXX_FLAGS)
 
 release: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-commands
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $(FRONT_FLAGS) --product chime
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-commands
+	cp $(RELEASE_SCRATCH)/front/release/chime $(RELEASE_BIN)
 	@# swift-corelibs Foundation (NSString bridging, CoreFoundation, ICU: 48 MB, 2 MB of RSS and a
 	@# slower start) must not be linked in; one String method can pull it.
 	@if nm $(COMMANDS_BIN) | grep -q __CFInitialize; then \
@@ -156,7 +159,7 @@ $(STATIC_LIBS)/libstdc++.a:
 
 # The app, position-independent (address randomisation; its start-up is GTK's, not ours).
 release-app: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
-	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime-alarms
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(PIE_FLAGS) --product chime-alarms
 
 demo: release deps-demo
 	@scripts/demo.sh $(RELEASE_BIN)
@@ -251,14 +254,15 @@ test-desktops:
 bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	@# The binary make install and make deb ship (position-independent), kept aside, then the
 	@# one make release builds (PIE=0) for everything else.
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(PIE_FLAGS) --product chime-commands
 	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) $(FRONT_FLAGS) --product chime
-	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) --product chime-commands
+	cp $(RELEASE_SCRATCH)/front/release/chime $(RELEASE_BIN)
 	@mkdir -p .build/shipped && cp $(RELEASE_BIN) $(COMMANDS_BIN) .build/shipped/
 	$(MAKE) --no-print-directory release PIE=0
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-nextfire
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-daemon
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product chime-bench-config
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench-nextfire
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench-daemon
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench-config
 	$(MAKE) --no-print-directory release-app
 	@scripts/bench.sh
 

@@ -6,7 +6,7 @@
 #     make release && scripts/order-file.sh .build/release/chime
 # (make release links position-dependent: the addresses run are the addresses in the file.)
 # A stale file is harmless (names no longer there are skipped); it only lays out less well. SwiftPM
-# does not relink for a changed list: `rm .build/release/chime && make release` does.
+# does not relink for a changed list: `rm .build/front/release/chime && make release` does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chime=${1:?usage: scripts/order-file.sh PATH-TO-AN-UNSTRIPPED-RELEASE-CHIME}
