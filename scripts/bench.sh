@@ -45,6 +45,9 @@ SOUND_ROUNDS=${SOUND_ROUNDS:-60}
 echo "== an alarm's sound: due time → first sample at the sink, chime vs paplay and canberra-gtk-play ($SOUND_ROUNDS rounds); the daemon's memory"
 /usr/bin/python3 bench/sound.py "$chime" "$out/trivial_server" "$SOUND_ROUNDS" 2>"$out/sound.log" >"$out/sound.json"
 
+echo "== a followed 16 MiB calendar of 100,000 events: the first answer, a plain alarm beside it, all known, an edit, memory"
+/usr/bin/python3 bench/big_calendar.py "$chime" "$out/trivial_server" 100000 2>"$out/big-calendar.log" >"$out/big-calendar.json"
+
 source scripts/private-session.sh
 start_private_bus
 # The release builds just wrote hundreds of MB; let their writeback finish before timing anything.

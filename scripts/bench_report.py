@@ -165,6 +165,28 @@ lines.append("  the daemon's RSS: idle before any sound %.1f MiB, connected %.1f
              % (memory["idle_before_any_sound"] / 1024, memory["idle"] / 1024, memory["ringing"] / 1024, memory["after"] / 1024))
 lines.append("  idle with --no-sound-server %.1f MiB" % (memory["idle_without_sound_server"] / 1024))
 
+big = json.loads((out / "big-calendar.json").read_text())
+lines.append("A followed calendar of %d events (%.1f MiB) beside the alarms (issue 34's targets):" % (big["events"], big["bytes"] / 2**20))
+
+
+def figure(value, unit, scale=1):
+    return "not within the bench's limit" if value is None else "%.1f %s" % (value * scale, unit)
+
+
+lines.append("  first answer after the start: %s (target < 100 ms: %s)"
+             % (figure(big.get("answer_seconds"), "ms", 1000), verdict((big.get("answer_seconds") or 1e9) < 0.1)))
+late = big.get("plain_late_ms")
+lines.append("  a plain alarm due about 3 s after the start: %s (%s; target: on time: %s)"
+             % ("%.1f ms late" % late if late is not None else big.get("plain", "did not fire"), big.get("plain_timeliness", "-"),
+                verdict(big.get("plain_timeliness") == "on-time")))
+lines.append("  all its alarms known: %s after the start (target < 3 s: %s)"
+             % (figure(big.get("all_known_seconds"), "s"), verdict((big.get("all_known_seconds") or 1e9) < 3)))
+lines.append("  an edit: known again after %s; the loop held at most %s (target < 10 ms: %s)"
+             % (figure(big.get("edit_known_seconds"), "s"), figure(big.get("edit_longest_hold_ms"), "ms"),
+                verdict((big.get("edit_longest_hold_ms") or 1e9) < 10)))
+lines.append("  peak RSS: %s (target < 150 MiB: %s)"
+             % (figure(big.get("peak_rss_mib"), "MiB"), verdict((big.get("peak_rss_mib") or 1e9) < 150)))
+
 report = "\n".join(lines)
 print(report)
 (out / "report.txt").write_text(report + "\n")
