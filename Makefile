@@ -178,6 +178,8 @@ CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateuti
 PACKAGING_SCRATCH := .build-packaging
 
 test: deps-test
+	@# Resolved once, before the two builds start: each would otherwise write Package.resolved.
+	$(SWIFT) package resolve
 	@mkdir -p $(PACKAGING_SCRATCH) && rm -f $(PACKAGING_SCRATCH)/build.rc
 	@(nice -n 19 $(MAKE) --no-print-directory dist PIE=1 RELEASE_SCRATCH=$(PACKAGING_SCRATCH) >$(PACKAGING_SCRATCH)/build.log 2>&1; \
 		echo $$? >$(PACKAGING_SCRATCH)/build.rc) &
