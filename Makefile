@@ -172,9 +172,11 @@ SOUND_SUITES := AlarmSoundTests PlaybackTests
 CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests
 
 # The packages' release build (what test-packaging installs and packs) runs from the start beside
-# everything else, at the lowest priority, in its own build folder: it takes the cycles the tests
-# leave while they wait on daemons and timers (the tests hold on a busy machine: that is their
-# promise). Its status and log wait in that folder until the packaging tests need them.
+# everything else, in its own build folder: it takes the cycles the tests leave while they wait on
+# daemons and timers (the tests hold on a busy machine: that is their promise). It is started with
+# nice, but SwiftPM runs its compilers at normal priority whatever it was started with (and out of
+# SCHED_IDLE too): it competes with the tests as any build would. Its status and log wait in that
+# folder until the packaging tests need them.
 PACKAGING_SCRATCH := .build-packaging
 
 test: deps-test
