@@ -216,8 +216,8 @@ final class Schedule: LoopPart {
 
     /// Why `subject` is not read (the daemon crashed twice reading it as it is now), or nil.
     /// Changed since, it is read again. A ring is not resumed after one crash while resuming it
-    /// (its popup stays up; nothing is worth a second crash at start), and resumes again at a
-    /// later restart.
+    /// (its popup stays up; nothing is worth a second crash at start); the count is cleared then,
+    /// so a later ring of the same alarm resumes after a restart as any does.
     func readRefusal(_ subject: ReadSubject) -> String? {
         let name = subject.marker
         guard let path = subject.path else {
