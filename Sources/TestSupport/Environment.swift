@@ -116,6 +116,16 @@ public final class DaemonProcess: @unchecked Sendable {
 
     public var isRunning: Bool { child.isRunning }
 
+    /// Waits for a daemon that is meant to crash to die: whether it did within `timeout`.
+    public func waitForExit(timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !isRunning { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// SIGTERM, and wait.
     public func stop() { child.stop() }
 

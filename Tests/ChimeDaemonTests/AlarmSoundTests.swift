@@ -228,9 +228,7 @@ import Timekeeping
         first.kill()
         let crashing = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false,
                                          environment: pulse.environment.merging(["CHIME_TEST_CRASH_READING": "the ring of crashy"]) { $1 })
-        let deadline = Date().addingTimeInterval(20)
-        while crashing.isRunning, Date() < deadline { usleep(10_000) }
-        #expect(!crashing.isRunning, "\(crashing.log)")
+        #expect(crashing.waitForExit(), "\(crashing.log)")
         let third = try daemon()
         defer { third.stop() }
         #expect(try waitUntil(5) { try pulse.sinkState() == (true, 40) }, "the output was not put back: \(sinkText)\n\(third.log)")

@@ -460,15 +460,6 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                             trigger: try Trigger(parsing: "in \(seconds)s", anchor: WallClock.system.now()))
     }
 
-    /// Waits for a daemon that is meant to crash to die.
-    func waitForExit(_ daemon: DaemonProcess, timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if !daemon.isRunning { return true }
-            usleep(10_000)
-        }
-        return false
-    }
 
     @Test func aRequestThatCrashesTheDaemonTwiceIsQuarantinedAndTheRestFireOnTime() throws {
         let recorder = try RecordingServer(address: bus.address)
@@ -478,9 +469,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         try center().add(try request("victim", in: 1))
         try center().add(try request("control", in: 6))
         // It crashes firing the victim, and again when a restart (systemd's Restart=on-failure) catches up.
-        #expect(waitForExit(daemon))
+        #expect(daemon.waitForExit())
         daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: crashing)
-        #expect(waitForExit(daemon))
+        #expect(daemon.waitForExit())
         // The third start quarantines it and goes on.
         daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: crashing)
         defer { daemon.stop() }
@@ -514,7 +505,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         // Loading the file crashes on "bad" at the first start and again at the second.
         for _ in 0..<2 {
             let daemon = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false, arguments: arguments, environment: crashing)
-            #expect(waitForExit(daemon))
+            #expect(daemon.waitForExit())
         }
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments, environment: crashing)
         defer { daemon.stop() }
@@ -557,7 +548,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let arguments = ["--config", file.path]
         for _ in 0..<2 {
             let daemon = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false, arguments: arguments, environment: crashing)
-            #expect(waitForExit(daemon))
+            #expect(daemon.waitForExit())
         }
         var daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments, environment: crashing)
         #expect(recorder.waitForCalls(1, timeout: 10).map(\.summary) == ["Plain"])
