@@ -3,6 +3,7 @@
 // zone named as the tz database names it), firing where the VALARMs say relative to each
 // occurrence (before or after its start or end, repeated as REPEAT and DURATION say); an alarm at
 // an absolute time is an alarm of its own. What chime cannot do is a problem at its line.
+import Dispatch
 import ICalendar
 import Notifications
 import Posix
@@ -94,6 +95,7 @@ public struct CalendarImport: Sendable {
         let items = calendar.components.filter { $0.name == "VEVENT" || $0.name == "VTODO" }
         // Instances moved or changed (RECURRENCE-ID) leave their series, which skips them.
         var moved: [String: [Property]] = [:]
+        var work: [Work] = []
         for item in items {
             if let uid = item.first("UID")?.text, let instance = item.first("RECURRENCE-ID") { moved[uid, default: []].append(instance) }
         }
@@ -112,8 +114,55 @@ public struct CalendarImport: Sendable {
                 continue
             }
             let instance = item.first("RECURRENCE-ID")
-            read(item, uid: uid, valarms: valarms, timeZones: timeZones, calendarName: calendarName,
-                 skipped: instance == nil ? moved[uid] ?? [] : [], instance: instance, anchor: anchor)
+            work.append(Work(item: item, uid: uid, valarms: valarms, skipped: instance == nil ? moved[uid] ?? [] : [], instance: instance))
+        }
+        readAll(work, timeZones: timeZones, calendarName: calendarName, anchor: anchor)
+    }
+
+    /// One event or to-do to read, with what its calendar says of it.
+    private struct Work: Sendable {
+        var item: Component
+        var uid: String
+        var valarms: [Component]
+        var skipped: [Property]
+        var instance: Property?
+    }
+
+    private init(trust: Trust) { self.trust = trust }
+
+    /// Reads the events; a big calendar's on two threads, half each, put together in order (each
+    /// event is read alone: nothing one event says changes how another is read).
+    private mutating func readAll(_ work: [Work], timeZones: [Component], calendarName: String, anchor: Instant) {
+        guard work.count >= 4096 else {
+            for one in work {
+                read(one.item, uid: one.uid, valarms: one.valarms, timeZones: timeZones, calendarName: calendarName,
+                     skipped: one.skipped, instance: one.instance, anchor: anchor)
+            }
+            return
+        }
+        let halves = [work.startIndex..<work.count / 2, work.count / 2..<work.endIndex]
+        let parts = UnsafeMutableBufferPointer<CalendarImport>.allocate(capacity: 2)
+        parts.initialize(repeating: CalendarImport(trust: trust))
+        defer {
+            _ = parts.deinitialize()
+            parts.deallocate()
+        }
+        nonisolated(unsafe) let out = parts
+        let trust = self.trust
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            var partial = CalendarImport(trust: trust)
+            for one in work[halves[half]] {
+                partial.read(one.item, uid: one.uid, valarms: one.valarms, timeZones: timeZones, calendarName: calendarName,
+                             skipped: one.skipped, instance: one.instance, anchor: anchor)
+            }
+            out[half] = partial
+        }
+        for partial in parts {
+            alarms += partial.alarms
+            problems += partial.problems
+            notes += partial.notes
+            withoutAlarms += partial.withoutAlarms
+            cancelled += partial.cancelled
         }
     }
 
@@ -347,12 +396,15 @@ public struct CalendarImport: Sendable {
 
     /// One line of text: control characters and line breaks become spaces.
     static func line(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        // Most text has no control character: only its ends are looked at then.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text.trimmingCharacters(" ") }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
             .trimmingCharacters(" ")
     }
 
     /// Text for a body: line breaks and tabs kept, other control characters dropped.
     static func clean(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F || $0 == "\n" || $0 == "\t" }))
+        guard text.utf8.contains(where: { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F || $0 == "\n" || $0 == "\t" }))
     }
 }

@@ -327,6 +327,8 @@ public struct AlarmFileStatus: Hashable, Sendable {
     public var problems: [String]
     /// Alarms from the file left out because a command-line alarm has their identifier.
     public var conflicts: [String]
+    /// A reading of the file (and its calendars) is under way: what is listed may change when it is over.
+    public var reading = false
 
     public init(path: String, exists: Bool = false, alarms: Int = 0, disabled: Int = 0, loaded: Instant? = nil,
                 checked: Instant? = nil, problems: [String] = [], conflicts: [String] = []) {

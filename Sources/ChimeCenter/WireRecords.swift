@@ -221,7 +221,7 @@ extension NotificationSettings {
 
 extension AlarmFileStatus {
     /// `a{sv}`: path (s), exists (b), alarms, disabled (u), loaded, checked (x, when known),
-    /// problems, conflicts (as).
+    /// problems, conflicts (as), reading (b).
     public var dbusValue: Value {
         var entries: [(String, Value)] = [
             ("path", .string(path)), ("exists", .boolean(exists)), ("alarms", .uint32(UInt32(clamping: alarms))),
@@ -229,7 +229,7 @@ extension AlarmFileStatus {
         ]
         if let loaded { entries.append(("loaded", wireTime(loaded))) }
         if let checked { entries.append(("checked", wireTime(checked))) }
-        entries += [("problems", .strings(problems)), ("conflicts", .strings(conflicts))]
+        entries += [("problems", .strings(problems)), ("conflicts", .strings(conflicts)), ("reading", .boolean(reading))]
         return .vardict(entries)
     }
 
@@ -239,6 +239,7 @@ extension AlarmFileStatus {
                   disabled: Int(r.int("disabled") ?? 0), loaded: r.values["loaded"].flatMap(instant(fromWire:)),
                   checked: r.values["checked"].flatMap(instant(fromWire:)), problems: r.strings("problems"),
                   conflicts: r.strings("conflicts"))
+        reading = r.bool("reading") ?? false
     }
 }
 

@@ -158,6 +158,7 @@ func alarmFileSummary(_ status: AlarmFileStatus) -> String {
     let zone = Zone.system()
     let loaded = status.loaded.map { " (loaded \(Next.iso8601($0, in: zone)))" } ?? ""
     let counts = "\(status.alarms) alarm\(status.alarms == 1 ? "" : "s")" + (status.disabled > 0 ? ", \(status.disabled) disabled" : "")
+        + (status.reading ? "; reading it now" : "")
     if status.path.isEmpty { return "none (the daemon was started with --no-config)" }
     if !status.exists, status.problems.isEmpty { return "\(status.path) (no such file: no alarms from a file)" }
     if !status.problems.isEmpty {
@@ -176,6 +177,7 @@ func alarmFileDatum(_ status: AlarmFileStatus) -> Datum {
         Field("loaded", "", .optional(status.loaded) { .instant($0, Zone.system()) }),
         Field("problems", "", .list(status.problems.map { .text($0) })),
         Field("conflicts", "", .list(status.conflicts.map { .text($0) })),
+        Field("reading", "", .flag(status.reading)),
     ])
 }
 

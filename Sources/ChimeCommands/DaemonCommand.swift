@@ -46,9 +46,12 @@ public struct DaemonCommand: ParsableCommand {
             Every request is checked with the same bounds at every door (command line, alarm file, D-Bus, \
             and the store when a request is read back). If the daemon ever crashes twice while firing the same \
             alarm, that alarm is quarantined: kept but not fired, shown by `chime list` and `chime status`, \
-            removed with `chime cancel ID`. The same holds for reading the alarm file and each calendar it \
-            follows: one that crashed the daemon twice as it was read is left out (said by `chime status` and \
-            the log) until it changes, and everything else runs. The interface is documented in docs/dbus-interface.md \
+            removed with `chime cancel ID`. The alarm file and the calendars it follows are read by a child \
+            of the daemon (at nice 10, within 120 s), never by the daemon itself: it answers and rings \
+            while a big calendar is read, and takes in what was read a few milliseconds at a time \
+            (`chime status` says "reading it now" meanwhile). A file, calendar or alarm that crashes or \
+            hangs the reader twice is left out (said by `chime status` and the log) until it changes, and \
+            everything else runs. The interface is documented in docs/dbus-interface.md \
             (installed with the package's documentation).
 
             Sounds: chime plays alarms' sounds itself through the sound server (PulseAudio, or PipeWire's \
@@ -84,11 +87,28 @@ public struct DaemonCommand: ParsableCommand {
     @Flag(help: "Do not play sounds through the sound server: player programs only (no volume, fade or insist).")
     var noSoundServer = false
 
+    // The daemon's own reader of the alarm file (it starts itself again with these): not for people.
+    @Option(help: .hidden) var readAlarmFile: String?
+    @Option(help: .hidden) var now: Int64?
+    @Flag(help: .hidden) var careful = false
+    @Option(help: .hidden) var refuse: [String] = []
+    @Option(help: .hidden) var noNext: [String] = []
+
     public func validate() throws {
         if noConfig, config != nil { throw ValidationError("give --config or --no-config, not both") }
     }
 
     public func run() throws {
+        if let readAlarmFile {
+            var request = AlarmFileReader.Request(path: readAlarmFile, now: now.map(Instant.init(nanosecondsSinceEpoch:)) ?? WallClock.system.now())
+            request.careful = careful
+            for refusal in refuse {
+                let parts = refusal.split(separator: "\t", maxSplits: 1).map(String.init)
+                if parts.count == 2 { request.refused[parts[0]] = parts[1] }
+            }
+            request.noNext = Set(noNext)
+            Glibc.exit(AlarmFileReader.run(request))
+        }
         var logger = Logger(label: "chime.daemon") { StreamLogHandler.standardError(label: $0) }
         // CHIME_TRACE (as the app has it): what each part does, step by step.
         logger.logLevel = Sys.environment("CHIME_TRACE") == nil ? .info : .debug

@@ -38,6 +38,13 @@ public struct TimerPreset: Hashable, Sendable {
     public var duration: TimeSpan
     public var content: NotificationContent
     public var line: Int
+
+    public init(name: String, duration: TimeSpan, content: NotificationContent, line: Int) {
+        self.name = name
+        self.duration = duration
+        self.content = content
+        self.line = line
+    }
 }
 
 /// A loaded file: its alarms and timers, or what is wrong with it.

@@ -5,13 +5,24 @@
 // history stay), and never an alarm added from the command line or over D-Bus.
 // A file with errors changes nothing; its diagnostics wait in the status.
 //
-// A part of the daemon: it owns the path, the watch, the settle deadline, the file's status and
-// the alarms as last applied, and the store's `file_alarms` table (its face: `AlarmFileStore`).
-// It asks the schedule to store, take out and queue what changed (`storeFromFile`,
+// The daemon never reads the file itself: its reader child does (FileReader.swift), and the loop
+// takes what it sends as it comes, a step of at most a few milliseconds at a time, so a followed
+// 16 MiB calendar holds no alarm and no answer. A reading is one `ReaderRun`: the alarms the
+// store holds are read (a slice at a time, as 16-byte digests), then each record the reader sends
+// is compared with them and stored when new or changed, then what the file no longer has is
+// looked for and taken out, each in steps. A reader that dies or runs past its time limit is
+// charged to what it said it was doing (the file, a calendar, an alarm) and run again; a second
+// time leaves that out until it changes. Asked to read again meanwhile, it reads once more after.
+//
+// A part of the daemon: it owns the path, the watch, the settle deadline, the file's status, the
+// reading under way and the alarms as the store holds them, and the store's `file_alarms` table
+// (its face: `AlarmFileStore`). It starts its reader through the children (`startStreaming`);
+// asks the schedule to store, take out and queue what changed (`storeFromFile`,
 // `removeFromFile`, `replaced`), whose an identifier is (`origin`), whether an alarm stays out
-// (`quarantinedFromFile`), and to keep the record while a first fire is computed (`firing`);
-// others may ask it to `reload`, for its `status`, and tell it that alarms were removed
-// (`alarmsRemoved`: one of the file's left out for a clashing identifier may fit now).
+// (`quarantinedFromFile`), what the reader must leave out (`readerRefusals`), and to note a
+// reader's crash (`chargeReader`); others may ask it to `reload` (told when it is over), for its
+// `status`, and tell it that alarms were removed (`alarmsRemoved`: one of the file's left out for
+// a clashing identifier may fit now). `firstReadOver` is called once the first reading is over.
 import ChimeCenter
 import ChimeConfig
 import FoundationEssentials
@@ -36,10 +47,49 @@ public struct ReloadOutcome: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A file alarm as last applied (normalized) with its definition.
-struct AppliedAlarm {
-    var alarm: ConfigAlarm
-    var definition: String
+/// What the follower keeps of each alarm of the file the store holds: enough to tell a changed
+/// one, and whether a calendar gave it (16 bytes and a flag, not its definition).
+struct KnownFileAlarm {
+    var digest: DefinitionDigest
+    var fromCalendar: Bool
+}
+
+/// One reading of the file by the reader child, and its application a step at a time.
+final class ReaderRun {
+    let reason: String
+    var request: AlarmFileReader.Request
+    var child: Child?
+    var stream = FrameStream()
+    /// The child's standard output reached its end.
+    var endOfOutput = false
+    /// The child ended (reaped or stopped at its time limit).
+    var ended: Child?
+    /// What the child said it was doing last.
+    var stage: ReaderStage?
+    var summary: ReaderSummary?
+    var sawEnd = false
+    /// The stream broke its own rules (the child is stopped).
+    var broken: String?
+    /// Runs of this reload so far (a crash is read again, up to a bound).
+    var attempt = 1
+    /// The alarms of the file the run has seen, and what applying them did.
+    var seen: Set<String> = []
+    var outcome = ReloadOutcome()
+    var conflicts: [String] = []
+    var scheduled = 0
+    var disabled = 0
+    /// What is left to take out once every record is in (nil: not yet known).
+    var removals: [String]?
+    /// Where the look for what the file no longer has got to (nil: not started, or done).
+    var scan: Dictionary<String, KnownFileAlarm>.Index?
+    var found: [String] = []
+    /// Why the run is over without applying (nil while it runs or when it applied).
+    var done = false
+
+    init(reason: String, request: AlarmFileReader.Request) {
+        self.reason = reason
+        self.request = request
+    }
 }
 
 final class AlarmFileFollower: LoopPart {
@@ -47,46 +97,116 @@ final class AlarmFileFollower: LoopPart {
     var path: String?
     private let store: any AlarmFileStore
     let schedule: Schedule
+    private let children: ChildProcesses
     let clock: WallClock
     let logger: Logger
     private var watcher: ConfigWatcher?
     /// When to read the alarm file after an edit.
     private var reloadAt: Instant?
     /// What `chime config status` shows.
-    private(set) var status = AlarmFileStatus(path: "")
-    /// The file's alarms as last applied, by identifier.
-    private var appliedAlarms: [String: AppliedAlarm] = [:]
+    var status: AlarmFileStatus {
+        var status = reported
+        status.reading = run != nil
+        return status
+    }
+    private var reported = AlarmFileStatus(path: "")
+    /// The file's alarms as the store holds them, by identifier (nil: not yet read from the store;
+    /// read a slice at a time as a reload starts).
+    private var known: [String: KnownFileAlarm]?
+    /// Where reading the known alarms from the store got to.
+    private var knownAfter: String?
     /// The file's `[[timer]]` presets, as last read without errors (`ListTimerPresets`, `StartTimer`).
     private(set) var timerPresets: [TimerPreset] = []
-    /// Calendar alarms kept at the last reload because a calendar could not be read then (their
-    /// definitions, by identifier): still the file's, compared again at the next.
-    private var keptFromUnread: [String: String] = [:]
+    /// The reading under way, if any.
+    private var run: ReaderRun?
+    /// Asked again while a reading was under way: why (one more reading follows it).
+    private var again: String?
+    /// Who waits for the reading under way, and who for the one after it.
+    private var waiting: [(AlarmFileStatus) -> Void] = []
+    private var waitingAgain: [(AlarmFileStatus) -> Void] = []
+    /// Called once, when the first reading is over (applied or not).
+    var firstReadOver: (() -> Void)?
+    /// The program that reads (the daemon's own: `chime daemon --read-alarm-file`).
+    var readerProgram = "/proc/self/exe"
 
-    init(path: String?, store: any AlarmFileStore, schedule: Schedule, clock: WallClock, logger: Logger) {
+    init(path: String?, store: any AlarmFileStore, schedule: Schedule, children: ChildProcesses, clock: WallClock, logger: Logger) {
         self.path = path
         self.store = store
         self.schedule = schedule
+        self.children = children
         self.clock = clock
         self.logger = logger
     }
 
-    var descriptors: [Int32] { watcher.map { [$0.fd] } ?? [] }
-    var deadline: Instant? { reloadAt }
-    func readable(_ fd: Int32) { touched() }
-    func deadlineReached(now: Instant) { reloadIfSettled(now: now) }
+    /// How long one step of applying may work before it commits (the commit, a few milliseconds
+    /// more, writes what the step did): a step holds the loop well under 10 ms.
+    static let stepBudget = TimeSpan.milliseconds(2)
+    /// The most of the reader's output waiting to be applied before the follower stops reading it
+    /// (the reader then waits): what the daemon holds of a big calendar at once.
+    static let bufferLimit = 1 << 20
+    /// How long the reader may take (a 16 MiB calendar takes a few seconds).
+    static var readerTimeLimit: TimeSpan {
+        #if DEBUG
+        if let seconds = Sys.environment("CHIME_TEST_READER_TIME_LIMIT").flatMap(Int64.init) { return .seconds(seconds) }
+        #endif
+        return .seconds(120)
+    }
+    /// Runs of one reload after crashes before it gives up (each crash charges a file or alarm).
+    static let attempts = 6
+
+    /// Whether a reading is under way.
+    var isReading: Bool { run != nil }
+
+    var descriptors: [Int32] {
+        var fds = watcher.map { [$0.fd] } ?? []
+        if let run, let child = run.child, child.output >= 0, run.stream.pendingBytes < Self.bufferLimit { fds.append(child.output) }
+        return fds
+    }
+
+    var deadline: Instant? {
+        // Work waiting: due already (any instant in the past wakes the loop at once).
+        if let run, hasWork(run) { return .epoch }
+        return reloadAt
+    }
+
+    func readable(_ fd: Int32) {
+        if let watcher, fd == watcher.fd {
+            touched()
+            return
+        }
+        guard let run, let child = run.child, fd == child.output else { return }
+        // What is there now, a bounded amount: applied in steps from the deadline.
+        var read = 0
+        while read < 128 << 10, run.stream.pendingBytes < Self.bufferLimit {
+            guard let chunk = child.readStreamed(upTo: 64 << 10) else { break }
+            if chunk.isEmpty {
+                run.endOfOutput = true
+                break
+            }
+            run.stream.append(chunk)
+            read += chunk.count
+        }
+    }
+
+    func deadlineReached(now: Instant) {
+        if let run, hasWork(run) { advance(run) }
+        reloadIfSettled(now: now)
+    }
 
     /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
     func alarmsRemoved() {
-        if !status.conflicts.isEmpty { reloadAt = clock.now() }
+        if !reported.conflicts.isEmpty { reloadAt = clock.now() }
     }
 
     /// How long after an inotify event the file is read: an editor's write, rename and
     /// chmod arrive as several events within a few milliseconds, and are read once.
     static let settleTime = TimeSpan.milliseconds(50)
 
-    /// Starts following `configPath`, if set: the watch, then the first load.
+    /// Starts following `configPath`, if set: the watch, then the first reading.
     func start(now: Instant) {
-        guard let path else { return }
+        guard let path else {
+            return
+        }
         do throws(DaemonError) {
             watcher = try ConfigWatcher(path: path)
         } catch {
@@ -108,66 +228,393 @@ final class AlarmFileFollower: LoopPart {
         reload(now: now, reason: "the file changed")
     }
 
-    /// Reads the file and applies it, or keeps the last good set and reports why.
-    @discardableResult
-    func reload(now: Instant, reason: String) -> ReloadOutcome {
-        guard let path else { return ReloadOutcome() }
+    /// Reads the file (in the reader child) and applies it, or keeps the last good set and says
+    /// why; `then` gets the status once that is over. Asked while a reading is under way, it reads
+    /// once more after it.
+    func reload(now: Instant, reason: String, then: ((AlarmFileStatus) -> Void)? = nil) {
+        guard let path else {
+            then?(status)
+            return
+        }
         reloadAt = nil
+        if run != nil {
+            again = reason
+            if let then { waitingAgain.append(then) }
+            return
+        }
+        if let then { waiting.append(then) }
         // The watches follow what the file is now (a symlink made or re-pointed since the last
         // event, a directory that appeared): set before reading, so no later change is missed.
         watcher?.refresh()
-        status.path = path
-        status.checked = now
-        // Gone (not: cannot be looked at, which the read below reports).
+        reported.path = path
+        reported.checked = now
+        // Gone (not: cannot be looked at, which the reader reports).
         let gone: Bool
         do { gone = try Sys.status(path) == nil } catch { gone = false }
         if gone {
-            status.exists = false
-            let kept = (try? store.fileDefinitions().count) ?? 0
+            reported.exists = false
+            let kept = knownCount()
             if kept == 0 {
                 // No file and nothing from one: nothing to say.
-                status.problems = []
-                return ReloadOutcome(applied: true)
+                reported.problems = []
+            } else {
+                let problem = "\(path): the file is gone; its \(kept) alarm(s) keep running until it is back (an empty file removes them)"
+                reported.problems = [problem]
+                logger.warning("\(problem)")
             }
-            let problem = "\(path): the file is gone; its \(kept) alarm(s) keep running until it is back (an empty file removes them)"
-            status.problems = [problem]
-            logger.warning("\(problem)")
-            return ReloadOutcome()
+            return over()
         }
-        status.exists = true
-        // Read with the marker set: a file, or a calendar it follows, that crashes the daemon as it
-        // is read is left out at the next start but one, until it changes.
+        reported.exists = true
+        // A file that crashed the reader twice is left out until it changes.
         if let refusal = schedule.readRefusal(.alarmFile(path)) {
-            status.problems = ["\(path): \(refusal); the alarms from its last good version keep running"]
-            logger.error("\(status.problems[0])")
-            return ReloadOutcome()
+            reported.problems = ["\(path): \(refusal); the alarms from its last good version keep running"]
+            logger.error("\(reported.problems[0])")
+            return over()
         }
-        let schedule = self.schedule
-        let reading = CalendarReading(refusal: { schedule.readRefusal(.calendar($0)) },
-                                      around: { path, body in schedule.reading(.calendar(path), body) })
-        let file = schedule.reading(.alarmFile(path)) { AlarmConfig.load(path: path, anchor: now, calendars: reading) }
-        // The calendars it follows are watched too (a calendar server's sync rewrites them).
-        watcher?.followed = file.calendars.filter(\.enabled).map(\.path)
-        let loaded = clock.now()
-        guard file.isValid else {
-            status.problems = file.diagnostics.map(\.description)
-            logger.error("the alarm file has \(file.diagnostics.count) error(s); the alarms from its last good version keep running",
-                         metadata: ["reason": "\(reason)"])
-            for diagnostic in file.diagnostics { logger.error("\(diagnostic)") }
-            return ReloadOutcome()
+        let run = ReaderRun(reason: reason, request: AlarmFileReader.Request(path: path, now: now))
+        self.run = run
+        startReader(run)
+    }
+
+    /// How many alarms of the file the store holds.
+    private func knownCount() -> Int {
+        if let known { return known.count }
+        var count = 0
+        var after: String?
+        var more = true
+        while more {
+            more = false
+            try? store.fileDefinitions(after: after, limit: 10_000) { identifier, _ in
+                count += 1
+                after = identifier
+                more = true
+            }
         }
-        let outcome = apply(file, now: now)
-        timerPresets = file.timers
-        if outcome.applied {
-            status.problems = []
-            status.loaded = now
-            logger.info("alarm file loaded: \(outcome)", metadata: [
-                "reason": "\(reason)", "path": "\(path)",
-                "read_ms": "\((loaded - now).milliseconds)", "applied_ms": "\((clock.now() - loaded).milliseconds)",
+        return count
+    }
+
+    private func startReader(_ run: ReaderRun) {
+        guard let path else { return }
+        let refusals = schedule.readerRefusals()
+        run.request.refused = refusals.calendars
+        run.request.noNext = refusals.alarms
+        var environment = childEnvironment
+        var program = readerProgram
+        #if DEBUG
+        for name in ["CHIME_TEST_CRASH_READING", "CHIME_TEST_HANG_READING", "CHIME_TEST_HANG_UNTIL", "CHIME_TEST_CRASH_FIRING"] {
+            if let value = Sys.environment(name) { environment[name] = value }
+        }
+        // Test builds only: another program in the reader's place (one that writes nonsense).
+        if let other = Sys.environment("CHIME_TEST_READER_PROGRAM") { program = other }
+        #endif
+        let arguments = [program, "daemon", "--read-alarm-file", path] + run.request.arguments
+        do {
+            run.child = try children.startStreaming(arguments, environment: environment, timeLimit: Self.readerTimeLimit) { [weak self, weak run] child in
+                guard let self, let run, self.run === run else { return }
+                run.ended = child
+            }
+        } catch {
+            reported.problems = ["\(path): cannot read the file: \(error)"]
+            logger.error("\(reported.problems[0])")
+            self.run = nil
+            over()
+        }
+    }
+
+    /// Whether the run has something to do now (rather than wait for its reader).
+    private func hasWork(_ run: ReaderRun) -> Bool {
+        if known == nil { return true }
+        if run.removals != nil || run.scan != nil { return true }
+        if run.stream.pendingBytes >= 5 { return true }  // a frame, or part of one (then read on)
+        return run.endOfOutput && run.ended != nil
+    }
+
+    /// One step: reads the known alarms from the store, or applies what the reader sent, or takes
+    /// out what the file no longer has, for at most `stepBudget`; then ends the run once all is in.
+    private func advance(_ run: ReaderRun) {
+        let stepEnd = clock.now() + Self.stepBudget
+        if known == nil {
+            loadKnown(until: stepEnd)
+            return
+        }
+        if let removals = run.removals {
+            removeStep(run, removals, until: stepEnd)
+            return
+        }
+        if run.scan != nil {
+            scanStep(run, until: stepEnd)
+            return
+        }
+        applyStep(run, until: stepEnd)
+        guard run.endOfOutput, run.stream.pendingBytes < 5 || run.broken != nil, !run.done else { return }
+        guard let child = run.ended else {
+            // The output ended before the child was reaped: the loop waits for SIGCHLD.
+            if run.stream.pendingBytes >= 5, run.broken == nil { run.broken = "its output ended within a frame" }
+            return
+        }
+        if run.sawEnd, run.broken == nil, child.succeeded, let summary = run.summary {
+            if !summary.diagnostics.isEmpty { return finishInvalid(run, summary) }
+            // What is left was in the file before and is not now: looked for a step at a time.
+            run.scan = known?.startIndex
+            if run.scan == nil { run.removals = [] }
+            return
+        }
+        readerFailed(run, child)
+    }
+
+    /// Reads a slice of the store's file definitions into `known`.
+    private func loadKnown(until stepEnd: Instant) {
+        var loading: [String: KnownFileAlarm] = [:]
+        var after = knownAfter
+        var finished = false
+        while !finished, clock.now() < stepEnd {
+            var count = 0
+            do {
+                try store.fileDefinitions(after: after, limit: 500) { identifier, definition in
+                    loading[identifier] = DefinitionDigest.known(definition)
+                    after = identifier
+                    count += 1
+                }
+            } catch {
+                logger.error("\(error)")
+            }
+            if count < 500 { finished = true }
+        }
+        knownAfter = after
+        pendingKnown.merge(loading) { $1 }
+        if finished {
+            known = pendingKnown
+            pendingKnown = [:]
+            knownAfter = nil
+        }
+    }
+
+    private var pendingKnown: [String: KnownFileAlarm] = [:]
+
+    /// Applies the frames that arrived, in one store transaction, until the step's time is up; the
+    /// queue follows once it commits.
+    private func applyStep(_ run: ReaderRun, until stepEnd: Instant) {
+        var requeued: [(String, Instant?, Bool)] = []
+        do throws(StoreError) {
+            try store.write(.firing) { () throws(StoreError) in
+                var count = 0
+                while run.broken == nil {
+                    if count & 15 == 15, clock.now() >= stepEnd { break }
+                    count += 1
+                    switch run.stream.next() {
+                    case .incomplete: return
+                    case .malformed(let why): run.broken = why
+                    case .frame(.stage, let payload):
+                        guard let stage = ReaderStage(encoded: String(decoding: payload, as: UTF8.self)) else {
+                            run.broken = "an unknown stage"
+                            continue
+                        }
+                        run.stage = stage
+                    case .frame(.summary, let payload):
+                        guard run.summary == nil, let summary = try? JSONDecoder().decode(ReaderSummary.self, from: Data(payload)) else {
+                            run.broken = "a summary it could not read"
+                            continue
+                        }
+                        run.summary = summary
+                        let room = min(summary.alarms, 1 << 20)
+                        run.seen.reserveCapacity(room)
+                        known?.reserveCapacity(room)
+                        // The calendars it follows are watched too (a calendar server's sync rewrites them).
+                        watcher?.followed = summary.followed
+                    case .frame(.record, let payload):
+                        guard run.summary?.diagnostics.isEmpty == true, let record = FrameReader.record(payload) else {
+                            run.broken = "a record it could not read"
+                            continue
+                        }
+                        try apply(record, run, &requeued)
+                    case .frame(.end, _):
+                        run.sawEnd = true
+                    }
+                }
+            }
+        } catch {
+            reported.problems = ["\(run.request.path): could not apply the file: \(error)"]
+            logger.error("could not apply the alarm file: \(error)")
+            run.broken = "\(error)"
+        }
+        if run.broken != nil { run.child?.kill() }
+        for (identifier, next, reminded) in requeued { schedule.replaced(identifier, next: next, hasReminders: reminded) }
+    }
+
+    /// Applies one alarm of the file (inside the step's transaction).
+    private func apply(_ record: ReaderRecord, _ run: ReaderRun, _ requeued: inout [(String, Instant?, Bool)]) throws(StoreError) {
+        let identifier = record.identifier
+        guard run.seen.insert(identifier).inserted else { return }
+        if record.enabled { run.scheduled += 1 } else { run.disabled += 1 }
+        let digest = record.digest
+        let before = known?[identifier]
+        if before?.digest == digest {
+            run.outcome.unchanged += 1
+            return
+        }
+        if before == nil, try schedule.origin(of: identifier) == .commandLine {
+            run.conflicts.append("\(run.request.path):\(record.line): alarm '\(identifier)' is not scheduled: an alarm added from the command line has that id (chime cancel \(identifier), or give this one another id)")
+            if record.enabled { run.scheduled -= 1 } else { run.disabled -= 1 }
+            return
+        }
+        // An alarm the reader crashed on twice while computing its first fire is left out
+        // (quarantined). It stays out until its definition changes: then it gets a fresh chance.
+        if try schedule.quarantinedFromFile(identifier, definition: record.definition) {
+            run.conflicts.append("\(run.request.path):\(record.line): alarm '\(identifier)' is quarantined: the alarm file's reader crashed twice while scheduling it; it stays out until you change it")
+            if record.enabled { run.scheduled -= 1 } else { run.disabled -= 1 }
+            return
+        }
+        // Disabled, or a one-off whose time has passed: nothing to schedule.
+        let next = record.enabled ? record.next : nil
+        try schedule.storeFromFile(record, next: next)
+        // Its digest, not its whole definition: the request is stored once, beside it.
+        try store.setFileDefinition(identifier, DefinitionDigest.stored(digest, fromCalendar: record.fromCalendar))
+        known?[identifier] = KnownFileAlarm(digest: digest, fromCalendar: record.fromCalendar)
+        requeued.append((identifier, next, record.hasReminders))
+        if before == nil { run.outcome.added += 1 } else { run.outcome.changed += 1 }
+    }
+
+    /// Looks through the known alarms, a step at a time, for those the file no longer has. While a
+    /// calendar cannot be read, the alarms calendars gave are kept (which calendar gave one is not
+    /// recorded: all of them wait, rather than one being lost).
+    private func scanStep(_ run: ReaderRun, until stepEnd: Instant) {
+        guard let known, var index = run.scan, let summary = run.summary else { return }
+        let keepCalendars = !summary.unread.isEmpty
+        var count = 0
+        while index != known.endIndex {
+            if count & 255 == 255, clock.now() >= stepEnd { break }
+            count += 1
+            let (identifier, alarm) = known[index]
+            if !run.seen.contains(identifier), !(keepCalendars && alarm.fromCalendar) { run.found.append(identifier) }
+            index = known.index(after: index)
+        }
+        if index == known.endIndex {
+            run.scan = nil
+            run.removals = run.found
+            run.found = []
+        } else {
+            run.scan = index
+        }
+    }
+
+    /// Takes out, a step at a time, the alarms the file no longer has.
+    private func removeStep(_ run: ReaderRun, _ removals: [String], until stepEnd: Instant) {
+        var rest = removals[...]
+        var requeued: [(String, Instant?, Bool)] = []
+        do throws(StoreError) {
+            try store.write(.firing) { () throws(StoreError) in
+                var count = 0
+                while let identifier = rest.first {
+                    if count & 15 == 15, clock.now() >= stepEnd { break }
+                    count += 1
+                    try schedule.removeFromFile(identifier)
+                    try store.setFileDefinition(identifier, nil)
+                    known?[identifier] = nil
+                    requeued.append((identifier, nil, false))
+                    run.outcome.removed += 1
+                    rest = rest.dropFirst()
+                }
+            }
+        } catch {
+            reported.problems = ["\(run.request.path): could not apply the file: \(error)"]
+            logger.error("could not apply the alarm file: \(error)")
+            for (identifier, next, reminded) in requeued { schedule.replaced(identifier, next: next, hasReminders: reminded) }
+            return finish(run, applied: false)
+        }
+        for (identifier, next, reminded) in requeued { schedule.replaced(identifier, next: next, hasReminders: reminded) }
+        run.removals = Array(rest)
+        if rest.isEmpty { finish(run, applied: true) }
+    }
+
+    /// The file has errors: nothing of it is applied, and the status says why.
+    private func finishInvalid(_ run: ReaderRun, _ summary: ReaderSummary) {
+        reported.problems = summary.diagnostics
+        logger.error("the alarm file has \(summary.diagnostics.count) error(s); the alarms from its last good version keep running",
+                     metadata: ["reason": "\(run.reason)"])
+        for diagnostic in summary.diagnostics { logger.error("\(diagnostic)") }
+        finish(run, applied: false)
+    }
+
+    /// The reader died, ran past its time limit, or wrote what it should not: charged to what it
+    /// was doing, and read again (the charged file or alarm left out after a second time).
+    private func readerFailed(_ run: ReaderRun, _ child: Child) {
+        let path = run.request.path
+        let how = run.broken.map { "wrote \($0)" } ?? (child.timedOut ? "ran past its time limit" : child.ending)
+        let retry: Bool
+        switch run.stage {
+        case .alarms? where !run.request.careful:
+            logger.warning("the alarm file's reader stopped (\(how)) while computing first fires; reading again, naming each alarm")
+            run.request.careful = true
+            retry = true
+        case .alarmFile?, .calendar?, .alarm?:
+            let stage = run.stage!
+            let crashes = schedule.chargeReader(stage, path: path)
+            let what: String = switch stage {
+            case .calendar(let calendar): calendar
+            case .alarm(let identifier): "alarm '\(identifier)'"
+            default: path
+            }
+            if crashes >= 2 {
+                logger.error("quarantined: the alarm file's reader stopped twice (\(how)) while reading \(what); it is left out until it changes")
+            } else {
+                logger.warning("the alarm file's reader stopped (\(how)) while reading \(what); reading again, and leaving it out if that happens twice")
+            }
+            retry = true
+        default:
+            retry = false
+        }
+        if retry, run.attempt < Self.attempts, self.run === run {
+            let next = ReaderRun(reason: run.reason, request: run.request)
+            next.attempt = run.attempt + 1
+            self.run = next
+            startReader(next)
+            return
+        }
+        reported.problems = ["\(path): cannot read the file: its reader stopped (\(how)); the alarms from its last good version keep running"]
+        logger.error("\(reported.problems[0])")
+        finish(run, applied: false)
+    }
+
+    /// The run is over: the status says what it did, whoever waited is told, and a reading asked
+    /// for meanwhile starts.
+    private func finish(_ run: ReaderRun, applied: Bool) {
+        run.done = true
+        run.child?.kill()
+        self.run = nil
+        if applied, let summary = run.summary {
+            // (Its steps were committed without waiting for the disk: what the machine's power
+            // takes with it is read from the file again at the next start.)
+            run.outcome.applied = true
+            timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
+            reported.problems = []
+            reported.loaded = run.request.now
+            reported.alarms = run.scheduled
+            reported.disabled = run.disabled
+            reported.conflicts = run.conflicts + summary.notes
+            logger.info("alarm file loaded: \(run.outcome)", metadata: [
+                "reason": "\(run.reason)", "path": "\(run.request.path)",
+                "ms": "\((clock.now() - run.request.now).milliseconds)",
             ])
+            for conflict in run.conflicts { logger.warning("\(conflict)") }
         }
-        for conflict in status.conflicts { logger.warning("\(conflict)") }
-        return outcome
+        over()
+    }
+
+    /// Tells whoever waited, and starts the reading asked for meanwhile.
+    private func over() {
+        let told = waiting
+        waiting = []
+        for then in told { then(status) }
+        if let first = firstReadOver {
+            firstReadOver = nil
+            first()
+        }
+        if let reason = again {
+            again = nil
+            waiting = waitingAgain
+            waitingAgain = []
+            reload(now: clock.now(), reason: reason)
+        }
     }
 
     /// A file alarm without when it was loaded or where it sits in the file: what a reload
@@ -179,108 +626,10 @@ final class AlarmFileFollower: LoopPart {
         return alarm
     }
 
-    /// The normalized alarm as stored: whether it is enabled, then its request as JSON.
-    static func definition(of normalized: ConfigAlarm) -> (definition: String, json: String)? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(normalized.request) else { return nil }
-        let json = String(decoding: data, as: UTF8.self)
-        return ((normalized.enabled ? "enabled " : "disabled ") + json, json)
-    }
-
     /// Only an interval rule counts from its anchor; any other rule's next fire does not depend on
     /// it, so such an alarm is stored normalized, from the same JSON as its definition.
     static func countsFromAnchor(_ request: NotificationRequest) -> Bool {
         if case .interval = request.trigger.rule { return true }
         return false
-    }
-
-    /// Applies a valid file in one store transaction; the queue follows once it commits.
-    private func apply(_ file: AlarmFile, now: Instant) -> ReloadOutcome {
-        var outcome = ReloadOutcome()
-        var conflicts: [String] = []
-        var requeued: [(String, Instant?)] = []
-        var scheduled = 0
-        var disabled = 0
-        var nowApplied: [String: AppliedAlarm] = [:]
-        var kept: [String: String] = [:]
-        do throws(StoreError) {
-            // After the first reload, memory holds what the store holds (it changes only with the store).
-            var recorded = appliedAlarms.isEmpty ? try store.fileDefinitions() : appliedAlarms.mapValues(\.definition)
-            recorded.merge(keptFromUnread) { current, _ in current }
-            try store.write { () throws(StoreError) in
-                for alarm in file.alarms {
-                    let id = alarm.id
-                    let normalized = Self.normalized(alarm)
-                    // An alarm as it was at the last reload keeps its definition: only changed ones are encoded.
-                    var json: String?
-                    let definition: String
-                    if let known = appliedAlarms[id], known.alarm == normalized {
-                        definition = known.definition
-                    } else {
-                        guard let encoded = Self.definition(of: normalized) else { continue }
-                        (definition, json) = encoded
-                    }
-                    nowApplied[id] = AppliedAlarm(alarm: normalized, definition: definition)
-                    if alarm.enabled { scheduled += 1 } else { disabled += 1 }
-                    let before = recorded.removeValue(forKey: id)
-                    if before == definition {
-                        outcome.unchanged += 1
-                        continue
-                    }
-                    if before == nil, try schedule.origin(of: id) == .commandLine {
-                        conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is not scheduled: an alarm added from the command line has that id (chime cancel \(id), or give this one another id)")
-                        if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
-                        nowApplied[id] = nil
-                        continue
-                    }
-                    // An alarm the daemon crashed on twice while adding it is left out (quarantined).
-                    // It stays out until its definition changes: then it gets a fresh chance.
-                    if try schedule.quarantinedFromFile(id, definition: definition) {
-                        conflicts.append("\(file.path):\(alarm.line): alarm '\(id)' is quarantined: the daemon crashed twice while scheduling it; it stays out until you change it")
-                        if alarm.enabled { scheduled -= 1 } else { disabled -= 1 }
-                        nowApplied[id] = nil
-                        continue
-                    }
-                    // Computing its first fire is work on this one alarm: on the record, so a crash
-                    // in it costs this alarm alone. (Only new and changed alarms get here.)
-                    let next = alarm.enabled ? schedule.firing(id) { alarm.request.trigger.nextFire(after: now) } : nil
-                    // Disabled, or a one-off whose time has passed: nothing to schedule.
-                    if Self.countsFromAnchor(alarm.request) {
-                        try schedule.storeFromFile(alarm.request, next: next, json: nil)
-                    } else {
-                        try schedule.storeFromFile(normalized.request, next: next, json: json)
-                    }
-                    try store.setFileDefinition(id, definition)
-                    requeued.append((id, next))
-                    if before == nil { outcome.added += 1 } else { outcome.changed += 1 }
-                }
-                // What is left was in the file before and is not now. While a calendar cannot be
-                // read, the alarms calendars gave are kept (which calendar gave one is not recorded:
-                // all of them wait, rather than one being lost).
-                for (id, definition) in recorded where !file.unreadCalendars.isEmpty && definition.contains("\"\(CalendarImport.uidKey)\"") {
-                    kept[id] = definition
-                    recorded[id] = nil
-                }
-                for id in recorded.keys {
-                    try schedule.removeFromFile(id)
-                    try store.setFileDefinition(id, nil)
-                    requeued.append((id, nil))
-                    outcome.removed += 1
-                }
-            }
-        } catch {
-            status.problems = ["\(file.path): could not apply the file: \(error)"]
-            logger.error("could not apply the alarm file: \(error)")
-            return ReloadOutcome()
-        }
-        for (id, next) in requeued { schedule.replaced(id, next: next) }
-        appliedAlarms = nowApplied
-        keptFromUnread = kept
-        status.alarms = scheduled
-        status.disabled = disabled
-        status.conflicts = conflicts + file.calendarNotes
-        outcome.applied = true
-        return outcome
     }
 }

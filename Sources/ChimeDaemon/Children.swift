@@ -33,17 +33,34 @@ final class Child {
     /// The child has been handed to whoever waited for it.
     var finished = false
 
-    init(pid: pid_t, output: Int32, outputLimit: Int, deadline: Instant) {
+    /// Its output is read by whoever started it (`readStreamed`), not collected here.
+    let streaming: Bool
+
+    init(pid: pid_t, output: Int32, outputLimit: Int, deadline: Instant, streaming: Bool = false) {
         self.pid = pid
         self.output = output
         self.outputLimit = outputLimit
         self.deadline = deadline
+        self.streaming = streaming
     }
 
     deinit { if output >= 0 { try? Sys.close(output) } }
 
-    /// Output read and the process reaped.
-    var isDone: Bool { output < 0 && waitStatus != nil }
+    /// Output read and the process reaped (a streaming child: reaped; its reader sees the rest).
+    var isDone: Bool { (output < 0 || streaming) && waitStatus != nil }
+
+    /// A streaming child's output: up to `limit` bytes available now; empty at end of file (or an
+    /// error), when the pipe is closed; nil when nothing is there yet.
+    func readStreamed(upTo limit: Int) -> [UInt8]? {
+        guard output >= 0 else { return [] }
+        do {
+            guard let chunk = try Sys.read(output, upTo: limit) else { return nil }
+            if !chunk.isEmpty { return chunk }
+        } catch {}
+        try? Sys.close(output)
+        output = -1
+        return []
+    }
 
     /// Reads what is available; closes the pipe at end of file.
     func readOutput() {
@@ -118,15 +135,16 @@ let childEnvironment: [String: String] = {
 /// Starts `arguments` (a bare program name is looked up on `PATH`).
 /// With `captureOutput`, standard output goes to a non-blocking pipe the loop
 /// polls; otherwise to /dev/null. Standard error stays the daemon's (the journal).
-func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, deadline: Instant) throws(SpawnError) -> Child {
+func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, deadline: Instant, streaming: Bool = false,
+                environment: [String: String] = childEnvironment) throws(SpawnError) -> Child {
     guard let program = arguments.first, !program.isEmpty else { throw SpawnError(description: "no program given") }
     var pipe: (read: Int32, write: Int32)?
     do {
         if captureOutput { pipe = try Sys.pipe(nonBlockingRead: true) }
-        let pid = try Spawn.start(program, arguments: arguments.map { Array($0.utf8) }, environment: childEnvironment, stdin: .null,
+        let pid = try Spawn.start(program, arguments: arguments.map { Array($0.utf8) }, environment: environment, stdin: .null,
                                   stdout: pipe.map { .descriptor($0.write) } ?? .null, stderr: .inherit, newProcessGroup: true)
         if let pipe { try? Sys.close(pipe.write) }
-        return Child(pid: pid, output: pipe?.read ?? -1, outputLimit: outputLimit, deadline: deadline)
+        return Child(pid: pid, output: pipe?.read ?? -1, outputLimit: outputLimit, deadline: deadline, streaming: streaming)
     } catch {
         if let pipe {
             try? Sys.close(pipe.read)
@@ -168,6 +186,17 @@ final class ChildProcesses: LoopPart {
         return child.pid
     }
 
+    /// Starts `arguments` with its standard output for the caller to read as it comes
+    /// (`Child.readStreamed`, from the caller's own descriptors); `ended` as for `start`, once it
+    /// was reaped (or stopped at its time limit).
+    func startStreaming(_ arguments: [String], environment: [String: String], timeLimit: TimeSpan,
+                        ended: @escaping (Child) -> Void) throws(SpawnError) -> Child {
+        let child = try spawnChild(arguments, captureOutput: true, outputLimit: 0, deadline: clock.now() + timeLimit, streaming: true,
+                                   environment: environment)
+        running[child.pid] = Running(child: child, ended: ended)
+        return child
+    }
+
     /// Stops a child (and everything it started) at once; its completion still runs.
     func stop(_ pid: pid_t) {
         running[pid]?.child.kill()
@@ -188,7 +217,7 @@ final class ChildProcesses: LoopPart {
         settle()
     }
 
-    var descriptors: [Int32] { running.values.compactMap { $0.child.output >= 0 ? $0.child.output : nil } }
+    var descriptors: [Int32] { running.values.compactMap { $0.child.output >= 0 && !$0.child.streaming ? $0.child.output : nil } }
 
     var deadline: Instant? { running.values.filter { !$0.child.finished }.map(\.child.deadline).min() }
 

@@ -133,7 +133,7 @@ public final class SchedulerDaemon {
         presenter = Presenter(store: store, schedule: schedule, session: session, doNotDisturb: doNotDisturb, children: children,
                               ringing: ringing, waking: waking, ledger: ledger, signals: announce, clock: clock, logger: logger)
         zone = ZoneFollower(clock: clock, logger: logger)
-        alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, clock: clock, logger: logger)
+        alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, children: children, clock: clock, logger: logger)
         for warning in store.warnings { logger.warning("\(warning)") }
 
         service = SchedulerService(connection: connection, parts: DaemonParts(
@@ -194,12 +194,14 @@ public final class SchedulerDaemon {
     public func run() throws {
         // A crash while firing (or computing) one request is charged before anything fires again.
         schedule.chargeCrash()
-        // The file first: an alarm changed while the daemon was down is not caught up in its old form.
+        // The file is read by its reader child while the loop runs; an overdue alarm of the file
+        // waits for it, so one changed while the daemon was down is not caught up in its old form.
+        alarmFile.firstReadOver = { [unowned self] in schedule.catchUpHeld(now: clock.now()) }
         alarmFile.start(now: clock.now())
         zone.start()
         sleep?.start()
         do {
-            try schedule.catchUp(now: clock.now())
+            try schedule.catchUp(now: clock.now(), holdingFile: alarmFile.isReading)
             // Occurrences held for a server, or waiting to be tried again, before the daemon stopped.
             try presenter.restore()
         } catch {

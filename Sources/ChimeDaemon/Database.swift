@@ -57,9 +57,9 @@ final class Database {
     private var statements: [String: OpaquePointer] = [:]
     let path: String
 
-    init(path: String) throws(DatabaseError) {
+    init(path: String, create: Bool = true) throws(DatabaseError) {
         self.path = path
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -75,7 +75,28 @@ final class Database {
 
     deinit { close() }
 
+    /// What `onCommit` was given, kept while the hook is set.
+    private var commitHook: CommitHook?
+    private final class CommitHook {
+        let body: (Int32) -> Void
+        init(_ body: @escaping (Int32) -> Void) { self.body = body }
+    }
+
+    /// Calls `body` with the write-ahead log's size in pages after each commit, in place of
+    /// SQLite's automatic checkpoint (the checkpoint is then the caller's to run).
+    func onCommit(_ body: @escaping (Int32) -> Void) {
+        let hook = CommitHook(body)
+        commitHook = hook
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<CommitHook>.fromOpaque(context).takeUnretainedValue().body(pages)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
     func close() {
+        if commitHook != nil, let handle { sqlite3_wal_hook(handle, nil, nil) }
+        commitHook = nil
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }

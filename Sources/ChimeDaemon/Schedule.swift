@@ -232,7 +232,7 @@ final class Schedule: LoopPart {
             logging { () throws(StoreError) in try store.clearCrashes(name) }
             return nil
         }
-        return "not read: the daemon crashed twice while reading it; it is read again once it changes"
+        return "not read: chime's reader stopped twice reading it (it crashed, or ran past its time limit); it is read again once it changes"
     }
 
 
@@ -353,14 +353,49 @@ final class Schedule: LoopPart {
         return false
     }
 
-    /// Stores an alarm of the file at its next fire, or (nil) takes it out of the pending list.
-    /// Call inside a store transaction; `replaced` queues it once that commits.
-    func storeFromFile(_ request: NotificationRequest, next: Instant?, json: String?) throws(StoreError) {
+    /// Stores an alarm of the file, as its reader gave it, at its next fire, or (nil) takes it out
+    /// of the pending list. Call inside a store transaction; `replaced` queues it once that commits.
+    func storeFromFile(_ record: ReaderRecord, next: Instant?) throws(StoreError) {
         if let next {
-            try store.add(request, nextFire: next, origin: .file, json: json)
+            try store.add(record, nextFire: next)
         } else {
-            _ = try store.remove([request.identifier])
+            _ = try store.remove([record.identifier])
         }
+    }
+
+    /// What the alarm file's reader is told to leave out: calendars it crashed on twice (as they
+    /// are now), with why, and alarms whose first fire crashed it twice.
+    func readerRefusals() -> (calendars: [String: String], alarms: Set<String>) {
+        var calendars: [String: String] = [:]
+        var alarms: Set<String> = []
+        for name in (try? store.suspects(crashedAtLeast: 2)) ?? [] {
+            if let subject = ReadSubject(marker: name) {
+                if case .calendar(let path) = subject, let refusal = readRefusal(subject) { calendars[path] = refusal }
+            } else {
+                alarms.insert(name)
+            }
+        }
+        return (calendars, alarms)
+    }
+
+    /// The alarm file's reader died (or ran past its time limit) at `stage`: charged as a crash of
+    /// the daemon there once was. Returns how often that has happened, as it is now.
+    @discardableResult
+    func chargeReader(_ stage: ReaderStage, path: String) -> Int {
+        let name: String
+        let version: String?
+        switch stage {
+        case .alarmFile: (name, version) = (ReadSubject.alarmFile(path).marker, Sys.version(path) ?? "gone")
+        case .calendar(let calendar): (name, version) = (ReadSubject.calendar(calendar).marker, Sys.version(calendar) ?? "gone")
+        case .alarm(let identifier): (name, version) = (identifier, nil)
+        case .alarms: return 0
+        }
+        var crashes = 0
+        logging { () throws(StoreError) in
+            crashes = try store.recordCrash(whileFiring: name)
+            if let version { try store.setSuspectDefinition(name, version) }
+        }
+        return crashes
     }
 
     /// An alarm left the file: out of the pending list unless one with its identifier was added
@@ -374,7 +409,9 @@ final class Schedule: LoopPart {
     /// On start (`now`): charges a crash while firing, then queues every request from its
     /// stored next occurrence; one that passed while the daemon was down is shown once,
     /// marked missed, within its grace period, and older ones are recorded.
-    func catchUp(now: Instant) throws(StoreError) {
+    /// With `holdingFile` (the alarm file is being read), an overdue alarm of the file waits for
+    /// `catchUpHeld`: one changed while the daemon was down is not caught up in its old form.
+    func catchUp(now: Instant, holdingFile: Bool = false) throws(StoreError) {
         var overdue: [ScheduledTime] = []
         let remindful = try store.identifiersWithReminders()
         for time in try store.scheduledTimes() where time.quarantine == nil {
@@ -383,7 +420,25 @@ final class Schedule: LoopPart {
             if remindful.contains(time.identifier), !time.disabled, !time.paused { planReminder(time.identifier, now: now) }
         }
         for time in overdue {
+            if holdingFile, try store.isFileAlarm(time.identifier) {
+                heldForFile.append(time.identifier)
+                continue
+            }
             firing(time.identifier) { catchUp(time, now: now) }
+        }
+    }
+
+    /// Overdue alarms of the file, held at start until the file is read.
+    private var heldForFile: [String] = []
+
+    /// The alarm file was read (and applied, or not): its overdue alarms are caught up as they are
+    /// now (one the file changed was queued anew as it was applied).
+    func catchUpHeld(now: Instant) {
+        let held = heldForFile
+        heldForFile = []
+        for identifier in held {
+            guard let time = try? store.scheduledTime(of: identifier), time.quarantine == nil, let next = time.nextFire else { continue }
+            if next > now { queue.schedule(identifier, at: next) } else { firing(identifier) { catchUp(time, now: now) } }
         }
     }
 
@@ -508,11 +563,12 @@ final class Schedule: LoopPart {
         return next
     }
 
-    func requeue(_ identifier: String, _ next: Instant?) {
+    /// `hasReminders`, when the caller knows it, saves asking the store.
+    func requeue(_ identifier: String, _ next: Instant?, hasReminders: Bool? = nil) {
         if let next { queue.schedule(identifier, at: next) } else { queue.cancel(identifier) }
         if next == nil {
             reminders.cancel(identifier)
-        } else if (try? store.hasReminders(identifier)) == true {
+        } else if hasReminders ?? ((try? store.hasReminders(identifier)) == true) {
             planReminder(identifier, now: clock.now())
         } else {
             reminders.cancel(identifier)
@@ -565,8 +621,8 @@ final class Schedule: LoopPart {
 
     /// `identifier` was stored anew (added, or changed in the alarm file): queued at its next time,
     /// and what was held or retried for its old form is forgotten.
-    func replaced(_ identifier: String, next: Instant?) {
-        requeue(identifier, next)
+    func replaced(_ identifier: String, next: Instant?, hasReminders: Bool? = nil) {
+        requeue(identifier, next, hasReminders: hasReminders)
         events.forget([identifier], false)
     }
 

@@ -47,7 +47,7 @@ protocol SchedulerParts: AnyObject {
     var alarmFilePath: String? { get }
     var timerPresets: [TimerPreset] { get }
     var alarmFileStatus: AlarmFileStatus { get }
-    func reloadAlarmFile(reason: String) -> AlarmFileStatus
+    func reloadAlarmFile(reason: String, then: @escaping (AlarmFileStatus) -> Void)
 
     // MARK: Reports from several parts, answered in the loop once each part has its answer
     func status(_ reply: @escaping (Result<DaemonStatus, StoreError>) -> Void)
@@ -120,9 +120,9 @@ final class DaemonParts: SchedulerParts {
     var alarmFilePath: String? { alarmFile.path }
     var timerPresets: [TimerPreset] { alarmFile.timerPresets }
     var alarmFileStatus: AlarmFileStatus { alarmFile.status }
-    func reloadAlarmFile(reason: String) -> AlarmFileStatus {
-        alarmFile.reload(now: clock.now(), reason: reason)
-        return alarmFile.status
+    /// Reads the alarm file again; `then` gets its status once that reading is over.
+    func reloadAlarmFile(reason: String, then: @escaping (AlarmFileStatus) -> Void) {
+        alarmFile.reload(now: clock.now(), reason: reason, then: then)
     }
 
     /// Once the way to wake is known (systemd's user manager may still be asked), how sounds are

@@ -315,9 +315,12 @@ final class SchedulerService {
 
     func alarmFileStatus() -> AlarmFileStatus { parts.alarmFileStatus }
 
-    func reloadAlarmFile() throws(DBusError) -> AlarmFileStatus {
+    /// Answers `ReloadAlarmFile` once the file was read and applied (or found wrong); the loop goes on meanwhile.
+    func answerReloadAlarmFile(_ call: Message) throws(DBusError) {
         guard parts.alarmFilePath != nil else { throw Self.error(.noAlarmFile) }
-        return parts.reloadAlarmFile(reason: "asked over D-Bus")
+        parts.reloadAlarmFile(reason: "asked over D-Bus") { [weak self] status in
+            self?.reply(to: call) { [status.dbusValue] }
+        }
     }
 
     // MARK: - Errors
@@ -500,8 +503,9 @@ final class SchedulerService {
                     method("AlarmFileStatus", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
                         [alarmFileStatus().dbusValue]
                     },
-                    method("ReloadAlarmFile", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] _ in
-                        [try reloadAlarmFile().dbusValue]
+                    method("ReloadAlarmFile", [], [Parameter("status", .dictionary(key: .string, value: .variant))]) { [unowned self] call in
+                        try answerReloadAlarmFile(call.message)
+                        throw ReplyLater()
                     },
                 ],
                 signals: [

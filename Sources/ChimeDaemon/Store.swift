@@ -183,6 +183,9 @@ public final class Store {
         if let fd = try? Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW) { try? Sys.close(fd) }
         let database = try Database(path: path)
         try database.executeScript("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
+        // The log is copied back on a thread of the checkpointer's, not in the commit that grows it.
+        let checkpointer = Checkpointer(path: path)
+        database.onCommit { checkpointer.committed(pages: $0) }
         var version: Int64 = 0
         do {
             try database.query("PRAGMA user_version") { version = $0.integer(0) }
@@ -285,6 +288,9 @@ public final class Store {
         // Wake alarms (few among many) found by an index of their own: the daemon asks for the
         // earliest after every change. Created on any schema: an older chime ignores it.
         try database.executeScript("CREATE INDEX IF NOT EXISTS pending_wake ON pending(next_fire) WHERE \(wakeTerm);")
+        // Quarantined alarms (few, or none) by an index of their own too: `chime status` lists
+        // them, and would otherwise read every stored request (30 ms with a 100,000-event calendar).
+        try database.executeScript("CREATE INDEX IF NOT EXISTS pending_quarantined ON pending(identifier) WHERE quarantine IS NOT NULL;")
         // What rings now, so a restart rings it on (Ringing.swift); an older chime ignores it.
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS ringing(
@@ -371,21 +377,32 @@ public final class Store {
                     json encoded: String? = nil) throws(StoreError) {
         let json: String
         if let encoded { json = encoded } else { json = try Self.encode(request) }
+        try insert(request.identifier, json: json, nextFire: nextFire, title: request.content.title, label: request.content.label,
+                   timeZone: request.trigger.timeZone, origin: origin, rule: request.summaryRule, sound: request.summarySound)
+    }
+
+    /// Adds or replaces an alarm of the file as its reader gave it (`next`: its first fire).
+    func add(_ record: ReaderRecord, nextFire: Instant?) throws(StoreError) {
+        try insert(record.identifier, json: record.json, nextFire: nextFire, title: record.title, label: record.label,
+                   timeZone: record.timeZone, origin: .file, rule: record.rule, sound: record.sound)
+    }
+
+    private func insert(_ identifier: String, json: String, nextFire: Instant?, title: String, label: String, timeZone: String?,
+                        origin: AlarmOrigin, rule: String, sound: String) throws(StoreError) {
         try write { () throws(StoreError) in
-            try run("DELETE FROM held WHERE identifier = ?", [.text(request.identifier)])
-            try run("DELETE FROM retrying WHERE identifier = ?", [.text(request.identifier)])
-            try run("DELETE FROM suspects WHERE identifier = ?", [.text(request.identifier)])
+            try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
+            try run("DELETE FROM retrying WHERE identifier = ?", [.text(identifier)])
+            try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
             // A request stored anew under the identifier of one switched off (or paused) starts on.
-            try run("DELETE FROM disabled WHERE identifier = ?", [.text(request.identifier)])
-            try run("DELETE FROM paused WHERE identifier = ?", [.text(request.identifier)])
+            try run("DELETE FROM disabled WHERE identifier = ?", [.text(identifier)])
+            try run("DELETE FROM paused WHERE identifier = ?", [.text(identifier)])
             try run("""
                 INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine,
                                                rule, sound)
                 VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?)
                 """,
-                [.text(request.identifier), .text(json), .instant(nextFire), .text(request.content.title),
-                 .text(request.content.label), request.trigger.timeZone.map(SQLValue.text) ?? .null,
-                 .integer(origin == .file ? 1 : 0), .text(request.summaryRule), .text(request.summarySound)])
+                [.text(identifier), .text(json), .instant(nextFire), .text(title), .text(label), timeZone.map(SQLValue.text) ?? .null,
+                 .integer(origin == .file ? 1 : 0), .text(rule), .text(sound)])
         }
     }
 
@@ -559,6 +576,20 @@ public final class Store {
         var definitions: [String: String] = [:]
         try read("SELECT identifier, definition FROM file_alarms") { definitions[$0.text(0)] = $0.text(1) }
         return definitions
+    }
+
+    /// Up to `limit` alarm-file definitions after `identifier` (nil: from the first), in order of
+    /// identifier: the known definitions are read a slice at a time, never all at once.
+    public func fileDefinitions(after identifier: String?, limit: Int, _ body: (String, String) -> Void) throws(StoreError) {
+        try read("SELECT identifier, definition FROM file_alarms WHERE identifier > ? ORDER BY identifier LIMIT ?",
+                 [.text(identifier ?? ""), .integer(Int64(limit))]) { body($0.text(0), $0.text(1)) }
+    }
+
+    /// Every suspect the daemon crashed on at least `crashes` times, by the name it was noted under.
+    public func suspects(crashedAtLeast crashes: Int) throws(StoreError) -> [String] {
+        var names: [String] = []
+        try read("SELECT identifier FROM suspects WHERE crashes >= ?", [.integer(Int64(crashes))]) { names.append($0.text(0)) }
+        return names
     }
 
     /// Records (or, with nil, forgets) the definition applied for an alarm-file alarm.

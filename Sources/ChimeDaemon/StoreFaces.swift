@@ -33,6 +33,7 @@ protocol MissedJournal: StoreTransactions {
 /// the crashes charged to them and the quarantine, the sequence identifiers are made from.
 protocol ScheduleStore: MissedJournal {
     func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin, json: String?) throws(StoreError)
+    func add(_ record: ReaderRecord, nextFire: Instant?) throws(StoreError)
     func update(_ request: NotificationRequest, nextFire: Instant?) throws(StoreError)
     @discardableResult
     func remove(_ identifiers: [String]) throws(StoreError) -> [String]
@@ -51,6 +52,7 @@ protocol ScheduleStore: MissedJournal {
     func suspectDefinition(_ identifier: String) throws(StoreError) -> String?
     func setSuspectDefinition(_ identifier: String, _ definition: String) throws(StoreError)
     func clearCrashes(_ identifier: String) throws(StoreError)
+    func suspects(crashedAtLeast crashes: Int) throws(StoreError) -> [String]
     func isFileAlarm(_ identifier: String) throws(StoreError) -> Bool
     func origin(of identifier: String) throws(StoreError) -> AlarmOrigin?
     func hasReminders(_ identifier: String) throws(StoreError) -> Bool
@@ -104,6 +106,8 @@ protocol SpeakerStore: StoreTransactions {
 protocol AlarmFileStore: StoreTransactions {
     func fileDefinitions() throws(StoreError) -> [String: String]
     func setFileDefinition(_ identifier: String, _ definition: String?) throws(StoreError)
+    func fileDefinitions(after identifier: String?, limit: Int, _ body: (String, String) -> Void) throws(StoreError)
+    func makeDurable() throws(StoreError)
 }
 
 /// What the D-Bus service reads for its listings and its status (it writes nothing itself).

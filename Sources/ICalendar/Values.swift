@@ -137,6 +137,16 @@ public enum Values {
 extension String {
     /// Without the characters of `set` at either end (no Foundation here).
     public func trimmingCharacters(_ set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+        // Only the ends are looked at: a calendar's long description is not walked, or copied
+        // when there is nothing to trim.
+        var start = startIndex
+        var end = endIndex
+        while start < end, set.contains(self[start]) { start = index(after: start) }
+        while end > start {
+            let before = index(before: end)
+            guard set.contains(self[before]) else { break }
+            end = before
+        }
+        return start == startIndex && end == endIndex ? self : String(self[start..<end])
     }
 }

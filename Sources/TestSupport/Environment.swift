@@ -76,7 +76,8 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts `chime daemon` and waits until it owns its bus name.
     /// `wrapper`: a program that runs the daemon (e.g. `setpriv` dropping a capability).
-    public init(bus: PrivateBus, stateDirectory: String, waitForName: Bool = true, arguments: [String] = [],
+    /// `waitForFile`: once it owns its name, wait too for its first reading of the alarm file.
+    public init(bus: PrivateBus, stateDirectory: String, waitForName: Bool = true, waitForFile: Bool = true, arguments: [String] = [],
                 environment: [String: String] = [:], wrapper: [String] = []) throws {
         self.stateDirectory = stateDirectory
         let command = wrapper + [chimeBinaryPath(), "daemon", "--state-dir", stateDirectory] + arguments
@@ -87,7 +88,34 @@ public final class DaemonProcess: @unchecked Sendable {
         child = try ChildProcess(command[0], Array(command.dropFirst()),
                                  environment: bus.environment().merging(quiet) { $1 }.merging(environment) { $1 },
                                  logDirectory: URL(fileURLWithPath: stateDirectory).deletingLastPathComponent())
-        if waitForName { try waitUntilOwner(bus: bus) }
+        if waitForName {
+            try waitUntilOwner(bus: bus)
+            if waitForFile { try waitUntilFileRead(bus: bus) }
+        }
+    }
+
+    /// Waits until the daemon's first reading of its alarm file is over (it answers at once, and
+    /// reads the file in a child meanwhile): a test of the file's alarms starts from them.
+    func waitUntilFileRead(bus: PrivateBus, timeout: TimeInterval = 30) throws {
+        let connection = try bus.connect()
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let reply: [Value]
+            do {
+                reply = try connection.call(destination: "org.chime.Scheduler", path: "/org/chime/Scheduler",
+                                            interface: "org.chime.Scheduler1", member: "AlarmFileStatus")
+            } catch {
+                // A daemon meant to crash may be gone already: the test waits for that itself.
+                usleep(50_000)
+                if !child.isRunning { return }
+                throw error
+            }
+            let reading = reply.first?.dictionaryEntries?.first { $0.key.stringValue == "reading" }?.value.unwrappingVariants
+            if reading != .boolean(true) { return }
+            if !child.isRunning { throw HarnessError("chime daemon exited: \(log)") }
+            usleep(5_000)
+        }
+        throw HarnessError("chime daemon did not read its alarm file within \(timeout) s")
     }
 
     /// Waits until this process (not an earlier, dying daemon) owns the scheduler's name.

@@ -1,0 +1,483 @@
+// The alarm file and the calendars it follows are read by a child process, never by the daemon:
+// a followed calendar is written by other people and may be 16 MiB, and neither its size nor a
+// crash in reading it may reach the alarms. The daemon starts its own program again as
+// `chime daemon --read-alarm-file PATH` (an internal mode, not for people), which reads and
+// validates the file and its calendars, computes each alarm's first fire, and writes what it found
+// to its standard output as frames; the daemon reads them as the loop finds them readable and
+// applies them a few milliseconds at a time (`AlarmFileFollower`).
+//
+// What the child is doing is in the stream before it does it (a stage frame, written out at
+// once): the alarm file, a calendar, the alarms' first fires, or (when asked to be careful, after
+// a crash there) one alarm. A child that dies, or runs past its time limit, is charged to the
+// stage it last named: the daemon notes the crash against that file or alarm (as a crash of its
+// own was noted before), a second one leaves it out until it changes, and it reads again at once.
+//
+// Frames: one byte of kind, four of length (little-endian), then the payload. A record's fields
+// are length-prefixed byte strings and fixed-size integers (`FrameWriter`, `FrameReader`).
+import ChimeCenter
+import ChimeConfig
+import Dispatch
+import FoundationEssentials
+import Posix
+import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A 128-bit FNV-1a digest of an alarm's definition: what a reload compares, so the daemon keeps
+/// 16 bytes per alarm of the file rather than its whole definition.
+struct DefinitionDigest: Hashable {
+    var value: UInt128
+
+    init(_ text: String) {
+        var hash: UInt128 = 0x6C62_272E_07BB_0142_62B8_2175_6295_C58D
+        let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
+        for byte in text.utf8 { hash = (hash ^ UInt128(byte)) &* prime }
+        value = hash
+    }
+
+    init(value: UInt128) { self.value = value }
+
+    /// As the store keeps it for an alarm of the file: `digest:HEX`, and ` calendar` when a
+    /// followed calendar gave it (an older chime kept the whole definition; both are read).
+    static func stored(_ digest: DefinitionDigest, fromCalendar: Bool) -> String {
+        "digest:" + String(digest.value, radix: 16) + (fromCalendar ? " calendar" : "")
+    }
+
+    /// What the store keeps for an alarm of the file, read back.
+    static func known(_ stored: String) -> KnownFileAlarm {
+        if stored.hasPrefix("digest:") {
+            let fields = stored.dropFirst(7).split(separator: " ")
+            if let hex = fields.first, let value = UInt128(hex, radix: 16) {
+                return KnownFileAlarm(digest: DefinitionDigest(value: value), fromCalendar: fields.dropFirst().first == "calendar")
+            }
+        }
+        return KnownFileAlarm(digest: DefinitionDigest(stored), fromCalendar: fromCalendar(stored))
+    }
+
+    /// Whether a stored definition is of an alarm a calendar gave (its JSON holds the calendar's
+    /// UID key): a byte search, as a reload reads 100,000 of them.
+    static func fromCalendar(_ definition: String) -> Bool {
+        let needle = Array("\"\(CalendarImport.uidKey)\"".utf8)
+        var definition = definition
+        return definition.withUTF8 { haystack in
+            guard haystack.count >= needle.count else { return false }
+            var at = 0
+            while at <= haystack.count - needle.count {
+                if haystack[at] == needle[0] {
+                    var matched = 1
+                    while matched < needle.count, haystack[at + matched] == needle[matched] { matched += 1 }
+                    if matched == needle.count { return true }
+                }
+                at += 1
+            }
+            return false
+        }
+    }
+}
+
+/// What the reader says it is doing (and so what a crash is charged to).
+enum ReaderStage: Equatable {
+    case alarmFile
+    case calendar(String)
+    /// The alarms' first fires, all of them (a crash here is looked at again, carefully).
+    case alarms
+    case alarm(String)
+
+    var encoded: String {
+        switch self {
+        case .alarmFile: "file"
+        case .calendar(let path): "calendar\t" + path
+        case .alarms: "alarms"
+        case .alarm(let identifier): "alarm\t" + identifier
+        }
+    }
+
+    init?(encoded: String) {
+        if encoded == "file" { self = .alarmFile }
+        else if encoded == "alarms" { self = .alarms }
+        else if encoded.hasPrefix("calendar\t") { self = .calendar(String(encoded.dropFirst(9))) }
+        else if encoded.hasPrefix("alarm\t") { self = .alarm(String(encoded.dropFirst(6))) }
+        else { return nil }
+    }
+}
+
+/// The file as a whole: sent before its alarms.
+struct ReaderSummary: Codable, Equatable {
+    /// The file's errors (nothing of it is applied when there are any).
+    var diagnostics: [String] = []
+    /// The calendars followed (watched for changes).
+    var followed: [String] = []
+    var notes: [String] = []
+    /// Calendars there but not read: the alarms they gave keep running.
+    var unread: [String] = []
+    var timers: [WireTimer] = []
+    /// How many alarms follow (room is made for them at once: a set grown one by one rehashes all
+    /// it holds at every doubling, 10 ms at 50,000).
+    var alarms = 0
+
+    struct WireTimer: Codable, Equatable {
+        var name: String
+        var nanoseconds: Int64
+        var content: NotificationContent
+        var line: Int
+    }
+}
+
+/// One alarm of the file, as the daemon stores it.
+struct ReaderRecord: Equatable {
+    var identifier: String
+    var enabled: Bool
+    /// Where it is in the file (a calendar's alarms: the `[[calendar]]` line).
+    var line: Int
+    /// Whether a followed calendar gave it (kept while a calendar cannot be read).
+    var fromCalendar: Bool
+    /// "enabled {json}": what the store keeps to compare with the next reload.
+    var definition: String
+    /// Its first fire from the reader's now (nil: disabled, passed, or left for quarantine).
+    var next: Instant?
+    /// The request as stored (an interval rule keeps the moment it counts from).
+    var json: String
+    var title: String
+    var label: String
+    var timeZone: String?
+    var rule: String
+    var sound: String
+    /// It has reminders before its occurrences (to plan once it is stored).
+    var hasReminders = false
+
+    var digest: DefinitionDigest { DefinitionDigest(definition) }
+}
+
+enum FrameKind: UInt8 {
+    case stage = 0x53  // S
+    case summary = 0x46  // F
+    case record = 0x41  // A
+    case end = 0x45  // E
+}
+
+/// Writes frames to a descriptor through a buffer (flushed at each stage, so a crash after it is
+/// charged right).
+final class FrameWriter {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func frame(_ kind: FrameKind, _ payload: [UInt8]) {
+        buffer.append(kind.rawValue)
+        Self.append(UInt32(payload.count), to: &buffer)
+        buffer.append(contentsOf: payload)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    func stage(_ stage: ReaderStage) {
+        frame(.stage, Array(stage.encoded.utf8))
+        flush()
+    }
+
+    func flush() {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                exit(3)  // the daemon is gone: nobody to tell
+            }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    static func append(_ value: Int64, to bytes: inout [UInt8]) {
+        let bits = UInt64(bitPattern: value)
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    }
+
+    static func append(_ text: String, to bytes: inout [UInt8]) {
+        append(UInt32(text.utf8.count), to: &bytes)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    static func encode(_ record: ReaderRecord) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(record.definition.utf8.count + record.json.utf8.count + 128)
+        append(record.identifier, to: &bytes)
+        bytes.append((record.enabled ? 1 : 0) | (record.fromCalendar ? 2 : 0) | (record.next != nil ? 4 : 0) | (record.timeZone != nil ? 8 : 0)
+                     | (record.json == jsonPart(of: record.definition) ? 16 : 0) | (record.hasReminders ? 32 : 0))
+        append(Int64(record.line), to: &bytes)
+        append(record.next?.nanosecondsSinceEpoch ?? 0, to: &bytes)
+        append(record.definition, to: &bytes)
+        if record.json != jsonPart(of: record.definition) { append(record.json, to: &bytes) }
+        append(record.title, to: &bytes)
+        append(record.label, to: &bytes)
+        append(record.timeZone ?? "", to: &bytes)
+        append(record.rule, to: &bytes)
+        append(record.sound, to: &bytes)
+        return bytes
+    }
+
+    /// The request's JSON within its definition ("enabled {json}").
+    static func jsonPart(of definition: String) -> Substring {
+        definition.firstIndex(of: " ").map { definition[definition.index(after: $0)...] } ?? Substring(definition)
+    }
+}
+
+/// Reads the fields of one frame's payload; nil when it is short or malformed (a reader that
+/// wrote that is broken, and its run fails).
+struct FrameReader {
+    private let bytes: ArraySlice<UInt8>
+    private var at: Int
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        at = bytes.startIndex
+    }
+
+    mutating func byte() -> UInt8? {
+        guard at < bytes.endIndex else { return nil }
+        defer { at += 1 }
+        return bytes[at]
+    }
+
+    mutating func uint32() -> UInt32? {
+        guard bytes.endIndex - at >= 4 else { return nil }
+        var value: UInt32 = 0
+        for i in 0..<4 { value |= UInt32(bytes[at + i]) << UInt32(8 * i) }
+        at += 4
+        return value
+    }
+
+    mutating func int64() -> Int64? {
+        guard bytes.endIndex - at >= 8 else { return nil }
+        var value: UInt64 = 0
+        for i in 0..<8 { value |= UInt64(bytes[at + i]) << UInt64(8 * i) }
+        at += 8
+        return Int64(bitPattern: value)
+    }
+
+    mutating func string() -> String? {
+        guard let count = uint32().map(Int.init), bytes.endIndex - at >= count else { return nil }
+        defer { at += count }
+        return String(decoding: bytes[at..<at + count], as: UTF8.self)
+    }
+
+    static func record(_ payload: ArraySlice<UInt8>) -> ReaderRecord? {
+        var reader = FrameReader(payload)
+        guard let identifier = reader.string(), let flags = reader.byte(), let line = reader.int64(), let next = reader.int64(),
+              let definition = reader.string()
+        else { return nil }
+        let json: String
+        if flags & 16 != 0 { json = String(FrameWriter.jsonPart(of: definition)) } else {
+            guard let own = reader.string() else { return nil }
+            json = own
+        }
+        guard let title = reader.string(), let label = reader.string(), let zone = reader.string(), let rule = reader.string(),
+              let sound = reader.string()
+        else { return nil }
+        return ReaderRecord(identifier: identifier, enabled: flags & 1 != 0, line: Int(truncatingIfNeeded: line), fromCalendar: flags & 2 != 0,
+                            definition: definition, next: flags & 4 != 0 ? Instant(nanosecondsSinceEpoch: next) : nil, json: json,
+                            title: title, label: label, timeZone: flags & 8 != 0 ? zone : nil, rule: rule, sound: sound,
+                            hasReminders: flags & 32 != 0)
+    }
+}
+
+/// Splits a byte stream into frames as it arrives.
+struct FrameStream {
+    private(set) var buffer: [UInt8] = []
+    private var start = 0
+    /// The most one frame may hold (a record is a request of at most a few hundred KiB).
+    static let largestFrame = 8 << 20
+
+    var pendingBytes: Int { buffer.count - start }
+
+    mutating func append(_ bytes: [UInt8]) {
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    enum Next {
+        case frame(FrameKind, ArraySlice<UInt8>)
+        case incomplete
+        case malformed(String)
+    }
+
+    mutating func next() -> Next {
+        guard buffer.count - start >= 5 else { return .incomplete }
+        guard let kind = FrameKind(rawValue: buffer[start]) else { return .malformed("unknown frame kind \(buffer[start])") }
+        var length = 0
+        for i in 0..<4 { length |= Int(buffer[start + 1 + i]) << (8 * i) }
+        guard length <= Self.largestFrame else { return .malformed("a frame of \(length) bytes") }
+        guard buffer.count - start - 5 >= length else { return .incomplete }
+        let payload = buffer[(start + 5)..<(start + 5 + length)]
+        start += 5 + length
+        return .frame(kind, payload)
+    }
+}
+
+/// The reader's side: what `chime daemon --read-alarm-file` runs.
+public enum AlarmFileReader {
+    /// What the daemon asks of one run.
+    public struct Request: Sendable {
+        public var path: String
+        /// When intervals count from, and after which first fires are found.
+        public var now: Instant
+        /// Name each alarm before its first fire is computed (after a crash among them).
+        public var careful = false
+        /// Calendars left out, with why.
+        public var refused: [String: String] = [:]
+        /// Alarms whose first fire is not computed (quarantined: it crashed the reader twice).
+        public var noNext: Set<String> = []
+
+        public init(path: String, now: Instant) {
+            self.path = path
+            self.now = now
+        }
+
+        /// As arguments after `--read-alarm-file PATH`.
+        var arguments: [String] {
+            var arguments = ["--now", String(now.nanosecondsSinceEpoch)]
+            if careful { arguments.append("--careful") }
+            for (path, reason) in refused.sorted(by: { $0.key < $1.key }) { arguments += ["--refuse", path + "\t" + reason] }
+            for identifier in noNext.sorted() { arguments += ["--no-next", identifier] }
+            return arguments
+        }
+    }
+
+    /// Reads the file and writes frames to standard output; the process's exit status.
+    public static func run(_ request: Request) -> Int32 {
+        signal(SIGPIPE, SIG_DFL)
+        // Background work: the daemon's loop (and every other program) comes first.
+        lowerPriority()
+        let writer = FrameWriter(fd: 1)
+        writer.stage(.alarmFile)
+        testCrash(reading: request.path)
+        let reading = CalendarReading(refusal: { request.refused[$0] }, around: { path, body in
+            writer.stage(.calendar(path))
+            testCrash(reading: path)
+            body()
+            writer.stage(.alarmFile)
+        })
+        let file = AlarmConfig.load(path: request.path, anchor: request.now, calendars: reading)
+        lowerPriority()  // (the threads made meanwhile too)
+        var summary = ReaderSummary()
+        summary.diagnostics = file.diagnostics.map(\.description)
+        summary.followed = file.calendars.filter(\.enabled).map(\.path)
+        summary.notes = file.calendarNotes
+        summary.unread = file.unreadCalendars
+        summary.alarms = file.isValid ? file.alarms.count : 0
+        summary.timers = file.timers.map { ReaderSummary.WireTimer(name: $0.name, nanoseconds: $0.duration.nanoseconds, content: $0.content, line: $0.line) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let encodedSummary = try? encoder.encode(summary) else { return 4 }
+        writer.frame(.summary, Array(encodedSummary))
+        if file.isValid {
+            writer.stage(.alarms)
+            if request.careful {
+                for alarm in file.alarms {
+                    writer.stage(.alarm(alarm.id))
+                    guard let record = record(alarm, now: request.now, computeNext: !request.noNext.contains(alarm.id), encoder: encoder) else { continue }
+                    writer.frame(.record, FrameWriter.encode(record))
+                }
+            } else {
+                encodeInParallel(file.alarms, request: request, writer: writer)
+            }
+        }
+        writer.frame(.end, [])
+        writer.flush()
+        return 0
+    }
+
+    /// Encodes the alarms (and computes their first fires) on two threads, a slice each, written
+    /// in the file's order as each pair of slices is done (the daemon applies as they come).
+    static func encodeInParallel(_ alarms: [ConfigAlarm], request: Request, writer: FrameWriter) {
+        let slice = 1024
+        let results = UnsafeMutableBufferPointer<[[UInt8]]>.allocate(capacity: 2)
+        results.initialize(repeating: [])
+        defer { results.deallocate() }
+        nonisolated(unsafe) let out = results
+        var start = 0
+        while start < alarms.count {
+            let middle = min(alarms.count, start + slice)
+            let ranges = [start..<middle, middle..<min(alarms.count, middle + slice)]
+            DispatchQueue.concurrentPerform(iterations: 2) { part in
+                lowerPriority()
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                var encoded: [[UInt8]] = []
+                encoded.reserveCapacity(ranges[part].count)
+                for index in ranges[part] {
+                    let alarm = alarms[index]
+                    guard let record = record(alarm, now: request.now, computeNext: !request.noNext.contains(alarm.id), encoder: encoder) else { continue }
+                    encoded.append(FrameWriter.encode(record))
+                }
+                out[part] = encoded
+            }
+            for part in 0..<2 {
+                for bytes in results[part] { writer.frame(.record, bytes) }
+                results[part] = []
+            }
+            start = ranges[1].upperBound
+        }
+    }
+
+    /// An alarm of the file as the daemon stores it (nil: it cannot be encoded, and is left out as before).
+    static func record(_ alarm: ConfigAlarm, now: Instant, computeNext: Bool, encoder: JSONEncoder) -> ReaderRecord? {
+        let normalized = AlarmFileFollower.normalized(alarm)
+        guard let data = try? encoder.encode(normalized.request) else { return nil }
+        let normalizedJSON = String(decoding: data, as: UTF8.self)
+        let definition = (alarm.enabled ? "enabled " : "disabled ") + normalizedJSON
+        // Only an interval rule counts from its anchor: stored as loaded, not normalized.
+        var json = normalizedJSON
+        if AlarmFileFollower.countsFromAnchor(alarm.request) {
+            guard let anchored = try? encoder.encode(alarm.request) else { return nil }
+            json = String(decoding: anchored, as: UTF8.self)
+        }
+        var next: Instant?
+        if alarm.enabled, computeNext {
+            testCrash(firing: alarm.id)
+            next = alarm.request.trigger.nextFire(after: now)
+        }
+        let request = alarm.request
+        return ReaderRecord(identifier: alarm.id, enabled: alarm.enabled, line: alarm.line,
+                            fromCalendar: request.content.userInfo[CalendarImport.uidKey] != nil, definition: definition, next: next,
+                            json: json, title: request.content.title, label: request.content.label, timeZone: request.trigger.timeZone,
+                            rule: request.summaryRule, sound: request.summarySound, hasReminders: !request.trigger.reminders.isEmpty)
+    }
+
+    /// Nice 10 for every thread of the reader (its own process group; Linux keeps a nice value per
+    /// thread, and a thread pool's threads are not all made by the thread that lowered its own).
+    static func lowerPriority() {
+        _ = setpriority(__priority_which_t(PRIO_PGRP.rawValue), 0, 10)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    }
+
+    /// Test builds only: the reading of one file, or the first fire of one alarm, crashes, to
+    /// prove that costs only that. Release builds have no such switch.
+    static func testCrash(reading path: String) {
+        #if DEBUG
+        if Sys.environment("CHIME_TEST_CRASH_READING") == path { fatalError("CHIME_TEST_CRASH_READING: crashing while reading \(path)") }
+        if Sys.environment("CHIME_TEST_HANG_READING") == path {
+            // Until the test says (the file it names appears), or for good.
+            let release = Sys.environment("CHIME_TEST_HANG_UNTIL")
+            while release.map({ ((try? Sys.status($0)) ?? nil) == nil }) ?? true { usleep(10_000) }
+        }
+        #endif
+    }
+
+    static func testCrash(firing identifier: String) {
+        #if DEBUG
+        if Sys.environment("CHIME_TEST_CRASH_FIRING") == identifier { fatalError("CHIME_TEST_CRASH_FIRING: crashing on \(identifier)") }
+        #endif
+    }
+}
