@@ -63,7 +63,7 @@ let package = Package(
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
         .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
         .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit", "Posix"]),
-        .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Timekeeping"]),
+        .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Sound", "Timekeeping"]),
         .target(
             name: "ChimeDaemon",
             dependencies: [

@@ -56,7 +56,10 @@ public struct DaemonCommand: ParsableCommand {
 
             Sounds: chime plays alarms' sounds itself through the sound server (PulseAudio, or PipeWire's \
             pipewire-pulse; libpulse and libsndfile are opened at the first sound), with each alarm's \
-            volume and fade, looping without a break until answered, and stops them with a 5 ms ramp. An \
+            volume and fade, looping without a break until answered, and stops them with a 5 ms ramp. Each \
+            file is decoded by a process of its own (the daemon's program again, with nothing of its \
+            environment but PATH): a file that crashes the decoder, or stalls it for 2 s, ends that sound with \
+            why, and the ring goes on with the default sound. An \
             alarm with --insist unmutes and raises the output for its ring and puts it back afterwards (what \
             to put back is stored first, so a daemon killed meanwhile puts it back at its next start). Where \
             no sound server answers (tried again after 30 s) or with --no-sound-server, the first of \
@@ -93,12 +96,16 @@ public struct DaemonCommand: ParsableCommand {
     @Flag(help: .hidden) var careful = false
     @Option(help: .hidden) var refuse: [String] = []
     @Option(help: .hidden) var noNext: [String] = []
+    // The daemon's own decoder of sound files (it starts itself again with these): not for people.
+    @Option(help: .hidden) var decodeSound: String?
+    @Flag(help: .hidden) var loop = false
 
     public func validate() throws {
         if noConfig, config != nil { throw ValidationError("give --config or --no-config, not both") }
     }
 
     public func run() throws {
+        if let decodeSound { Glibc.exit(runSoundDecoder(path: decodeSound, looping: loop)) }
         if let readAlarmFile {
             var request = AlarmFileReader.Request(path: readAlarmFile, now: now.map(Instant.init(nanosecondsSinceEpoch:)) ?? WallClock.system.now())
             request.careful = careful

@@ -124,6 +124,8 @@ final class Speaker: LoopPart {
         self.clock = clock
         self.logger = logger
         player = findSoundPlayer()
+        // Sound files are decoded by the daemon's own program, in a process of its own.
+        if SoundServer.decoder.isEmpty { SoundServer.decoder = ["/proc/self/exe", "daemon"] }
         serverState = useSoundServer ? .untried : .unavailable("chime's own player is switched off", since: .distantFuture)
     }
 
@@ -454,6 +456,18 @@ final class Speaker: LoopPart {
                 logger.warning("\(why)")
                 if play.stopping { return finish(id, how: Self.describe(ending)) }
                 startPlayer(id)  // the rest of the ring through a player program
+            case .undecodable(let why):
+                // The file crashed or hung its decoder (a process of its own): the ring goes on
+                // with the default sound, or (that one failing too) a player program.
+                logger.warning("\(why)")
+                if play.stopping { return finish(id, how: Self.describe(ending)) }
+                plays[id]?.playback = nil
+                if play.request.sound != .default {
+                    plays[id]?.request.sound = .default
+                    start(id)
+                } else {
+                    startPlayer(id)
+                }
             }
         case .output(let sink, let current):
             putBack(sink, current: current)
@@ -471,7 +485,7 @@ final class Speaker: LoopPart {
         switch ending {
         case .finished: "finished"
         case .stopped: "stopped"
-        case .failed(let why): "failed: \(why)"
+        case .failed(let why), .undecodable(let why): "failed: \(why)"
         }
     }
 
@@ -540,4 +554,10 @@ final class Speaker: LoopPart {
         raised[sink] = nil
         do { try store.removeRaisedOutput(sink) } catch { logger.error("\(error)") }
     }
+}
+
+/// `chime daemon --decode-sound PATH [--loop]`: the decoder of one sound file, in a process of its
+/// own (Sound/DecodedSound.swift); the process's exit status.
+public func runSoundDecoder(path: String, looping: Bool) -> Int32 {
+    SoundDecoder.run(path: path, looping: looping)
 }

@@ -11,7 +11,12 @@ import ChimeConfig
 import DBus
 import ICalendar
 import Notifications
+import Posix
+import Sound
 import Timekeeping
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Rule text of every form (`chime next`, `Add`'s `rule`, the alarm file's `when`).
@@ -30,6 +35,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case tzString = "tz-string"
     /// A TZif file.
     case tzif
+    /// A sound file, decoded as the daemon decodes one: by its decoder, in a process of its own.
+    case sound
 
     /// When every target counts from: 2026-11-26 00:00 UTC.
     static let now = Instant(seconds: 1_795_651_200)
@@ -45,6 +52,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .png: Self.png(bytes)
         case .tzString: Self.tzString(String(decoding: bytes, as: UTF8.self))
         case .tzif: Self.tzif(bytes)
+        case .sound: Self.sound(bytes)
         }
     }
 
@@ -112,6 +120,38 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         default: false
         }
         return matches ? nil : "\(text): a \(type) hint read as \(hint.value)"
+    }
+
+    /// The program that decodes sounds (`--decode-sound PATH` is added): chime-fuzz itself under
+    /// libFuzzer, the built `chime daemon` in the tests.
+    public static var soundDecoder: [String] {
+        get { SoundServer.decoder }
+        set { SoundServer.decoder = newValue }
+    }
+
+    /// The decoder's side, for a program that serves as its own decoder.
+    public static func runSoundDecoder(path: String, looping: Bool) -> Int32 { SoundDecoder.run(path: path, looping: looping) }
+
+    /// Whatever the bytes, the player's side ends: refused with a reason, or the sound to its end,
+    /// or the decoder's failure said; never more sound than its header declared and a second, and
+    /// never a wait past the stall bound (a decoder that crashes or hangs costs only its process).
+    static func sound(_ bytes: [UInt8]) -> String? {
+        let path = (Sys.environment("TMPDIR") ?? "/tmp") + "/chime-fuzz-sound-\(getpid())"
+        let written = bytes.withUnsafeBytes { buffer -> Bool in
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            return write(fd, buffer.baseAddress, buffer.count) == buffer.count
+        }
+        defer { unlink(path) }
+        guard written else { return nil }
+        let outcome = SoundDecoding.decodeAll(path, frameLimit: 1 << 24)
+        if outcome.refused != nil { return nil }
+        if outcome.failure?.contains("sent nothing") == true { return "the decoder stalled: \(outcome.failure ?? "")" }
+        if Int64(outcome.frames) > outcome.declared + Int64(outcome.rate) {
+            return "\(outcome.frames) frames from a file that declared \(outcome.declared)"
+        }
+        return nil
     }
 
     static func png(_ bytes: [UInt8]) -> String? {

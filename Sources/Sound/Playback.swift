@@ -19,7 +19,7 @@ final class Playback {
     enum Phase { case waiting, connecting, playing, stopping, draining, done }
 
     let id: Int
-    let file: SoundFile
+    let file: DecodedSound
     let options: PlaybackOptions
     /// Its server, which holds it (and closes it in its deinit, under the main loop's lock).
     /// Unchecked: a callback on libpulse's thread may reach it while the server's deinit waits for
@@ -49,7 +49,7 @@ final class Playback {
     /// The stop's ramp to silence.
     static let ramp = 0.005
 
-    init(id: Int, file: SoundFile, options: PlaybackOptions, server: SoundServer) {
+    init(id: Int, file: DecodedSound, options: PlaybackOptions, server: SoundServer) {
         self.id = id
         self.file = file
         self.options = options
@@ -130,7 +130,18 @@ final class Playback {
             guard pulse.pa_stream_begin_write(stream, &data, &size) >= 0, let data, size >= frameBytes else { return }
             let frames = size / frameBytes
             let samples = data.bindMemory(to: Float.self, capacity: frames * file.channels)
-            let got = file.read(into: samples, frames: frames, looping: options.looping)
+            let got: Int
+            var atEnd = false
+            switch file.read(into: samples, frames: frames) {
+            case .frames(let count): got = count
+            case .end(let count):
+                got = count
+                atEnd = true
+            case .failed(let why):
+                _ = pulse.pa_stream_cancel_write(stream)
+                finish(.undecodable(why))
+                return
+            }
             shape(samples, frames: got)
             if got == 0 {
                 _ = pulse.pa_stream_cancel_write(stream)
@@ -139,7 +150,7 @@ final class Playback {
                 return
             }
             written += Int64(got)
-            if got < frames {  // the end of a sound that plays once
+            if atEnd || got < frames {  // the end of a sound that plays once
                 drain(as: .draining)
                 return
             }

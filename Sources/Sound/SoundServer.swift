@@ -64,6 +64,8 @@ public enum Ending: Hashable, Sendable {
     case stopped
     /// The server refused or lost it.
     case failed(String)
+    /// Its decoder died or stalled (a file that crashes or hangs the parser): why.
+    case undecodable(String)
 }
 
 /// What the daemon hears from the sound server's thread.
@@ -228,7 +230,7 @@ public final class SoundServer: @unchecked Sendable {
     /// opened here (so a file that cannot be played throws at once); the sound starts as soon as
     /// the server is there.
     public func play(_ path: String, _ options: PlaybackOptions) throws(SoundError) -> Int {
-        let file = try SoundFile(path: path)
+        let file = try DecodedSound(path: path, looping: options.looping)
         return locked {
             lastID += 1
             let playback = Playback(id: lastID, file: file, options: options, server: self)
@@ -246,7 +248,14 @@ public final class SoundServer: @unchecked Sendable {
 
     /// How long one play of the file at `path` lasts, in seconds.
     public static func duration(of path: String) throws(SoundError) -> Double {
-        try SoundFile(path: path).seconds
+        try DecodedSound(path: path, looping: false).seconds
+    }
+
+    /// The program that decodes sound files, in a process of its own (`--decode-sound PATH` is
+    /// added): the daemon's own, `chime daemon`. Set before the first sound.
+    public static var decoder: [String] {
+        get { DecodedSound.decoder }
+        set { DecodedSound.decoder = newValue }
     }
 
     /// Silences sound `id` with a short ramp (`ended(id, .stopped)` follows once it is quiet).

@@ -237,6 +237,30 @@ import Timekeeping
         #expect(try pulse.sinkState() == (true, 40), "the ring did not resume and raise it again: \(sinkText)")
     }
 
+    /// A sound file whose decoder crashes (a test build's switch stands in for a parser's bug on a
+    /// hostile file; the decoder is a process of its own) ends that sound with why: the ring goes
+    /// on with the default sound, the daemon lives, and the output `insist` raised is put back.
+    @Test func aSoundThatCrashesItsDecoderRingsOnWithTheDefaultSound() throws {
+        let file = try tone(periods: 4800)
+        try pulse.setSink(muted: true, percent: 30)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon(["CHIME_TEST_DECODER_CRASH": file])
+        let recording = try pulse.record()
+        defer { stop(recorder, daemon, recording) }
+        try waitForSoundServer()
+        try set(["in", "1s", "--sound", file, "--insist", "--id", "crashy", "Crashy"])
+        _ = recorder.waitForCalls(1)
+        #expect(try waitUntil(10) { daemon.log.contains("the decoder of \(file) stopped (killed by signal") }, "\(daemon.log)")
+        let crashed = monotonicSeconds()
+        // The tone's decoder died a quarter second in; what sounds from here on is the default sound.
+        #expect(try waitUntil(10) { recording.recorded[recording.firstIndex(after: crashed + 0.5)...].contains { abs($0) > 0.05 } },
+                "nothing rang after the decoder died: \(sinkText)\n\(daemon.log)")
+        #expect(daemon.isRunning)
+        let id = try #require(try popup(of: "crashy"))
+        try recorder.invokeAction(id: id, key: "dismiss")
+        #expect(try waitUntil(10) { try pulse.sinkState() == (true, 30) }, "not put back: \(sinkText)")
+    }
+
     /// A person who changes the output during the ring keeps their choice.
     @Test func anOutputChangedDuringTheRingIsLeftAsItIs() throws {
         let file = try tone(periods: 480)

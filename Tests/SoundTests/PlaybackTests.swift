@@ -12,6 +12,8 @@ final class PlaybackTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = try makeTemporaryDirectory("chime-sound")
+        // Files are decoded by chime's own decoder, a process of its own, as the daemon has them.
+        SoundServer.decoder = [chimeBinaryPath(), "daemon"]
     }
 
     override func tearDown() {
@@ -138,6 +140,54 @@ final class PlaybackTests: XCTestCase {
         let first = try XCTUnwrap(samples[from...].firstIndex { abs($0) > 0.01 })
         let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.01 })
         XCTAssertEqual(Double(last - first) / 48_000, 0.3, accuracy: 0.005)
+    }
+
+    /// Decoded whole (as the sound fuzz target does), a file gives the frames its header declares;
+    /// what is no sound is refused with the decoder's reason.
+    func testAWholeFileDecodesToItsDeclaredLength() throws {
+        let outcome = SoundDecoding.decodeAll(try tone(seconds: 0.3), frameLimit: 1 << 20)
+        XCTAssertNil(outcome.refused)
+        XCTAssertNil(outcome.failure)
+        XCTAssertEqual(outcome.declared, 14_400)
+        XCTAssertEqual(outcome.frames, 14_400)
+        let junk = directory.appendingPathComponent("junk.wav").path
+        try Data("not a sound".utf8).write(to: URL(fileURLWithPath: junk))
+        let refused = SoundDecoding.decodeAll(junk, frameLimit: 1 << 20)
+        XCTAssertTrue(refused.refused?.contains("cannot decode \(junk)") == true, "\(refused)")
+    }
+
+    /// A file that crashes its decoder (a process of its own) ends its sound `undecodable`, with
+    /// the signal, and only it: this process, the player, lives, and the next sound plays.
+    func testADecoderThatCrashesEndsItsSoundAlone() throws {
+        _ = try startServer()
+        let file = try tone(seconds: 5)
+        setenv("CHIME_TEST_DECODER_CRASH", file, 1)
+        defer { unsetenv("CHIME_TEST_DECODER_CRASH") }
+        let server = try SoundServer(applicationName: "chime-test")
+        XCTAssertNotNil(nextEvent(server, isConnected))
+        let id = try server.play(file, PlaybackOptions(looping: true))
+        guard case .ended(id, .undecodable(let why))? = nextEvent(server, timeout: 10, { if case .ended = $0 { true } else { false } }) else {
+            return XCTFail("the sound did not end undecodable")
+        }
+        XCTAssertTrue(why.contains("the decoder of \(file) stopped (killed by signal"), why)
+        let next = try server.play(try tone(seconds: 0.2), PlaybackOptions())
+        XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(next, .finished))
+    }
+
+    /// A decoder that hangs a moment into the sound is heard as silence, then, after
+    /// `DecodedSound.stallLimit` of it, ends the sound `undecodable`; nothing waits on it.
+    func testADecoderThatHangsEndsItsSoundAfterTheStallLimit() throws {
+        _ = try startServer()
+        let file = try tone(seconds: 5)
+        setenv("CHIME_TEST_DECODER_HANG", file, 1)
+        defer { unsetenv("CHIME_TEST_DECODER_HANG") }
+        let server = try SoundServer(applicationName: "chime-test")
+        XCTAssertNotNil(nextEvent(server, isConnected))
+        let id = try server.play(file, PlaybackOptions(looping: true))
+        guard case .ended(id, .undecodable(let why))? = nextEvent(server, timeout: 20, { if case .ended = $0 { true } else { false } }) else {
+            return XCTFail("the sound did not end undecodable")
+        }
+        XCTAssertTrue(why.contains("gave nothing for 2 s"), why)
     }
 
     /// Each play says which output it sounds on, with its mute and volume.

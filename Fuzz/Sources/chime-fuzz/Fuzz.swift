@@ -1,5 +1,5 @@
 // libFuzzer driven from here (LLVMFuzzerRunDriver, linked in by -sanitize=fuzzer): the target is
-// CHIME_FUZZ_TARGET (rule, icalendar, alarm-file, request, hint, png, tz-string, tzif); the
+// CHIME_FUZZ_TARGET (rule, icalendar, alarm-file, request, hint, png, tz-string, tzif, sound); the
 // arguments are libFuzzer's (corpus directories, -max_total_time=, ...). Built with
 // -parse-as-library: the entry point is `chime_fuzz_main`, which SwiftPM links as the program's main.
 import FuzzTargets
@@ -15,6 +15,12 @@ nonisolated(unsafe) var target = FuzzTarget.rule
 
 @_cdecl("chime_fuzz_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    // The sound target's decoder is this program too: `chime-fuzz daemon --decode-sound PATH`.
+    let given = (0..<Int(argc)).map { argv?[$0].map { String(cString: $0) } ?? "" }
+    if given.count >= 4, given[1] == "daemon", given[2] == "--decode-sound" {
+        return FuzzTarget.runSoundDecoder(path: given[3], looping: given.dropFirst(4).contains("--loop"))
+    }
+    FuzzTarget.soundDecoder = ["/proc/self/exe", "daemon"]
     let name = getenv("CHIME_FUZZ_TARGET").map { String(cString: $0) } ?? ""
     guard let chosen = FuzzTarget(rawValue: name) else {
         let message = Array("chime-fuzz: set CHIME_FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8)

@@ -1,0 +1,353 @@
+// A sound file is decoded in a process of its own (`chime daemon --decode-sound PATH`), never in
+// the daemon: libsndfile parses files anyone can name (a sound theme, a calendar's alarm, a path on
+// the command line), and a parser's crash or endless loop there must end that sound, not the alarms.
+// The decoder opens the file (SoundFile: once, without following a last link, without blocking),
+// writes a header (channels, rate, frames) and then the sound as interleaved 32-bit floats, again
+// and again when it loops, into a pipe; the playback reads the pipe from libpulse's thread.
+//
+// The header is waited for a bounded time (`headerWait`); after it, nothing waits: a read takes
+// what the pipe holds, and a decoder that falls behind is heard as silence until it catches up. A
+// decoder that dies (a signal), or gives nothing for `stallLimit` of sound, ends the sound with why,
+// and the daemon plays its default sound instead.
+//
+// Wire: "CHSD", channels (u32), rate (u32), frames (i64), then the samples; or "CHSE", a length
+// (u32) and why the file cannot be played.
+internal import CSound
+import Posix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one read of a decoded sound gave.
+enum DecodedRead: Equatable {
+    /// `frames` frames, some of them silence if the decoder was behind.
+    case frames(Int)
+    /// The sound is over (a sound that plays once, at its end; or a damaged file, where it broke).
+    case end(Int)
+    /// The decoder died or stalled: why.
+    case failed(String)
+}
+
+final class DecodedSound {
+    let path: String
+    let channels: Int
+    let rate: Int
+    let frames: Int64
+    private let pid: pid_t
+    private var fd: Int32
+    /// Bytes of a frame read only in part (a pipe splits where it likes).
+    private var partial: [UInt8] = []
+    /// Frames of sound taken from the decoder so far.
+    private var delivered: Int64 = 0
+    var received: Int64 { delivered }
+    /// Frames of silence written in a row for want of sound.
+    private var starved = 0
+    private var reaped: Int32?
+
+    /// How long the decoder has to say what the file holds.
+    static let headerWait: Int32 = 1000  // milliseconds
+    /// How much sound in a row a decoder may leave unsent before it counts as stalled.
+    static let stallLimit = 2.0  // seconds
+
+    /// The decoder: the daemon's own program (`--decode-sound` is added), set by whoever plays.
+    nonisolated(unsafe) static var decoder: [String] = []
+
+    /// Starts the decoder for `path` and reads its header.
+    init(path: String, looping: Bool) throws(SoundError) {
+        guard !Self.decoder.isEmpty else { throw SoundError("no sound decoder is set") }
+        let pipe: (read: Int32, write: Int32)
+        do { pipe = try Sys.pipe(nonBlockingRead: true) } catch { throw SoundError("cannot decode \(path): \(error.reason.lowercased())") }
+        // Room for about 2.7 s of 48 kHz stereo ahead of the player (the most an unprivileged
+        // process may ask; the default 64 KiB would be 0.17 s).
+        _ = fcntl(pipe.write, 1031, 1 << 20)  // F_SETPIPE_SZ (Linux; not in the Glibc module)
+        let arguments = Self.decoder + ["--decode-sound", path] + (looping ? ["--loop"] : [])
+        let started: pid_t
+        do {
+            started = try Spawn.start(arguments[0], arguments: arguments.map { Array($0.utf8) }, environment: Self.environment,
+                                      stdin: .null, stdout: .descriptor(pipe.write), stderr: .inherit, newProcessGroup: true)
+        } catch {
+            _ = close(pipe.read)
+            _ = close(pipe.write)
+            throw SoundError("cannot start the sound decoder: \(error.reason.lowercased())")
+        }
+        _ = close(pipe.write)
+        self.path = path
+        pid = started
+        fd = pipe.read
+        // The header, within `headerWait`: read exactly as far as it goes (the samples follow).
+        var header: [UInt8] = []
+        let deadline = Self.milliseconds() + Int64(Self.headerWait)
+        var atEnd = false
+        func needed() -> Int {
+            guard header.count >= 4 else { return 4 }
+            if header.starts(with: Array("CHSD".utf8)) { return 20 }
+            guard header.starts(with: Array("CHSE".utf8)) else { return 0 }
+            guard header.count >= 8 else { return 8 }
+            return 8 + min(4096, (0..<4).reduce(0) { $0 | Int(header[4 + $1]) << (8 * $1) })
+        }
+        while !atEnd, header.count < needed() {
+            if let more = Self.readAvailable(fd, upTo: needed() - header.count) {
+                if more.isEmpty { atEnd = true } else { header += more }
+                continue
+            }
+            let left = deadline - Self.milliseconds()
+            if left <= 0 { break }
+            Self.poll(fd, milliseconds: Int32(left))
+        }
+        if header.starts(with: Array("CHSE".utf8)), header.count >= 8, header.count == needed() {
+            Self.stop(started)
+            _ = close(fd)
+            throw SoundError(String(decoding: header.dropFirst(8), as: UTF8.self))
+        }
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(header[at + $1]) << (8 * $1) } }
+        var count: UInt64 = 0
+        for i in 0..<8 { count |= UInt64(header[12 + i]) << UInt64(8 * i) }
+        channels = u32(4)
+        rate = u32(8)
+        frames = Int64(bitPattern: count)
+        guard (1...SoundFile.channelLimit).contains(channels), (1...SoundFile.rateLimit).contains(rate), frames > 0 else {
+            Self.stop(started)
+            _ = close(fd)
+            throw SoundError("the decoder of \(path) said what no sound is (\(channels) channels at \(rate) Hz); not played")
+        }
+    }
+
+    deinit {
+        if fd >= 0 { _ = close(fd) }
+        if reaped == nil { Self.stop(pid) }
+    }
+
+    var seconds: Double { Double(frames) / Double(rate) }
+
+    /// Waits up to `milliseconds` for the decoder to send something (or end): whether it did.
+    func waitForSound(milliseconds: Int32) -> Bool {
+        guard fd >= 0 else { return true }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return Glibc.poll(&entry, 1, milliseconds) > 0
+    }
+
+    /// Up to `count` frames into `buffer`: what the decoder has sent, and silence for the rest
+    /// while it is behind (never waiting on it).
+    func read(into buffer: UnsafeMutablePointer<Float>, frames count: Int) -> DecodedRead {
+        let frameBytes = channels * MemoryLayout<Float>.size
+        var filled = 0
+        let bytes = UnsafeMutableRawPointer(buffer)
+        // A frame begun in the last read first.
+        var ended = fd < 0
+        if !partial.isEmpty, fd >= 0, let more = Self.readAvailable(fd, upTo: frameBytes - partial.count) {
+            if more.isEmpty {
+                ended = true
+                _ = close(fd)
+                fd = -1
+            } else {
+                partial += more
+            }
+            if partial.count == frameBytes {
+                partial.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: frameBytes) }
+                partial = []
+                filled = 1
+            }
+        }
+        while filled < count, fd >= 0, partial.isEmpty {
+            let want = (count - filled) * frameBytes
+            let got = Glibc.read(fd, bytes + filled * frameBytes, want)
+            if got > 0 {
+                let whole = got / frameBytes
+                let rest = got % frameBytes
+                if rest > 0 {
+                    partial = Array(UnsafeRawBufferPointer(start: bytes + filled * frameBytes + whole * frameBytes, count: rest))
+                }
+                filled += whole
+                continue
+            }
+            if got == 0 {
+                ended = true
+                _ = close(fd)
+                fd = -1
+                break
+            }
+            if errno == EINTR { continue }
+            break  // EAGAIN: nothing more now
+        }
+        delivered += Int64(filled)
+        if filled > 0 { starved = 0 }
+        if ended {
+            // The decoder closed its end: a clean exit ends the sound (a file played once, or a
+            // damaged one, where it broke); a signal is a crash.
+            let status = Self.stop(pid)
+            reaped = status ?? 0
+            if let status, status & 0x7f != 0 {
+                return .failed("the decoder of \(path) stopped (\(Self.describe(status)))")
+            }
+            return .end(filled)
+        }
+        if filled < count {
+            // Behind: silence for the rest, counted.
+            let missing = count - filled
+            (buffer + filled * channels).update(repeating: 0, count: missing * channels)
+            starved += missing
+            if Double(starved) / Double(rate) >= Self.stallLimit {
+                let status = Self.stop(pid)
+                reaped = status ?? 0
+                return .failed("the decoder of \(path) gave nothing for \(Int(Self.stallLimit)) s; stopped")
+            }
+        }
+        return .frames(count)
+    }
+
+    // MARK: - The parts
+
+    /// What the decoder finds in its environment: nothing of the daemon's but the search path.
+    static var environment: [String: String] { ["PATH": "/usr/local/bin:/usr/bin:/bin"].merging(testEnvironment) { $1 } }
+
+    static var testEnvironment: [String: String] {
+        var kept: [String: String] = [:]
+        #if DEBUG
+        for name in ["CHIME_TEST_DECODER_CRASH", "CHIME_TEST_DECODER_HANG"] {
+            if let value = Sys.environment(name) { kept[name] = value }
+        }
+        #endif
+        return kept
+    }
+
+    static func milliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    static func poll(_ fd: Int32, milliseconds: Int32) {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = Glibc.poll(&entry, 1, milliseconds)
+    }
+
+    /// What is there now (empty at the end), or nil when nothing is.
+    static func readAvailable(_ fd: Int32, upTo count: Int) -> [UInt8]? {
+        guard count > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        while true {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) }
+            if got >= 0 { return Array(bytes.prefix(got)) }
+            if errno == EINTR { continue }
+            return nil
+        }
+    }
+
+    /// Stops the decoder (its group: it starts nothing, but a parser might) and reaps it; how it ended.
+    @discardableResult
+    static func stop(_ pid: pid_t) -> Int32? {
+        if let status = try? Sys.reap(pid) { return status }
+        _ = kill(-pid, SIGKILL)
+        _ = kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return nil }
+        }
+        return status & 0x7f == SIGKILL ? nil : status
+    }
+
+    static func describe(_ status: Int32) -> String {
+        status & 0x7f == 0 ? "exit status \((status >> 8) & 0xff)" : "killed by signal \(status & 0x7f)"
+    }
+}
+
+/// A whole file decoded as a playback decodes it (in the decoder's process), waiting for what it
+/// sends since no server paces it: what the sound fuzz target and its tests check.
+public struct DecodingOutcome: Sendable {
+    /// Why it is not played (nothing decoded), or nil.
+    public var refused: String?
+    /// Frames of sound received, and the frames its header declared.
+    public var frames = 0
+    public var declared: Int64 = 0
+    public var rate = 0
+    /// How the decoder failed (it died, or stalled), or nil.
+    public var failure: String?
+}
+
+public enum SoundDecoding {
+    /// Decodes `path` once, to its end, a failure, or `frameLimit` frames; `stall` bounds each wait.
+    public static func decodeAll(_ path: String, frameLimit: Int, stall: Int32 = 5000) -> DecodingOutcome {
+        var outcome = DecodingOutcome()
+        let sound: DecodedSound
+        do { sound = try DecodedSound(path: path, looping: false) } catch {
+            outcome.refused = error.message
+            return outcome
+        }
+        outcome.declared = sound.frames
+        outcome.rate = sound.rate
+        var buffer = [Float](repeating: 0, count: 4096 * sound.channels)
+        while outcome.frames < frameLimit {
+            guard sound.waitForSound(milliseconds: stall) else {
+                outcome.failure = "the decoder sent nothing for \(stall) ms"
+                return outcome
+            }
+            // One frame at a time would be slow; ask for what fits, and count only what came (the
+            // silence a read adds while the decoder is behind is not sound).
+            let before = sound.received
+            let read = buffer.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: 4096) }
+            outcome.frames += Int(sound.received - before)
+            switch read {
+            case .frames: continue
+            case .end: return outcome
+            case .failed(let why):
+                outcome.failure = why
+                return outcome
+            }
+        }
+        return outcome
+    }
+}
+
+/// The decoder's side: what `chime daemon --decode-sound PATH [--loop]` runs.
+public enum SoundDecoder {
+    public static func run(path: String, looping: Bool) -> Int32 {
+        signal(SIGPIPE, SIG_DFL)
+        let file: SoundFile
+        do { file = try SoundFile(path: path) } catch {
+            var bytes = Array("CHSE".utf8)
+            let message = Array(error.message.utf8.prefix(4096))
+            for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: message.count >> shift)) }
+            bytes += message
+            writeAll(bytes)
+            return 1
+        }
+        var header = Array("CHSD".utf8)
+        for value in [UInt32(file.channels), UInt32(file.rate)] {
+            for shift in stride(from: 0, to: 32, by: 8) { header.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        }
+        for shift in stride(from: 0, to: 64, by: 8) { header.append(UInt8(truncatingIfNeeded: UInt64(file.frames) >> UInt64(shift))) }
+        writeAll(header)
+        let chunk = 4096
+        var samples = [Float](repeating: 0, count: chunk * file.channels)
+        var sent = 0
+        while true {
+            let got = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: chunk, looping: looping) }
+            samples.withUnsafeBytes { writeAll(Array($0.prefix(got * file.channels * MemoryLayout<Float>.size))) }
+            sent += got
+            testFault(path: path, sent: sent, rate: file.rate)
+            if got < chunk { return 0 }
+        }
+    }
+
+    static func writeAll(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                exit(0)  // the player is gone: nothing more to decode for
+            }
+            offset += written
+        }
+    }
+
+    /// Test builds only: a decoder that crashes, or hangs, a moment into the sound (standing in for
+    /// a parser's bug on a hostile file). Release builds have no such switch.
+    static func testFault(path: String, sent: Int, rate: Int) {
+        #if DEBUG
+        guard sent >= rate / 4 else { return }
+        if Sys.environment("CHIME_TEST_DECODER_CRASH") == path { fatalError("CHIME_TEST_DECODER_CRASH: crashing while decoding \(path)") }
+        if Sys.environment("CHIME_TEST_DECODER_HANG") == path { while true { sleep(60) } }
+        #endif
+    }
+}
