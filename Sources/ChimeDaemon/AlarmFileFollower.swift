@@ -157,6 +157,11 @@ final class AlarmFileFollower: LoopPart {
     /// Whether a reading is under way.
     var isReading: Bool { run != nil }
 
+    /// The daemon stops: its reader too, if one runs.
+    func stopReading() {
+        run?.child?.kill()
+    }
+
     var descriptors: [Int32] {
         var fds = watcher.map { [$0.fd] } ?? []
         if let run, let child = run.child, child.output >= 0, run.stream.pendingBytes < Self.bufferLimit { fds.append(child.output) }

@@ -240,6 +240,9 @@ public final class SchedulerDaemon {
                 guard connection.processAvailable() else { throw DaemonError(Self.busGone) }
             }
         }
+        // A reading under way is not left running (a reader stuck at a calendar would otherwise
+        // outlive the daemon until its time limit).
+        alarmFile.stopReading()
         connection.flush()
         logger.info("chime daemon stopped")
     }

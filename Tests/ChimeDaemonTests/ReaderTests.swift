@@ -59,6 +59,25 @@ import Timekeeping
         #expect(daemon.isRunning)
     }
 
+    /// A daemon that stops while its reader works takes the reader with it (one stuck at a calendar
+    /// would otherwise outlive it until its time limit).
+    @Test func theReaderStopsWithTheDaemon() throws {
+        defer { bus.stop() }
+        let (calendar, alarms) = try files()
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, waitForFile: false, arguments: ["--config", alarms],
+                                       environment: ["CHIME_TEST_HANG_READING": calendar])
+        #expect(try waitUntil(10) { try center().alarmFileStatus().reading })
+        let children = try String(contentsOfFile: "/proc/\(daemon.pid)/task/\(daemon.pid)/children", encoding: .utf8)
+        let reader = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
+        func running() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(reader)/stat", encoding: .utf8) else { return false }
+            return !stat.contains(") Z ")
+        }
+        #expect(running())
+        daemon.stop()
+        #expect(waitUntil(10) { !running() }, "the reader \(reader) outlived the daemon")
+    }
+
     /// A calendar the reader hangs on is stopped at the reader's time limit, twice, and then left
     /// out (until it changes) while the file's other alarms are scheduled; the daemon lives.
     @Test func aCalendarThatHangsTheReaderIsStoppedAndLeftOut() throws {
