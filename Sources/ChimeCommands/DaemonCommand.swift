@@ -113,7 +113,10 @@ public struct DaemonCommand: ParsableCommand {
                 let parts = refusal.split(separator: "\t", maxSplits: 1).map(String.init)
                 if parts.count == 2 { request.refused[parts[0]] = parts[1] }
             }
-            request.noNext = Set(noNext)
+            for quarantined in noNext {
+                let parts = quarantined.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                request.noNext[parts[0]] = parts.count == 2 ? parts[1] : ""
+            }
             Glibc.exit(AlarmFileReader.run(request))
         }
         var logger = Logger(label: "chime.daemon") { StreamLogHandler.standardError(label: $0) }

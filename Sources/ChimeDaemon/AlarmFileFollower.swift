@@ -464,7 +464,8 @@ final class AlarmFileFollower: LoopPart {
         }
         // An alarm the reader crashed on twice while computing its first fire is left out
         // (quarantined). It stays out until its definition changes: then it gets a fresh chance.
-        if try schedule.quarantinedFromFile(identifier, definition: record.definition) {
+        // (Only those the reader was told to leave out can be: they are asked about, no other.)
+        if run.request.noNext[identifier] != nil, try schedule.quarantinedFromFile(identifier, definition: record.definition) {
             run.conflicts.append("\(run.request.path):\(record.line): alarm '\(identifier)' is quarantined: the alarm file's reader crashed twice while scheduling it; it stays out until you change it")
             if record.enabled { run.scheduled -= 1 } else { run.disabled -= 1 }
             return

@@ -41,7 +41,14 @@ struct DefinitionDigest: Hashable {
     /// As the store keeps it for an alarm of the file: `digest:HEX`, and ` calendar` when a
     /// followed calendar gave it (an older chime kept the whole definition; both are read).
     static func stored(_ digest: DefinitionDigest, fromCalendar: Bool) -> String {
-        "digest:" + String(digest.value, radix: 16) + (fromCalendar ? " calendar" : "")
+        // 32 hex digits, written by hand (the generic radix conversion of a UInt128 was 2% of a
+        // big calendar's first load).
+        let digits = Array("0123456789abcdef".utf8)
+        var text = Array("digest:".utf8)
+        text.reserveCapacity(48)
+        for shift in stride(from: 124, through: 0, by: -4) { text.append(digits[Int((digest.value >> UInt128(shift)) & 0xF)]) }
+        if fromCalendar { text += Array(" calendar".utf8) }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// What the store keeps for an alarm of the file, read back.
@@ -145,8 +152,26 @@ struct ReaderRecord: Equatable {
     var sound: String
     /// It has reminders before its occurrences (to plan once it is stored).
     var hasReminders = false
+    /// Its definition's digest (computed by the reader, which has the time).
+    var digest: DefinitionDigest
 
-    var digest: DefinitionDigest { DefinitionDigest(definition) }
+    init(identifier: String, enabled: Bool, line: Int, fromCalendar: Bool, definition: String, next: Instant?, json: String, title: String,
+         label: String, timeZone: String?, rule: String, sound: String, hasReminders: Bool = false, digest: DefinitionDigest? = nil) {
+        self.identifier = identifier
+        self.enabled = enabled
+        self.line = line
+        self.fromCalendar = fromCalendar
+        self.definition = definition
+        self.next = next
+        self.json = json
+        self.title = title
+        self.label = label
+        self.timeZone = timeZone
+        self.rule = rule
+        self.sound = sound
+        self.hasReminders = hasReminders
+        self.digest = digest ?? DefinitionDigest(definition)
+    }
 }
 
 enum FrameKind: UInt8 {
@@ -214,6 +239,8 @@ final class FrameWriter {
                      | (record.json == jsonPart(of: record.definition) ? 16 : 0) | (record.hasReminders ? 32 : 0))
         append(Int64(record.line), to: &bytes)
         append(record.next?.nanosecondsSinceEpoch ?? 0, to: &bytes)
+        append(Int64(bitPattern: UInt64(truncatingIfNeeded: record.digest.value >> 64)), to: &bytes)
+        append(Int64(bitPattern: UInt64(truncatingIfNeeded: record.digest.value)), to: &bytes)
         append(record.definition, to: &bytes)
         if record.json != jsonPart(of: record.definition) { append(record.json, to: &bytes) }
         append(record.title, to: &bytes)
@@ -272,8 +299,9 @@ struct FrameReader {
     static func record(_ payload: ArraySlice<UInt8>) -> ReaderRecord? {
         var reader = FrameReader(payload)
         guard let identifier = reader.string(), let flags = reader.byte(), let line = reader.int64(), let next = reader.int64(),
-              let definition = reader.string()
+              let high = reader.int64(), let low = reader.int64(), let definition = reader.string()
         else { return nil }
+        let digest = DefinitionDigest(value: UInt128(UInt64(bitPattern: high)) << 64 | UInt128(UInt64(bitPattern: low)))
         let json: String
         if flags & 16 != 0 { json = String(FrameWriter.jsonPart(of: definition)) } else {
             guard let own = reader.string() else { return nil }
@@ -285,7 +313,7 @@ struct FrameReader {
         return ReaderRecord(identifier: identifier, enabled: flags & 1 != 0, line: Int(truncatingIfNeeded: line), fromCalendar: flags & 2 != 0,
                             definition: definition, next: flags & 4 != 0 ? Instant(nanosecondsSinceEpoch: next) : nil, json: json,
                             title: title, label: label, timeZone: flags & 8 != 0 ? zone : nil, rule: rule, sound: sound,
-                            hasReminders: flags & 32 != 0)
+                            hasReminders: flags & 32 != 0, digest: digest)
     }
 }
 
@@ -336,8 +364,16 @@ public enum AlarmFileReader {
         public var careful = false
         /// Calendars left out, with why.
         public var refused: [String: String] = [:]
-        /// Alarms whose first fire is not computed (quarantined: it crashed the reader twice).
-        public var noNext: Set<String> = []
+        /// Alarms whose first fire is not computed (quarantined: it crashed the reader twice), with
+        /// the digest of the definition they had then ("" when none is noted yet): one changed since
+        /// gets a fresh chance.
+        public var noNext: [String: String] = [:]
+
+        /// Whether `alarm`'s first fire is computed.
+        func computesNext(_ identifier: String, definition: String) -> Bool {
+            guard let noted = noNext[identifier] else { return true }
+            return !noted.isEmpty && noted != DefinitionDigest.stored(DefinitionDigest(definition), fromCalendar: false)
+        }
 
         public init(path: String, now: Instant) {
             self.path = path
@@ -349,7 +385,7 @@ public enum AlarmFileReader {
             var arguments = ["--now", String(now.nanosecondsSinceEpoch)]
             if careful { arguments.append("--careful") }
             for (path, reason) in refused.sorted(by: { $0.key < $1.key }) { arguments += ["--refuse", path + "\t" + reason] }
-            for identifier in noNext.sorted() { arguments += ["--no-next", identifier] }
+            for (identifier, noted) in noNext.sorted(by: { $0.key < $1.key }) { arguments += ["--no-next", identifier + "\t" + noted] }
             return arguments
         }
     }
@@ -386,7 +422,7 @@ public enum AlarmFileReader {
             if request.careful {
                 for alarm in file.alarms {
                     writer.stage(.alarm(alarm.id))
-                    guard let record = record(alarm, now: request.now, computeNext: !request.noNext.contains(alarm.id), encoder: encoder) else { continue }
+                    guard let record = record(alarm, now: request.now, request: request, encoder: encoder) else { continue }
                     writer.frame(.record, FrameWriter.encode(record))
                 }
             } else {
@@ -418,7 +454,7 @@ public enum AlarmFileReader {
                 encoded.reserveCapacity(ranges[part].count)
                 for index in ranges[part] {
                     let alarm = alarms[index]
-                    guard let record = record(alarm, now: request.now, computeNext: !request.noNext.contains(alarm.id), encoder: encoder) else { continue }
+                    guard let record = record(alarm, now: request.now, request: request, encoder: encoder) else { continue }
                     encoded.append(FrameWriter.encode(record))
                 }
                 out[part] = encoded
@@ -432,7 +468,7 @@ public enum AlarmFileReader {
     }
 
     /// An alarm of the file as the daemon stores it (nil: it cannot be encoded, and is left out as before).
-    static func record(_ alarm: ConfigAlarm, now: Instant, computeNext: Bool, encoder: JSONEncoder) -> ReaderRecord? {
+    static func record(_ alarm: ConfigAlarm, now: Instant, request asked: Request, encoder: JSONEncoder) -> ReaderRecord? {
         let normalized = AlarmFileFollower.normalized(alarm)
         guard let data = try? encoder.encode(normalized.request) else { return nil }
         let normalizedJSON = String(decoding: data, as: UTF8.self)
@@ -444,7 +480,7 @@ public enum AlarmFileReader {
             json = String(decoding: anchored, as: UTF8.self)
         }
         var next: Instant?
-        if alarm.enabled, computeNext {
+        if alarm.enabled, asked.computesNext(alarm.id, definition: definition) {
             testCrash(firing: alarm.id)
             next = alarm.request.trigger.nextFire(after: now)
         }

@@ -365,14 +365,16 @@ final class Schedule: LoopPart {
 
     /// What the alarm file's reader is told to leave out: calendars it crashed on twice (as they
     /// are now), with why, and alarms whose first fire crashed it twice.
-    func readerRefusals() -> (calendars: [String: String], alarms: Set<String>) {
+    func readerRefusals() -> (calendars: [String: String], alarms: [String: String]) {
         var calendars: [String: String] = [:]
-        var alarms: Set<String> = []
+        var alarms: [String: String] = [:]
         for name in (try? store.suspects(crashedAtLeast: 2)) ?? [] {
             if let subject = ReadSubject(marker: name) {
                 if case .calendar(let path) = subject, let refusal = readRefusal(subject) { calendars[path] = refusal }
             } else {
-                alarms.insert(name)
+                // With the digest of the definition it was left out with (none noted yet: "").
+                let noted = (try? store.suspectDefinition(name)) ?? nil
+                alarms[name] = noted.map { DefinitionDigest.stored(DefinitionDigest($0), fromCalendar: false) } ?? ""
             }
         }
         return (calendars, alarms)
