@@ -5,10 +5,12 @@
 // writes a header (channels, rate, frames) and then the sound as interleaved 32-bit floats, again
 // and again when it loops, into a pipe; the playback reads the pipe from libpulse's thread.
 //
-// The header is waited for a bounded time (`headerWait`); after it, nothing waits: a read takes
-// what the pipe holds, and a decoder that falls behind is heard as silence until it catches up. A
-// decoder that dies (a signal), or gives nothing for `stallLimit` of sound, ends the sound with why,
-// and the daemon plays its default sound instead.
+// The header is waited for a bounded time (`headerWait`), on a thread of the sound server's, never
+// on the daemon's loop (only `chime sound play`'s length, asked before a preview, waits on it); after
+// it, nothing waits: a read takes what the pipe holds, and a decoder that falls behind is heard as
+// silence until it catches up. A decoder that dies (a signal), says nothing within the header's
+// time, or gives nothing for `stallLimit` of sound, ends the sound `undecodable` with why, and the
+// daemon plays its default sound instead; a file the decoder says is no sound ends it `failed`.
 //
 // Wire: "CHSD", channels (u32), rate (u32), frames (i64), then the samples; or "CHSE", a length
 // (u32) and why the file cannot be played.
@@ -30,9 +32,10 @@ enum DecodedRead: Equatable {
 
 final class DecodedSound {
     let path: String
-    let channels: Int
-    let rate: Int
-    let frames: Int64
+    /// What the header says (once `readHeader` has read it).
+    private(set) var channels = 0
+    private(set) var rate = 0
+    private(set) var frames: Int64 = 0
     private let pid: pid_t
     private var fd: Int32
     /// Bytes of a frame read only in part (a pipe splits where it likes).
@@ -52,7 +55,7 @@ final class DecodedSound {
     /// The decoder: the daemon's own program (`--decode-sound` is added), set by whoever plays.
     nonisolated(unsafe) static var decoder: [String] = []
 
-    /// Starts the decoder for `path` and reads its header.
+    /// Starts the decoder for `path`; its header is read by `readHeader` (which waits for it).
     init(path: String, looping: Bool) throws(SoundError) {
         guard !Self.decoder.isEmpty else { throw SoundError("no sound decoder is set") }
         let pipe: (read: Int32, write: Int32)
@@ -74,7 +77,12 @@ final class DecodedSound {
         self.path = path
         pid = started
         fd = pipe.read
-        // The header, within `headerWait`: read exactly as far as it goes (the samples follow).
+    }
+
+    /// Reads the decoder's header, waiting for it at most `headerWait` (never on the daemon's
+    /// loop: SoundServer reads it on a thread of its own). Throws why the file is not played: the
+    /// decoder's own reason (`refused`), or that it died or said nothing (not `refused`).
+    func readHeader() throws(HeaderError) {
         var header: [UInt8] = []
         let deadline = Self.milliseconds() + Int64(Self.headerWait)
         var atEnd = false
@@ -95,21 +103,45 @@ final class DecodedSound {
             Self.poll(fd, milliseconds: Int32(left))
         }
         if header.starts(with: Array("CHSE".utf8)), header.count >= 8, header.count == needed() {
-            Self.stop(started)
-            _ = close(fd)
-            throw SoundError(String(decoding: header.dropFirst(8), as: UTF8.self))
+            end()
+            throw HeaderError(message: String(decoding: header.dropFirst(8), as: UTF8.self), refused: true)
+        }
+        guard header.count >= 20, header.starts(with: Array("CHSD".utf8)) else {
+            let ending = end()
+            throw HeaderError(message: header.isEmpty && ending == nil
+                ? "the decoder of \(path) said nothing within \(Self.headerWait) ms; not played"
+                : "the decoder of \(path) stopped (\(ending.map(Self.describe) ?? "it wrote what it should not")); not played", refused: false)
         }
         func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(header[at + $1]) << (8 * $1) } }
         var count: UInt64 = 0
         for i in 0..<8 { count |= UInt64(header[12 + i]) << UInt64(8 * i) }
-        channels = u32(4)
-        rate = u32(8)
-        frames = Int64(bitPattern: count)
+        let (channels, rate, frames) = (u32(4), u32(8), Int64(bitPattern: count))
         guard (1...SoundFile.channelLimit).contains(channels), (1...SoundFile.rateLimit).contains(rate), frames > 0 else {
-            Self.stop(started)
-            _ = close(fd)
-            throw SoundError("the decoder of \(path) said what no sound is (\(channels) channels at \(rate) Hz); not played")
+            end()
+            throw HeaderError(message: "the decoder of \(path) said what no sound is (\(channels) channels at \(rate) Hz); not played", refused: false)
         }
+        self.channels = channels
+        self.rate = rate
+        self.frames = frames
+    }
+
+    struct HeaderError: Error {
+        var message: String
+        /// The decoder said why (a file that is no sound): not the decoder's own failure.
+        var refused: Bool
+    }
+
+    /// Stops the decoder now (its reading end closed, it reaped): how it ended, if it had.
+    @discardableResult
+    private func end() -> Int32? {
+        if fd >= 0 {
+            _ = close(fd)
+            fd = -1
+        }
+        guard reaped == nil else { return reaped }
+        let status = Self.stop(pid)
+        reaped = status ?? 0
+        return status
     }
 
     deinit {
@@ -269,8 +301,17 @@ public enum SoundDecoding {
     public static func decodeAll(_ path: String, frameLimit: Int, stall: Int32 = 5000) -> DecodingOutcome {
         var outcome = DecodingOutcome()
         let sound: DecodedSound
-        do { sound = try DecodedSound(path: path, looping: false) } catch {
+        do {
+            sound = try DecodedSound(path: path, looping: false)
+            try sound.readHeader()
+        } catch let error as SoundError {
             outcome.refused = error.message
+            return outcome
+        } catch let error as DecodedSound.HeaderError {
+            if error.refused { outcome.refused = error.message } else { outcome.failure = error.message }
+            return outcome
+        } catch {
+            outcome.failure = "\(error)"
             return outcome
         }
         outcome.declared = sound.frames

@@ -30,15 +30,17 @@ final class Playback {
     private let pulse: chime_pulse
     private(set) var phase = Phase.waiting
     private var stream: OpaquePointer?
-    private let frameBytes: Int
+    private var frameBytes = 0
     /// Frames written to the stream so far.
     private var written: Int64 = 0
     /// The last frames written, as sent (after the fade), for the stop's ramp: frame n is at
     /// `(n % historyFrames) * channels`.
-    private var history: [Float]
-    private let historyFrames: Int
-    private let fadeFrames: Int64
-    private let rampFrames: Int
+    private var history: [Float] = []
+    private var historyFrames = 0
+    private var fadeFrames: Int64 = 0
+    private var rampFrames = 1
+    /// The decoder's header is in: the sizes above are set, and the stream can be made.
+    private(set) var isPrepared = false
     /// The stream operation under way (a timing update or a drain): cancelled if the playback ends
     /// first, so its callback never finds the playback gone.
     private var operation: OpaquePointer?
@@ -55,11 +57,16 @@ final class Playback {
         self.options = options
         self.server = server
         pulse = server.pulse
+    }
+
+    /// The decoder said what the file holds: the sizes that follow from it.
+    func prepare() {
         frameBytes = file.channels * MemoryLayout<Float>.size
         historyFrames = file.rate  // a second: ten times what is ever queued
         history = [Float](repeating: 0, count: historyFrames * file.channels)
         fadeFrames = Int64((max(0, options.fade) * Double(file.rate)).rounded())
         rampFrames = max(1, Int(Self.ramp * Double(file.rate)))
+        isPrepared = true
     }
 
     private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -72,6 +79,7 @@ final class Playback {
 
     /// Makes the stream and connects it to the default output (the context is ready).
     func connect(_ context: OpaquePointer) {
+        guard isPrepared else { return }  // connected once the decoder's header is in
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(file.rate), channels: UInt8(file.channels))
         var map = pa_channel_map()
         _ = pulse.pa_channel_map_init_extend(&map, UInt32(file.channels), PA_CHANNEL_MAP_DEFAULT)

@@ -10,6 +10,7 @@
 // loop's lock held. libpulse holds it while it runs a callback; the daemon's calls take it
 // (`locked`). That lock is the whole of the discipline, as libpulse's threaded main loop prescribes.
 internal import CSound
+import Dispatch
 import Posix
 #if canImport(Glibc)
 import Glibc
@@ -202,7 +203,7 @@ public final class SoundServer: @unchecked Sendable {
                 SoundServer.with(userdata) { $0.post(.connected(version.isEmpty ? name : "\(name) \(version)")) }
             }, Unmanaged.passUnretained(self).toOpaque())
             if let operation { pulse.pa_operation_unref(operation) }
-            for playback in playbacks.values where playback.phase == .waiting { playback.connect(context) }
+            for playback in playbacks.values where playback.phase == .waiting && playback.isPrepared { playback.connect(context) }
         } else if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
             lost(pulse.describe(pulse.pa_context_errno(context)))
         }
@@ -226,17 +227,46 @@ public final class SoundServer: @unchecked Sendable {
 
     // MARK: - Sounds
 
-    /// Starts playing the file at `path`: its identifier, for `stop` and the events. The file is
-    /// opened here (so a file that cannot be played throws at once); the sound starts as soon as
-    /// the server is there.
+    /// Starts playing the file at `path`: its identifier, for `stop` and the events. Its decoder
+    /// (a process of its own) is started here, and what it says of the file is waited for on a
+    /// thread of its own, never by the caller: a file that is no sound ends `failed` with the
+    /// decoder's reason, a decoder that dies or says nothing within a second ends it `undecodable`;
+    /// otherwise the sound starts as soon as the server is there.
     public func play(_ path: String, _ options: PlaybackOptions) throws(SoundError) -> Int {
         let file = try DecodedSound(path: path, looping: options.looping)
-        return locked {
+        let id = locked {
             lastID += 1
-            let playback = Playback(id: lastID, file: file, options: options, server: self)
-            playbacks[lastID] = playback
-            if ready, let context { playback.connect(context) } else if context == nil { connect() }
+            playbacks[lastID] = Playback(id: lastID, file: file, options: options, server: self)
+            if context == nil { connect() }
             return lastID
+        }
+        // (The file is this thread's alone until the header is in; the playback is touched only with
+        // the main loop's lock held, as everything of the server's.)
+        nonisolated(unsafe) let decoding = file
+        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+            let failure = Self.readHeader(of: decoding)
+            self?.headerRead(id, failure: failure)
+        }
+        return id
+    }
+
+    /// Waits for what the decoder says of its file: nil, or how the sound ends without playing.
+    private static func readHeader(of file: DecodedSound) -> Ending? {
+        do throws(DecodedSound.HeaderError) {
+            try file.readHeader()
+            return nil
+        } catch {
+            return error.refused ? .failed(error.message) : .undecodable(error.message)
+        }
+    }
+
+    /// The decoder of sound `id` said what its file holds (or `failure`): the sound starts, or ends.
+    private func headerRead(_ id: Int, failure: Ending?) {
+        locked {
+            guard let playback = playbacks[id] else { return }
+            if let failure { return playback.finish(failure) }
+            playback.prepare()
+            if ready, let context, playback.phase == .waiting { playback.connect(context) }
         }
     }
 
@@ -248,7 +278,9 @@ public final class SoundServer: @unchecked Sendable {
 
     /// How long one play of the file at `path` lasts, in seconds.
     public static func duration(of path: String) throws(SoundError) -> Double {
-        try DecodedSound(path: path, looping: false).seconds
+        let file = try DecodedSound(path: path, looping: false)
+        do { try file.readHeader() } catch { throw SoundError(error.message) }
+        return file.seconds
     }
 
     /// The program that decodes sound files, in a process of its own (`--decode-sound PATH` is
