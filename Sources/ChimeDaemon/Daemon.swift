@@ -4,6 +4,7 @@
 import ChimeCenter
 import DBus
 import Logging
+import Sound
 import Notifications
 import Posix
 import Timekeeping
@@ -243,6 +244,7 @@ public final class SchedulerDaemon {
         // A reading under way is not left running (a reader stuck at a calendar would otherwise
         // outlive the daemon until its time limit).
         alarmFile.stopReading()
+        SoundServer.keepSpareDecoder = false
         connection.flush()
         logger.info("chime daemon stopped")
     }
@@ -253,6 +255,7 @@ public final class SchedulerDaemon {
     private func prepareParts(now: Instant) {
         waking.arrange(for: schedule.nextWake(), now: now)
         doNotDisturb.expectAlarm(at: schedule.deadline)
+        speaker.expectAlarm(at: schedule.deadline, now: now)
         doNotDisturb.recheck(presenter.deferredCount > 0)
         schedule.announceChanges()
         if let ringingNow = ringing.takeChange() { announce.ringingChanged(ringingNow) }

@@ -129,6 +129,16 @@ final class Speaker: LoopPart {
         serverState = useSoundServer ? .untried : .unavailable("chime's own player is switched off", since: .distantFuture)
     }
 
+    /// The next alarm is due at `time`: within a minute, a decoder is started ahead for its sound
+    /// (and one is kept from then on), so not even the daemon's first sound waits for a program to
+    /// start. A daemon with no alarm near (most of the test suite's) starts none.
+    func expectAlarm(at time: Instant?, now: Instant) {
+        guard let time, time - now < Self.decoderLead, case .untried = serverState else { return }
+        SoundServer.keepSpareDecoder = true
+    }
+
+    static let decoderLead = TimeSpan.seconds(60)
+
     /// How long those who ask how sounds are played wait for a sound server to answer (a local
     /// socket answers in about a millisecond); after it, the answer says "connecting".
     static let connectionWait = TimeSpan.seconds(1)
@@ -424,6 +434,8 @@ final class Speaker: LoopPart {
         case .connected(let name):
             serverState = .connected(name)
             logger.info("chime plays sounds itself through the sound server (\(name))")
+            // From now on a decoder waits, started, for the next sound's file.
+            SoundServer.keepSpareDecoder = true
             settled()
             restoreOutputs()
         case .unavailable(let why):

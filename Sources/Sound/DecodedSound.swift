@@ -15,10 +15,23 @@
 // Wire: "CHSD", channels (u32), rate (u32), frames (i64), then the samples; or "CHSE", a length
 // (u32) and why the file cannot be played.
 internal import CSound
+import Dispatch
 import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// A mutex for the spare decoder (Glibc's, as the rest of this module locks with libpulse's).
+final class NSLockish: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
+    }
+}
 
 /// What one read of a decoded sound gave.
 enum DecodedRead: Equatable {
@@ -55,9 +68,17 @@ final class DecodedSound {
     /// The decoder: the daemon's own program (`--decode-sound` is added), set by whoever plays.
     nonisolated(unsafe) static var decoder: [String] = []
 
-    /// Starts the decoder for `path`; its header is read by `readHeader` (which waits for it).
+    /// Starts the decoder for `path` (or hands `path` to the spare one, started before and waiting:
+    /// a program's start is 10-20 ms, which an alarm's first sample should not wait for); its header
+    /// is read by `readHeader` (which waits for it).
     init(path: String, looping: Bool) throws(SoundError) {
         guard !Self.decoder.isEmpty else { throw SoundError("no sound decoder is set") }
+        if let spare = Spare.take(), spare.hand(path, looping: looping) {
+            self.path = path
+            pid = spare.pid
+            fd = spare.output
+            return
+        }
         let pipe: (read: Int32, write: Int32)
         do { pipe = try Sys.pipe(nonBlockingRead: true) } catch { throw SoundError("cannot decode \(path): \(error.reason.lowercased())") }
         // Room for about 2.7 s of 48 kHz stereo ahead of the player (the most an unprivileged
@@ -123,6 +144,92 @@ final class DecodedSound {
         self.channels = channels
         self.rate = rate
         self.frames = frames
+        // And the first samples (they follow at once): the stream's first request is then met with
+        // sound, not with the silence of a decoder not yet begun (heard as 70 ms of delay).
+        Self.poll(fd, milliseconds: 100)
+    }
+
+    /// A decoder started ahead of need: it waits for one line on its standard input (`L` or `1`,
+    /// a space, the path) and then decodes that file as any decoder does. The daemon keeps one
+    /// (`SoundServer.keepSpareDecoder`), started again after each is taken.
+    final class Spare: @unchecked Sendable {
+        let pid: pid_t
+        let input: Int32
+        let output: Int32
+
+        private init(pid: pid_t, input: Int32, output: Int32) {
+            self.pid = pid
+            self.input = input
+            self.output = output
+        }
+
+        nonisolated(unsafe) private static var waiting: Spare?
+        private static let lock = NSLockish()
+        nonisolated(unsafe) static var enabled = false
+
+        /// The spare, if one waits (taken: the next is started at once, off the caller's way).
+        static func take() -> Spare? {
+            guard enabled else { return nil }
+            let spare = lock.locked { () -> Spare? in
+                defer { waiting = nil }
+                return waiting
+            }
+            DispatchQueue.global(qos: .utility).async { prepare() }
+            return spare
+        }
+
+        /// Starts a spare unless one waits.
+        static func prepare() {
+            guard enabled, !decoder.isEmpty, lock.locked({ waiting == nil }) else { return }
+            guard let input = try? Sys.pipe(), let output = try? Sys.pipe(nonBlockingRead: true) else { return }
+            _ = fcntl(output.write, 1031, 1 << 20)  // F_SETPIPE_SZ, as for any decoder
+            let arguments = decoder + ["--decode-sound", "-"]
+            guard let pid = try? Spawn.start(arguments[0], arguments: arguments.map { Array($0.utf8) }, environment: environment,
+                                             stdin: .descriptor(input.read), stdout: .descriptor(output.write), stderr: .inherit,
+                                             newProcessGroup: true)
+            else {
+                for fd in [input.read, input.write, output.read, output.write] { _ = close(fd) }
+                return
+            }
+            _ = close(input.read)
+            _ = close(output.write)
+            _ = fcntl(input.write, F_SETFD, FD_CLOEXEC)
+            let spare = Spare(pid: pid, input: input.write, output: output.read)
+            let kept = lock.locked { () -> Bool in
+                guard waiting == nil else { return false }
+                waiting = spare
+                return true
+            }
+            if !kept { spare.discard() }
+        }
+
+        /// Gives it its file: whether it took it (a spare that died meanwhile did not).
+        func hand(_ path: String, looping: Bool) -> Bool {
+            let line = Array(((looping ? "L " : "1 ") + path + "\n").utf8)
+            let written = line.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            _ = close(input)
+            guard written == line.count else {
+                _ = close(output)
+                DecodedSound.stop(pid)
+                return false
+            }
+            return true
+        }
+
+        /// Stops a spare not used.
+        func discard() {
+            _ = close(input)
+            _ = close(output)
+            DecodedSound.stop(pid)
+        }
+
+        /// Stops the spare that waits (the daemon stops).
+        static func discardWaiting() {
+            lock.locked { () -> Spare? in
+                defer { waiting = nil }
+                return waiting
+            }?.discard()
+        }
     }
 
     struct HeaderError: Error {
@@ -158,71 +265,66 @@ final class DecodedSound {
         return Glibc.poll(&entry, 1, milliseconds) > 0
     }
 
-    /// Up to `count` frames into `buffer`: what the decoder has sent, and silence for the rest
-    /// while it is behind (never waiting on it).
+    /// Up to `count` frames into `buffer`: what the decoder has sent (a frame the pipe split is
+    /// put together at once). When it has sent nothing at all, silence (the server keeps asking
+    /// only while it is fed), counted: `stallLimit` of it in a row ends the sound. Never waits.
     func read(into buffer: UnsafeMutablePointer<Float>, frames count: Int) -> DecodedRead {
         let frameBytes = channels * MemoryLayout<Float>.size
-        var filled = 0
         let bytes = UnsafeMutableRawPointer(buffer)
-        // A frame begun in the last read first.
-        var ended = fd < 0
-        if !partial.isEmpty, fd >= 0, let more = Self.readAvailable(fd, upTo: frameBytes - partial.count) {
-            if more.isEmpty {
-                ended = true
-                _ = close(fd)
-                fd = -1
-            } else {
+        var filled = 0
+        var ended = false
+        while filled < count, fd >= 0 {
+            if !partial.isEmpty {
+                guard let more = Self.readAvailable(fd, upTo: frameBytes - partial.count) else { break }
+                if more.isEmpty {
+                    ended = true
+                    break
+                }
                 partial += more
+                if partial.count == frameBytes {
+                    partial.withUnsafeBytes { (bytes + filled * frameBytes).copyMemory(from: $0.baseAddress!, byteCount: frameBytes) }
+                    partial = []
+                    filled += 1
+                }
+                continue
             }
-            if partial.count == frameBytes {
-                partial.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: frameBytes) }
-                partial = []
-                filled = 1
-            }
-        }
-        while filled < count, fd >= 0, partial.isEmpty {
-            let want = (count - filled) * frameBytes
-            let got = Glibc.read(fd, bytes + filled * frameBytes, want)
+            let got = Glibc.read(fd, bytes + filled * frameBytes, (count - filled) * frameBytes)
             if got > 0 {
                 let whole = got / frameBytes
                 let rest = got % frameBytes
                 if rest > 0 {
-                    partial = Array(UnsafeRawBufferPointer(start: bytes + filled * frameBytes + whole * frameBytes, count: rest))
+                    partial = Array(UnsafeRawBufferPointer(start: bytes + (filled + whole) * frameBytes, count: rest))
                 }
                 filled += whole
                 continue
             }
             if got == 0 {
                 ended = true
-                _ = close(fd)
-                fd = -1
                 break
             }
             if errno == EINTR { continue }
             break  // EAGAIN: nothing more now
         }
         delivered += Int64(filled)
-        if filled > 0 { starved = 0 }
-        if ended {
+        if ended || fd < 0 {
             // The decoder closed its end: a clean exit ends the sound (a file played once, or a
             // damaged one, where it broke); a signal is a crash.
-            let status = Self.stop(pid)
-            reaped = status ?? 0
+            let status = end()
             if let status, status & 0x7f != 0 {
                 return .failed("the decoder of \(path) stopped (\(Self.describe(status)))")
             }
             return .end(filled)
         }
-        if filled < count {
-            // Behind: silence for the rest, counted.
-            let missing = count - filled
-            (buffer + filled * channels).update(repeating: 0, count: missing * channels)
-            starved += missing
-            if Double(starved) / Double(rate) >= Self.stallLimit {
-                let status = Self.stop(pid)
-                reaped = status ?? 0
-                return .failed("the decoder of \(path) gave nothing for \(Int(Self.stallLimit)) s; stopped")
-            }
+        if filled > 0 {
+            starved = 0
+            return .frames(filled)
+        }
+        // Nothing at all now: silence, counted.
+        buffer.update(repeating: 0, count: count * channels)
+        starved += count
+        if Double(starved) / Double(rate) >= Self.stallLimit {
+            end()
+            return .failed("the decoder of \(path) gave nothing for \(Int(Self.stallLimit)) s; stopped")
         }
         return .frames(count)
     }
@@ -341,8 +443,21 @@ public enum SoundDecoding {
 
 /// The decoder's side: what `chime daemon --decode-sound PATH [--loop]` runs.
 public enum SoundDecoder {
-    public static func run(path: String, looping: Bool) -> Int32 {
+    public static func run(path given: String, looping given_loop: Bool) -> Int32 {
         signal(SIGPIPE, SIG_DFL)
+        var path = given
+        var looping = given_loop
+        if given == "-" {
+            // A spare: its file comes on standard input, one line (what waits until then is the
+            // program's start and the libraries' loading, done ahead).
+            _ = Libraries.loaded
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while line.count <= 8192, read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+            guard line.count >= 3, line.count <= 8192, line[1] == UInt8(ascii: " ") else { return 2 }
+            looping = line[0] == UInt8(ascii: "L")
+            path = String(decoding: line.dropFirst(2), as: UTF8.self)
+        }
         let file: SoundFile
         do { file = try SoundFile(path: path) } catch {
             var bytes = Array("CHSE".utf8)

@@ -158,10 +158,11 @@ final class Playback {
                 return
             }
             written += Int64(got)
-            if atEnd || got < frames {  // the end of a sound that plays once
+            if atEnd {  // the end of a sound that plays once
                 drain(as: .draining)
                 return
             }
+            if got < frames { return }  // the decoder is behind: the rest when the server asks again
             room -= got * frameBytes
         }
     }

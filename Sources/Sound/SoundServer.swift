@@ -290,6 +290,17 @@ public final class SoundServer: @unchecked Sendable {
         set { DecodedSound.decoder = newValue }
     }
 
+    /// Keeps a decoder started and waiting for its file (the daemon: its alarms' first sample does
+    /// not wait for a program to start); off, every sound starts its own.
+    public static var keepSpareDecoder: Bool {
+        get { DecodedSound.Spare.enabled }
+        set {
+            guard newValue != DecodedSound.Spare.enabled else { return }
+            DecodedSound.Spare.enabled = newValue
+            if newValue { DispatchQueue.global(qos: .utility).async { DecodedSound.Spare.prepare() } } else { DecodedSound.Spare.discardWaiting() }
+        }
+    }
+
     /// Silences sound `id` with a short ramp (`ended(id, .stopped)` follows once it is quiet).
     public func stop(_ id: Int) {
         locked { playbacks[id]?.stop() }
