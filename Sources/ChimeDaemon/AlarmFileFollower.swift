@@ -22,7 +22,7 @@
 // (`quarantinedFromFile`), what the reader must leave out (`readerRefusals`), and to note a
 // reader's crash (`chargeReader`); others may ask it to `reload` (told when it is over), for its
 // `status`, and tell it that alarms were removed (`alarmsRemoved`: one of the file's left out for
-// a clashing identifier may fit now). `firstReadOver` is called once the first reading is over.
+// a clashing identifier may fit now). It tells (`events`) when its first reading is over.
 import ChimeCenter
 import ChimeConfig
 import FoundationEssentials
@@ -124,8 +124,12 @@ final class AlarmFileFollower: LoopPart {
     /// Who waits for the reading under way, and who for the one after it.
     private var waiting: [(AlarmFileStatus) -> Void] = []
     private var waitingAgain: [(AlarmFileStatus) -> Void] = []
-    /// Called once, when the first reading is over (applied or not).
-    var firstReadOver: (() -> Void)?
+    struct Events {
+        /// The first reading is over (applied or not): once.
+        var firstReadOver: () -> Void = {}
+    }
+    var events = Events()
+    private var firstReadPending = true
     /// The program that reads (the daemon's own: `chime daemon --read-alarm-file`).
     var readerProgram = "/proc/self/exe"
 
@@ -611,9 +615,9 @@ final class AlarmFileFollower: LoopPart {
         let told = waiting
         waiting = []
         for then in told { then(status) }
-        if let first = firstReadOver {
-            firstReadOver = nil
-            first()
+        if firstReadPending {
+            firstReadPending = false
+            events.firstReadOver()
         }
         if let reason = again {
             again = nil

@@ -44,12 +44,13 @@ public enum Timeliness: String, Sendable {
 /// - `ServerSession`: the notification server's presence, capabilities and name. Asks nobody.
 /// - `DoNotDisturb`: the server's do-not-disturb. Asks the session and the children.
 /// - `ChildProcesses`: every program the daemon runs. Asks nobody.
-/// - `Speaker`: how sounds are played, previews, outputs raised by insist (`raised_outputs`). Asks
-///   the children.
+/// - `Speaker`: how sounds are played (each file decoded by a process of its own, Sound's
+///   `DecodedSound`), previews, outputs raised by insist (`raised_outputs`). Asks the children.
 /// - `Ringing`: rings until answered (`ringing`). Asks the speaker, the client and the ledger.
 /// - `SleepFollower`: logind's sleep signal, the delay lock, block locks. Asks nobody.
 /// - `Waking`: the wake timer or systemd's transient timer, staying awake. Asks sleep.
-/// - `AlarmFileFollower`: the alarm file and its calendars (`file_alarms`). Asks the schedule.
+/// - `AlarmFileFollower`: the alarm file and its calendars (`file_alarms`), read by its reader child
+///   and applied in steps. Asks the schedule and the children.
 /// - `ZoneFollower`: the system's time zone. Asks nobody.
 /// - `PopupLedger`: which popups are known to be up (`delivered`). Asks the session.
 /// - `SchedulerService`: the D-Bus interface. Asks the parts through `SchedulerParts` only.
@@ -185,6 +186,9 @@ public final class SchedulerDaemon {
         speaker.events.silent = { [unowned self] play, output in ringing.soundSilent(play, output) }
         speaker.events.previewEnded = { [announce] play, how, note in announce.soundEnded(play: play, how: how, note: note) }
         zone.events.changed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
+        // The file's overdue alarms waited for its first reading (one changed meanwhile is not caught
+        // up in its old form).
+        alarmFile.events.firstReadOver = { [unowned self] in schedule.catchUpHeld(now: clock.now()) }
         sleep?.events.sleeping = { [unowned self] in schedule.sleepStarting() }
         sleep?.events.resumed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
     }
@@ -197,7 +201,6 @@ public final class SchedulerDaemon {
         schedule.chargeCrash()
         // The file is read by its reader child while the loop runs; an overdue alarm of the file
         // waits for it, so one changed while the daemon was down is not caught up in its old form.
-        alarmFile.firstReadOver = { [unowned self] in schedule.catchUpHeld(now: clock.now()) }
         alarmFile.start(now: clock.now())
         zone.start()
         sleep?.start()

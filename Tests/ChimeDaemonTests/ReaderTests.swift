@@ -59,6 +59,32 @@ import Timekeeping
         #expect(daemon.isRunning)
     }
 
+    /// An alarm of the file that came due while the daemon was down, and was changed meanwhile, is
+    /// not caught up in its old form: its catch-up waits for the file's first reading.
+    @Test func anOverdueAlarmChangedWhileDownIsNotCaughtUpInItsOldForm() throws {
+        let recorder = try RecordingServer(address: bus.address)
+        defer { recorder.stop(); bus.stop() }
+        let alarms = bus.directory.appendingPathComponent("alarms.toml").path
+        func write(_ title: String) throws {
+            try """
+                [[alarm]]
+                id = "tea"
+                title = "\(title)"
+                when = "every 5s"
+                """.write(toFile: alarms, atomically: true, encoding: .utf8)
+        }
+        try write("Old")
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", alarms])
+        let due = try #require(try center().pendingSummaries().first?.nextFire)
+        daemon.stop()
+        try write("New")
+        // Down past its time (waited on the wall clock, which is what makes it overdue).
+        while WallClock.system.now() <= due { usleep(50_000) }
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", alarms])
+        defer { daemon.stop() }
+        #expect(recorder.waitForCalls(1, timeout: 20).first?.summary == "New")
+    }
+
     /// A daemon that stops while its reader works takes the reader with it (one stuck at a calendar
     /// would otherwise outlive it until its time limit).
     @Test func theReaderStopsWithTheDaemon() throws {
