@@ -168,7 +168,10 @@ final class AlarmFileFollower: LoopPart {
 
     var descriptors: [Int32] {
         var fds = watcher.map { [$0.fd] } ?? []
-        if let run, let child = run.child, child.output >= 0, run.stream.pendingBytes < Self.bufferLimit { fds.append(child.output) }
+        // Read on while under the bound, or while a frame bigger than it is still coming in.
+        if let run, let child = run.child, child.output >= 0, run.stream.pendingBytes < Self.bufferLimit || !run.stream.hasFrame {
+            fds.append(child.output)
+        }
         return fds
     }
 
@@ -186,7 +189,7 @@ final class AlarmFileFollower: LoopPart {
         guard let run, let child = run.child, fd == child.output else { return }
         // What is there now, a bounded amount: applied in steps from the deadline.
         var read = 0
-        while read < 128 << 10, run.stream.pendingBytes < Self.bufferLimit {
+        while read < 128 << 10, run.stream.pendingBytes < Self.bufferLimit || !run.stream.hasFrame {
             guard let chunk = child.readStreamed(upTo: 64 << 10) else { break }
             if chunk.isEmpty {
                 run.endOfOutput = true
@@ -334,7 +337,7 @@ final class AlarmFileFollower: LoopPart {
     private func hasWork(_ run: ReaderRun) -> Bool {
         if known == nil { return true }
         if run.removals != nil || run.scan != nil { return true }
-        if run.stream.pendingBytes >= 5 { return true }  // a frame, or part of one (then read on)
+        if run.stream.hasFrame { return true }  // (part of one: the loop waits for the rest)
         return run.endOfOutput && run.ended != nil
     }
 
@@ -355,12 +358,11 @@ final class AlarmFileFollower: LoopPart {
             return
         }
         applyStep(run, until: stepEnd)
-        guard run.endOfOutput, run.stream.pendingBytes < 5 || run.broken != nil, !run.done else { return }
-        guard let child = run.ended else {
-            // The output ended before the child was reaped: the loop waits for SIGCHLD.
-            if run.stream.pendingBytes >= 5, run.broken == nil { run.broken = "its output ended within a frame" }
-            return
-        }
+        guard run.endOfOutput, !run.done else { return }
+        if run.broken == nil, run.stream.hasFrame { return }  // more to apply, at the next step
+        if run.broken == nil, run.stream.pendingBytes > 0 { run.broken = "half a frame and stopped" }
+        // (The output ended before the child was reaped: the loop waits for SIGCHLD.)
+        guard let child = run.ended else { return }
         if run.sawEnd, run.broken == nil, child.succeeded, let summary = run.summary {
             if !summary.diagnostics.isEmpty { return finishInvalid(run, summary) }
             // What is left was in the file before and is not now: looked for a step at a time.
@@ -551,7 +553,7 @@ final class AlarmFileFollower: LoopPart {
         let path = run.request.path
         let how = run.broken.map { "wrote \($0)" } ?? (child.timedOut ? "ran past its time limit" : child.ending)
         let retry: Bool
-        switch run.stage {
+        switch run.broken == nil ? run.stage : nil {  // (a reader that wrote nonsense is not the file's doing)
         case .alarms? where !run.request.careful:
             logger.warning("the alarm file's reader stopped (\(how)) while computing first fires; reading again, naming each alarm")
             run.request.careful = true

@@ -326,6 +326,14 @@ struct FrameStream {
 
     var pendingBytes: Int { buffer.count - start }
 
+    /// A whole frame (or what cannot be one) is there to take.
+    var hasFrame: Bool {
+        guard buffer.count - start >= 5 else { return false }
+        var length = 0
+        for i in 0..<4 { length |= Int(buffer[start + 1 + i]) << (8 * i) }
+        return FrameKind(rawValue: buffer[start]) == nil || length > Self.largestFrame || buffer.count - start - 5 >= length
+    }
+
     mutating func append(_ bytes: [UInt8]) {
         if start > 0, start >= buffer.count / 2 {
             buffer.removeFirst(start)

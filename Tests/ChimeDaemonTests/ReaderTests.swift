@@ -140,6 +140,16 @@ import Timekeeping
                 "\(status.problems)")
         #expect(try center().pendingSummaries().map(\.identifier).sorted() == ["ics-shared-1", "own"])
         #expect(daemon.isRunning)
+        // One that stops within a frame (its length said, its bytes never come): the same.
+        daemon.stop()
+        try "#!/bin/sh\nprintf 'S\\004\\000\\000\\000fileF\\377\\000\\000\\000{'\n".write(toFile: nonsense, atomically: true, encoding: .utf8)
+        chmod(nonsense, 0o755)
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", alarms],
+                                   environment: ["CHIME_TEST_READER_PROGRAM": nonsense])
+        let cut = try center().alarmFileStatus()
+        #expect(cut.problems.first?.contains("its reader stopped (wrote half a frame and stopped)") == true, "\(cut.problems)")
+        #expect(try center().pendingSummaries().map(\.identifier).sorted() == ["ics-shared-1", "own"])
+        #expect(daemon.isRunning)
     }
 
     /// The reader's frames read back as written, however the pipe splits them; a frame of an
