@@ -291,18 +291,7 @@ final class AlarmFileFollower: LoopPart {
     /// How many alarms of the file the store holds.
     private func knownCount() -> Int {
         if let known { return known.count }
-        var count = 0
-        var after: String?
-        var more = true
-        while more {
-            more = false
-            try? store.fileDefinitions(after: after, limit: 10_000) { identifier, _ in
-                count += 1
-                after = identifier
-                more = true
-            }
-        }
-        return count
+        return (try? store.fileAlarmCount()) ?? 0
     }
 
     private func startReader(_ run: ReaderRun) {

@@ -585,6 +585,13 @@ public final class Store {
                  [.text(identifier ?? ""), .integer(Int64(limit))]) { body($0.text(0), $0.text(1)) }
     }
 
+    /// How many alarm-file alarms have a definition on record.
+    public func fileAlarmCount() throws(StoreError) -> Int {
+        var count = 0
+        try read("SELECT count(*) FROM file_alarms") { count = Int($0.integer(0)) }
+        return count
+    }
+
     /// Every suspect the daemon crashed on at least `crashes` times, by the name it was noted under.
     public func suspects(crashedAtLeast crashes: Int) throws(StoreError) -> [String] {
         var names: [String] = []

@@ -104,9 +104,9 @@ protocol SpeakerStore: StoreTransactions {
 
 /// The alarm file follower's table: the definition of each alarm of the file, as last applied.
 protocol AlarmFileStore: StoreTransactions {
-    func fileDefinitions() throws(StoreError) -> [String: String]
     func setFileDefinition(_ identifier: String, _ definition: String?) throws(StoreError)
     func fileDefinitions(after identifier: String?, limit: Int, _ body: (String, String) -> Void) throws(StoreError)
+    func fileAlarmCount() throws(StoreError) -> Int
     func makeDurable() throws(StoreError)
 }
 

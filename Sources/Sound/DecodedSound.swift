@@ -17,21 +17,10 @@
 internal import CSound
 import Dispatch
 import Posix
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A mutex for the spare decoder (Glibc's, as the rest of this module locks with libpulse's).
-final class NSLockish: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
-    }
-}
 
 /// What one read of a decoded sound gave.
 enum DecodedRead: Equatable {
@@ -79,25 +68,31 @@ final class DecodedSound {
             fd = spare.output
             return
         }
-        let pipe: (read: Int32, write: Int32)
-        do { pipe = try Sys.pipe(nonBlockingRead: true) } catch { throw SoundError("cannot decode \(path): \(error.reason.lowercased())") }
-        // Room for about 2.7 s of 48 kHz stereo ahead of the player (the most an unprivileged
-        // process may ask; the default 64 KiB would be 0.17 s).
-        _ = fcntl(pipe.write, 1031, 1 << 20)  // F_SETPIPE_SZ (Linux; not in the Glibc module)
-        let arguments = Self.decoder + ["--decode-sound", path] + (looping ? ["--loop"] : [])
-        let started: pid_t
-        do {
-            started = try Spawn.start(arguments[0], arguments: arguments.map { Array($0.utf8) }, environment: Self.environment,
-                                      stdin: .null, stdout: .descriptor(pipe.write), stderr: .inherit, newProcessGroup: true)
-        } catch {
-            _ = close(pipe.read)
-            _ = close(pipe.write)
+        let started: (pid: pid_t, output: Int32)
+        do { started = try Self.start([path] + (looping ? ["--loop"] : []), stdin: .null) } catch {
             throw SoundError("cannot start the sound decoder: \(error.reason.lowercased())")
         }
-        _ = close(pipe.write)
         self.path = path
-        pid = started
-        fd = pipe.read
+        pid = started.pid
+        fd = started.output
+    }
+
+    /// Starts the decoder with `arguments` after `--decode-sound`: its pid and the (non-blocking)
+    /// read end of its output, a pipe with room for about 2.7 s of 48 kHz stereo ahead of the player
+    /// (the most an unprivileged process may ask; the default 64 KiB would be 0.17 s).
+    static func start(_ arguments: [String], stdin: Spawn.Stream) throws(SystemError) -> (pid: pid_t, output: Int32) {
+        let pipe = try Sys.pipe(nonBlockingRead: true)
+        _ = fcntl(pipe.write, 1031, 1 << 20)  // F_SETPIPE_SZ (Linux; not in the Glibc module)
+        let command = decoder + ["--decode-sound"] + arguments
+        defer { _ = close(pipe.write) }
+        do {
+            let pid = try Spawn.start(command[0], arguments: command.map { Array($0.utf8) }, environment: environment,
+                                      stdin: stdin, stdout: .descriptor(pipe.write), stderr: .inherit, newProcessGroup: true)
+            return (pid, pipe.read)
+        } catch {
+            _ = close(pipe.read)
+            throw error
+        }
     }
 
     /// Reads the decoder's header, waiting for it at most `headerWait` (never on the daemon's
@@ -163,39 +158,27 @@ final class DecodedSound {
             self.output = output
         }
 
-        nonisolated(unsafe) private static var waiting: Spare?
-        private static let lock = NSLockish()
+        private static let waiting = Mutex<Spare?>(nil)
         nonisolated(unsafe) static var enabled = false
 
         /// The spare, if one waits (taken: the next is started at once, off the caller's way).
         static func take() -> Spare? {
             guard enabled else { return nil }
-            let spare = lock.locked { () -> Spare? in
-                defer { waiting = nil }
-                return waiting
-            }
+            let spare = waiting.withLock { $0.take() }
             DispatchQueue.global(qos: .utility).async { prepare() }
             return spare
         }
 
         /// Starts a spare unless one waits.
         static func prepare() {
-            guard enabled, !decoder.isEmpty, lock.locked({ waiting == nil }) else { return }
-            guard let input = try? Sys.pipe(), let output = try? Sys.pipe(nonBlockingRead: true) else { return }
-            _ = fcntl(output.write, 1031, 1 << 20)  // F_SETPIPE_SZ, as for any decoder
-            let arguments = decoder + ["--decode-sound", "-"]
-            guard let pid = try? Spawn.start(arguments[0], arguments: arguments.map { Array($0.utf8) }, environment: environment,
-                                             stdin: .descriptor(input.read), stdout: .descriptor(output.write), stderr: .inherit,
-                                             newProcessGroup: true)
-            else {
-                for fd in [input.read, input.write, output.read, output.write] { _ = close(fd) }
+            guard enabled, !decoder.isEmpty, waiting.withLock({ $0 == nil }), let input = try? Sys.pipe() else { return }
+            defer { _ = close(input.read) }
+            guard let started = try? DecodedSound.start(["-"], stdin: .descriptor(input.read)) else {
+                _ = close(input.write)
                 return
             }
-            _ = close(input.read)
-            _ = close(output.write)
-            _ = fcntl(input.write, F_SETFD, FD_CLOEXEC)
-            let spare = Spare(pid: pid, input: input.write, output: output.read)
-            let kept = lock.locked { () -> Bool in
+            let spare = Spare(pid: started.pid, input: input.write, output: started.output)
+            let kept = waiting.withLock { waiting -> Bool in
                 guard waiting == nil else { return false }
                 waiting = spare
                 return true
@@ -225,10 +208,7 @@ final class DecodedSound {
 
         /// Stops the spare that waits (the daemon stops).
         static func discardWaiting() {
-            lock.locked { () -> Spare? in
-                defer { waiting = nil }
-                return waiting
-            }?.discard()
+            waiting.withLock { $0.take() }?.discard()
         }
     }
 
@@ -260,9 +240,7 @@ final class DecodedSound {
 
     /// Waits up to `milliseconds` for the decoder to send something (or end): whether it did.
     func waitForSound(milliseconds: Int32) -> Bool {
-        guard fd >= 0 else { return true }
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return Glibc.poll(&entry, 1, milliseconds) > 0
+        fd < 0 || Self.poll(fd, milliseconds: milliseconds)
     }
 
     /// Up to `count` frames into `buffer`: what the decoder has sent (a frame the pipe split is
@@ -350,21 +328,17 @@ final class DecodedSound {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
-    static func poll(_ fd: Int32, milliseconds: Int32) {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = Glibc.poll(&entry, 1, milliseconds)
+    /// Waits up to `milliseconds` for `fd` to be readable (or at its end).
+    @discardableResult
+    static func poll(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        return ((try? Sys.poll(&entries, timeout: milliseconds)) ?? 0) > 0
     }
 
-    /// What is there now (empty at the end), or nil when nothing is.
+    /// What is there now (empty at the end), or nil when nothing is (or the read failed).
     static func readAvailable(_ fd: Int32, upTo count: Int) -> [UInt8]? {
         guard count > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: count)
-        while true {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) }
-            if got >= 0 { return Array(bytes.prefix(got)) }
-            if errno == EINTR { continue }
-            return nil
-        }
+        return (try? Sys.read(fd, upTo: count)) ?? nil
     }
 
     /// Stops the decoder (its group: it starts nothing, but a parser might) and reaps it; how it ended.

@@ -159,19 +159,28 @@ final class PlaybackTests: XCTestCase {
         XCTAssertTrue(refused.refused?.contains("cannot decode \(junk)") == true, "\(refused)")
     }
 
-    /// A file that crashes its decoder (a process of its own) ends its sound `undecodable`, with
-    /// the signal, and only it: this process, the player, lives, and the next sound plays.
-    func testADecoderThatCrashesEndsItsSoundAlone() throws {
+    /// A looping 5 s tone whose decoder has `fault` (a test build's switch, read by the decoder
+    /// when it starts): the server it played on, and why the sound ended `undecodable` (nil: it
+    /// did not end so within `timeout`).
+    func undecodable(fault: String, timeout: Double) throws -> (server: SoundServer, file: String, why: String?) {
         _ = try startServer()
         let file = try tone(seconds: 5)
-        setenv("CHIME_TEST_DECODER_CRASH", file, 1)
-        defer { unsetenv("CHIME_TEST_DECODER_CRASH") }
+        setenv(fault, file, 1)
+        defer { unsetenv(fault) }
         let server = try SoundServer(applicationName: "chime-test")
         XCTAssertNotNil(nextEvent(server, isConnected))
         let id = try server.play(file, PlaybackOptions(looping: true))
-        guard case .ended(id, .undecodable(let why))? = nextEvent(server, timeout: 10, { if case .ended = $0 { true } else { false } }) else {
-            return XCTFail("the sound did not end undecodable")
+        guard case .ended(id, .undecodable(let why))? = nextEvent(server, timeout: timeout, { if case .ended = $0 { true } else { false } }) else {
+            return (server, file, nil)
         }
+        return (server, file, why)
+    }
+
+    /// A file that crashes its decoder (a process of its own) ends its sound `undecodable`, with
+    /// the signal, and only it: this process, the player, lives, and the next sound plays.
+    func testADecoderThatCrashesEndsItsSoundAlone() throws {
+        let (server, file, ending) = try undecodable(fault: "CHIME_TEST_DECODER_CRASH", timeout: 10)
+        let why = try XCTUnwrap(ending, "the sound did not end undecodable")
         XCTAssertTrue(why.contains("the decoder of \(file) stopped (killed by signal"), why)
         let next = try server.play(try tone(seconds: 0.2), PlaybackOptions())
         XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(next, .finished))
@@ -180,16 +189,7 @@ final class PlaybackTests: XCTestCase {
     /// A decoder that hangs a moment into the sound is heard as silence, then, after
     /// `DecodedSound.stallLimit` of it, ends the sound `undecodable`; nothing waits on it.
     func testADecoderThatHangsEndsItsSoundAfterTheStallLimit() throws {
-        _ = try startServer()
-        let file = try tone(seconds: 5)
-        setenv("CHIME_TEST_DECODER_HANG", file, 1)
-        defer { unsetenv("CHIME_TEST_DECODER_HANG") }
-        let server = try SoundServer(applicationName: "chime-test")
-        XCTAssertNotNil(nextEvent(server, isConnected))
-        let id = try server.play(file, PlaybackOptions(looping: true))
-        guard case .ended(id, .undecodable(let why))? = nextEvent(server, timeout: 20, { if case .ended = $0 { true } else { false } }) else {
-            return XCTFail("the sound did not end undecodable")
-        }
+        let why = try XCTUnwrap(try undecodable(fault: "CHIME_TEST_DECODER_HANG", timeout: 20).why, "the sound did not end undecodable")
         XCTAssertTrue(why.contains("gave nothing for 2 s"), why)
     }
 
