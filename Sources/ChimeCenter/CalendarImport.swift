@@ -72,8 +72,23 @@ public struct CalendarImport: Sendable {
         self.init(reading: Array(text.utf8), anchor: anchor, trust: trust)
     }
 
+    /// How a big calendar's alarms are handed over as they are read, rather than all at the end:
+    /// `counted` once its events are known (how many alarms may come), `chunk` with each slice of
+    /// alarms in the file's order (they are not kept in `alarms`). Problems and notes are kept.
+    public struct Streaming {
+        public var counted: (Int) -> Void
+        public var chunk: ([Alarm]) -> Void
+        public init(counted: @escaping (Int) -> Void, chunk: @escaping ([Alarm]) -> Void) {
+            self.counted = counted
+            self.chunk = chunk
+        }
+    }
+
+    /// Events read, and handed over, at a time when streaming.
+    static let chunkSize = 8192
+
     /// Reads a file's bytes (UTF-8, lines unfolded first).
-    public init(reading bytes: [UInt8], anchor: Instant, trust: Trust = .others) {
+    public init(reading bytes: [UInt8], anchor: Instant, trust: Trust = .others, streaming: Streaming? = nil) {
         self.trust = trust
         let calendars: [Component]
         do throws(ParseError) { calendars = try Parser.parse(bytes: bytes) } catch {
@@ -85,11 +100,11 @@ public struct CalendarImport: Sendable {
                 problems.append(Problem(line: calendar.line, message: "BEGIN:\(calendar.name) at the top; an iCalendar file holds VCALENDAR"))
                 continue
             }
-            read(calendar, anchor: anchor)
+            read(calendar, anchor: anchor, streaming: streaming)
         }
     }
 
-    private mutating func read(_ calendar: Component, anchor: Instant) {
+    private mutating func read(_ calendar: Component, anchor: Instant, streaming: Streaming?) {
         let timeZones = calendar.children("VTIMEZONE")
         let calendarName = calendar.first("X-WR-CALNAME").map { Self.line($0.text) } ?? ""
         let items = calendar.components.filter { $0.name == "VEVENT" || $0.name == "VTODO" }
@@ -116,7 +131,16 @@ public struct CalendarImport: Sendable {
             let instance = item.first("RECURRENCE-ID")
             work.append(Work(item: item, uid: uid, valarms: valarms, skipped: instance == nil ? moved[uid] ?? [] : [], instance: instance))
         }
-        readAll(work, timeZones: timeZones, calendarName: calendarName, anchor: anchor)
+        guard let streaming else { return readAll(work[...], timeZones: timeZones, calendarName: calendarName, anchor: anchor) }
+        streaming.counted(work.count)
+        var start = work.startIndex
+        while start < work.endIndex {
+            let end = min(work.endIndex, start + Self.chunkSize)
+            readAll(work[start..<end], timeZones: timeZones, calendarName: calendarName, anchor: anchor)
+            streaming.chunk(alarms)
+            alarms = []
+            start = end
+        }
     }
 
     /// One event or to-do to read, with what its calendar says of it.
@@ -132,7 +156,7 @@ public struct CalendarImport: Sendable {
 
     /// Reads the events; a big calendar's on two threads, half each, put together in order (each
     /// event is read alone: nothing one event says changes how another is read).
-    private mutating func readAll(_ work: [Work], timeZones: [Component], calendarName: String, anchor: Instant) {
+    private mutating func readAll(_ work: ArraySlice<Work>, timeZones: [Component], calendarName: String, anchor: Instant) {
         guard work.count >= 4096 else {
             for one in work {
                 read(one.item, uid: one.uid, valarms: one.valarms, timeZones: timeZones, calendarName: calendarName,
@@ -140,7 +164,8 @@ public struct CalendarImport: Sendable {
             }
             return
         }
-        let halves = [work.startIndex..<work.count / 2, work.count / 2..<work.endIndex]
+        let middle = work.startIndex + work.count / 2
+        let halves = [work.startIndex..<middle, middle..<work.endIndex]
         let parts = UnsafeMutableBufferPointer<CalendarImport>.allocate(capacity: 2)
         parts.initialize(repeating: CalendarImport(trust: trust))
         defer {

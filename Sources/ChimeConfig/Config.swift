@@ -6,6 +6,7 @@ import Timekeeping
 import Posix
 import TOMLKit
 #if canImport(Glibc)
+import Dispatch
 import Glibc
 #endif
 
@@ -80,13 +81,32 @@ public struct FollowedCalendar: Hashable, Sendable {
 /// How each followed calendar file is read: `refusal` says why one is left out (nil: it is read),
 /// and `around` runs its reading (the daemon marks it, so a crash inside is charged to that file and
 /// a second one leaves the file out until it changes).
+///
+/// A reader that wants a big calendar's alarms as they are read (the daemon's, which stores them
+/// while the rest is still being read) sets `streaming`: `validated` gets the file once it is
+/// validated, with its own alarms and before any calendar is read; `counted` how many alarms a
+/// calendar file may give, once its events are known; `deliver` the calendars' alarms a slice at a
+/// time, in order, which are then not kept in the file's `alarms`.
 public struct CalendarReading {
     public var refusal: (String) -> String?
     public var around: (String, () -> Void) -> Void
+    public var streaming: Streaming?
 
-    public init(refusal: @escaping (String) -> String?, around: @escaping (String, () -> Void) -> Void) {
+    public struct Streaming {
+        public var validated: (AlarmFile) -> Void
+        public var counted: (Int) -> Void
+        public var deliver: ([ConfigAlarm]) -> Void
+        public init(validated: @escaping (AlarmFile) -> Void, counted: @escaping (Int) -> Void, deliver: @escaping ([ConfigAlarm]) -> Void) {
+            self.validated = validated
+            self.counted = counted
+            self.deliver = deliver
+        }
+    }
+
+    public init(refusal: @escaping (String) -> String?, around: @escaping (String, () -> Void) -> Void, streaming: Streaming? = nil) {
         self.refusal = refusal
         self.around = around
+        self.streaming = streaming
     }
 
     /// Every file read, nothing around it.
@@ -173,8 +193,9 @@ public enum AlarmConfig {
         file.alarms = validator.alarms
         file.timers = validator.timers
         file.calendars = validator.calendars
-        if validator.diagnostics.isEmpty { readCalendars(&file, anchor: anchor, reading: reading) }
         file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }
+        reading.streaming?.validated(file)
+        if file.isValid { readCalendars(&file, anchor: anchor, reading: reading) }
         return file
     }
 
@@ -219,39 +240,84 @@ public enum AlarmConfig {
                     file.unreadCalendars.append(path)
                     continue
                 }
-                var parsed: CalendarImport?
-                reading.around(path) { parsed = CalendarImport(reading: bytes, anchor: anchor, trust: calendar.own ? .ownCalendar : .others) }
-                guard let read = parsed else { continue }
-                file.calendarNotes += (read.problems + read.notes).sorted { $0.line < $1.line }.map { "\(path):\($0.line): \($0.message)" }
-                for alarm in read.alarms {
-                    guard calendarAlarms < maximumCalendarAlarms else {
-                        file.calendarNotes.append("\(path):\(alarm.line): left out: the calendars already gave \(maximumCalendarAlarms) alarms, the most chime takes from them")
-                        break
-                    }
-                    var draft = alarm.draft
-                    if let label = calendar.label { draft.label = label }
-                    do throws(RequestError) {
-                        var request = try draft.build(now: nil)
-                        if !ids.insert(request.identifier).inserted {
-                            // The same UID in another calendar (an invitation in two, a calendar
-                            // followed twice): both alarms are kept, this one named after its
-                            // calendar too. An identifier chime's settings chose is never taken.
-                            let renamed = request.identifier + "@" + Self.shortHash(calendar.path)
-                            guard !alarm.named, renamed.utf8.count <= RequestBounds.identifierBytes.upperBound, ids.insert(renamed).inserted else {
-                                file.calendarNotes.append("\(path):\(alarm.line): alarm '\(request.identifier)' is left out: another alarm has that id")
-                                continue
-                            }
-                            request.identifier = renamed
+                // Its alarms as the file's, a slice at a time (all at once but for a streaming reader).
+                var alarmNotes: [String] = []
+                var collected: [ConfigAlarm] = []
+                var full = false
+                func take(_ alarms: [CalendarImport.Alarm]) {
+                    var taken: [ConfigAlarm] = []
+                    let built = Self.build(alarms[...], label: calendar.label)
+                    for (index, alarm) in alarms.enumerated() where !full {
+                        guard calendarAlarms < maximumCalendarAlarms else {
+                            alarmNotes.append("\(path):\(alarm.line): left out: the calendars already gave \(maximumCalendarAlarms) alarms, the most chime takes from them")
+                            full = true
+                            break
                         }
-                        file.alarms.append(ConfigAlarm(id: request.identifier, when: request.summaryRule, enabled: true, request: request,
-                                                       line: calendar.line))
-                        calendarAlarms += 1
-                    } catch {
-                        file.calendarNotes.append("\(path):\(alarm.line): \(error.key): \(error.message)")
+                        do throws(RequestError) {
+                            var request = try built[index].get()
+                            if !ids.insert(request.identifier).inserted {
+                                // The same UID in another calendar (an invitation in two, a calendar
+                                // followed twice): both alarms are kept, this one named after its
+                                // calendar too. An identifier chime's settings chose is never taken.
+                                let renamed = request.identifier + "@" + Self.shortHash(calendar.path)
+                                guard !alarm.named, renamed.utf8.count <= RequestBounds.identifierBytes.upperBound, ids.insert(renamed).inserted else {
+                                    alarmNotes.append("\(path):\(alarm.line): alarm '\(request.identifier)' is left out: another alarm has that id")
+                                    continue
+                                }
+                                request.identifier = renamed
+                            }
+                            taken.append(ConfigAlarm(id: request.identifier, when: request.summaryRule, enabled: true, request: request,
+                                                     line: calendar.line))
+                            calendarAlarms += 1
+                        } catch {
+                            alarmNotes.append("\(path):\(alarm.line): \(error.key): \(error.message)")
+                        }
+                    }
+                    if let streaming = reading.streaming {
+                        if !taken.isEmpty { streaming.deliver(taken) }
+                    } else {
+                        collected += taken
                     }
                 }
+                var parsed: CalendarImport?
+                let trust: CalendarImport.Trust = calendar.own ? .ownCalendar : .others
+                reading.around(path) {
+                    if let streaming = reading.streaming {
+                        parsed = CalendarImport(reading: bytes, anchor: anchor, trust: trust,
+                                                streaming: CalendarImport.Streaming(counted: streaming.counted, chunk: take))
+                    } else {
+                        parsed = CalendarImport(reading: bytes, anchor: anchor, trust: trust)
+                    }
+                }
+                guard let read = parsed else { continue }
+                if reading.streaming == nil { take(read.alarms) }
+                file.alarms += collected
+                file.calendarNotes += (read.problems + read.notes).sorted { $0.line < $1.line }.map { "\(path):\($0.line): \($0.message)" }
+                file.calendarNotes += alarmNotes
             }
         }
+    }
+
+    /// A calendar's alarms as requests, labelled as the file says; a big calendar's on two threads,
+    /// half each (each alarm is built alone).
+    static func build(_ alarms: ArraySlice<CalendarImport.Alarm>, label: String?) -> [Result<NotificationRequest, RequestError>] {
+        @Sendable func one(_ alarm: CalendarImport.Alarm) -> Result<NotificationRequest, RequestError> {
+            var draft = alarm.draft
+            if let label { draft.label = label }
+            return Result { () throws(RequestError) in try draft.build(now: nil) }
+        }
+        guard alarms.count >= 4096 else { return alarms.map(one) }
+        let middle = alarms.startIndex + alarms.count / 2
+        let halves = [alarms[..<middle], alarms[middle...]]
+        let parts = UnsafeMutableBufferPointer<[Result<NotificationRequest, RequestError>]>.allocate(capacity: 2)
+        parts.initialize(repeating: [])
+        defer {
+            _ = parts.deinitialize()
+            parts.deallocate()
+        }
+        nonisolated(unsafe) let out = parts
+        DispatchQueue.concurrentPerform(iterations: 2) { half in out[half] = halves[half].map(one) }
+        return parts[0] + parts[1]
     }
 
     /// Eight hex digits naming a calendar (FNV-1a of its path): stable across reloads.

@@ -147,7 +147,7 @@ final class AlarmFileFollower: LoopPart {
     static let stepBudget = TimeSpan.milliseconds(2)
     /// The most of the reader's output waiting to be applied before the follower stops reading it
     /// (the reader then waits): what the daemon holds of a big calendar at once.
-    static let bufferLimit = 1 << 20
+    static let bufferLimit = 8 << 20
     /// How long the reader may take (a 16 MiB calendar takes a few seconds).
     static var readerTimeLimit: TimeSpan {
         #if DEBUG
@@ -394,7 +394,7 @@ final class AlarmFileFollower: LoopPart {
     /// Applies the frames that arrived, in one store transaction, until the step's time is up; the
     /// queue follows once it commits.
     private func applyStep(_ run: ReaderRun, until stepEnd: Instant) {
-        var requeued: [(String, Instant?, Bool)] = []
+        var requeued: [(identifier: String, next: Instant?, hasReminders: Bool)] = []
         do throws(StoreError) {
             try store.write(.firing) { () throws(StoreError) in
                 var count = 0
@@ -421,6 +421,22 @@ final class AlarmFileFollower: LoopPart {
                         known?.reserveCapacity(room)
                         // The calendars it follows are watched too (a calendar server's sync rewrites them).
                         watcher?.followed = summary.followed
+                    case .frame(.room, let payload):
+                        guard run.summary != nil, let more = Int(String(decoding: payload, as: UTF8.self)), more >= 0 else {
+                            run.broken = "a room frame it could not read"
+                            continue
+                        }
+                        let room = min(run.seen.count + more, 1 << 20)
+                        run.seen.reserveCapacity(room)
+                        known?.reserveCapacity(room)
+                        schedule.makeRoom(more)
+                    case .frame(.calendars, let payload):
+                        guard run.summary != nil, let calendars = try? JSONDecoder().decode(ReaderCalendars.self, from: Data(payload)) else {
+                            run.broken = "calendar notes it could not read"
+                            continue
+                        }
+                        run.summary?.notes += calendars.notes
+                        run.summary?.unread += calendars.unread
                     case .frame(.record, let payload):
                         guard run.summary?.diagnostics.isEmpty == true, let record = FrameReader.record(payload) else {
                             run.broken = "a record it could not read"
@@ -438,11 +454,11 @@ final class AlarmFileFollower: LoopPart {
             run.broken = "\(error)"
         }
         if run.broken != nil { run.child?.kill() }
-        for (identifier, next, reminded) in requeued { schedule.replaced(identifier, next: next, hasReminders: reminded) }
+        schedule.replaced(requeued)
     }
 
     /// Applies one alarm of the file (inside the step's transaction).
-    private func apply(_ record: ReaderRecord, _ run: ReaderRun, _ requeued: inout [(String, Instant?, Bool)]) throws(StoreError) {
+    private func apply(_ record: ReaderRecord, _ run: ReaderRun, _ requeued: inout [(identifier: String, next: Instant?, hasReminders: Bool)]) throws(StoreError) {
         let identifier = record.identifier
         guard run.seen.insert(identifier).inserted else { return }
         if record.enabled { run.scheduled += 1 } else { run.disabled += 1 }
@@ -452,7 +468,10 @@ final class AlarmFileFollower: LoopPart {
             run.outcome.unchanged += 1
             return
         }
-        if before == nil, try schedule.origin(of: identifier) == .commandLine {
+        // Whether anything is stored under its identifier: a command-line alarm (which keeps it), or
+        // what a new request clears. Nothing, for most of a calendar's first reading.
+        let presence = before == nil ? try schedule.presence(of: identifier) : (origin: AlarmOrigin.file, state: true)
+        if presence.origin == .commandLine {
             run.conflicts.append("\(run.request.path):\(record.line): alarm '\(identifier)' is not scheduled: an alarm added from the command line has that id (chime cancel \(identifier), or give this one another id)")
             if record.enabled { run.scheduled -= 1 } else { run.disabled -= 1 }
             return
@@ -467,7 +486,7 @@ final class AlarmFileFollower: LoopPart {
         }
         // Disabled, or a one-off whose time has passed: nothing to schedule.
         let next = record.enabled ? record.next : nil
-        try schedule.storeFromFile(record, next: next)
+        try schedule.storeFromFile(record, next: next, fresh: presence.origin == nil && !presence.state)
         // Its digest, not its whole definition: the request is stored once, beside it.
         try store.setFileDefinition(identifier, DefinitionDigest.stored(digest, fromCalendar: record.fromCalendar))
         known?[identifier] = KnownFileAlarm(digest: digest, fromCalendar: record.fromCalendar)
@@ -501,7 +520,7 @@ final class AlarmFileFollower: LoopPart {
     /// Takes out, a step at a time, the alarms the file no longer has.
     private func removeStep(_ run: ReaderRun, _ removals: [String], until stepEnd: Instant) {
         var rest = removals[...]
-        var requeued: [(String, Instant?, Bool)] = []
+        var requeued: [(identifier: String, next: Instant?, hasReminders: Bool)] = []
         do throws(StoreError) {
             try store.write(.firing) { () throws(StoreError) in
                 var count = 0
@@ -519,10 +538,10 @@ final class AlarmFileFollower: LoopPart {
         } catch {
             reported.problems = ["\(run.request.path): could not apply the file: \(error)"]
             logger.error("could not apply the alarm file: \(error)")
-            for (identifier, next, reminded) in requeued { schedule.replaced(identifier, next: next, hasReminders: reminded) }
+            schedule.replaced(requeued)
             return finish(run, applied: false)
         }
-        for (identifier, next, reminded) in requeued { schedule.replaced(identifier, next: next, hasReminders: reminded) }
+        schedule.replaced(requeued)
         run.removals = Array(rest)
         if rest.isEmpty { finish(run, applied: true) }
     }

@@ -141,6 +141,9 @@ func spawnChild(_ arguments: [String], captureOutput: Bool, outputLimit: Int, de
     var pipe: (read: Int32, write: Int32)?
     do {
         if captureOutput { pipe = try Sys.pipe(nonBlockingRead: true) }
+        // A streaming child (the alarm file's reader) may run 1 MiB ahead of the loop, not 64 KiB:
+        // it stops less often to wait for the loop to read (best effort: the system may refuse).
+        if streaming, let pipe { _ = fcntl(pipe.write, 1031, 1 << 20) }  // F_SETPIPE_SZ (Linux; not in the Glibc module)
         let pid = try Spawn.start(program, arguments: arguments.map { Array($0.utf8) }, environment: environment, stdin: .null,
                                   stdout: pipe.map { .descriptor($0.write) } ?? .null, stderr: .inherit, newProcessGroup: true)
         if let pipe { try? Sys.close(pipe.write) }

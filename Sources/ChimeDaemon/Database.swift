@@ -14,6 +14,14 @@ enum SQLValue {
     static func optional(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
 }
 
+/// A statement the store runs often (for each alarm of a big calendar): prepared once per
+/// connection and found again by its identity, where a statement given as text is found by
+/// hashing and comparing its text at each use.
+final class SQLStatement: Sendable {
+    let text: String
+    init(_ text: String) { self.text = text }
+}
+
 /// What SQLite said went wrong, and whether the file itself is damaged.
 struct DatabaseError: Error, CustomStringConvertible {
     var code: Int32
@@ -55,10 +63,15 @@ struct Row {
 final class Database {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    private var known: [ObjectIdentifier: OpaquePointer] = [:]
     let path: String
+
+    /// SQLite configured once, before its first connection (it refuses once initialized).
+    private static let configured: Void = { _ = chime_sqlite_configure() }()
 
     init(path: String, create: Bool = true) throws(DatabaseError) {
         self.path = path
+        Self.configured
         let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
@@ -99,6 +112,7 @@ final class Database {
         commitHook = nil
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
+        known.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -111,6 +125,13 @@ final class Database {
     func executeScript(_ sql: String) throws(DatabaseError) {
         let result = sqlite3_exec(handle, sql, nil, nil, nil)
         guard result == SQLITE_OK else { throw error(result) }
+    }
+
+    private func prepared(_ statement: SQLStatement) throws(DatabaseError) -> OpaquePointer {
+        if let prepared = known[ObjectIdentifier(statement)] { return prepared }
+        let prepared = try prepared(statement.text)
+        known[ObjectIdentifier(statement)] = prepared
+        return prepared
     }
 
     private func prepared(_ sql: String) throws(DatabaseError) -> OpaquePointer {
@@ -138,7 +159,14 @@ final class Database {
 
     /// Runs a statement that returns no rows.
     func execute(_ sql: String, _ values: [SQLValue] = []) throws(DatabaseError) {
-        let statement = try prepared(sql)
+        try execute(prepared: try prepared(sql), values)
+    }
+
+    func execute(_ statement: SQLStatement, _ values: [SQLValue] = []) throws(DatabaseError) {
+        try execute(prepared: try prepared(statement), values)
+    }
+
+    private func execute(prepared statement: OpaquePointer, _ values: [SQLValue]) throws(DatabaseError) {
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         try bind(statement, values)
         let result = sqlite3_step(statement)
@@ -147,7 +175,14 @@ final class Database {
 
     /// Runs a query, calling `body` for each row.
     func query(_ sql: String, _ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
-        let statement = try prepared(sql)
+        try query(prepared: try prepared(sql), values, body)
+    }
+
+    func query(_ statement: SQLStatement, _ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+        try query(prepared: try prepared(statement), values, body)
+    }
+
+    private func query(prepared statement: OpaquePointer, _ values: [SQLValue], _ body: (Row) throws -> Void) throws {
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         try bind(statement, values)
         while true {

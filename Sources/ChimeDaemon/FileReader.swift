@@ -178,7 +178,17 @@ enum FrameKind: UInt8 {
     case stage = 0x53  // S
     case summary = 0x46  // F
     case record = 0x41  // A
+    /// Up to this many more alarms follow (a calendar's, once its events are known): room is made.
+    case room = 0x52  // R
+    /// What the calendars said (`ReaderCalendars`), once all are read, when their alarms streamed.
+    case calendars = 0x43  // C
     case end = 0x45  // E
+}
+
+/// The calendars' notes and those not read, sent after their alarms when they streamed.
+struct ReaderCalendars: Codable, Equatable {
+    var notes: [String] = []
+    var unread: [String] = []
 }
 
 /// Writes frames to a descriptor through a buffer (flushed at each stage, so a crash after it is
@@ -406,40 +416,68 @@ public enum AlarmFileReader {
         let writer = FrameWriter(fd: 1)
         writer.stage(.alarmFile)
         testCrash(reading: request.path)
-        let reading = CalendarReading(refusal: { request.refused[$0] }, around: { path, body in
+        var calendar: String?
+        var reading = CalendarReading(refusal: { request.refused[$0] }, around: { path, body in
+            calendar = path
             writer.stage(.calendar(path))
             testCrash(reading: path)
             body()
+            calendar = nil
             writer.stage(.alarmFile)
         })
-        let file = AlarmConfig.load(path: request.path, anchor: request.now, calendars: reading)
-        lowerPriority()  // (the threads made meanwhile too)
-        var summary = ReaderSummary()
-        summary.diagnostics = file.diagnostics.map(\.description)
-        summary.followed = file.calendars.filter(\.enabled).map(\.path)
-        summary.notes = file.calendarNotes
-        summary.unread = file.unreadCalendars
-        summary.alarms = file.isValid ? file.alarms.count : 0
-        summary.timers = file.timers.map { ReaderSummary.WireTimer(name: $0.name, nanoseconds: $0.duration.nanoseconds, content: $0.content, line: $0.line) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let encodedSummary = try? encoder.encode(summary) else { return 4 }
-        writer.frame(.summary, Array(encodedSummary))
-        if file.isValid {
-            writer.stage(.alarms)
-            if request.careful {
+        func summary(_ file: AlarmFile) -> [UInt8] {
+            var summary = ReaderSummary()
+            summary.diagnostics = file.diagnostics.map(\.description)
+            summary.followed = file.calendars.filter(\.enabled).map(\.path)
+            summary.notes = file.calendarNotes
+            summary.unread = file.unreadCalendars
+            summary.alarms = file.isValid ? file.alarms.count : 0
+            summary.timers = file.timers.map { ReaderSummary.WireTimer(name: $0.name, nanoseconds: $0.duration.nanoseconds, content: $0.content, line: $0.line) }
+            return Self.json(summary)
+        }
+        if request.careful {
+            // All read first, then one alarm at a time, each named before its first fire is computed.
+            let file = AlarmConfig.load(path: request.path, anchor: request.now, calendars: reading)
+            writer.frame(.summary, summary(file))
+            if file.isValid {
                 for alarm in file.alarms {
                     writer.stage(.alarm(alarm.id))
-                    guard let record = record(alarm, now: request.now, request: request, encoder: encoder) else { continue }
-                    writer.frame(.record, FrameWriter.encode(record))
+                    writer.frame(.record, FrameWriter.encode(record(alarm, now: request.now, request: request)))
                 }
-            } else {
-                encodeInParallel(file.alarms, request: request, writer: writer)
+            }
+        } else {
+            // The file's own alarms as soon as it is valid, a calendar's a slice at a time as they
+            // are read: the daemon stores them while the rest is still being read.
+            func send(_ alarms: [ConfigAlarm]) {
+                writer.stage(.alarms)
+                encodeInParallel(alarms, request: request, writer: writer)
+                writer.stage(calendar.map(ReaderStage.calendar) ?? .alarmFile)
+            }
+            reading.streaming = CalendarReading.Streaming(
+                validated: { file in
+                    writer.frame(.summary, summary(file))
+                    if file.isValid, !file.alarms.isEmpty { send(file.alarms) }
+                },
+                counted: { count in writer.frame(.room, Array(String(count).utf8)) },
+                deliver: { alarms in
+                    lowerPriority()  // (the threads made meanwhile too)
+                    send(alarms)
+                })
+            let file = AlarmConfig.load(path: request.path, anchor: request.now, calendars: reading)
+            if file.isValid {
+                writer.frame(.calendars, Self.json(ReaderCalendars(notes: file.calendarNotes, unread: file.unreadCalendars)))
             }
         }
         writer.frame(.end, [])
         writer.flush()
         return 0
+    }
+
+    /// A frame's JSON (its types always encode).
+    static func json<T: Encodable>(_ value: T) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? Array(encoder.encode(value))) ?? Array("{}".utf8)
     }
 
     /// Encodes the alarms (and computes their first fires) on two threads, a slice each, written
@@ -456,14 +494,10 @@ public enum AlarmFileReader {
             let ranges = [start..<middle, middle..<min(alarms.count, middle + slice)]
             DispatchQueue.concurrentPerform(iterations: 2) { part in
                 lowerPriority()
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
                 var encoded: [[UInt8]] = []
                 encoded.reserveCapacity(ranges[part].count)
                 for index in ranges[part] {
-                    let alarm = alarms[index]
-                    guard let record = record(alarm, now: request.now, request: request, encoder: encoder) else { continue }
-                    encoded.append(FrameWriter.encode(record))
+                    encoded.append(FrameWriter.encode(record(alarms[index], now: request.now, request: request)))
                 }
                 out[part] = encoded
             }
@@ -475,18 +509,12 @@ public enum AlarmFileReader {
         }
     }
 
-    /// An alarm of the file as the daemon stores it (nil: it cannot be encoded, and is left out as before).
-    static func record(_ alarm: ConfigAlarm, now: Instant, request asked: Request, encoder: JSONEncoder) -> ReaderRecord? {
-        let normalized = AlarmFileFollower.normalized(alarm)
-        guard let data = try? encoder.encode(normalized.request) else { return nil }
-        let normalizedJSON = String(decoding: data, as: UTF8.self)
+    /// An alarm of the file as the daemon stores it.
+    static func record(_ alarm: ConfigAlarm, now: Instant, request asked: Request) -> ReaderRecord {
+        let normalizedJSON = RequestJSON.encode(AlarmFileFollower.normalized(alarm).request)
         let definition = (alarm.enabled ? "enabled " : "disabled ") + normalizedJSON
         // Only an interval rule counts from its anchor: stored as loaded, not normalized.
-        var json = normalizedJSON
-        if AlarmFileFollower.countsFromAnchor(alarm.request) {
-            guard let anchored = try? encoder.encode(alarm.request) else { return nil }
-            json = String(decoding: anchored, as: UTF8.self)
-        }
+        let json = AlarmFileFollower.countsFromAnchor(alarm.request) ? RequestJSON.encode(alarm.request) : normalizedJSON
         var next: Instant?
         if alarm.enabled, asked.computesNext(alarm.id, definition: definition) {
             testCrash(firing: alarm.id)

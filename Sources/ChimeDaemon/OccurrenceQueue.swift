@@ -13,23 +13,39 @@ public struct OccurrenceQueue: Sendable {
         var generation: Int
     }
 
+    /// An identifier's generation (bumped at each schedule and cancel, so older heap entries are
+    /// stale) and its time while it is scheduled: one dictionary, one lookup per change.
+    private struct Slot: Sendable {
+        var generation = 0
+        var time: Instant?
+    }
+
     private var heap: [Entry] = []
-    private var generations: [String: Int] = [:]
-    private var live: [String: Instant] = [:]
+    private var slots: [String: Slot] = [:]
+    /// How many identifiers have a pending occurrence.
+    public private(set) var count = 0
 
     public init() {}
 
-    /// How many identifiers have a pending occurrence.
-    public var count: Int { live.count }
+    /// Makes room for `count` identifiers at once (a big calendar's alarms are queued one by one,
+    /// and a dictionary grown that way copies all it holds at each doubling).
+    public mutating func reserveCapacity(_ count: Int) {
+        slots.reserveCapacity(count)
+        heap.reserveCapacity(count)
+    }
 
     /// The time `identifier` fires next, if it is scheduled.
-    public func time(of identifier: String) -> Instant? { live[identifier] }
+    public func time(of identifier: String) -> Instant? { slots[identifier]?.time }
 
     /// Schedules (or reschedules) `identifier` at `time`.
     public mutating func schedule(_ identifier: String, at time: Instant) {
-        let generation = (generations[identifier] ?? 0) + 1
-        generations[identifier] = generation
-        live[identifier] = time
+        let (generation, wasScheduled) = Self.update(&slots[identifier, default: Slot()]) { slot in
+            let was = slot.time != nil
+            slot.generation += 1
+            slot.time = time
+            return (slot.generation, was)
+        }
+        if !wasScheduled { count += 1 }
         heap.append(Entry(time: time, identifier: identifier, generation: generation))
         siftUp(heap.count - 1)
         compactIfBloated()
@@ -37,10 +53,18 @@ public struct OccurrenceQueue: Sendable {
 
     /// Removes `identifier`'s occurrence, if any.
     public mutating func cancel(_ identifier: String) {
-        guard live.removeValue(forKey: identifier) != nil else { return }
-        generations[identifier, default: 0] += 1
+        guard slots[identifier]?.time != nil else { return }
+        Self.update(&slots[identifier, default: Slot()]) { slot in
+            slot.generation += 1
+            slot.time = nil
+        }
+        count -= 1
         compactIfBloated()
     }
+
+    /// The slot changed in place (the dictionary's entry found once).
+    @discardableResult
+    private static func update<T>(_ slot: inout Slot, _ body: (inout Slot) -> T) -> T { body(&slot) }
 
     /// The earliest pending occurrence.
     public mutating func earliest() -> (identifier: String, time: Instant)? {
@@ -55,8 +79,11 @@ public struct OccurrenceQueue: Sendable {
             dropStale()
             guard let top = heap.first, top.time <= now else { break }
             popTop()
-            live[top.identifier] = nil
-            generations[top.identifier, default: 0] += 1
+            Self.update(&slots[top.identifier, default: Slot()]) { slot in
+                slot.generation += 1
+                slot.time = nil
+            }
+            count -= 1
             due.append((top.identifier, top.time))
         }
         return due
@@ -64,7 +91,10 @@ public struct OccurrenceQueue: Sendable {
 
     // MARK: - The heap
 
-    private func isStale(_ entry: Entry) -> Bool { generations[entry.identifier] != entry.generation || live[entry.identifier] == nil }
+    private func isStale(_ entry: Entry) -> Bool {
+        guard let slot = slots[entry.identifier] else { return true }
+        return slot.generation != entry.generation || slot.time == nil
+    }
 
     private mutating func dropStale() {
         while let top = heap.first, isStale(top) { popTop() }
@@ -80,7 +110,7 @@ public struct OccurrenceQueue: Sendable {
 
     /// Rebuilds the heap when stale entries outnumber live ones, so memory stays O(live).
     private mutating func compactIfBloated() {
-        guard heap.count > 64, heap.count > 2 * live.count else { return }
+        guard heap.count > 64, heap.count > 2 * count else { return }
         let kept = heap.filter { !isStale($0) }
         heap = kept
         for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }

@@ -342,6 +342,9 @@ final class Schedule: LoopPart {
     /// Where an alarm came from (nil: not pending).
     func origin(of identifier: String) throws(StoreError) -> AlarmOrigin? { try store.origin(of: identifier) }
 
+    /// Where a pending alarm under `identifier` came from, and whether anything else is kept under it.
+    func presence(of identifier: String) throws(StoreError) -> (origin: AlarmOrigin?, state: Bool) { try store.presence(of: identifier) }
+
     /// Whether an alarm of the file, now defined as `definition`, stays out: the daemon crashed
     /// twice while scheduling it, and it has not changed since (a changed one gets a fresh chance).
     func quarantinedFromFile(_ identifier: String, definition: String) throws(StoreError) -> Bool {
@@ -355,10 +358,11 @@ final class Schedule: LoopPart {
 
     /// Stores an alarm of the file, as its reader gave it, at its next fire, or (nil) takes it out
     /// of the pending list. Call inside a store transaction; `replaced` queues it once that commits.
-    func storeFromFile(_ record: ReaderRecord, next: Instant?) throws(StoreError) {
+    /// `fresh`: the store holds nothing under its identifier yet.
+    func storeFromFile(_ record: ReaderRecord, next: Instant?, fresh: Bool) throws(StoreError) {
         if let next {
-            try store.add(record, nextFire: next)
-        } else {
+            try store.add(record, nextFire: next, fresh: fresh)
+        } else if !fresh {
             _ = try store.remove([record.identifier])
         }
     }
@@ -626,6 +630,20 @@ final class Schedule: LoopPart {
     func replaced(_ identifier: String, next: Instant?, hasReminders: Bool? = nil) {
         requeue(identifier, next, hasReminders: hasReminders)
         events.forget([identifier], false)
+    }
+
+    /// Room in the queue for a calendar's `count` alarms, about to be read. Most may be queued
+    /// already (a calendar read again after an edit): room is made for as many as the larger of
+    /// the two, never for both, so an edit does not make the loop copy what it holds.
+    func makeRoom(_ count: Int) {
+        queue.reserveCapacity(max(queue.count, min(count, 1 << 20)))
+    }
+
+    /// `replaced` for many (a step of the alarm file's reading): the presenter forgets them at once.
+    func replaced(_ alarms: [(identifier: String, next: Instant?, hasReminders: Bool)]) {
+        guard !alarms.isEmpty else { return }
+        for alarm in alarms { requeue(alarm.identifier, alarm.next, hasReminders: alarm.hasReminders) }
+        events.forget(alarms.map(\.identifier), false)
     }
 
     // MARK: - Adding and removing

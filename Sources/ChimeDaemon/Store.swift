@@ -286,8 +286,13 @@ public final class Store {
             try database.executeScript("PRAGMA user_version = 4; COMMIT;")
         }
         // Wake alarms (few among many) found by an index of their own: the daemon asks for the
-        // earliest after every change. Created on any schema: an older chime ignores it.
-        try database.executeScript("CREATE INDEX IF NOT EXISTS pending_wake ON pending(next_fire) WHERE \(wakeTerm);")
+        // earliest after every change. Created on any schema: an older chime ignores it. (It once
+        // was `pending_wake`, whose term parsed each request written as JSON: 100,000 times for a
+        // big calendar. An older chime makes that one again, and keeps both up to date.)
+        try database.executeScript("""
+            DROP INDEX IF EXISTS pending_wake;
+            CREATE INDEX IF NOT EXISTS pending_waking ON pending(next_fire) WHERE \(wakeTerm);
+            """)
         // Quarantined alarms (few, or none) by an index of their own too: `chime status` lists
         // them, and would otherwise read every stored request (30 ms with a 100,000-event calendar).
         try database.executeScript("CREATE INDEX IF NOT EXISTS pending_quarantined ON pending(identifier) WHERE quarantine IS NOT NULL;")
@@ -335,6 +340,28 @@ public final class Store {
         do { try database.execute(sql, values) } catch { throw StoreError("write", path: path, error.message, cause: .sqlite(error.code)) }
     }
 
+    private func run(_ statement: SQLStatement, _ values: [SQLValue] = []) throws(StoreError) {
+        do { try database.execute(statement, values) } catch { throw StoreError("write", path: path, error.message, cause: .sqlite(error.code)) }
+    }
+
+    /// What is run for each alarm an alarm file's reading stores (100,000 times for a big calendar).
+    private enum Hot {
+        static let insert = SQLStatement("""
+            INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine,
+                                           rule, sound)
+            VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?)
+            """)
+        static let clear = ["held", "retrying", "suspects", "disabled", "paused"].map { SQLStatement("DELETE FROM \($0) WHERE identifier = ?") }
+        static let presence = SQLStatement("""
+            SELECT (SELECT origin FROM pending WHERE identifier = ?1),
+                   EXISTS(SELECT 1 FROM held WHERE identifier = ?1) OR EXISTS(SELECT 1 FROM retrying WHERE identifier = ?1)
+                   OR EXISTS(SELECT 1 FROM suspects WHERE identifier = ?1) OR EXISTS(SELECT 1 FROM disabled WHERE identifier = ?1)
+                   OR EXISTS(SELECT 1 FROM paused WHERE identifier = ?1)
+            """)
+        static let setFileDefinition = SQLStatement("INSERT OR REPLACE INTO file_alarms(identifier, definition) VALUES (?, ?)")
+        static let removeFileDefinition = SQLStatement("DELETE FROM file_alarms WHERE identifier = ?")
+    }
+
     /// How a transaction reaches the disk.
     public enum Durability: Sendable {
         /// Fsynced before `write` returns: for every change a D-Bus reply acknowledges.
@@ -363,47 +390,52 @@ public final class Store {
         }
     }
 
-    static func encode(_ request: NotificationRequest) throws(StoreError) -> String {
-        do {
-            return String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
-        } catch {
-            throw StoreError("encode a request for", path: request.identifier, "\(error)", cause: .encoding)
-        }
-    }
+    /// A request as stored: `JSONEncoder`'s bytes with sorted keys, written without its cost.
+    static func encode(_ request: NotificationRequest) -> String { RequestJSON.encode(request) }
 
     /// Adds or replaces a request with its next occurrence; its history starts over.
     /// `json`, when given, is `request` already encoded.
     public func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin = .commandLine,
                     json encoded: String? = nil) throws(StoreError) {
         let json: String
-        if let encoded { json = encoded } else { json = try Self.encode(request) }
+        if let encoded { json = encoded } else { json = Self.encode(request) }
         try insert(request.identifier, json: json, nextFire: nextFire, title: request.content.title, label: request.content.label,
                    timeZone: request.trigger.timeZone, origin: origin, rule: request.summaryRule, sound: request.summarySound)
     }
 
     /// Adds or replaces an alarm of the file as its reader gave it (`next`: its first fire).
-    func add(_ record: ReaderRecord, nextFire: Instant?) throws(StoreError) {
+    /// `fresh`: the store holds nothing under its identifier (not pending, nothing held, retried,
+    /// suspected, switched off or paused), so there is nothing to clear first; a big calendar's
+    /// first reading adds 100,000 such alarms.
+    func add(_ record: ReaderRecord, nextFire: Instant?, fresh: Bool) throws(StoreError) {
         try insert(record.identifier, json: record.json, nextFire: nextFire, title: record.title, label: record.label,
-                   timeZone: record.timeZone, origin: .file, rule: record.rule, sound: record.sound)
+                   timeZone: record.timeZone, origin: .file, rule: record.rule, sound: record.sound, fresh: fresh)
     }
 
     private func insert(_ identifier: String, json: String, nextFire: Instant?, title: String, label: String, timeZone: String?,
-                        origin: AlarmOrigin, rule: String, sound: String) throws(StoreError) {
+                        origin: AlarmOrigin, rule: String, sound: String, fresh: Bool = false) throws(StoreError) {
         try write { () throws(StoreError) in
-            try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
-            try run("DELETE FROM retrying WHERE identifier = ?", [.text(identifier)])
-            try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
-            // A request stored anew under the identifier of one switched off (or paused) starts on.
-            try run("DELETE FROM disabled WHERE identifier = ?", [.text(identifier)])
-            try run("DELETE FROM paused WHERE identifier = ?", [.text(identifier)])
-            try run("""
-                INSERT OR REPLACE INTO pending(identifier, request, next_fire, last_fired, title, label, time_zone, origin, quarantine,
-                                               rule, sound)
-                VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?)
-                """,
-                [.text(identifier), .text(json), .instant(nextFire), .text(title), .text(label), timeZone.map(SQLValue.text) ?? .null,
+            if !fresh { try clearState(of: identifier) }
+            try run(Hot.insert, [.text(identifier), .text(json), .instant(nextFire), .text(title), .text(label), timeZone.map(SQLValue.text) ?? .null,
                  .integer(origin == .file ? 1 : 0), .text(rule), .text(sound)])
         }
+    }
+
+    /// What the store keeps of an alarm beside its request: a request stored anew starts over.
+    private func clearState(of identifier: String) throws(StoreError) {
+        // Held and retried occurrences, crashes charged, and (a request stored anew under the
+        // identifier of one switched off or paused starts on) disabled and paused.
+        for statement in Hot.clear { try run(statement, [.text(identifier)]) }
+    }
+
+    /// Where a pending request under `identifier` came from (nil: none is pending), and whether
+    /// the store keeps anything else under it (what `clearState` clears), in one look.
+    public func presence(of identifier: String) throws(StoreError) -> (origin: AlarmOrigin?, state: Bool) {
+        var found: (AlarmOrigin?, Bool) = (nil, true)
+        try read(Hot.presence, [.text(identifier)]) { row in
+            found = (row.optionalInteger(0).map { $0 == 1 ? .file : .commandLine }, row.integer(1) != 0)
+        }
+        return found
     }
 
     /// Adds many requests in one transaction (a bulk import).
@@ -421,11 +453,7 @@ public final class Store {
             for identifier in identifiers {
                 try run("DELETE FROM pending WHERE identifier = ?", [.text(identifier)])
                 if database.changes > 0 { removed.append(identifier) }
-                try run("DELETE FROM held WHERE identifier = ?", [.text(identifier)])
-                try run("DELETE FROM retrying WHERE identifier = ?", [.text(identifier)])
-                try run("DELETE FROM suspects WHERE identifier = ?", [.text(identifier)])
-                try run("DELETE FROM disabled WHERE identifier = ?", [.text(identifier)])
-                try run("DELETE FROM paused WHERE identifier = ?", [.text(identifier)])
+                try clearState(of: identifier)
             }
         }
         return removed
@@ -483,14 +511,16 @@ public final class Store {
         return removed
     }
 
-    /// How a wake alarm is told (the partial index `pending_wake` has the same term).
-    static let wakeTerm = "json_extract(request, '$.content.wake') = 1"
+    /// How a wake alarm is told (the partial index `pending_waking` has the same term). Requests
+    /// are stored as compact JSON in which `"wake":true` is only ever the content's flag: in a
+    /// string a quote is always escaped, and `userInfo`'s values are strings.
+    static let wakeTerm = #"instr(request, '"wake":true') > 0"#
 
     /// The earliest wake alarm that will fire (not quarantined): its identifier, time and title.
     public func nextWake() throws(StoreError) -> (identifier: String, time: Instant, title: String)? {
         var found: (String, Instant, String)?
         try read("""
-            SELECT identifier, next_fire, title FROM pending INDEXED BY pending_wake
+            SELECT identifier, next_fire, title FROM pending INDEXED BY pending_waking
             WHERE \(Self.wakeTerm) AND next_fire IS NOT NULL AND quarantine IS NULL ORDER BY next_fire LIMIT 1
             """) { found = ($0.text(0), $0.instant(1), $0.text(2)) }
         return found
@@ -602,9 +632,9 @@ public final class Store {
     /// Records (or, with nil, forgets) the definition applied for an alarm-file alarm.
     public func setFileDefinition(_ identifier: String, _ definition: String?) throws(StoreError) {
         if let definition {
-            try run("INSERT OR REPLACE INTO file_alarms(identifier, definition) VALUES (?, ?)", [.text(identifier), .text(definition)])
+            try run(Hot.setFileDefinition, [.text(identifier), .text(definition)])
         } else {
-            try run("DELETE FROM file_alarms WHERE identifier = ?", [.text(identifier)])
+            try run(Hot.removeFileDefinition, [.text(identifier)])
         }
     }
 
@@ -643,7 +673,7 @@ public final class Store {
     /// Changes what is stored of a pending request (its skips) and its next occurrence, keeping its
     /// history, its origin and whether it is switched off.
     public func update(_ request: NotificationRequest, nextFire: Instant?) throws(StoreError) {
-        let json = try Self.encode(request)
+        let json = Self.encode(request)
         try run("UPDATE pending SET request = ?1, next_fire = ?2 WHERE identifier = ?3 AND quarantine IS NULL",
                 [.text(json), .instant(nextFire), .text(request.identifier)])
     }
@@ -797,9 +827,18 @@ public final class Store {
 
     // MARK: - Reading
 
+    private func read(_ statement: SQLStatement, _ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws(StoreError) {
+        try reading { try database.query(statement, values, body) }
+    }
+
     private func read(_ sql: String, _ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws(StoreError) {
+        try reading { try database.query(sql, values, body) }
+    }
+
+    /// A query's errors as the store's.
+    private func reading(_ query: () throws -> Void) throws(StoreError) {
         do {
-            try database.query(sql, values, body)
+            try query()
         } catch let error as DatabaseError {
             throw StoreError("read", path: path, error.message, cause: .sqlite(error.code))
         } catch {

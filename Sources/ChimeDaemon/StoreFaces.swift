@@ -33,7 +33,9 @@ protocol MissedJournal: StoreTransactions {
 /// the crashes charged to them and the quarantine, the sequence identifiers are made from.
 protocol ScheduleStore: MissedJournal {
     func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin, json: String?) throws(StoreError)
-    func add(_ record: ReaderRecord, nextFire: Instant?) throws(StoreError)
+    func add(_ record: ReaderRecord, nextFire: Instant?, fresh: Bool) throws(StoreError)
+    /// (It looks at the presenter's tables too, only to say whether they hold anything.)
+    func presence(of identifier: String) throws(StoreError) -> (origin: AlarmOrigin?, state: Bool)
     func update(_ request: NotificationRequest, nextFire: Instant?) throws(StoreError)
     @discardableResult
     func remove(_ identifiers: [String]) throws(StoreError) -> [String]

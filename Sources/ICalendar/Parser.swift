@@ -1,6 +1,7 @@
 // iCalendar (RFC 5545) as text: content lines unfolded (§3.1) and read by the one content-line
 // reader (`ContentLine`, under recurrence rules too), grouped into components by BEGIN and END.
 // Every line keeps its number in the file, so whatever uses it can say `FILE:LINE: why`.
+import Dispatch
 import Timekeeping
 
 /// A property: `DTSTART;TZID=Europe/Berlin:20261127T163500`, one content line as Timekeeping's
@@ -55,20 +56,21 @@ public enum Parser {
     public static func parse(bytes: [UInt8]) throws(ParseError) -> [Component] {
         var top: [Component] = []
         var stack: [Component] = []
-        for (bytes, number) in ContentLine.unfolded(bytes) {
-            guard bytes.count <= maximumLineBytes else {
-                throw ParseError(line: number, "the line is longer than \(maximumLineBytes) bytes")
-            }
-            guard String(validating: bytes, as: UTF8.self) != nil else {
-                throw ParseError(line: number, "not UTF-8 text (an iCalendar file is UTF-8)")
-            }
-            let read = bytes.withUnsafeBufferPointer { buffer in
-                Result { () throws(ContentLine.ReadError) in try ContentLine.read(buffer, 0..<buffer.count, line: number) }
-            }
+        let (lines, reads) = bytes.withUnsafeBufferPointer { buffer in
+            let lines = ContentLine.logicalLines(buffer)
+            return (lines, readAll(lines, in: buffer))
+        }
+        // Taken from the end of the reversed list: each property moved into its component, not copied.
+        var rest = reads
+        rest.reverse()
+        var index = -1
+        while let read = rest.popLast() {
+            index += 1
+            let number = lines[index].line
             let property: Property
-            switch read {
+            switch consume read {
             case .success(let line): property = line
-            case .failure(let error): throw ParseError(line: number, error.message)
+            case .failure(let error): throw error
             }
             switch property.name {
             case "BEGIN":
@@ -90,5 +92,37 @@ public enum Parser {
         if let open = stack.last { throw ParseError(line: open.line, "BEGIN:\(open.name) is never ended") }
         guard !top.isEmpty else { throw ParseError(line: 1, "no BEGIN:VCALENDAR: not an iCalendar file") }
         return top
+    }
+
+    /// Each logical line read (its length, UTF-8 and syntax checked): a line is read alone, so a
+    /// big file's are read on two threads, half each. The errors stay at their lines: the caller
+    /// walks the lines in order and stops at the first, as it would reading one at a time.
+    static func readAll(_ lines: [ContentLine.LogicalLine], in bytes: UnsafeBufferPointer<UInt8>) -> [Result<Property, ParseError>] {
+        nonisolated(unsafe) let file = bytes  // (read, never written, by both threads)
+        @Sendable func read(_ line: ContentLine.LogicalLine) -> Result<Property, ParseError> {
+            let number = line.line
+            return line.withBytes(in: file) { buffer in
+                guard buffer.count <= maximumLineBytes else {
+                    return .failure(ParseError(line: number, "the line is longer than \(maximumLineBytes) bytes"))
+                }
+                guard String(validating: buffer, as: UTF8.self) != nil else {
+                    return .failure(ParseError(line: number, "not UTF-8 text (an iCalendar file is UTF-8)"))
+                }
+                return Result { () throws(ContentLine.ReadError) in try ContentLine.read(buffer, 0..<buffer.count, line: number) }
+                    .mapError { ParseError(line: number, $0.message) }
+            }
+        }
+        guard lines.count >= 8192 else { return lines.map(read) }
+        let middle = lines.count / 2
+        let halves = [0..<middle, middle..<lines.count]
+        let parts = UnsafeMutableBufferPointer<[Result<Property, ParseError>]>.allocate(capacity: 2)
+        parts.initialize(repeating: [])
+        defer {
+            _ = parts.deinitialize()
+            parts.deallocate()
+        }
+        nonisolated(unsafe) let out = parts
+        DispatchQueue.concurrentPerform(iterations: 2) { half in out[half] = lines[halves[half]].map(read) }
+        return parts[0] + parts[1]
     }
 }

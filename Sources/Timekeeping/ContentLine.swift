@@ -8,6 +8,9 @@
 //     contentline = name *(";" param) ":" value CRLF
 //     param       = param-name "=" param-value *("," param-value)
 //     param-value = paramtext / DQUOTE *QSAFE-CHAR DQUOTE
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One content line: `NAME;PARAM=VALUE,VALUE;PARAM="QUOTED":VALUE`.
 public struct ContentLine: Hashable, Sendable {
@@ -194,16 +197,50 @@ public struct ContentLine: Hashable, Sendable {
     /// bytes, since a fold may fall inside a character's UTF-8; CRLF or LF ends a line; empty
     /// lines are skipped.
     public static func unfolded(_ bytes: [UInt8]) -> [(bytes: [UInt8], line: Int)] {
-        var out: [(bytes: [UInt8], line: Int)] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            logicalLines(buffer).map { line in (line.joined ?? Array(buffer[line.range]), line.line) }
+        }
+    }
+
+    /// A logical line of a file: where it is in the file's bytes, the number of the physical line
+    /// it starts on, and, for a folded line, its bytes joined (most lines are not folded, and are
+    /// read where they are).
+    public struct LogicalLine: Sendable {
+        public var range: Range<Int>
+        public var line: Int
+        public var joined: [UInt8]?
+
+        /// The line's bytes: `bytes` is the file the line was found in.
+        public func withBytes<T>(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+            if let joined { return joined.withUnsafeBufferPointer(body) }
+            return body(UnsafeBufferPointer(rebasing: bytes[range]))
+        }
+    }
+
+    /// `unfolded` without a copy of each line: the lines of a 16 MiB calendar are found in one pass.
+    public static func logicalLines(_ bytes: UnsafeBufferPointer<UInt8>) -> [LogicalLine] {
+        var out: [LogicalLine] = []
         var number = 0
-        for raw in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        var start = 0
+        while start <= bytes.count {
             number += 1
-            let physical = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw[...]
-            if let first = physical.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t"), !out.isEmpty {
-                out[out.count - 1].bytes += physical.dropFirst()
-            } else if !physical.isEmpty {
-                out.append((Array(physical), number))
+            var end = bytes.count
+            if start < bytes.count, let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) {
+                end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             }
+            var physicalEnd = end
+            if physicalEnd > start, bytes[physicalEnd - 1] == UInt8(ascii: "\r") { physicalEnd -= 1 }
+            if physicalEnd > start {
+                let first = bytes[start]
+                if (first == UInt8(ascii: " ") || first == UInt8(ascii: "\t")), !out.isEmpty {
+                    var joined = out[out.count - 1].joined ?? Array(bytes[out[out.count - 1].range])
+                    joined += bytes[(start + 1)..<physicalEnd]
+                    out[out.count - 1].joined = joined
+                } else {
+                    out.append(LogicalLine(range: start..<physicalEnd, line: number))
+                }
+            }
+            start = end + 1
         }
         return out
     }

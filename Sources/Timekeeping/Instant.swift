@@ -50,7 +50,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var seconds: UnixTime { nanosecondsSinceEpoch.floorDivided(by: Self.nanosecondsPerSecond) }
 
     /// How far past its whole second this instant falls (0..<1,000,000,000).
-    public var nanosecond: Int64 { nanosecondsSinceEpoch - seconds * Self.nanosecondsPerSecond }
+    public var nanosecond: Int64 {
+        // (The remainder, not `self - seconds * 10⁹`: that product leaves Int64 within a second of its least.)
+        let remainder = nanosecondsSinceEpoch % Self.nanosecondsPerSecond
+        return remainder < 0 ? remainder + Self.nanosecondsPerSecond : remainder
+    }
 
     /// The start of this instant's whole second.
     public var wholeSecond: Instant { Instant(seconds: seconds) }

@@ -46,6 +46,29 @@ import Timekeeping
         #expect(try reopened.held().isEmpty)
     }
 
+    @Test func onlyAWakeAlarmIsTheNextWakeWhateverTheOthersSay() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(directory: directory.path, now: 1)
+        // Text that spells the flag, in every place text goes: none of it wakes.
+        var spelled = try request("spelled", title: #""wake":true"#, label: #"{"wake":true}"#)
+        spelled.content.body = #"\"wake\":true "wake":true"#
+        spelled.content.userInfo = ["wake": "true", #""wake":true"#: #""wake":true"#]
+        try store.add(spelled, nextFire: 5)
+        #expect(try store.nextWake() == nil)
+        var waking = try request("waking")
+        waking.content.wake = true
+        try store.add(waking, nextFire: 9)
+        var later = try request("later")
+        later.content.wake = true
+        try store.add(later, nextFire: 20)
+        #expect(try store.nextWake()?.identifier == "waking")
+        try store.remove(["waking"])
+        #expect(try store.nextWake()?.identifier == "later")
+        // And after a reopen (the index is made once, and kept).
+        let reopened = try Store(directory: directory.path, now: 2)
+        #expect(try reopened.nextWake()?.identifier == "later")
+    }
+
     @Test func aFailedTransactionLeavesNothingBehind() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(directory: directory.path, now: 1)
