@@ -346,6 +346,11 @@ func checkText(_ text: String, _ field: RequestField, _ bytes: ClosedRange<Int>,
         if count == 0 { throw RequestError(field, "\(subject.isEmpty ? "" : subject)must not be empty") }
         throw RequestError(field, "\(subject)must be \(range(bytes)) bytes, got \(count)")
     }
+    // Most text has no control character at all: its bytes say so without decoding it (C0 and DEL
+    // are bytes of their own, C1 is 0xC2 0x80-0x9F).
+    var text = text
+    let plain = text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 } }
+    if plain { return }
     for scalar in text.unicodeScalars {
         let v = scalar.value
         if v == 0 { throw RequestError(field, "\(subject)contains a NUL character") }

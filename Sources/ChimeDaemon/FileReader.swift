@@ -30,10 +30,22 @@ struct DefinitionDigest: Hashable {
     var value: UInt128
 
     init(_ text: String) {
-        var hash: UInt128 = 0x6C62_272E_07BB_0142_62B8_2175_6295_C58D
-        let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
-        for byte in text.utf8 { hash = (hash ^ UInt128(byte)) &* prime }
-        value = hash
+        var text = text
+        value = text.withUTF8 { Self.fnv1a($0) }
+    }
+
+    static let offsetBasis: UInt128 = 0x6C62_272E_07BB_0142_62B8_2175_6295_C58D
+    static let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
+
+    /// FNV-1a, 128 bits. Its prime is 2⁸⁸ + 315: a product by it is a shift and a product by 315,
+    /// a third of a full 128-bit multiplication (the digest was 5% of a big calendar's reading).
+    static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt128 {
+        var hash = offsetBasis
+        for byte in bytes {
+            hash ^= UInt128(byte)
+            hash = (hash << 88) &+ hash &* 315
+        }
+        return hash
     }
 
     init(value: UInt128) { self.value = value }

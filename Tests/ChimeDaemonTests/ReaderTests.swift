@@ -220,4 +220,20 @@ import Timekeeping
         #expect(!DefinitionDigest.known("enabled {\"content\":{}}").fromCalendar)
         #expect(DefinitionDigest("a") != DefinitionDigest("b"))
     }
+
+    /// The digest is FNV-1a's, 128 bits, as the store has them: the product by its prime written as
+    /// a shift and a small product gives what the full product gave, for any text.
+    @Test func theDigestIsFNV1aOf128Bits() {
+        func reference(_ text: String) -> UInt128 {
+            var hash: UInt128 = 0x6C62_272E_07BB_0142_62B8_2175_6295_C58D
+            for byte in text.utf8 { hash = (hash ^ UInt128(byte)) &* 0x0000_0000_0100_0000_0000_0000_0000_013B }
+            return hash
+        }
+        #expect(DefinitionDigest("").value == 0x6C62_272E_07BB_0142_62B8_2175_6295_C58D)
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<300 {
+            let text = String(decoding: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }, as: UTF8.self)
+            #expect(DefinitionDigest(text).value == reference(text), "\(length) bytes")
+        }
+    }
 }
