@@ -112,10 +112,11 @@ public struct CalendarImport: Sendable {
         var moved: [String: [Property]] = [:]
         var work: [Work] = []
         for item in items {
-            if let uid = item.first("UID")?.text, let instance = item.first("RECURRENCE-ID") { moved[uid, default: []].append(instance) }
+            if let instance = item.first("RECURRENCE-ID"), let uid = item.first("UID")?.text { moved[uid, default: []].append(instance) }
         }
         for item in items {
-            if item.first("STATUS")?.value.uppercased() == "CANCELLED" {
+            // (Any case, without a string made for each event.)
+            if item.first("STATUS")?.value.utf8.elementsEqual("CANCELLED".utf8, by: { $0 & 0xDF == $1 }) == true {
                 cancelled += 1
                 continue
             }

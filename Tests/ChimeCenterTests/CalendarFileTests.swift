@@ -97,6 +97,20 @@ import Timekeeping
         #expect(times == ["2026-11-26T16:35:00+01:00", "2027-01-28T16:35:00+01:00", "2027-02-25T16:35:00+01:00"])
     }
 
+    /// A cancelled event (the status in any case) rings no alarm; a tentative or confirmed one does.
+    @Test func aCancelledEventRingsNoAlarm() throws {
+        func event(_ uid: String, _ status: String?) -> String {
+            "BEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTART:20261201T090000Z\r\n" + (status.map { "STATUS:\($0)\r\n" } ?? "")
+                + "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT\r\n"
+        }
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + event("a", "CANCELLED") + event("b", "cancelled") + event("c", "Cancelled")
+            + event("d", "TENTATIVE") + event("e", "CONFIRMED") + event("f", nil) + event("g", "CANCELLED-NOT") + "END:VCALENDAR\r\n"
+        let read = CalendarImport(reading: text, anchor: Self.now)
+        #expect(read.problems.isEmpty, "\(read.problems)")
+        #expect(read.cancelled == 3)
+        #expect(read.alarms.map(\.uid) == ["d", "e", "f", "g"])
+    }
+
     @Test func anEvolutionEventRingsFifteenTenAndFiveMinutesBeforeAndAtItsEnd() throws {
         let read = CalendarImport(reading: Self.evolution, anchor: Self.now)
         // The to-do's alarm sends mail: a problem at its line (the VALARM's BEGIN).
