@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "ChimeCenterTests",
             dependencies: [
-                "ChimeCenter", "Notifications", "Timekeeping", "DBus", "TestSupport",
+                "ChimeCenter", "ICalendar", "Notifications", "Timekeeping", "DBus", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

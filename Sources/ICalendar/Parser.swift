@@ -54,24 +54,36 @@ public enum Parser {
     /// The top-level components of a file's bytes: lines are unfolded before they are read as
     /// UTF-8, since a fold may fall inside a character; a line that is not UTF-8 is an error.
     public static func parse(bytes: [UInt8]) throws(ParseError) -> [Component] {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ParseError) -> [Component] in
+            let lines = ContentLine.logicalLines(buffer)
+            if lines.count >= 8192, let components = inTwoHalves(lines, buffer) { return components }
+            return try inOrder(lines[...], buffer)
+        }
+    }
+
+    /// One line read (its length, UTF-8 and syntax checked).
+    static func read(_ line: ContentLine.LogicalLine, in bytes: UnsafeBufferPointer<UInt8>) -> Result<Property, ParseError> {
+        let number = line.line
+        return line.withBytes(in: bytes) { buffer in
+            guard buffer.count <= maximumLineBytes else {
+                return .failure(ParseError(line: number, "the line is longer than \(maximumLineBytes) bytes"))
+            }
+            guard String(validating: buffer, as: UTF8.self) != nil else {
+                return .failure(ParseError(line: number, "not UTF-8 text (an iCalendar file is UTF-8)"))
+            }
+            return Result { () throws(ContentLine.ReadError) in try ContentLine.read(buffer, 0..<buffer.count, line: number) }
+                .mapError { ParseError(line: number, $0.message) }
+        }
+    }
+
+    /// The lines read and grouped one after another: the reference, and what says where a file
+    /// is wrong (the first error by line).
+    static func inOrder(_ lines: ArraySlice<ContentLine.LogicalLine>, _ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> [Component] {
         var top: [Component] = []
         var stack: [Component] = []
-        let (lines, reads) = bytes.withUnsafeBufferPointer { buffer in
-            let lines = ContentLine.logicalLines(buffer)
-            return (lines, readAll(lines, in: buffer))
-        }
-        // Taken from the end of the reversed list: each property moved into its component, not copied.
-        var rest = reads
-        rest.reverse()
-        var index = -1
-        while let read = rest.popLast() {
-            index += 1
-            let number = lines[index].line
-            let property: Property
-            switch consume read {
-            case .success(let line): property = line
-            case .failure(let error): throw error
-            }
+        for line in lines {
+            let number = line.line
+            let property = try read(line, in: bytes).get()
             switch property.name {
             case "BEGIN":
                 guard stack.count < maximumDepth else { throw ParseError(line: number, "components nest deeper than \(maximumDepth)") }
@@ -94,35 +106,94 @@ public enum Parser {
         return top
     }
 
-    /// Each logical line read (its length, UTF-8 and syntax checked): a line is read alone, so a
-    /// big file's are read on two threads, half each. The errors stay at their lines: the caller
-    /// walks the lines in order and stops at the first, as it would reading one at a time.
-    static func readAll(_ lines: [ContentLine.LogicalLine], in bytes: UnsafeBufferPointer<UInt8>) -> [Result<Property, ParseError>] {
-        nonisolated(unsafe) let file = bytes  // (read, never written, by both threads)
-        @Sendable func read(_ line: ContentLine.LogicalLine) -> Result<Property, ParseError> {
-            let number = line.line
-            return line.withBytes(in: file) { buffer in
-                guard buffer.count <= maximumLineBytes else {
-                    return .failure(ParseError(line: number, "the line is longer than \(maximumLineBytes) bytes"))
+    /// What a run of lines makes when read from inside components begun before it: what it adds
+    /// to the innermost of those (properties, whole components) and which it ends, in order, and the
+    /// components it begins and leaves open.
+    struct Segment: Sendable {
+        enum Event: Sendable {
+            case property(Property)
+            case component(Component)
+            case end(String)
+        }
+        var events: [Event] = []
+        var open: [Component] = []
+        /// The most components open inside it at once.
+        var depth = 0
+        var failed = false
+    }
+
+    static func segment(_ lines: ArraySlice<ContentLine.LogicalLine>, _ bytes: UnsafeBufferPointer<UInt8>) -> Segment {
+        var segment = Segment()
+        for line in lines {
+            guard case .success(let property) = read(line, in: bytes) else {
+                segment.failed = true
+                return segment
+            }
+            switch property.name {
+            case "BEGIN":
+                let name = property.value.uppercased()
+                guard !name.isEmpty, segment.open.count < maximumDepth else {
+                    segment.failed = true
+                    return segment
                 }
-                guard String(validating: buffer, as: UTF8.self) != nil else {
-                    return .failure(ParseError(line: number, "not UTF-8 text (an iCalendar file is UTF-8)"))
+                segment.open.append(Component(name: name, line: line.line))
+                segment.depth = max(segment.depth, segment.open.count)
+            case "END":
+                guard let open = segment.open.popLast() else {
+                    segment.events.append(.end(property.value.uppercased()))
+                    continue
                 }
-                return Result { () throws(ContentLine.ReadError) in try ContentLine.read(buffer, 0..<buffer.count, line: number) }
-                    .mapError { ParseError(line: number, $0.message) }
+                guard open.name == property.value.uppercased() else {
+                    segment.failed = true
+                    return segment
+                }
+                if segment.open.isEmpty { segment.events.append(.component(open)) } else { segment.open[segment.open.count - 1].components.append(open) }
+            default:
+                if segment.open.isEmpty { segment.events.append(.property(property)) } else { segment.open[segment.open.count - 1].properties.append(property) }
             }
         }
-        guard lines.count >= 8192 else { return lines.map(read) }
+        return segment
+    }
+
+    /// A big file read as two halves, one on each of two threads, the second then put where the
+    /// first left off. Nil when either half or their joining finds anything wrong: the caller
+    /// reads it in order, which says exactly what and where.
+    static func inTwoHalves(_ lines: [ContentLine.LogicalLine], _ bytes: UnsafeBufferPointer<UInt8>) -> [Component]? {
         let middle = lines.count / 2
-        let halves = [0..<middle, middle..<lines.count]
-        let parts = UnsafeMutableBufferPointer<[Result<Property, ParseError>]>.allocate(capacity: 2)
-        parts.initialize(repeating: [])
+        let halves = [lines[..<middle], lines[middle...]]
+        let parts = UnsafeMutableBufferPointer<Segment>.allocate(capacity: 2)
+        parts.initialize(repeating: Segment())
         defer {
             _ = parts.deinitialize()
             parts.deallocate()
         }
         nonisolated(unsafe) let out = parts
-        DispatchQueue.concurrentPerform(iterations: 2) { half in out[half] = lines[halves[half]].map(read) }
-        return parts[0] + parts[1]
+        nonisolated(unsafe) let file = bytes  // (read, never written, by both threads)
+        DispatchQueue.concurrentPerform(iterations: 2) { half in out[half] = segment(halves[half], file) }
+        var first = parts[0]
+        var second = parts[1]
+        parts[0] = Segment()
+        parts[1] = Segment()
+        // The first half begins at the top: nothing may come before a component begins there.
+        guard !first.failed, !second.failed, first.events.allSatisfy({ if case .component = $0 { true } else { false } }) else { return nil }
+        var top: [Component] = first.events.compactMap { if case .component(let c) = $0 { c } else { nil } }
+        var stack = first.open
+        first = Segment()
+        guard stack.count + second.depth <= maximumDepth else { return nil }
+        for event in second.events {
+            switch event {
+            case .property(let property):
+                guard !stack.isEmpty else { return nil }
+                stack[stack.count - 1].properties.append(property)
+            case .component(let component):
+                if stack.isEmpty { top.append(component) } else { stack[stack.count - 1].components.append(component) }
+            case .end(let name):
+                guard let open = stack.popLast(), open.name == name else { return nil }
+                if stack.isEmpty { top.append(open) } else { stack[stack.count - 1].components.append(open) }
+            }
+        }
+        second.events = []
+        guard second.open.isEmpty, stack.isEmpty, !top.isEmpty else { return nil }
+        return top
     }
 }
