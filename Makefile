@@ -93,7 +93,8 @@ APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3
 TEST_PACKAGES := $(CHECK_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
 	bubblewrap xdg-desktop-portal xdg-desktop-portal-gtk \
 	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin libcap2-bin util-linux \
-	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer
+	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer \
+	faketime
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
@@ -210,7 +211,7 @@ test-app:
 # -sanitize= flag: SwiftPM passes two in no fixed order, and the driver keeps the last. Leaks are not
 # looked for (the Swift runtime's caches of type metadata read as leaks to LeakSanitizer).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := rule icalendar alarm-file request hint png tz-string tzif sound
+FUZZ_TARGETS := rule icalendar alarm-file request hint png tz-string tzif sound phrase
 fuzz: deps-build
 	$(SWIFT) build -c release --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 	@mkdir -p Fuzz/crashes

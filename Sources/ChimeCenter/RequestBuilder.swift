@@ -86,6 +86,14 @@ public struct AlarmDraft: Sendable {
     /// Whether a zone given with a rule that counts elapsed time is refused (the command line)
     /// rather than dropped (a file or a program that names a zone for every alarm).
     public var refusesZoneForElapsedTime = false
+    /// Whether `when` may be a phrase (`tomorrow 7am`, `jeden zweiten Dienstag um 9:00`), read as said
+    /// at `anchor` in the alarm's zone: at doors where it is read once and stored as the rule it
+    /// means (the command line, D-Bus). The alarm file is read again at each change, and a phrase
+    /// counted from the moment it is read would move.
+    public var readsPhrases = false
+    /// The language a phrase's words are said back in, and whether its clock is the 12-hour one.
+    public var phraseLanguage: PhraseLanguage = .english
+    public var twelveHourClock = false
 
     public init(kind: Kind, anchor: Instant) {
         self.kind = kind
@@ -261,7 +269,16 @@ public struct AlarmDraft: Sendable {
             try checkText(text, .rule, RequestBounds.ruleBytes, allowing: .none)
             var parsed: Trigger
             do throws(RuleError) {
-                parsed = try Trigger(parsing: text, repeats: repeats, timeZone: timeZone ?? defaultTimeZone, anchor: anchor)
+                if readsPhrases {
+                    let zoneName = timeZone ?? defaultTimeZone
+                    let zone = zoneName.flatMap { try? Zone.named($0) } ?? Zone.system()
+                    let context = PhraseContext(said: anchor, zone: zone, language: phraseLanguage, twelveHourClock: twelveHourClock)
+                    let reading = try Rule.reading(text, context)
+                    parsed = Trigger(rule: reading.rule, repeats: repeats ?? reading.repeats ?? reading.rule.repeats, timeZone: zoneName,
+                                     anchor: anchor)
+                } else {
+                    parsed = try Trigger(parsing: text, repeats: repeats, timeZone: timeZone ?? defaultTimeZone, anchor: anchor)
+                }
             } catch {
                 var refusal = RequestError(.rule, error.message)
                 refusal.offset = error.offset

@@ -175,6 +175,9 @@ extension NotificationRequest {
         // What the program said, each field as given; the builder adds nothing (`asGiven`) and
         // applies the rules across fields, as at every other door.
         var draft = AlarmDraft(kind: .asGiven, anchor: anchor)
+        // A program may say when as a person would (`rule`: "every other tuesday 09:00"): read once,
+        // as said now, and kept as the rule it means.
+        draft.readsPhrases = !stored
         // An empty `id` is documented as none: the daemon makes one.
         draft.identifier = identifier.isEmpty ? nil : identifier
         draft.title = try reader.string(.title)

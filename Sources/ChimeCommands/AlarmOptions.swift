@@ -3,6 +3,7 @@ import ArgumentParser
 import ChimeCenter
 import DBus
 import Notifications
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -115,6 +116,9 @@ struct AlarmOptions: ParsableArguments {
         draft.icon = icon
         draft.timeZone = tz
         draft.refusesZoneForElapsedTime = true
+        draft.readsPhrases = true
+        draft.phraseLanguage = PhraseLanguage.user { Sys.environment($0) }
+        draft.twelveHourClock = PhraseLanguage.twelveHourClock { Sys.environment($0) }
         draft.when = .rule(text)
         if let sound {
             draft.sound = sound.contains(Character("/")) ? .file(reportingErrors { try NotifyRunner.soundFilePath(sound) }) : .named(sound)

@@ -1,5 +1,6 @@
 import NotifyTool
 import ArgumentParser
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -31,6 +32,22 @@ public struct Next: ParsableCommand {
                                       (every RRULE part; RDATE and EXDATE; DTSTART in
                                       UTC with Z, floating, or with TZID)
 
+            Or say it as you would, in English or German (both are always read; what was \
+            understood is said back first, in your language: LC_TIME, then LANG):
+
+              tomorrow 7am, noon tomorrow, next friday 16:35, 24 Dec 6pm, in an hour and a half,
+              in 2 days at 9:00, now + 2 hours, 4pm + 3 days, teatime, next week
+              every weekday 07:00, every monday and thursday 9:00, every other tuesday 09:00,
+              every 3 days at 9:00, last friday of the month 16:35, 1st of every month 09:00,
+              every 2nd and 4th saturday 10:00, every year on 24 Dec at 18:00
+              morgen um 7 Uhr, übermorgen halb acht, am 24.12. um 18:00, in einer Stunde,
+              werktags um 7, jeden zweiten Dienstag um 9:00, am letzten Freitag im Monat um 16:35,
+              jedes Jahr am 24.12. um 18:00
+
+            A phrase counts from when it is said (--after says when: a preview of any day); an \
+            every-other or every-N rule from its first occurrence after that. On a 12-hour clock \
+            (LC_TIME en_US) an hour without am or pm has two readings: chime names both and takes neither.
+
             A trailing zone name (Europe/Berlin, UTC) evaluates the rule in that zone (iCalendar: \
             DTSTART's TZID); otherwise --tz or the system's zone. In a DST gap (02:30 on a spring-forward night) the rule fires \
             once at the end of the gap; in an overlap (01:30 twice) it fires once, the first time.
@@ -38,6 +55,7 @@ public struct Next: ParsableCommand {
             Examples:
               chime next "16:35 mon-fri" --count 5
               chime next "*-*~01 18:00" --after "2026-12-01 00:00" --tz Europe/Berlin --json
+              chime next "every other tuesday 09:00" --after "2026-11-26 10:00"
             """)
 
     @Argument(help: "The rule.")
@@ -47,7 +65,7 @@ public struct Next: ParsableCommand {
     var count: Int = 3
 
     @Option(name: .customLong("after"), help: ArgumentHelp(
-        "Start after this time instead of now: YYYY-MM-DD[ HH:MM[:SS]] in the rule's zone, or @UNIXTIME.", valueName: "TIME"))
+        "Start after this time instead of now, and read a phrase as said then: YYYY-MM-DD[ HH:MM[:SS]] in the rule's zone, or @UNIXTIME.", valueName: "TIME"))
     var after: String?
 
     @Option(name: .customLong("tz"), help: ArgumentHelp("Evaluate in this time zone (a tz name such as Europe/Berlin).", valueName: "ZONE"))
@@ -67,9 +85,21 @@ public struct Next: ParsableCommand {
         } else {
             zone = Zone.system()
         }
+        let now = WallClock.system.now().seconds
+        // A phrase is read as said at --after (or now), in the zone of --tz (or the system's).
+        var said = now
+        if let after {
+            guard let t = Self.parseTime(after, in: zone) else {
+                ExitStatus.usage.exit("--after \(after): use YYYY-MM-DD[ HH:MM[:SS]] or @UNIXTIME")
+            }
+            said = t
+        }
+        let context = PhraseContext(said: Instant(seconds: said), zone: zone, language: PhraseLanguage.user { Sys.environment($0) },
+                                    twelveHourClock: PhraseLanguage.twelveHourClock { Sys.environment($0) })
         let parsed: Rule
+        var words: String?
         do {
-            parsed = try Rule(parsing: rule)
+            (parsed, _, words) = try Rule.reading(rule, context)
         } catch {
             let characters = Array(rule)
             let end = min(characters.count, error.offset + max(error.length, 1))
@@ -82,7 +112,6 @@ public struct Next: ParsableCommand {
         } else if case .recurrence(let recurrence) = parsed {
             displayZone = recurrence.zone(floatingZone: zone)
         }
-        let now = WallClock.system.now().seconds
         let start: Int64
         if let after {
             guard let t = Self.parseTime(after, in: displayZone) else {
@@ -98,7 +127,8 @@ public struct Next: ParsableCommand {
             times.append(next.seconds)
             t = next.seconds
         }
-        NextReport(times: times, zone: displayZone, never: "never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))")
+        NextReport(times: times, zone: displayZone, never: "never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))",
+                   words: words)
             .print(json: json)
     }
 
@@ -156,7 +186,9 @@ struct NextReport: Report {
     var zone: Zone
     /// What the text says when there is no occurrence.
     var never: String
+    /// What a phrase was understood as, said back first (in text only).
+    var words: String? = nil
 
     func writeJSON(to out: inout PrintedOutput) { Datum.list(times.map { .instant(Instant(seconds: $0), zone) }).writeJSON(to: &out) }
-    var lines: [String] { times.isEmpty ? [never] : times.map { Next.human($0, in: zone) } }
+    var lines: [String] { (words.map { [$0] } ?? []) + (times.isEmpty ? [never] : times.map { Next.human($0, in: zone) }) }
 }

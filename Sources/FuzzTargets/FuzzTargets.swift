@@ -37,6 +37,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case tzif
     /// A sound file, decoded as the daemon decodes one: by its decoder, in a process of its own.
     case sound
+    /// A phrase in English or German (`every other tuesday 09:00`, `morgen um 7 Uhr`).
+    case phrase
 
     /// When every target counts from: 2026-11-26 00:00 UTC.
     static let now = Instant(seconds: 1_795_651_200)
@@ -53,6 +55,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .tzString: Self.tzString(String(decoding: bytes, as: UTF8.self))
         case .tzif: Self.tzif(bytes)
         case .sound: Self.sound(bytes)
+        case .phrase: Self.phrase(String(decoding: bytes, as: UTF8.self))
         }
     }
 
@@ -66,6 +69,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         }
         if case .calendar(let expression) = trigger.rule, (try? CalendarExpression(parsing: expression.description)) != expression {
             return "\(text): prints as \(expression.description), which does not read back"
+        }
+        return nil
+    }
+
+    /// A phrase read (in Berlin, in both languages) moves forward, and the words said back read
+    /// again as the same rule.
+    static func phrase(_ text: String) -> String? {
+        guard let berlin = try? Zone.named("Europe/Berlin") else { return "no Europe/Berlin" }
+        for language in PhraseLanguage.allCases {
+            let context = PhraseContext(said: now, zone: berlin, language: language)
+            guard let reading = try? Phrase.read(text, context) else { continue }
+            var t = now
+            for _ in 0..<3 {
+                guard let next = reading.rule.nextFire(after: t, anchor: now, repeats: true, in: berlin) else { break }
+                if next <= t { return "\(text): next fire \(next) after \(t)" }
+                t = next
+            }
+            guard let again = try? Phrase.read(reading.words, context) else { return "\(text): said back as \(reading.words), which does not read" }
+            if again.rule != reading.rule { return "\(text): said back as \(reading.words), which reads as another rule" }
         }
         return nil
     }

@@ -41,6 +41,29 @@ public enum Rule: Hashable, Sendable {
         }
     }
 
+    /// Any rule a person may write: the machine forms above first, then a phrase in English or German
+    /// (`tomorrow 7am`, `every other tuesday 09:00`, `jeden zweiten Dienstag um 9:00`), read as said
+    /// at `context.said`. `repeats` and `words` come with a phrase (nil for a machine form). When
+    /// neither reads it, the error is the phrase reading's if the text has words a phrase has.
+    public static func reading(_ text: String, _ context: PhraseContext) throws(RuleError) -> (rule: Rule, repeats: Bool?, words: String?) {
+        let machine: RuleError
+        do {
+            return (try Rule(parsing: text), nil, nil)
+        } catch {
+            machine = error
+        }
+        do {
+            let phrase = try Phrase.read(text, context)
+            return (phrase.rule, phrase.repeats, phrase.words)
+        } catch {
+            // A systemd expression or an RFC 5545 rule gets its own parser's word on what is wrong.
+            let machineLike = ["*", "..", "~", "="].contains { text.contains($0) } || text.uppercased().hasPrefix("DTSTART")
+                || text.uppercased().hasPrefix("RRULE")
+            // Else whichever read further (`16:65 mon-fri`: the minute, not the word), the phrase's on a tie.
+            throw machineLike || machine.offset > error.offset ? machine : error
+        }
+    }
+
     /// The next time the rule fires strictly after `time`, or nil when it never does again
     /// (nothing after `Instant.latest` counts). `anchor` is when the rule was set: an
     /// interval counts from it, and a non-repeating rule fires only at its first time after it.

@@ -1,0 +1,851 @@
+// When, said the way people say it, in English or German (issue 35): "tomorrow 7am", "noon",
+// "next friday 16:35", "in an hour and a half", "every other tuesday 09:00", "last friday of the
+// month 16:35", "1st of every month 09:00", "morgen um 7 Uhr", "halb acht", "jeden zweiten Dienstag
+// um 9:00", "jedes Jahr am 24.12. um 18:00", and at(1)'s time specifications ("teatime",
+// "now + 2 hours", "4pm + 3 days", "next week").
+//
+// A phrase is read into what it means (a time of day, a day, a repetition), then written as a rule
+// chime already runs: a calendar expression (`Mon,Thu *-*-* 09:00:00`, `2026-11-28 07:00:00`), an
+// RFC 5545 recurrence with its DTSTART (`DTSTART:20261201T090000 RRULE:FREQ=WEEKLY;INTERVAL=2;
+// BYDAY=TU`), or an interval. Relative words count from the moment the phrase is said, and an
+// every-other or every-N rule from its first occurrence after that moment. Both languages are always
+// read; the words said back are in the one asked for. Where a phrase can mean two things (`at 9`
+// on a 12-hour clock) both are said, and nothing is guessed.
+
+/// A language phrases are read in and said back in.
+public enum PhraseLanguage: String, Sendable, CaseIterable {
+    case english = "en"
+    case german = "de"
+
+    /// The user's (`LC_ALL`, `LC_TIME`, then `LANG`): German for `de_*`, else English.
+    public static func user(_ environment: (String) -> String?) -> PhraseLanguage {
+        for name in ["LC_ALL", "LC_TIME", "LANG"] {
+            if let value = environment(name), !value.isEmpty { return value.hasPrefix("de") ? .german : .english }
+        }
+        return .english
+    }
+
+    /// Whether the user's clock is the 12-hour one (`en_US`, `en_CA`, `en_AU`, `en_NZ`, `en_PH`,
+    /// `en_IN`): then `at 9` may be morning or evening, and chime asks.
+    public static func twelveHourClock(_ environment: (String) -> String?) -> Bool {
+        for name in ["LC_ALL", "LC_TIME", "LANG"] {
+            if let value = environment(name), !value.isEmpty {
+                return ["en_US", "en_CA", "en_AU", "en_NZ", "en_PH", "en_IN"].contains { value.hasPrefix($0) }
+            }
+        }
+        return false
+    }
+}
+
+/// Where and when a phrase is said.
+public struct PhraseContext: Sendable {
+    /// The moment it is said: today, tomorrow and `in an hour` count from it.
+    public var said: Instant
+    /// The zone its days and times are in.
+    public var zone: Zone
+    /// The language words are said back in.
+    public var language: PhraseLanguage
+    /// A 12-hour clock: an hour without am or pm (`at 9`) has two readings.
+    public var twelveHourClock: Bool
+
+    public init(said: Instant, zone: Zone, language: PhraseLanguage = .english, twelveHourClock: Bool = false) {
+        self.said = said
+        self.zone = zone
+        self.language = language
+        self.twelveHourClock = twelveHourClock
+    }
+}
+
+/// What a phrase was read as: the rule, whether it repeats, and the words understood.
+public struct PhraseReading: Hashable, Sendable {
+    public var rule: Rule
+    public var repeats: Bool
+    /// What was understood, in the context's language ("every 2 weeks on Tuesday at 09:00").
+    public var words: String
+}
+
+public enum Phrase {
+    /// Reads `text` as a phrase; the error points at the word not understood, with the nearest
+    /// word chime knows.
+    public static func read(_ text: String, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
+        try Rule.checkSize(text)
+        var parser = PhraseParser(text: text, context: context)
+        let meaning = try parser.parse()
+        do {
+            return try meaning.compile(context)
+        } catch {
+            // About the whole phrase, not one word of it.
+            throw RuleError(error.message, at: 0, length: text.count)
+        }
+    }
+}
+
+// MARK: - Words
+
+/// A word's meaning, whichever language it is in.
+enum PhraseWord: Hashable {
+    case weekday(Int)  // 1 Monday ... 7 Sunday
+    case weekdays(Int)  // "mondays", "montags": that day every week
+    case monthName(Int)
+    case today, tomorrow, dayAfterTomorrow
+    case next, every, other, last
+    case ordinal(Int)
+    case number(Int)
+    case unit(PhraseUnit)
+    case daily, workdays, weekend
+    case am, pm, morning, evening, noon, midnight, teatime, oclock
+    case at, on, inWord, of, the, and, now, plus, day, half, quarter, threeQuarters, past, to, year, month, week, after, from
+}
+
+enum PhraseUnit: Hashable {
+    case minute, hour, day, week, month, year
+    var seconds: Int64? {
+        switch self {
+        case .minute: 60
+        case .hour: 3600
+        default: nil
+        }
+    }
+}
+
+enum PhraseLexicon {
+    static let words: [String: PhraseWord] = {
+        var w: [String: PhraseWord] = [:]
+        let days = [["monday", "mon", "montag", "mo"], ["tuesday", "tue", "tues", "dienstag", "di"],
+                    ["wednesday", "wed", "mittwoch", "mi"], ["thursday", "thu", "thur", "thurs", "donnerstag", "do"],
+                    ["friday", "fri", "freitag", "fr"], ["saturday", "sat", "samstag", "sonnabend", "sa"], ["sunday", "sun", "sonntag", "so"]]
+        let plural = [["mondays", "montags"], ["tuesdays", "dienstags"], ["wednesdays", "mittwochs"], ["thursdays", "donnerstags"],
+                      ["fridays", "freitags"], ["saturdays", "samstags", "sonnabends"], ["sundays", "sonntags"]]
+        for (index, names) in days.enumerated() { for name in names { w[name] = .weekday(index + 1) } }
+        for (index, names) in plural.enumerated() { for name in names { w[name] = .weekdays(index + 1) } }
+        let months = [["january", "jan", "januar", "jänner", "jaenner"], ["february", "feb", "februar"], ["march", "mar", "märz", "maerz", "mär"],
+                      ["april", "apr"], ["may", "mai"], ["june", "jun", "juni"], ["july", "jul", "juli"], ["august", "aug"],
+                      ["september", "sep", "sept"], ["october", "oct", "oktober", "okt"], ["november", "nov"], ["december", "dec", "dezember", "dez"]]
+        for (index, names) in months.enumerated() { for name in names { w[name] = .monthName(index + 1) } }
+        let ordinals = [["first", "erste", "ersten", "erster", "erstes"], ["second", "zweite", "zweiten", "zweiter", "zweites"],
+                        ["third", "dritte", "dritten", "dritter", "drittes"], ["fourth", "vierte", "vierten", "vierter", "viertes"],
+                        ["fifth", "fünfte", "fünften", "fuenfte", "fuenften"]]
+        for (index, names) in ordinals.enumerated() { for name in names { w[name] = .ordinal(index + 1) } }
+        let numbers = [["one", "a", "an", "ein", "eine", "einen", "einer", "einem"], ["two", "zwei"], ["three", "drei"], ["four", "vier"],
+                       ["five", "fünf", "fuenf"], ["six", "sechs"], ["seven", "sieben"], ["eight", "acht"], ["nine", "neun"], ["ten", "zehn"],
+                       ["eleven", "elf"], ["twelve", "zwölf", "zwoelf"]]
+        for (index, names) in numbers.enumerated() { for name in names { w[name] = .number(index + 1) } }
+        func all(_ names: [String], _ word: PhraseWord) { for name in names { w[name] = word } }
+        all(["minute", "minutes", "min", "mins", "minuten"], .unit(.minute))
+        all(["hour", "hours", "hr", "hrs", "stunde", "stunden"], .unit(.hour))
+        all(["days", "tage", "tagen"], .unit(.day))
+        all(["weeks", "wochen"], .unit(.week))
+        all(["months", "monate", "monaten"], .unit(.month))
+        all(["years", "jahre", "jahren"], .unit(.year))
+        all(["day", "tag"], .day)
+        all(["week", "woche"], .week)
+        all(["month", "monat", "monats"], .month)
+        all(["year", "jahr", "jahres"], .year)
+        all(["today", "heute"], .today)
+        all(["tomorrow", "morgen"], .tomorrow)
+        all(["übermorgen", "uebermorgen"], .dayAfterTomorrow)
+        all(["next", "nächsten", "nächster", "nächste", "naechsten", "naechster", "naechste", "kommenden", "kommender", "kommende"], .next)
+        all(["every", "each", "jeden", "jede", "jedes", "alle", "allen"], .every)
+        all(["other"], .other)
+        all(["last", "letzten", "letzter", "letzte", "letztes"], .last)
+        all(["daily", "everyday", "täglich", "taeglich"], .daily)
+        all(["weekday", "weekdays", "workday", "workdays", "werktags", "wochentags", "werktag", "werktage", "wochentag"], .workdays)
+        all(["weekend", "weekends", "wochenende", "wochenenden"], .weekend)
+        all(["am", "a.m."], .am)
+        all(["pm", "p.m."], .pm)
+        all(["morning", "morgens", "früh", "frueh", "vormittags"], .morning)
+        all(["evening", "night", "tonight", "abends", "nachmittags", "nachts", "afternoon"], .evening)
+        all(["noon", "midday", "mittag", "mittags"], .noon)
+        all(["midnight", "mitternacht"], .midnight)
+        all(["teatime"], .teatime)
+        all(["o'clock", "oclock", "uhr"], .oclock)
+        all(["at", "um", "@"], .at)
+        all(["on"], .on)
+        all(["in"], .inWord)
+        all(["of", "im", "des", "every-month"], .of)
+        all(["the", "der", "die", "das", "den", "dem"], .the)
+        all(["and", "und", "&"], .and)
+        all(["now", "jetzt"], .now)
+        all(["+"], .plus)
+        all(["half", "halb", "halbe", "halben"], .half)
+        all(["quarter", "viertel"], .quarter)
+        all(["dreiviertel"], .threeQuarters)
+        all(["past", "nach"], .past)
+        all(["to", "vor"], .to)
+        all(["after"], .after)
+        all(["from", "starting", "ab"], .from)
+        return w
+    }()
+
+    /// The known words, for "did you mean".
+    static let vocabulary: [String] = words.keys.filter { $0.count > 2 }.sorted()
+}
+
+// MARK: - Tokens
+
+struct PhraseToken {
+    enum Kind {
+        case word(PhraseWord)
+        case integer(Int)
+        /// `24th`, `1st`, German `24.`
+        case ordinalNumber(Int)
+        case clock(hour: Int, minute: Int, meridiem: PhraseWord?)
+        case date(year: Int?, month: Int, day: Int)
+        case unknown
+    }
+    var kind: Kind
+    var text: String
+    var offset: Int
+    var length: Int
+}
+
+enum PhraseTokenizer {
+    static func tokens(_ text: String) -> [PhraseToken] {
+        var out: [PhraseToken] = []
+        var current = ""
+        var start = 0
+        var index = 0
+        func flush() {
+            if !current.isEmpty { out.append(token(current, offset: start)) }
+            current = ""
+        }
+        for character in text.lowercased() {
+            if character == " " || character == "\t" || character == "," || character == "\n" {
+                flush()
+            } else if character == "+" {
+                flush()
+                out.append(PhraseToken(kind: .word(.plus), text: "+", offset: index, length: 1))
+            } else {
+                if current.isEmpty { start = index }
+                current.append(character)
+            }
+            index += 1
+        }
+        flush()
+        return out
+    }
+
+    static func token(_ text: String, offset: Int) -> PhraseToken {
+        func make(_ kind: PhraseToken.Kind) -> PhraseToken { PhraseToken(kind: kind, text: text, offset: offset, length: text.count) }
+        if let word = PhraseLexicon.words[text] { return make(.word(word)) }
+        if let value = Int(text), text.count <= 4 { return make(.integer(value)) }
+        // 1st 2nd 3rd 24th; German 24.
+        for suffix in ["st", "nd", "rd", "th", "."] where text.hasSuffix(suffix) {
+            if let value = Int(text.dropLast(suffix.count)), (1...31).contains(value), text.count - suffix.count <= 2 { return make(.ordinalNumber(value)) }
+        }
+        // Dates: 2026-12-24, 24.12., 24.12.2026, 12/24/2026.
+        if let date = date(text) { return make(.date(year: date.0, month: date.1, day: date.2)) }
+        // Times: 7am 7:30pm 19:30 7.30 19h30
+        if let clock = clock(text) { return make(.clock(hour: clock.0, minute: clock.1, meridiem: clock.2)) }
+        return make(.unknown)
+    }
+
+    static func date(_ text: String) -> (Int?, Int, Int)? {
+        let dashed = text.split(separator: "-", omittingEmptySubsequences: false)
+        if dashed.count == 3, dashed[0].count == 4, let y = Int(dashed[0]), let m = Int(dashed[1]), let d = Int(dashed[2]),
+           dashed[1].count <= 2, dashed[2].count <= 2 {
+            return (y, m, d)
+        }
+        let dotted = text.split(separator: ".", omittingEmptySubsequences: false)
+        if dotted.count == 3, dotted[0].count <= 2, dotted[1].count <= 2, let d = Int(dotted[0]), let m = Int(dotted[1]) {
+            if dotted[2].isEmpty { return (nil, m, d) }
+            if let y = Int(dotted[2]), dotted[2].count == 4 || dotted[2].count == 2 { return (dotted[2].count == 2 ? 2000 + y : y, m, d) }
+        }
+        let slashed = text.split(separator: "/", omittingEmptySubsequences: false)
+        if slashed.count >= 2, slashed.count <= 3, slashed[0].count <= 2, slashed[1].count <= 2, let m = Int(slashed[0]), let d = Int(slashed[1]) {
+            if slashed.count == 2 { return (nil, m, d) }
+            if let y = Int(slashed[2]), slashed[2].count == 4 || slashed[2].count == 2 { return (slashed[2].count == 2 ? 2000 + y : y, m, d) }
+        }
+        return nil
+    }
+
+    static func clock(_ text: String) -> (Int, Int, PhraseWord?)? {
+        var body = Substring(text)
+        var meridiem: PhraseWord?
+        for (suffix, word) in [("a.m.", PhraseWord.am), ("p.m.", .pm), ("am", .am), ("pm", .pm), ("h", .oclock)] where body.hasSuffix(suffix) {
+            body = body.dropLast(suffix.count)
+            meridiem = word == .oclock ? nil : word
+            break
+        }
+        let parts = body.split(separator: ":", omittingEmptySubsequences: false)
+        let pieces = parts.count > 1 ? parts : body.split(separator: ".", omittingEmptySubsequences: false).count == 2
+            ? body.split(separator: ".", omittingEmptySubsequences: false) : body.split(separator: "h", omittingEmptySubsequences: false)
+        if pieces.count == 2, pieces[0].count <= 2, pieces[1].count == 2, let h = Int(pieces[0]), let m = Int(pieces[1]), (0...59).contains(m) {
+            return (h, m, meridiem)
+        }
+        if pieces.count == 1, meridiem != nil || text.hasSuffix("h"), body.count <= 2, let h = Int(body) { return (h, 0, meridiem) }
+        return nil
+    }
+}
+
+// MARK: - Meaning
+
+/// What a phrase says, before it is a rule.
+struct PhraseMeaning {
+    struct TimeOfDay: Equatable {
+        var hour: Int
+        var minute: Int
+        /// Both readings when the hour could be morning or evening (a 12-hour clock, no am or pm).
+        var ambiguous = false
+    }
+    enum Day: Equatable {
+        case offset(Int)  // today + n days
+        case weekday(Int, next: Bool)
+        case date(year: Int?, month: Int, day: Int)
+    }
+    enum Repeat: Equatable {
+        case days(interval: Int)
+        case weekdays(Set<Int>, interval: Int)
+        /// Monthly on the nth weekdays (-1: the last).
+        case monthlyWeekdays([Int], weekday: Int, interval: Int)
+        case monthDay(Int, interval: Int)  // -1: the last day
+        case yearly(month: Int, day: Int)
+        case everyUnit(PhraseUnit, Int)  // every N weeks/months/years from the first occurrence
+        case interval(seconds: Int64)
+    }
+    var time: TimeOfDay?
+    var day: Day?
+    var repeating: Repeat?
+    /// `in 2 hours`, `now + 3 days`, `4pm + 3 days`: seconds or days added.
+    /// Where a repetition starts (`from Tue 1 Dec`): its first occurrence is the first from then.
+    var start: Day?
+    /// A weekday said beside a date (`Tue 1 Dec`): it must be that date's.
+    var weekdayOfDate: Int?
+    var plusSeconds: Int64 = 0
+    var plusDays = 0
+    var plusMonths = 0
+    var relativeToNow = false
+}
+
+// MARK: - Reading
+
+struct PhraseParser {
+    let text: String
+    let context: PhraseContext
+    var tokens: [PhraseToken]
+    var index = 0
+    var meaning = PhraseMeaning()
+
+    init(text: String, context: PhraseContext) {
+        self.text = text
+        self.context = context
+        tokens = PhraseTokenizer.tokens(text)
+    }
+
+    var current: PhraseToken? { index < tokens.count ? tokens[index] : nil }
+    func peek(_ ahead: Int = 1) -> PhraseToken? { index + ahead < tokens.count ? tokens[index + ahead] : nil }
+    func word(_ token: PhraseToken?) -> PhraseWord? { if case .word(let w)? = token?.kind { w } else { nil } }
+    func number(_ token: PhraseToken?) -> Int? {
+        switch token?.kind {
+        case .integer(let n)?: n
+        case .word(.number(let n))?: n
+        default: nil
+        }
+    }
+
+    func fail(_ message: String, _ token: PhraseToken?) -> RuleError {
+        guard let token else { return RuleError(message, at: text.count, length: 0) }
+        return RuleError(message, at: token.offset, length: token.length)
+    }
+
+    mutating func parse() throws(RuleError) -> PhraseMeaning {
+        guard !tokens.isEmpty else { throw RuleError("say when, e.g. 'tomorrow 7am' or 'every monday 09:00'") }
+        while let token = current {
+            try step(token)
+        }
+        return meaning
+    }
+
+    mutating func setTime(_ time: PhraseMeaning.TimeOfDay, _ token: PhraseToken) throws(RuleError) {
+        guard meaning.time == nil else { throw fail("a second time of day", token) }
+        meaning.time = time
+    }
+
+    var startsHere = false
+
+    mutating func setDay(_ day: PhraseMeaning.Day, _ token: PhraseToken) throws(RuleError) {
+        if startsHere {
+            guard meaning.start == nil else { throw fail("a second start", token) }
+            meaning.start = day
+            startsHere = false
+            return
+        }
+        guard meaning.day == nil, meaning.repeating == nil || {
+            if case .date = day, case .yearly? = meaning.repeating { return false }
+            return true
+        }() else { throw fail("a second day", token) }
+        meaning.day = day
+    }
+
+    mutating func setRepeat(_ repeating: PhraseMeaning.Repeat, _ token: PhraseToken) throws(RuleError) {
+        guard meaning.repeating == nil else { throw fail("a second repetition", token) }
+        meaning.repeating = repeating
+    }
+
+    /// An hour and minute of a 24- or 12-hour clock, with what follows it (am, pm, Uhr, morning).
+    mutating func clock(_ hour: Int, _ minute: Int, meridiem given: PhraseWord?, _ token: PhraseToken) throws(RuleError) {
+        var meridiem = given
+        var said24 = false
+        while let next = word(current) {
+            // German `am` before a day is `on` (`um 19 Uhr am Montag`), not a.m.
+            if next == .am, let after = peek(), isDayLike(after) { break }
+            if next == .am || next == .pm || next == .morning || next == .evening {
+                meridiem = next
+                index += 1
+            } else if next == .oclock {
+                said24 = true
+                index += 1
+            } else if next == .inWord, word(peek()) == .the, let part = word(peek(2)), part == .morning || part == .evening {
+                meridiem = part
+                index += 3
+            } else {
+                break
+            }
+        }
+        var h = hour
+        switch meridiem {
+        case .am?, .morning?:
+            guard (1...12).contains(hour) || (meridiem == .morning && hour < 12) else { throw fail("\(hour) is not an hour of the morning", token) }
+            h = hour == 12 ? 0 : hour
+        case .pm?, .evening?:
+            guard (1...12).contains(hour) || (meridiem == .evening && (12...23).contains(hour)) else { throw fail("\(hour) is not an hour of the afternoon or evening", token) }
+            h = hour < 12 ? hour + 12 : hour
+        default:
+            guard (0...24).contains(hour), hour < 24 || minute == 0 else { throw fail("\(hour):\(minute) is not a time of day", token) }
+            if hour == 24 { h = 0 }
+        }
+        let ambiguous = meridiem == nil && !said24 && context.twelveHourClock && (1...12).contains(hour) && !token.text.contains(":")
+            && !token.text.hasPrefix("0")
+        try setTime(PhraseMeaning.TimeOfDay(hour: h, minute: minute, ambiguous: ambiguous), token)
+    }
+
+    /// A count and unit (`2 hours`, `an hour and a half`, `einer Stunde`), added to the meaning.
+    mutating func span(_ token: PhraseToken, sign: Int) throws(RuleError) {
+        var count = 1
+        if let n = number(current) {
+            count = n
+            index += 1
+        }
+        let unitToken = current
+        var unit: PhraseUnit
+        switch word(unitToken) {
+        case .unit(let u)?: unit = u
+        case .day?: unit = .day
+        case .week?: unit = .week
+        case .month?: unit = .month
+        case .year?: unit = .year
+        default: throw fail("a length of time, e.g. '2 hours' or '3 days'", unitToken ?? token)
+        }
+        index += 1
+        var halfMore = false
+        if word(current) == .and, word(peek()) == .number(1), word(peek(2)) == .half {
+            halfMore = true
+            index += 3
+        } else if word(current) == .and, word(peek()) == .half {
+            halfMore = true
+            index += 2
+        }
+        if unit == .month || unit == .year {
+            guard !halfMore else { throw fail("half a month or year is not a length chime counts", unitToken) }
+            meaning.plusMonths += sign * count * (unit == .year ? 12 : 1)
+        } else if unit == .day || unit == .week {
+            meaning.plusDays += sign * count * (unit == .week ? 7 : 1)
+            if halfMore { meaning.plusSeconds += Int64(sign * (unit == .week ? 302_400 : 43_200)) }
+        } else {
+            let seconds = unit.seconds!
+            meaning.plusSeconds += Int64(sign) * (Int64(count) * seconds + (halfMore ? seconds / 2 : 0))
+        }
+        // `an hour and 30 minutes`
+        if word(current) == .and, number(peek()) != nil, case .word(.unit)? = peek(2)?.kind {
+            index += 1
+            try span(token, sign: sign)
+        }
+    }
+
+    /// A weekday list: `monday and thursday`, `mon, wed, fri`.
+    mutating func weekdayList(first: Int) -> Set<Int> {
+        var days: Set<Int> = [first]
+        while true {
+            var look = index
+            if look < tokens.count, word(tokens[look]) == .and { look += 1 }
+            guard look < tokens.count else { break }
+            switch word(tokens[look]) {
+            case .weekday(let d)?, .weekdays(let d)?:
+                days.insert(d)
+                index = look + 1
+            default:
+                return days
+            }
+        }
+        return days
+    }
+
+    mutating func step(_ token: PhraseToken) throws(RuleError) {
+        index += 1
+        switch token.kind {
+        case .clock(let h, let m, let meridiem):
+            try clock(h, m, meridiem: meridiem, token)
+        case .integer(let n):
+            // `24 Dec 2026`; else an hour: `7 Uhr`, `9 am`, `at 9`.
+            if case .monthName(let month)? = word(current), (1...31).contains(n) {
+                index += 1
+                try setDay(.date(year: year(), month: month, day: n), token)
+            } else {
+                try clock(n, 0, meridiem: nil, token)
+            }
+        case .ordinalNumber(let n):
+            // `24th December`, `am 24. Dezember`, `the 1st of every month`
+            if case .monthName(let month)? = word(current) {
+                index += 1
+                try setDay(.date(year: year(), month: month, day: n), token)
+            } else if word(current) == .of, let nextToken = peek(), case .monthName(let month)? = word(nextToken) {
+                index += 2
+                try setDay(.date(year: year(), month: month, day: n), token)
+            } else if try ofEveryMonth() {
+                try setRepeat(.monthDay(n, interval: 1), token)
+            } else {
+                throw fail("the \(n)th of which month? e.g. '\(n) Dec' or '\(n) of every month'", token)
+            }
+        case .date(let y, let m, let d):
+            try setDay(.date(year: y, month: m, day: d), token)
+        case .word(let w):
+            try step(w, token)
+        case .unknown:
+            let nearest = closest(token.text)
+            throw fail("'\(token.text)' is not a word chime knows" + (nearest.map { "; did you mean '\($0)'?" } ?? ""), token)
+        }
+    }
+
+    /// Whether a token names a day (after German `am`, which is then `on`).
+    func isDayLike(_ token: PhraseToken) -> Bool {
+        switch token.kind {
+        case .ordinalNumber, .date: return true
+        case .word(let w):
+            switch w {
+            case .weekday, .weekend, .workdays, .the, .last, .ordinal, .tomorrow, .today, .dayAfterTomorrow: return true
+            default: return false
+            }
+        default: return false
+        }
+    }
+
+    /// A year after a date (`24 Dec 2026`).
+    mutating func year() -> Int? {
+        if case .integer(let y)? = current?.kind, y >= 1970, y <= 9999 {
+            index += 1
+            return y
+        }
+        return nil
+    }
+
+    /// `of every month`, `of the month`, `jeden Monats`, `im Monat`: consumed, true when there.
+    mutating func ofEveryMonth() throws(RuleError) -> Bool {
+        var look = index
+        while look < tokens.count, let w = word(tokens[look]), w == .of || w == .the || w == .every || w == .inWord { look += 1 }
+        guard look < tokens.count, word(tokens[look]) == .month, look > index || word(tokens[look]) == .month else { return false }
+        index = look + 1
+        return true
+    }
+
+    mutating func step(_ w: PhraseWord, _ token: PhraseToken) throws(RuleError) {
+        switch w {
+        case .at, .on, .the, .and, .oclock, .of:
+            return  // words that join
+        case .am where current.map(isDayLike) == true:
+            return  // German `am Montag`, `am 24.12.`, `am Wochenende`: on
+        case .am, .pm, .morning, .evening:
+            throw fail("'\(token.text)' after what time? e.g. '7 \(token.text)'", token)
+        case .today: try setDay(.offset(0), token)
+        case .tomorrow:
+            // German `morgen früh` is tomorrow morning; `morgens` alone is a time of day (above).
+            try setDay(.offset(1), token)
+        case .dayAfterTomorrow: try setDay(.offset(2), token)
+        case .day:
+            // `the day after tomorrow`
+            if word(current) == .after, word(peek()) == .tomorrow {
+                index += 2
+                try setDay(.offset(2), token)
+            } else {
+                throw fail("which day? e.g. 'tomorrow' or 'every day'", token)
+            }
+        case .from:
+            startsHere = true
+        case .weekday(let d) where current.map({ t in
+            switch t.kind {
+            case .date, .ordinalNumber, .integer: true
+            default: false
+            }
+        }) == true:
+            // `Tue 1 Dec`, `Sa 28.11.`: the date says the day; the weekday must be its own.
+            meaning.weekdayOfDate = d
+        case .weekday(let d):
+            if meaning.repeating == nil, word(current) == .and || { if case .weekday? = word(current) { return true } else { return false } }() {
+                let days = weekdayList(first: d)
+                throw fail("which \(days.count == 2 ? "of the two" : "one")? Say 'every' for each of them (e.g. 'every \(token.text) and ...')", token)
+            }
+            try setDay(.weekday(d, next: false), token)
+        case .weekdays(let d):
+            try setRepeat(.weekdays(weekdayList(first: d), interval: 1), token)
+        case .monthName(let m):
+            // `December 24th`, `Dec 24`, `Dezember 24`
+            switch current?.kind {
+            case .ordinalNumber(let d)?, .integer(let d)?:
+                index += 1
+                try setDay(.date(year: year(), month: m, day: d), token)
+            default:
+                throw fail("which day of \(token.text)? e.g. '\(token.text) 24'", token)
+            }
+        case .next:
+            switch word(current) {
+            case .weekday(let d)?:
+                index += 1
+                try setDay(.weekday(d, next: true), token)
+            case .week?:
+                index += 1
+                meaning.relativeToNow = true
+                meaning.plusDays += 7
+            case .month?:
+                index += 1
+                meaning.relativeToNow = true
+                meaning.plusMonths += 1
+            case .year?:
+                index += 1
+                meaning.relativeToNow = true
+                meaning.plusMonths += 12
+            case .day?:
+                index += 1
+                meaning.relativeToNow = true
+                meaning.plusDays += 1
+            default:
+                let nearest = current.flatMap { closest($0.text) }
+                throw fail("next what? e.g. 'next friday' or 'next week'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), current ?? token)
+            }
+        case .inWord:
+            if word(current) == .the, let part = word(peek()), part == .morning || part == .evening {
+                throw fail("'in the \(peek()!.text)' after what time? e.g. '7 in the \(peek()!.text)'", token)
+            }
+            meaning.relativeToNow = meaning.day == nil
+            try span(token, sign: 1)
+        case .now:
+            meaning.relativeToNow = true
+        case .plus:
+            try span(token, sign: 1)
+        case .noon: try setTime(.init(hour: 12, minute: 0), token)
+        case .midnight: try setTime(.init(hour: 0, minute: 0), token)
+        case .teatime: try setTime(.init(hour: 16, minute: 0), token)
+        case .half:
+            // German `halb acht` (7:30); English `half past 7`.
+            if let n = number(current) {
+                index += 1
+                try clock(n == 0 ? 23 : n - 1, 30, meridiem: nil, token)
+            } else if word(current) == .past, let n = number(peek()) {
+                index += 2
+                try clock(n, 30, meridiem: nil, token)
+            } else {
+                throw fail("half past what? e.g. 'half past 7' or 'halb acht'", token)
+            }
+        case .quarter, .threeQuarters:
+            // `quarter past 7`, `quarter to 8`, `viertel nach 7`, `viertel vor 8`, `dreiviertel 8`
+            if w == .threeQuarters, let n = number(current) {
+                index += 1
+                try clock(n == 0 ? 23 : n - 1, 45, meridiem: nil, token)
+            } else if let direction = word(current), direction == .past || direction == .to, let n = number(peek()) {
+                index += 2
+                try clock(direction == .past ? n : (n == 0 ? 23 : n - 1), direction == .past ? 15 : 45, meridiem: nil, token)
+            } else {
+                throw fail("a quarter past or to what? e.g. 'quarter past 7'", token)
+            }
+        case .every:
+            try every(token)
+        case .daily:
+            try setRepeat(.days(interval: 1), token)
+        case .workdays:
+            try setRepeat(.weekdays([1, 2, 3, 4, 5], interval: 1), token)
+        case .weekend:
+            try setRepeat(.weekdays([6, 7], interval: 1), token)
+        case .ordinal, .last:
+            try ordinalOfMonth(w, token)
+        case .number(let n):
+            // `seven o'clock`, `sieben Uhr`
+            try clock(n, 0, meridiem: nil, token)
+        default:
+            throw fail("'\(token.text)' is not understood here", token)
+        }
+    }
+
+    /// `the first monday of the month`, `the last friday of every month`, `the 2nd and 4th saturday`,
+    /// `the last day of the month`.
+    mutating func ordinalOfMonth(_ w: PhraseWord, _ token: PhraseToken) throws(RuleError) {
+        var ordinals = [w == .last ? -1 : { if case .ordinal(let n) = w { n } else { 1 } }()]
+        while word(current) == .and, let after = peek() {
+            let more: Int? = switch after.kind {
+            case .word(.ordinal(let n)): n
+            case .word(.last): -1
+            case .ordinalNumber(let n) where n <= 5: n
+            default: nil
+            }
+            guard let more else { break }
+            ordinals.append(more)
+            index += 2
+        }
+        switch word(current) {
+        case .weekday(let d)?:
+            index += 1
+            _ = try ofEveryMonth()
+            try setRepeat(.monthlyWeekdays(ordinals, weekday: d, interval: 1), token)
+        case .day?:
+            index += 1
+            guard ordinals == [-1] || ordinals.count == 1 else { throw fail("one day of the month at a time", token) }
+            _ = try ofEveryMonth()
+            try setRepeat(.monthDay(ordinals[0], interval: 1), token)
+        default:
+            throw fail("the \(token.text) what? e.g. '\(token.text) friday of the month'", current ?? token)
+        }
+    }
+
+    /// After `every`: `day`, `monday and thursday`, `other tuesday`, `2 weeks`, `second tuesday`,
+    /// `year on 24 Dec`, `month on the 1st`, `2nd and 4th saturday`, `weekday`, `weekend`.
+    mutating func every(_ token: PhraseToken) throws(RuleError) {
+        var interval = 1
+        if word(current) == .other {
+            interval = 2
+            index += 1
+        } else if let n = number(current), let after = peek() {
+            switch after.kind {
+            case .word(.unit), .word(.day), .word(.week), .word(.month), .word(.year):
+                interval = n
+                index += 1
+            case .word(.weekday), .word(.weekdays):
+                // `alle zwei Wochen`-style counts before a day are read as every other/nth.
+                interval = n
+                index += 1
+            default: break
+            }
+        }
+        guard let next = current else { throw fail("every what? e.g. 'every day' or 'every monday'", token) }
+        switch next.kind {
+        case .word(.ordinal(let n)):
+            // `every second tuesday` (German `jeden zweiten Dienstag`: every other one), or `every first
+            // monday of the month`.
+            index += 1
+            if case .weekday(let d)? = word(current) {
+                index += 1
+                let monthly = try ofEveryMonth()
+                if monthly || interval != 1 {
+                    try setRepeat(.monthlyWeekdays([n], weekday: d, interval: 1), token)
+                } else {
+                    try setRepeat(.weekdays([d], interval: n), token)
+                }
+            } else if word(current) == .and {
+                try ordinalOfMonth(.ordinal(n), next)
+            } else if word(current) == .day {
+                index += 1
+                _ = try ofEveryMonth()
+                try setRepeat(.monthDay(n, interval: 1), token)
+            } else {
+                throw fail("every \(next.text) what? e.g. 'every \(next.text) tuesday'", current ?? next)
+            }
+        case .ordinalNumber(let n):
+            index += 1
+            if case .weekday(let d)? = word(current) {
+                index += 1
+                _ = try ofEveryMonth()
+                try setRepeat(.monthlyWeekdays([n], weekday: d, interval: 1), token)
+            } else if word(current) == .and {
+                try ordinalOfMonth(.ordinal(n), next)
+            } else {
+                throw fail("every \(next.text) what? e.g. 'every \(next.text) saturday'", current ?? next)
+            }
+        case .word(.last):
+            index += 1
+            try ordinalOfMonth(.last, next)
+        case .word(.day), .word(.unit(.day)):
+            index += 1
+            try setRepeat(.days(interval: interval), token)
+        case .word(.weekday(let d)), .word(.weekdays(let d)):
+            index += 1
+            try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
+        case .word(.workdays):
+            index += 1
+            try setRepeat(.weekdays([1, 2, 3, 4, 5], interval: interval), token)
+        case .word(.weekend):
+            index += 1
+            try setRepeat(.weekdays([6, 7], interval: interval), token)
+        case .word(.week), .word(.unit(.week)):
+            index += 1
+            // `every week on monday`; `every 2 weeks` alone counts from now
+            if word(current) == .on || word(current) == .am, case .weekday(let d)? = word(peek()) {
+                index += 2
+                try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
+            } else if case .weekday(let d)? = word(current) {
+                index += 1
+                try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
+            } else {
+                try setRepeat(.everyUnit(.week, interval), token)
+            }
+        case .word(.month), .word(.unit(.month)):
+            index += 1
+            // `every month on the 1st`
+            var look = index
+            while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
+            if look < tokens.count, case .ordinalNumber(let d) = tokens[look].kind {
+                index = look + 1
+                try setRepeat(.monthDay(d, interval: interval), token)
+            } else {
+                try setRepeat(.everyUnit(.month, interval), token)
+            }
+        case .word(.year), .word(.unit(.year)):
+            index += 1
+            if interval == 1 {
+                // `every year on 24 Dec`, `jedes Jahr am 24.12.`: the date follows.
+                var look = index
+                while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
+                index = look
+                guard let dateToken = current else { throw fail("every year on which day? e.g. 'every year on 24 Dec'", next) }
+                let before = meaning.day
+                try step(dateToken)
+                guard case .date(_, let m, let d)? = meaning.day, before == nil else {
+                    throw fail("every year on which day? e.g. 'every year on 24 Dec'", dateToken)
+                }
+                meaning.day = nil
+                try setRepeat(.yearly(month: m, day: d), token)
+            } else {
+                try setRepeat(.everyUnit(.year, interval), token)
+            }
+        case .word(.unit(let unit)) where unit == .minute || unit == .hour:
+            index += 1
+            try setRepeat(.interval(seconds: Int64(interval) * unit.seconds!), token)
+        case .integer, .word(.number):
+            // `every 25 minutes` (the count was not taken above: what follows is no unit)
+            throw fail("every \(next.text) what? e.g. 'every \(next.text) days'", peek() ?? next)
+        default:
+            let nearest = closest(next.text)
+            throw fail("every '\(next.text)'? e.g. 'every day', 'every monday', 'every 2 weeks'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), next)
+        }
+    }
+
+    func closest(_ word: String) -> String? {
+        var best: (String, Int)?
+        for candidate in PhraseLexicon.vocabulary {
+            let distance = phraseEditDistance(word, candidate)
+            if distance <= max(1, word.count / 3), best == nil || distance < best!.1 { best = (candidate, distance) }
+        }
+        return best?.0
+    }
+}
+
+/// Levenshtein distance, bounded by the words' lengths (phrases are short).
+func phraseEditDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a.prefix(40)), b = Array(b.prefix(40))
+    var row = Array(0...b.count)
+    for i in 1...max(1, a.count) where !a.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in 1...max(1, b.count) where !b.isEmpty {
+            let kept = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = kept
+        }
+    }
+    return a.isEmpty ? b.count : row[b.count]
+}

@@ -1,0 +1,306 @@
+// A phrase's meaning as a rule chime already runs, and said back in words (English or German).
+
+extension PhraseMeaning {
+    func compile(_ context: PhraseContext) throws(RuleError) -> PhraseReading {
+        let zone = context.zone
+        let said = context.said.seconds
+        let today = zone.civil(at: said)
+        let words = PhraseWords(language: context.language)
+
+        if let time, time.ambiguous {
+            let morning = PhraseWords.clock(time.hour % 12, time.minute), evening = PhraseWords.clock(time.hour % 12 + 12, time.minute)
+            throw RuleError("\(time.hour % 12 == 0 ? 12 : time.hour % 12) could be \(morning) or \(evening): say '\(time.hour % 12 == 0 ? 12 : time.hour % 12)am' or '\(time.hour % 12 == 0 ? 12 : time.hour % 12)pm' (or \(morning) or \(evening))")
+        }
+
+        /// The first day from `from` (a civil date) on which `matches`, with the time of day after `said`.
+        func first(from day: CivilTime, within days: Int = 800, _ matches: (CivilTime) -> Bool) throws(RuleError) -> CivilTime {
+            guard let time else { throw RuleError("at what time? e.g. add '09:00'") }
+            var candidate = day
+            for _ in 0..<days {
+                var at = candidate
+                at.hour = time.hour
+                at.minute = time.minute
+                at.second = 0
+                if matches(candidate), zone.resolve(at).instant.map({ $0 > said }) ?? true { return at }
+                candidate = CivilTime(localSeconds: candidate.localSeconds + 86_400)
+            }
+            throw RuleError("it never comes in the next \(days) days")
+        }
+        func startDay() throws(RuleError) -> CivilTime {
+            guard let start else { return today }
+            return try civil(of: start, context)
+        }
+        func expression(_ text: String) throws(RuleError) -> Rule { .calendar(try CalendarExpression(parsing: text)) }
+        func recurrence(_ dtstart: CivilTime, _ rule: String) throws(RuleError) -> Rule {
+            let stamp = "\(pad(dtstart.year, 4))\(pad(dtstart.month, 2))\(pad(dtstart.day, 2))T\(pad(dtstart.hour, 2))\(pad(dtstart.minute, 2))00"
+            return .recurrence(try Recurrence(parsing: "DTSTART:\(stamp) RRULE:\(rule)"))
+        }
+        let hhmm = time.map { "\(pad($0.hour, 2)):\(pad($0.minute, 2)):00" } ?? ""
+
+        if let repeating {
+            if case .interval(let seconds) = repeating {
+                guard time == nil, day == nil else { throw RuleError("every few minutes or hours counts from now; say no time or day with it") }
+                return PhraseReading(rule: .interval(.seconds(seconds), repeats: true), repeats: true, words: words.every(seconds: seconds))
+            }
+            guard let time else { throw RuleError("at what time? e.g. '\(words.example(repeating))'") }
+            guard day == nil else { throw RuleError("a day and a repetition: say 'from' before the day the repetition starts") }
+            let from = try startDay()
+            let rule: Rule
+            var since: CivilTime?
+            switch repeating {
+            case .days(let interval) where interval == 1 && start == nil:
+                rule = try expression("*-*-* \(hhmm)")
+            case .days(let interval):
+                let dtstart = try first(from: from) { _ in true }
+                since = dtstart
+                rule = try recurrence(dtstart, "FREQ=DAILY;INTERVAL=\(interval)")
+            case .weekdays(let days, let interval) where interval == 1 && start == nil:
+                rule = try expression("\(days.sorted().map { PhraseWords.systemdDays[$0 - 1] }.joined(separator: ",")) *-*-* \(hhmm)")
+            case .weekdays(let days, let interval):
+                let dtstart = try first(from: from) { days.contains($0.weekday) }
+                since = dtstart
+                rule = try recurrence(dtstart, "FREQ=WEEKLY;INTERVAL=\(interval);BYDAY=\(days.sorted().map { PhraseWords.icalDays[$0 - 1] }.joined(separator: ","))")
+            case .monthlyWeekdays(let ordinals, let weekday, let interval):
+                let dtstart = try first(from: from) { day in
+                    day.weekday == weekday && ordinals.contains { n in Self.isNth(n, weekday: weekday, day) }
+                }
+                since = start == nil ? nil : dtstart
+                let byday = ordinals.map { "\($0)\(PhraseWords.icalDays[weekday - 1])" }.joined(separator: ",")
+                rule = try recurrence(dtstart, "FREQ=MONTHLY" + (interval > 1 ? ";INTERVAL=\(interval)" : "") + ";BYDAY=\(byday)")
+            case .monthDay(let n, let interval) where interval == 1 && start == nil:
+                guard n == -1 || (1...31).contains(n) else { throw RuleError("day \(n) of the month: there is none") }
+                rule = try expression(n == -1 ? "*-*~01 \(hhmm)" : "*-*-\(pad(n, 2)) \(hhmm)")
+            case .monthDay(let n, let interval):
+                guard n == -1 || (1...31).contains(n) else { throw RuleError("day \(n) of the month: there is none") }
+                let dtstart = try first(from: from) { day in n == -1 ? Self.isLastOfMonth(day) : day.day == n }
+                since = dtstart
+                rule = try recurrence(dtstart, "FREQ=MONTHLY;INTERVAL=\(interval);BYMONTHDAY=\(n)")
+            case .yearly(let month, let dayOfMonth):
+                guard (1...12).contains(month), (1...31).contains(dayOfMonth) else { throw RuleError("\(dayOfMonth).\(month). is not a date") }
+                rule = try expression("*-\(pad(month, 2))-\(pad(dayOfMonth, 2)) \(hhmm)")
+            case .everyUnit(let unit, let interval):
+                let dtstart = try first(from: from) { _ in true }
+                since = dtstart
+                let frequency = unit == .week ? "WEEKLY" : unit == .month ? "MONTHLY" : "YEARLY"
+                rule = try recurrence(dtstart, "FREQ=\(frequency);INTERVAL=\(interval)")
+            case .interval:
+                fatalError("handled above")
+            }
+            if let expected = weekdayOfDate, let start, try civil(of: start, context).weekday != expected {
+                throw RuleError("the date is a \(words.dayName(try civil(of: start, context).weekday)), not a \(words.dayName(expected))")
+            }
+            return PhraseReading(rule: rule, repeats: true, words: words.repeating(repeating, time: time, since: since))
+        }
+
+        // Once.
+        if relativeToNow, time == nil, day == nil, plusDays == 0, plusMonths == 0 {
+            guard plusSeconds > 0 else { throw RuleError("in how long? e.g. 'in 2 hours'") }
+            return PhraseReading(rule: .interval(.seconds(plusSeconds), repeats: false), repeats: false, words: words.after(seconds: plusSeconds))
+        }
+        if time == nil, day == nil, !relativeToNow, plusSeconds == 0, plusDays == 0, plusMonths == 0 {
+            throw RuleError("say when, e.g. 'tomorrow 7am' or 'every monday 09:00'")
+        }
+        if let time, day == nil, !relativeToNow, plusSeconds == 0, plusDays == 0, plusMonths == 0 {
+            // A time of day alone: the next one (as `16:35` is).
+            return PhraseReading(rule: try expression("*-*-* \(hhmm)"), repeats: false, words: words.at(time))
+        }
+        var date: CivilTime
+        if let day {
+            date = try civil(of: day, context)
+        } else {
+            date = today
+        }
+        if let expected = weekdayOfDate, date.weekday != expected {
+            throw RuleError("the date is a \(words.dayName(date.weekday)), not a \(words.dayName(expected))")
+        }
+        if let time {
+            date.hour = time.hour
+            date.minute = time.minute
+            date.second = 0
+            // A time with no day said: the next one (`4pm + 3 days` counts from the next 4pm).
+            if day == nil, !relativeToNow, let at = zone.resolve(date).instant, at <= said {
+                date = CivilTime(localSeconds: date.localSeconds + 86_400)
+            }
+        } else if relativeToNow {
+            date.hour = today.hour
+            date.minute = today.minute
+            date.second = today.second
+        } else {
+            throw RuleError("at what time? e.g. '\(words.exampleOnce)'")
+        }
+        if case .weekday(_, _)? = day, let at = zone.resolve(date).instant, at <= said, plusDays == 0 {
+            // This weekday's time has passed today: the one a week on.
+            date = CivilTime(localSeconds: date.localSeconds + 7 * 86_400)
+        }
+        if plusMonths != 0 {
+            var months = date.year * 12 + date.month - 1 + plusMonths
+            months = max(0, months)
+            date.year = months / 12
+            date.month = months % 12 + 1
+            date.day = min(date.day, Self.daysIn(year: date.year, month: date.month))
+        }
+        date = CivilTime(localSeconds: date.localSeconds + Int64(plusDays) * 86_400 + plusSeconds)
+        guard (1970...9999).contains(date.year) else { throw RuleError("the year \(date.year) is out of reach") }
+        if day != nil || time != nil || plusDays != 0 || plusMonths != 0 {
+            if let at = zone.resolve(date).instant, at <= said {
+                throw RuleError("\(words.date(date)) \(PhraseWords.clock(date.hour, date.minute)) has passed")
+            }
+        }
+        let text = "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2)) \(pad(date.hour, 2)):\(pad(date.minute, 2)):\(pad(date.second, 2))"
+        return PhraseReading(rule: try expression(text), repeats: false, words: words.once(date))
+    }
+
+    /// The civil date a day word means, said at `context.said`.
+    func civil(of day: Day, _ context: PhraseContext) throws(RuleError) -> CivilTime {
+        let today = context.zone.civil(at: context.said.seconds)
+        let midnight = CivilTime(year: today.year, month: today.month, day: today.day)
+        switch day {
+        case .offset(let n):
+            return CivilTime(localSeconds: midnight.localSeconds + Int64(n) * 86_400)
+        case .weekday(let weekday, let next):
+            // The coming one (today, if it is today); `next`: at least a day ahead (as GNU date).
+            var ahead = (weekday - today.weekday + 7) % 7
+            if next, ahead == 0 { ahead = 7 }
+            return CivilTime(localSeconds: midnight.localSeconds + Int64(ahead) * 86_400)
+        case .date(let year, let month, let dayOfMonth):
+            guard (1...12).contains(month), (1...31).contains(dayOfMonth) else { throw RuleError("\(dayOfMonth).\(month). is not a date") }
+            var date = CivilTime(year: year ?? today.year, month: month, day: dayOfMonth)
+            guard dayOfMonth <= Self.daysIn(year: date.year, month: month) || year == nil else { throw RuleError("\(date.year)-\(pad(month, 2))-\(pad(dayOfMonth, 2)) is not a date") }
+            if year == nil {
+                // This year's, unless it has passed: next year's (a day before today has passed).
+                if date.dayNumber < today.dayNumber || dayOfMonth > Self.daysIn(year: date.year, month: month) { date.year += 1 }
+                while dayOfMonth > Self.daysIn(year: date.year, month: month) { date.year += 1 }
+            }
+            return date
+        }
+    }
+
+    static func daysIn(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    static func isLastOfMonth(_ day: CivilTime) -> Bool { day.day == daysIn(year: day.year, month: day.month) }
+
+    /// Whether `day` is the month's `n`th `weekday` (-1: its last).
+    static func isNth(_ n: Int, weekday: Int, _ day: CivilTime) -> Bool {
+        guard day.weekday == weekday else { return false }
+        if n == -1 { return day.day + 7 > daysIn(year: day.year, month: day.month) }
+        return (day.day - 1) / 7 + 1 == n
+    }
+}
+
+/// Words said back, in one language; each reads again as the same rule.
+struct PhraseWords {
+    let language: PhraseLanguage
+    var german: Bool { language == .german }
+
+    static let systemdDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    static let icalDays = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    static let englishDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    static let germanDays = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+    static let englishMonths = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let germanMonths = ["Jan", "Feb", "März", "Apr", "Mai", "Juni", "Juli", "Aug", "Sep", "Okt", "Nov", "Dez"]
+
+    static func clock(_ hour: Int, _ minute: Int) -> String { "\(pad(hour, 2)):\(pad(minute, 2))" }
+
+    func dayName(_ weekday: Int) -> String { (german ? Self.germanDays : Self.englishDays)[weekday - 1] }
+    func shortDay(_ weekday: Int) -> String { String(dayName(weekday).prefix(german ? 2 : 3)) }
+
+    /// `Tue 1 Dec` / `Di 1. Dez` (with the year when it is not this one's... always, past 2 months ahead: kept short).
+    func date(_ day: CivilTime) -> String {
+        german ? "\(shortDay(day.weekday)) \(day.day). \(Self.germanMonths[day.month - 1]) \(day.year)"
+            : "\(shortDay(day.weekday)) \(day.day) \(Self.englishMonths[day.month - 1]) \(day.year)"
+    }
+
+    func at(_ time: PhraseMeaning.TimeOfDay) -> String { (german ? "um " : "at ") + Self.clock(time.hour, time.minute) }
+
+    func once(_ date: CivilTime) -> String {
+        (german ? "am " : "on ") + self.date(date) + " " + (german ? "um " : "at ") + Self.clock(date.hour, date.minute)
+    }
+
+    func duration(_ seconds: Int64) -> String {
+        var parts: [String] = []
+        let units: [(Int64, String, String, String, String)] = [(86_400, "day", "days", "Tag", "Tage"), (3600, "hour", "hours", "Stunde", "Stunden"),
+                                                                 (60, "minute", "minutes", "Minute", "Minuten")]
+        var rest = seconds
+        for (size, one, many, eins, viele) in units where rest >= size {
+            let n = rest / size
+            rest %= size
+            parts.append("\(n) " + (german ? (n == 1 ? eins : viele) : (n == 1 ? one : many)))
+        }
+        if rest > 0 || parts.isEmpty { parts.append("\(rest) " + (german ? "Sekunden" : "seconds")) }
+        return parts.joined(separator: german ? " und " : " and ")
+    }
+
+    func after(seconds: Int64) -> String { "in " + duration(seconds) }
+    func every(seconds: Int64) -> String { (german ? "alle " : "every ") + duration(seconds) }
+
+    var exampleOnce: String { german ? "morgen um 07:00" : "tomorrow 07:00" }
+
+    func example(_ repeating: PhraseMeaning.Repeat) -> String { german ? "jeden Montag um 09:00" : "every monday 09:00" }
+
+    func list(_ days: [Int]) -> String {
+        let names = days.map(dayName)
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + (german ? " und " : " and ") + names.last!
+    }
+
+    func ordinal(_ n: Int) -> String {
+        if german { return n == -1 ? "letzten" : ["ersten", "zweiten", "dritten", "vierten", "fünften"][max(0, min(4, n - 1))] }
+        return n == -1 ? "last" : ["first", "second", "third", "fourth", "fifth"][max(0, min(4, n - 1))]
+    }
+
+    func repeating(_ repeating: PhraseMeaning.Repeat, time: PhraseMeaning.TimeOfDay, since: CivilTime?) -> String {
+        let at = self.at(time)
+        let from = since.map { (german ? ", ab " : ", from ") + date($0) } ?? ""
+        switch repeating {
+        case .days(let n):
+            if n == 1 { return (german ? "jeden Tag " : "every day ") + at + from }
+            return (german ? "alle \(n) Tage " : "every \(n) days ") + at + from
+        case .weekdays(let days, let n):
+            let sorted = days.sorted()
+            if n == 1 {
+                if sorted == [1, 2, 3, 4, 5] { return (german ? "werktags " : "every weekday ") + at + from }
+                if sorted == [6, 7] { return (german ? "am Wochenende " : "every weekend ") + at + from }
+                return (german ? "jeden " : "every ") + list(sorted) + " " + at + from
+            }
+            if german { return (n == 2 ? "jeden zweiten " + list(sorted) : "alle \(n) Wochen am " + list(sorted)) + " " + at + from }
+            return "every \(n) weeks on " + list(sorted) + " " + at + from
+        case .monthlyWeekdays(let ordinals, let weekday, let n):
+            let which = ordinals.map(ordinal).joined(separator: german ? " und " : " and ")
+            let every = n == 1 ? (german ? "jedes Monats" : "every month") : (german ? "alle \(n) Monate" : "every \(n) months")
+            return german ? "am \(which) \(dayName(weekday)) \(every) \(at)\(from)" : "on the \(which) \(dayName(weekday)) of \(every) \(at)\(from)"
+        case .monthDay(let day, let n):
+            let every = n == 1 ? (german ? "jedes Monats" : "every month") : (german ? "alle \(n) Monate" : "every \(n) months")
+            if day == -1 { return german ? "am letzten Tag \(every) \(at)\(from)" : "on the last day of \(every) \(at)\(from)" }
+            return german ? "am \(day). \(every) \(at)\(from)" : "on the \(Self.englishOrdinal(day)) of \(every) \(at)\(from)"
+        case .yearly(let month, let day):
+            return german ? "jedes Jahr am \(day).\(month). \(at)" : "every year on \(day) \(Self.englishMonths[month - 1]) \(at)"
+        case .everyUnit(let unit, let n):
+            let name = german ? (unit == .week ? "Wochen" : unit == .month ? "Monate" : "Jahre") : (unit == .week ? "weeks" : unit == .month ? "months" : "years")
+            return (german ? "alle \(n) \(name) " : "every \(n) \(name) ") + at + from
+        case .interval(let seconds):
+            return every(seconds: seconds)
+        }
+    }
+
+    static func englishOrdinal(_ n: Int) -> String {
+        let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
+        return "\(n)\(suffix)"
+    }
+}
+
+extension Resolution {
+    /// The instant a wall-clock time names (the earlier of two; in a gap, when the gap ends).
+    var instant: UnixTime? {
+        switch self {
+        case .unique(let t): t
+        case .ambiguous(let earlier, _): earlier
+        case .gap(let end): end
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Testing
+@testable import Timekeeping
+
+/// Phrases in English and German, read as said at a fixed moment, against the times a person means
+/// (written out by hand below, not computed), and the words said back read again as the same rule.
+@Suite struct PhraseTests {
+    static let berlin = try! Zone.named("Europe/Berlin")
+    /// Thu 26 Nov 2026, 10:00 in Berlin.
+    static let said = Instant(seconds: 1_795_683_600)
+
+    static func context(_ language: PhraseLanguage = .english, said: Instant = said, zone: Zone = berlin, twelve: Bool = false) -> PhraseContext {
+        PhraseContext(said: said, zone: zone, language: language, twelveHourClock: twelve)
+    }
+
+    /// The first `count` times a phrase fires after it is said, in Berlin's ISO 8601.
+    static func times(_ phrase: String, _ count: Int = 2, context: PhraseContext = context()) throws -> [String] {
+        let reading = try Rule.reading(phrase, context)
+        var out: [String] = []
+        var t = context.said
+        while out.count < count, let next = reading.rule.nextFire(after: t, anchor: context.said, repeats: true, in: context.zone) {
+            out.append(context.zone.iso8601(next))
+            t = next
+        }
+        return out
+    }
+
+    @Test(arguments: [
+        // Once (said Thu 26 Nov 2026 10:00).
+        ("tomorrow 7am", ["2026-11-27T07:00:00+01:00"]),
+        ("7am tomorrow", ["2026-11-27T07:00:00+01:00"]),
+        ("tomorrow at 7:30pm", ["2026-11-27T19:30:00+01:00"]),
+        ("the day after tomorrow 09:00", ["2026-11-28T09:00:00+01:00"]),
+        ("today 18:00", ["2026-11-26T18:00:00+01:00"]),
+        ("friday 16:35", ["2026-11-27T16:35:00+01:00"]),
+        ("thursday 16:35", ["2026-11-26T16:35:00+01:00"]),
+        ("thursday 09:00", ["2026-12-03T09:00:00+01:00"]),
+        ("next friday 16:35", ["2026-11-27T16:35:00+01:00"]),
+        ("next thursday 16:35", ["2026-12-03T16:35:00+01:00"]),
+        ("24 Dec 18:00", ["2026-12-24T18:00:00+01:00"]),
+        ("December 24th 6pm", ["2026-12-24T18:00:00+01:00"]),
+        ("2026-12-24 18:00", ["2026-12-24T18:00:00+01:00"]),
+        ("24.12.2026 18:00", ["2026-12-24T18:00:00+01:00"]),
+        ("12/24/2026 6pm", ["2026-12-24T18:00:00+01:00"]),
+        ("1 Jan 00:00", ["2027-01-01T00:00:00+01:00"]),
+        ("in 2 days at 9:00", ["2026-11-28T09:00:00+01:00"]),
+        ("in an hour and a half", ["2026-11-26T11:30:00+01:00"]),
+        ("in an hour", ["2026-11-26T11:00:00+01:00"]),
+        ("in 90 minutes", ["2026-11-26T11:30:00+01:00"]),
+        ("in 1 hour and 15 minutes", ["2026-11-26T11:15:00+01:00"]),
+        ("now + 2 hours", ["2026-11-26T12:00:00+01:00"]),
+        ("4pm + 3 days", ["2026-11-29T16:00:00+01:00"]),
+        ("noon tomorrow", ["2026-11-27T12:00:00+01:00"]),
+        ("midnight", ["2026-11-27T00:00:00+01:00"]),
+        ("teatime", ["2026-11-26T16:00:00+01:00"]),
+        ("next week", ["2026-12-03T10:00:00+01:00"]),
+        ("half past 7 tomorrow", ["2026-11-27T07:30:00+01:00"]),
+        ("quarter to 8 tomorrow", ["2026-11-27T07:45:00+01:00"]),
+        // At a time alone: the next one, each day (as 16:35 is).
+        ("7am", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
+        ("noon", ["2026-11-26T12:00:00+01:00", "2026-11-27T12:00:00+01:00"]),
+        // Repeating.
+        ("every day 07:00", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
+        ("daily at 6:30am", ["2026-11-27T06:30:00+01:00", "2026-11-28T06:30:00+01:00"]),
+        ("every weekday 07:00", ["2026-11-27T07:00:00+01:00", "2026-11-30T07:00:00+01:00"]),
+        ("weekends 09:00", ["2026-11-28T09:00:00+01:00", "2026-11-29T09:00:00+01:00"]),
+        ("every monday and thursday 9:00", ["2026-11-30T09:00:00+01:00", "2026-12-03T09:00:00+01:00"]),
+        ("mondays 8am", ["2026-11-30T08:00:00+01:00", "2026-12-07T08:00:00+01:00"]),
+        ("every other tuesday 09:00", ["2026-12-01T09:00:00+01:00", "2026-12-15T09:00:00+01:00"]),
+        ("every second tuesday 09:00", ["2026-12-01T09:00:00+01:00", "2026-12-15T09:00:00+01:00"]),
+        ("every 3 days at 9:00", ["2026-11-27T09:00:00+01:00", "2026-11-30T09:00:00+01:00"]),
+        ("every 2 weeks on friday 17:00", ["2026-11-27T17:00:00+01:00", "2026-12-11T17:00:00+01:00"]),
+        ("last friday of the month 16:35", ["2026-11-27T16:35:00+01:00", "2026-12-25T16:35:00+01:00"]),
+        ("every first monday of the month 10:00", ["2026-12-07T10:00:00+01:00", "2027-01-04T10:00:00+01:00"]),
+        ("1st of every month 09:00", ["2026-12-01T09:00:00+01:00", "2027-01-01T09:00:00+01:00"]),
+        ("the last day of the month 20:00", ["2026-11-30T20:00:00+01:00", "2026-12-31T20:00:00+01:00"]),
+        ("every 2nd and 4th saturday 10:00", ["2026-11-28T10:00:00+01:00", "2026-12-12T10:00:00+01:00"]),
+        ("every year on 24 Dec at 18:00", ["2026-12-24T18:00:00+01:00", "2027-12-24T18:00:00+01:00"]),
+        ("every 25 minutes", ["2026-11-26T10:25:00+01:00", "2026-11-26T10:50:00+01:00"]),
+        ("every 2 months 09:00", ["2026-11-27T09:00:00+01:00", "2027-01-27T09:00:00+01:00"]),
+    ])
+    func english(_ phrase: String, _ expected: [String]) throws {
+        #expect(try Self.times(phrase, expected.count) == expected)
+    }
+
+    @Test(arguments: [
+        ("morgen um 7 Uhr", ["2026-11-27T07:00:00+01:00"]),
+        ("morgen um 19:30", ["2026-11-27T19:30:00+01:00"]),
+        ("übermorgen um 9", ["2026-11-28T09:00:00+01:00"]),
+        ("heute um 18 Uhr", ["2026-11-26T18:00:00+01:00"]),
+        ("am Freitag um 16:35", ["2026-11-27T16:35:00+01:00"]),
+        ("nächsten Donnerstag um 16:35", ["2026-12-03T16:35:00+01:00"]),
+        ("am 24. Dezember um 18 Uhr", ["2026-12-24T18:00:00+01:00"]),
+        ("am 24.12. um 18:00", ["2026-12-24T18:00:00+01:00"]),
+        ("24.12.2026 18:00", ["2026-12-24T18:00:00+01:00"]),
+        ("in einer Stunde", ["2026-11-26T11:00:00+01:00"]),
+        ("in 2 Tagen um 9:00", ["2026-11-28T09:00:00+01:00"]),
+        ("morgen halb acht", ["2026-11-27T07:30:00+01:00"]),
+        ("morgen viertel nach 7", ["2026-11-27T07:15:00+01:00"]),
+        ("morgen viertel vor 8", ["2026-11-27T07:45:00+01:00"]),
+        ("morgen um 7 Uhr abends", ["2026-11-27T19:00:00+01:00"]),
+        ("um 19 Uhr am Montag", ["2026-11-30T19:00:00+01:00"]),
+        ("mittags", ["2026-11-26T12:00:00+01:00", "2026-11-27T12:00:00+01:00"]),
+        ("jeden Tag um 7 Uhr", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
+        ("täglich um 6:30", ["2026-11-27T06:30:00+01:00", "2026-11-28T06:30:00+01:00"]),
+        ("werktags um 7", ["2026-11-27T07:00:00+01:00", "2026-11-30T07:00:00+01:00"]),
+        ("am Wochenende um 9", ["2026-11-28T09:00:00+01:00", "2026-11-29T09:00:00+01:00"]),
+        ("montags um 8", ["2026-11-30T08:00:00+01:00", "2026-12-07T08:00:00+01:00"]),
+        ("jeden Montag und Donnerstag um 9:00", ["2026-11-30T09:00:00+01:00", "2026-12-03T09:00:00+01:00"]),
+        ("jeden zweiten Dienstag um 9:00", ["2026-12-01T09:00:00+01:00", "2026-12-15T09:00:00+01:00"]),
+        ("alle 3 Tage um 9:00", ["2026-11-27T09:00:00+01:00", "2026-11-30T09:00:00+01:00"]),
+        ("alle 2 Wochen am Freitag um 17:00", ["2026-11-27T17:00:00+01:00", "2026-12-11T17:00:00+01:00"]),
+        ("am letzten Freitag im Monat um 16:35", ["2026-11-27T16:35:00+01:00", "2026-12-25T16:35:00+01:00"]),
+        ("jeden ersten Montag im Monat um 10:00", ["2026-12-07T10:00:00+01:00", "2027-01-04T10:00:00+01:00"]),
+        ("am 1. jedes Monats um 9:00", ["2026-12-01T09:00:00+01:00", "2027-01-01T09:00:00+01:00"]),
+        ("jedes Jahr am 24.12. um 18:00", ["2026-12-24T18:00:00+01:00", "2027-12-24T18:00:00+01:00"]),
+        ("alle 25 Minuten", ["2026-11-26T10:25:00+01:00", "2026-11-26T10:50:00+01:00"]),
+    ])
+    func german(_ phrase: String, _ expected: [String]) throws {
+        #expect(try Self.times(phrase, expected.count, context: Self.context(.german)) == expected)
+    }
+
+    /// What is said back reads again, in either language, as the same rule.
+    @Test(arguments: ["tomorrow 7am", "next friday 16:35", "in an hour and a half", "every day 07:00", "every weekday 07:00",
+                      "weekends 09:00", "every monday and thursday 9:00", "every other tuesday 09:00", "every 3 days at 9:00",
+                      "last friday of the month 16:35", "1st of every month 09:00", "the last day of the month 20:00",
+                      "every 2nd and 4th saturday 10:00", "every year on 24 Dec at 18:00", "every 25 minutes", "7am",
+                      "every 2 months 09:00", "jeden zweiten Dienstag um 9:00", "alle 2 Wochen am Freitag um 17:00"])
+    func theWordsSaidBackReadAsTheSameRule(_ phrase: String) throws {
+        for language in PhraseLanguage.allCases {
+            let context = Self.context(language)
+            let reading = try Phrase.read(phrase, context)
+            let again = try Phrase.read(reading.words, context)
+            #expect(again.rule == reading.rule, "\(phrase) → \(reading.words) → \(again.words)")
+            #expect(again.words == reading.words)
+        }
+    }
+
+    @Test func germanIsSaidBackInGerman() throws {
+        #expect(try Phrase.read("every other tuesday 09:00", Self.context(.german)).words == "jeden zweiten Dienstag um 09:00, ab Di 1. Dez 2026")
+        #expect(try Phrase.read("jeden zweiten Dienstag um 9:00", Self.context(.english)).words == "every 2 weeks on Tuesday at 09:00, from Tue 1 Dec 2026")
+        #expect(try Phrase.read("morgen um 7", Self.context(.german)).words == "am Fr 27. Nov 2026 um 07:00")
+        #expect(try Phrase.read("last friday of the month 16:35", Self.context(.german)).words == "am letzten Freitag jedes Monats um 16:35")
+    }
+
+    /// An hour without am or pm on a 12-hour clock has two readings: both are said, none is taken.
+    @Test func anHourThatCanMeanTwoThingsIsAskedAbout() throws {
+        let error = #expect(throws: RuleError.self) { try Phrase.read("at 9", Self.context(twelve: true)) }
+        #expect(error?.message.contains("09:00 or 21:00") == true)
+        // A 24-hour clock settles it; so do am, pm, minutes and Uhr.
+        #expect(try Self.times("at 9", 1) == ["2026-11-27T09:00:00+01:00"])
+        #expect(try Self.times("tomorrow 9pm", 1, context: Self.context(twelve: true)) == ["2026-11-27T21:00:00+01:00"])
+        #expect(try Self.times("tomorrow 9:00", 1, context: Self.context(twelve: true)) == ["2026-11-27T09:00:00+01:00"])
+        #expect(try Self.times("morgen um 9 Uhr", 1, context: Self.context(.german, twelve: true)) == ["2026-11-27T09:00:00+01:00"])
+    }
+
+    /// An unknown word is pointed at, with the nearest word chime knows.
+    @Test(arguments: [
+        ("tomorow 7am", "tomorow", "tomorrow"),
+        ("every tusday 9:00", "tusday", "tuesday"),
+        ("next frieday", "frieday", "friday"),
+        ("jeden Dienstg um 9", "Dienstg", "dienstag"),
+        ("morgn um 7", "morgn", "morgen"),
+    ])
+    func anUnknownWordIsPointedAt(_ phrase: String, _ word: String, _ nearest: String) throws {
+        let error = #expect(throws: RuleError.self) { try Rule.reading(phrase, Self.context()) }
+        guard let error else { return }
+        let characters = Array(phrase)
+        #expect(String(characters[error.offset..<(error.offset + error.length)]) == word)
+        #expect(error.message.contains("'\(nearest)'"), "\(error.message)")
+    }
+
+    /// What a phrase cannot mean is refused with why, never guessed.
+    @Test(arguments: ["tomorrow", "every monday", "the 3rd", "next", "in", "every", "31.02.2027 10:00", "yesterday 9:00", "25:00 tomorrow",
+                      "13pm tomorrow", "2020-01-01 10:00 tomorrow", "every day every monday 9:00"])
+    func whatCannotBeMeantIsRefused(_ phrase: String) {
+        #expect(throws: RuleError.self) { try Rule.reading(phrase, Self.context()) }
+    }
+
+    /// A machine form is read as before, and its errors are its own.
+    @Test func machineFormsAreReadFirst() throws {
+        #expect(try Rule.reading("Mon..Fri *-*-* 16:35:00", Self.context()).words == nil)
+        #expect(try Rule.reading("16:35 mon-fri", Self.context()).words == nil)
+        let error = #expect(throws: RuleError.self) { try Rule.reading("Mon..Fri *-*-* 25:00", Self.context()) }
+        #expect(error?.message.contains("hour 25") == true)
+    }
+
+    /// Across the change to summer time, an every-other rule keeps its wall-clock time.
+    @Test func aRepetitionKeepsItsTimeAcrossDaylightSaving() throws {
+        let said = Instant(seconds: 1_805_529_600)  // Sat 20 Mar 2027 08:00 UTC
+        let times = try Self.times("every other sunday 02:30", 3, context: Self.context(said: said))
+        // Sun 21 Mar in winter time, 4 and 18 Apr in summer time: at 02:30 all the same.
+        #expect(times.count == 3)
+        #expect(times[1].hasSuffix("+02:00") && times[2].hasSuffix("+02:00"))
+        #expect(times[1].contains("T02:30:00") && times[2].contains("T02:30:00"))
+    }
+}
