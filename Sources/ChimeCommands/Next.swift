@@ -127,6 +127,8 @@ public struct Next: ParsableCommand {
             times.append(next.seconds)
             t = next.seconds
         }
+        // What was understood, in words: a phrase's, or a machine form's where words say it.
+        if words == nil { words = parsed.words(context.language, zone: zone) }
         NextReport(times: times, zone: displayZone, never: "never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))",
                    words: words)
             .print(json: json)

@@ -154,7 +154,7 @@ enum PhraseLexicon {
         all(["am", "a.m."], .am)
         all(["pm", "p.m."], .pm)
         all(["morning", "morgens", "früh", "frueh", "vormittags"], .morning)
-        all(["evening", "night", "tonight", "abends", "nachmittags", "nachts", "afternoon"], .evening)
+        all(["evening", "night", "tonight", "abends", "abend", "nachmittag", "nachmittags", "nachts", "afternoon"], .evening)
         all(["noon", "midday", "mittag", "mittags"], .noon)
         all(["midnight", "mitternacht"], .midnight)
         all(["teatime"], .teatime)
@@ -362,6 +362,8 @@ struct PhraseParser {
     }
 
     var startsHere = false
+    /// A part of the day said before its time (`morgen früh um 7`, `tomorrow evening at 8`).
+    var partOfDay: PhraseWord?
 
     mutating func setDay(_ day: PhraseMeaning.Day, _ token: PhraseToken) throws(RuleError) {
         if startsHere {
@@ -384,7 +386,8 @@ struct PhraseParser {
 
     /// An hour and minute of a 24- or 12-hour clock, with what follows it (am, pm, Uhr, morning).
     mutating func clock(_ hour: Int, _ minute: Int, meridiem given: PhraseWord?, _ token: PhraseToken) throws(RuleError) {
-        var meridiem = given
+        var meridiem = given ?? partOfDay
+        partOfDay = nil
         var said24 = false
         while let next = word(current) {
             // German `am` before a day is `on` (`um 19 Uhr am Montag`), not a.m.
@@ -490,6 +493,9 @@ struct PhraseParser {
             if case .monthName(let month)? = word(current), (1...31).contains(n) {
                 index += 1
                 try setDay(.date(year: year(), month: month, day: n), token)
+            } else if token.text.count >= 3, n % 100 < 60 {
+                // at(1)'s HHMM: `0730`, `1630`
+                try clock(n / 100, n % 100, meridiem: nil, token)
             } else {
                 try clock(n, 0, meridiem: nil, token)
             }
@@ -504,7 +510,7 @@ struct PhraseParser {
             } else if try ofEveryMonth() {
                 try setRepeat(.monthDay(n, interval: 1), token)
             } else {
-                throw fail("the \(n)th of which month? e.g. '\(n) Dec' or '\(n) of every month'", token)
+                throw fail("the \(PhraseWords.englishOrdinal(n)) of which month? e.g. '\(n) Dec' or '\(PhraseWords.englishOrdinal(n)) of every month'", token)
             }
         case .date(let y, let m, let d):
             try setDay(.date(year: y, month: m, day: d), token)
@@ -553,6 +559,8 @@ struct PhraseParser {
             return  // words that join
         case .am where current.map(isDayLike) == true:
             return  // German `am Montag`, `am 24.12.`, `am Wochenende`: on
+        case .morning, .evening where meaning.time == nil && partOfDay == nil:
+            partOfDay = w  // `morgen früh um 7`: the time follows
         case .am, .pm, .morning, .evening:
             throw fail("'\(token.text)' after what time? e.g. '7 \(token.text)'", token)
         case .today: try setDay(.offset(0), token)

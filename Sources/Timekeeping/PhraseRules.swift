@@ -304,3 +304,81 @@ extension Resolution {
         }
     }
 }
+
+extension Rule {
+    /// The rule said in words in `language`, as a phrase reads it back ("every Monday and Thursday
+    /// at 09:00", "am letzten Freitag jedes Monats um 16:35"), for rules written the machine way as
+    /// much as for phrases: nil for a shape words do not say (`*:0/15`, a rule with BYSETPOS), which
+    /// is then shown as written. `zone` places an instant.
+    public func words(_ language: PhraseLanguage, zone: Zone) -> String? {
+        let words = PhraseWords(language: language)
+        typealias Time = PhraseMeaning.TimeOfDay
+        switch self {
+        case .interval(let span, let repeats):
+            guard span.nanoseconds % 60_000_000_000 == 0, span.seconds > 0 else { return nil }
+            return repeats ? words.every(seconds: span.seconds) : words.after(seconds: span.seconds)
+        case .instant(let instant):
+            return words.once(zone.civil(at: instant.seconds))
+        case .calendar(let e):
+            guard e.timeZone == nil, let hour = Self.single(e.hours), let minute = Self.single(e.minutes), Self.single(e.seconds) == 0 else { return nil }
+            let time = Time(hour: hour, minute: minute)
+            if e.matchesOnce, let y = Self.single(e.years), let m = Self.single(e.months), let d = Self.single(e.days) {
+                return words.once(CivilTime(year: y, month: m, day: d, hour: hour, minute: minute))
+            }
+            guard e.years == nil else { return nil }
+            switch (e.weekdays, e.months, e.days) {
+            case (nil, nil, nil):
+                return e.daysFromEnd ? nil : words.repeating(.days(interval: 1), time: time, since: nil)
+            case (let bits?, nil, nil):
+                let days = Set((0..<7).filter { bits & (1 << $0) != 0 }.map { $0 + 1 })
+                return words.repeating(.weekdays(days, interval: 1), time: time, since: nil)
+            case (nil, nil, let days?):
+                guard let d = Self.single(days) else { return nil }
+                if e.daysFromEnd { return d == 1 ? words.repeating(.monthDay(-1, interval: 1), time: time, since: nil) : nil }
+                return words.repeating(.monthDay(d, interval: 1), time: time, since: nil)
+            case (nil, let months?, let days?):
+                guard !e.daysFromEnd, let m = Self.single(months), let d = Self.single(days) else { return nil }
+                return words.repeating(.yearly(month: m, day: d), time: time, since: nil)
+            default:
+                return nil
+            }
+        case .recurrence(let r):
+            guard r.rules.count == 1, r.dates.isEmpty, r.exceptions.isEmpty, case .floating(let start) = r.start, start.second == 0 else { return nil }
+            let rule = r.rules[0]
+            guard rule.count == nil, rule.until == nil, rule.bySecond.isEmpty, rule.byMinute.isEmpty, rule.byHour.isEmpty, rule.byYearDay.isEmpty,
+                  rule.byWeekNo.isEmpty, rule.byMonth.isEmpty, rule.bySetPos.isEmpty, rule.weekStart == 1 else { return nil }
+            let time = Time(hour: start.hour, minute: start.minute)
+            let plainDays = rule.byDay.allSatisfy { $0.ordinal == nil }
+            let repeating: PhraseMeaning.Repeat
+            var since: CivilTime? = start
+            switch rule.frequency {
+            case .daily where rule.byDay.isEmpty && rule.byMonthDay.isEmpty:
+                repeating = .days(interval: rule.interval)
+            case .weekly where !rule.byDay.isEmpty && plainDays && rule.byMonthDay.isEmpty:
+                repeating = .weekdays(Set(rule.byDay.map(\.weekday)), interval: rule.interval)
+            case .monthly where !rule.byDay.isEmpty && rule.byMonthDay.isEmpty:
+                let weekdays = Set(rule.byDay.map(\.weekday))
+                guard weekdays.count == 1, let weekday = weekdays.first, let ordinals = Optional(rule.byDay.compactMap(\.ordinal)),
+                      ordinals.count == rule.byDay.count, ordinals.allSatisfy({ $0 == -1 || (1...5).contains($0) }) else { return nil }
+                repeating = .monthlyWeekdays(ordinals, weekday: weekday, interval: rule.interval)
+                if rule.interval == 1 { since = nil }
+            case .monthly where rule.byDay.isEmpty && rule.byMonthDay.count == 1:
+                let d = rule.byMonthDay[0]
+                guard d == -1 || (1...31).contains(d) else { return nil }
+                repeating = .monthDay(d, interval: rule.interval)
+            case .weekly, .monthly, .yearly:
+                guard rule.byDay.isEmpty, rule.byMonthDay.isEmpty else { return nil }
+                repeating = .everyUnit(rule.frequency == .weekly ? .week : rule.frequency == .monthly ? .month : .year, rule.interval)
+            default:
+                return nil
+            }
+            return words.repeating(repeating, time: time, since: since)
+        }
+    }
+
+    /// A field's one plain value (`07`), or nil for anything else (`*`, lists, ranges, steps).
+    static func single(_ components: [CalendarExpression.Component]?) -> Int? {
+        guard let components, components.count == 1, components[0].stop == nil, components[0].repeatEvery == 0 else { return nil }
+        return components[0].start
+    }
+}

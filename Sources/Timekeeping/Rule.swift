@@ -59,8 +59,13 @@ public enum Rule: Hashable, Sendable {
             // A systemd expression or an RFC 5545 rule gets its own parser's word on what is wrong.
             let machineLike = ["*", "..", "~", "="].contains { text.contains($0) } || text.uppercased().hasPrefix("DTSTART")
                 || text.uppercased().hasPrefix("RRULE")
-            // Else whichever read further (`16:65 mon-fri`: the minute, not the word), the phrase's on a tie.
-            throw machineLike || machine.offset > error.offset ? machine : error
+            // Else the phrase's, unless it stopped at something it did not know as a word, a time or a
+            // date and has no word to suggest (`16:65`, `99999999999m`): the machine reading says
+            // more of those (minute 65 is out of range; too large).
+            if machineLike { throw machine }
+            let stopped = PhraseTokenizer.tokens(text).first { $0.offset == error.offset }
+            if case .unknown? = stopped?.kind, !error.message.contains("did you mean") { throw machine }
+            throw error
         }
     }
 

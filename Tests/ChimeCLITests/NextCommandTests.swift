@@ -8,7 +8,33 @@ import TestSupport
     @Test func printsTheNextFireTimes() throws {
         let result = try runChime(["next", "16:35 mon-fri", "--after", "2026-11-20 17:00", "--count", "2"], environment: environment)
         #expect(result.status == 0)
-        #expect(result.stdout == "Mon 2026-11-23 16:35:00 CET (+01:00)\nTue 2026-11-24 16:35:00 CET (+01:00)\n")
+        #expect(result.stdout == "every weekday at 16:35\nMon 2026-11-23 16:35:00 CET (+01:00)\nTue 2026-11-24 16:35:00 CET (+01:00)\n")
+    }
+
+    /// What a new user typed and was once refused (issue 14) reads as they meant it.
+    @Test func whatWasOnceRefusedIsReadAsMeant() throws {
+        for (rule, first) in [("9", "Fri 2026-11-27 09:00:00 CET (+01:00)"), ("9pm", "Thu 2026-11-26 21:00:00 CET (+01:00)"),
+                              ("Jan 5 10:00", "Tue 2027-01-05 10:00:00 CET (+01:00)")] {
+            let result = try runChime(["next", rule, "--after", "2026-11-26 10:00", "--count", "1"], environment: environment)
+            #expect(result.status == 0, "\(rule): \(result.stderr)")
+            #expect(result.stdout.hasSuffix(first + "\n"), "\(rule): \(result.stdout)")
+        }
+    }
+
+    /// A phrase is read as said at --after, and what was understood is said first, in the user's language.
+    @Test func aPhraseIsSaidBackInTheUsersLanguage() throws {
+        let english = try runChime(["next", "every other tuesday 09:00", "--after", "2026-11-26 10:00", "--count", "2"], environment: environment)
+        #expect(english.stdout == "every 2 weeks on Tuesday at 09:00, from Tue 1 Dec 2026\nTue 2026-12-01 09:00:00 CET (+01:00)\nTue 2026-12-15 09:00:00 CET (+01:00)\n")
+        var german = environment
+        german["LANG"] = "de_DE.UTF-8"
+        let said = try runChime(["next", "every other tuesday 09:00", "--after", "2026-11-26 10:00", "--count", "1"], environment: german)
+        #expect(said.stdout.hasPrefix("jeden zweiten Dienstag um 09:00, ab Di 1. Dez 2026\n"))
+        // On a 12-hour clock, `at 9` is asked about (a usage error, status 64).
+        var american = environment
+        american["LC_TIME"] = "en_US.UTF-8"
+        let asked = try runChime(["next", "tomorrow at 9", "--after", "2026-11-26 10:00"], environment: american)
+        #expect(asked.status == 64)
+        #expect(asked.stderr.contains("09:00 or 21:00"))
     }
 
     @Test func jsonHasUTCOffsets() throws {

@@ -12,8 +12,9 @@ import TestSupport
                           "tomorrow 12pm"]
 
     @Test func oneOffPhrasesAreWhereGNUDatePutsThem() throws {
-        // All at once: one shell, one faketime per phrase.
-        let script = Self.phrases.map { "faketime '2026-11-26 10:00:00' date -d '\($0)' '+%s' || echo fail" }.joined(separator: "\n")
+        // All at once: one shell, one faketime per phrase, its clock stopped at that moment (-f: a
+        // clock that ran on would put `now + 2 hours` a second late on a busy machine).
+        let script = Self.phrases.map { "faketime -f '2026-11-26 10:00:00' date -d '\($0)' '+%s' || echo fail" }.joined(separator: "\n")
         var environment = ProcessInfo.processInfo.environment
         environment["TZ"] = "Europe/Berlin"
         let result = try runProgram("/bin/sh", ["-c", script].map { Array($0.utf8) }, environment: environment)

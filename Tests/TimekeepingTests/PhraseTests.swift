@@ -55,6 +55,9 @@ import Testing
         ("next week", ["2026-12-03T10:00:00+01:00"]),
         ("half past 7 tomorrow", ["2026-11-27T07:30:00+01:00"]),
         ("quarter to 8 tomorrow", ["2026-11-27T07:45:00+01:00"]),
+        ("tomorrow evening at 8", ["2026-11-27T20:00:00+01:00"]),
+        ("0730 tomorrow", ["2026-11-27T07:30:00+01:00"]),
+        ("Dec 24 1630", ["2026-12-24T16:30:00+01:00"]),
         // At a time alone: the next one, each day (as 16:35 is).
         ("7am", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
         ("noon", ["2026-11-26T12:00:00+01:00", "2026-11-27T12:00:00+01:00"]),
@@ -99,6 +102,8 @@ import Testing
         ("morgen viertel vor 8", ["2026-11-27T07:45:00+01:00"]),
         ("morgen um 7 Uhr abends", ["2026-11-27T19:00:00+01:00"]),
         ("um 19 Uhr am Montag", ["2026-11-30T19:00:00+01:00"]),
+        ("morgen früh um 7", ["2026-11-27T07:00:00+01:00"]),
+        ("heute abend um 8", ["2026-11-26T20:00:00+01:00"]),
         ("mittags", ["2026-11-26T12:00:00+01:00", "2026-11-27T12:00:00+01:00"]),
         ("jeden Tag um 7 Uhr", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
         ("täglich um 6:30", ["2026-11-27T06:30:00+01:00", "2026-11-28T06:30:00+01:00"]),
@@ -192,5 +197,39 @@ import Testing
         #expect(times.count == 3)
         #expect(times[1].hasSuffix("+02:00") && times[2].hasSuffix("+02:00"))
         #expect(times[1].contains("T02:30:00") && times[2].contains("T02:30:00"))
+    }
+
+    /// Rules written the machine way are said in words too, and the words read as the same rule;
+    /// a shape words do not say is shown as written.
+    @Test(arguments: [
+        ("16:35", "every day at 16:35", "jeden Tag um 16:35"),
+        ("16:35 mon-fri", "every weekday at 16:35", "werktags um 16:35"),
+        ("Mon..Fri *-*-* 16:35:00", "every weekday at 16:35", "werktags um 16:35"),
+        ("07:00 mon,wed,fri", "every Monday, Wednesday and Friday at 07:00", "jeden Montag, Mittwoch und Freitag um 07:00"),
+        ("Sat,Sun 09:00", "every weekend at 09:00", "am Wochenende um 09:00"),
+        ("*-*-01 09:00", "on the 1st of every month at 09:00", "am 1. jedes Monats um 09:00"),
+        ("*-*~01 18:00", "on the last day of every month at 18:00", "am letzten Tag jedes Monats um 18:00"),
+        ("*-12-24 18:00", "every year on 24 Dec at 18:00", "jedes Jahr am 24.12. um 18:00"),
+        ("2026-12-24 18:00", "on Thu 24 Dec 2026 at 18:00", "am Do 24. Dez 2026 um 18:00"),
+        ("every 25m", "every 25 minutes", "alle 25 Minuten"),
+        ("in 1h30m", "in 1 hour and 30 minutes", "in 1 Stunde und 30 Minuten"),
+        ("DTSTART:20261127T163500 RRULE:FREQ=MONTHLY;BYDAY=-1FR", "on the last Friday of every month at 16:35",
+         "am letzten Freitag jedes Monats um 16:35"),
+        ("DTSTART:20261201T090000 RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "every 2 weeks on Tuesday at 09:00, from Tue 1 Dec 2026",
+         "jeden zweiten Dienstag um 09:00, ab Di 1. Dez 2026"),
+    ])
+    func machineRulesAreSaidInWords(_ text: String, _ english: String, _ german: String) throws {
+        let rule = try Rule(parsing: text)
+        #expect(rule.words(.english, zone: Self.berlin) == english)
+        #expect(rule.words(.german, zone: Self.berlin) == german)
+        for (language, words) in [(PhraseLanguage.english, english), (.german, german)] {
+            #expect(try Phrase.read(words, Self.context(language)).rule == rule, "\(words)")
+        }
+    }
+
+    @Test(arguments: ["*:0/15", "Mon..Fri *-*-* 08..17:00:00", "DTSTART:20261201T090000 RRULE:FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=1",
+                      "16:35 Europe/Berlin"])
+    func whatWordsDoNotSayIsShownAsWritten(_ text: String) throws {
+        #expect(try Rule(parsing: text).words(.english, zone: Self.berlin) == nil)
     }
 }
