@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "Timekeeping"),
         // chime's own sound: files decoded by libsndfile, played through the sound server.
         .target(name: "Sound", dependencies: ["CSound", "Posix"]),
-        .target(name: "ICalendar", dependencies: ["Timekeeping"]),
+        .target(name: "ICalendar", dependencies: ["Posix", "Timekeeping"]),
         .target(name: "ChimeCenter", dependencies: ["DBus", "ICalendar", "Notifications", "Posix", "Timekeeping"]),
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
         .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),

@@ -3,7 +3,6 @@
 // zone named as the tz database names it), firing where the VALARMs say relative to each
 // occurrence (before or after its start or end, repeated as REPEAT and DURATION say); an alarm at
 // an absolute time is an alarm of its own. What chime cannot do is a problem at its line.
-import Dispatch
 import ICalendar
 import Notifications
 import Posix
@@ -165,25 +164,16 @@ public struct CalendarImport: Sendable {
             }
             return
         }
-        let middle = work.startIndex + work.count / 2
-        let halves = [work.startIndex..<middle, middle..<work.endIndex]
-        let parts = UnsafeMutableBufferPointer<CalendarImport>.allocate(capacity: 2)
-        parts.initialize(repeating: CalendarImport(trust: trust))
-        defer {
-            _ = parts.deinitialize()
-            parts.deallocate()
-        }
-        nonisolated(unsafe) let out = parts
         let trust = self.trust
-        DispatchQueue.concurrentPerform(iterations: 2) { half in
+        let (first, second) = onTwoThreads(work.indices) { half in
             var partial = CalendarImport(trust: trust)
-            for one in work[halves[half]] {
+            for one in work[half] {
                 partial.read(one.item, uid: one.uid, valarms: one.valarms, timeZones: timeZones, calendarName: calendarName,
                              skipped: one.skipped, instance: one.instance, anchor: anchor)
             }
-            out[half] = partial
+            return partial
         }
-        for partial in parts {
+        for partial in [first, second] {
             alarms += partial.alarms
             problems += partial.problems
             notes += partial.notes

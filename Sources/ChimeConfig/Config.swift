@@ -6,7 +6,6 @@ import Timekeeping
 import Posix
 import TOMLKit
 #if canImport(Glibc)
-import Dispatch
 import Glibc
 #endif
 
@@ -307,17 +306,8 @@ public enum AlarmConfig {
             return Result { () throws(RequestError) in try draft.build(now: nil) }
         }
         guard alarms.count >= 4096 else { return alarms.map(one) }
-        let middle = alarms.startIndex + alarms.count / 2
-        let halves = [alarms[..<middle], alarms[middle...]]
-        let parts = UnsafeMutableBufferPointer<[Result<NotificationRequest, RequestError>]>.allocate(capacity: 2)
-        parts.initialize(repeating: [])
-        defer {
-            _ = parts.deinitialize()
-            parts.deallocate()
-        }
-        nonisolated(unsafe) let out = parts
-        DispatchQueue.concurrentPerform(iterations: 2) { half in out[half] = halves[half].map(one) }
-        return parts[0] + parts[1]
+        let (first, second) = onTwoThreads(alarms.indices) { alarms[$0].map(one) }
+        return first + second
     }
 
     /// Eight hex digits naming a calendar (FNV-1a of its path): stable across reloads.

@@ -16,7 +16,6 @@
 // are length-prefixed byte strings and fixed-size integers (`FrameWriter`, `FrameReader`).
 import ChimeCenter
 import ChimeConfig
-import Dispatch
 import FoundationEssentials
 import Posix
 import Timekeeping
@@ -496,28 +495,15 @@ public enum AlarmFileReader {
     /// in the file's order as each pair of slices is done (the daemon applies as they come).
     static func encodeInParallel(_ alarms: [ConfigAlarm], request: Request, writer: FrameWriter) {
         let slice = 1024
-        let results = UnsafeMutableBufferPointer<[[UInt8]]>.allocate(capacity: 2)
-        results.initialize(repeating: [])
-        defer { results.deallocate() }
-        nonisolated(unsafe) let out = results
         var start = 0
         while start < alarms.count {
-            let middle = min(alarms.count, start + slice)
-            let ranges = [start..<middle, middle..<min(alarms.count, middle + slice)]
-            DispatchQueue.concurrentPerform(iterations: 2) { part in
+            let end = min(alarms.count, start + 2 * slice)
+            let (first, second) = onTwoThreads(start..<end) { part in
                 lowerPriority()
-                var encoded: [[UInt8]] = []
-                encoded.reserveCapacity(ranges[part].count)
-                for index in ranges[part] {
-                    encoded.append(FrameWriter.encode(record(alarms[index], now: request.now, request: request)))
-                }
-                out[part] = encoded
+                return part.map { FrameWriter.encode(record(alarms[$0], now: request.now, request: request)) }
             }
-            for part in 0..<2 {
-                for bytes in results[part] { writer.frame(.record, bytes) }
-                results[part] = []
-            }
-            start = ranges[1].upperBound
+            for bytes in first + second { writer.frame(.record, bytes) }
+            start = end
         }
     }
 

@@ -1,7 +1,7 @@
 // iCalendar (RFC 5545) as text: content lines unfolded (§3.1) and read by the one content-line
 // reader (`ContentLine`, under recurrence rules too), grouped into components by BEGIN and END.
 // Every line keeps its number in the file, so whatever uses it can say `FILE:LINE: why`.
-import Dispatch
+import Posix
 import Timekeeping
 
 /// A property: `DTSTART;TZID=Europe/Berlin:20261127T163500`, one content line as Timekeeping's
@@ -159,21 +159,8 @@ public enum Parser {
     /// first left off. Nil when either half or their joining finds anything wrong: the caller
     /// reads it in order, which says exactly what and where.
     static func inTwoHalves(_ lines: [ContentLine.LogicalLine], _ bytes: UnsafeBufferPointer<UInt8>) -> [Component]? {
-        let middle = lines.count / 2
-        let halves = [lines[..<middle], lines[middle...]]
-        let parts = UnsafeMutableBufferPointer<Segment>.allocate(capacity: 2)
-        parts.initialize(repeating: Segment())
-        defer {
-            _ = parts.deinitialize()
-            parts.deallocate()
-        }
-        nonisolated(unsafe) let out = parts
         nonisolated(unsafe) let file = bytes  // (read, never written, by both threads)
-        DispatchQueue.concurrentPerform(iterations: 2) { half in out[half] = segment(halves[half], file) }
-        var first = parts[0]
-        var second = parts[1]
-        parts[0] = Segment()
-        parts[1] = Segment()
+        var (first, second) = onTwoThreads(lines.indices) { segment(lines[$0], file) }
         // The first half begins at the top: nothing may come before a component begins there.
         guard !first.failed, !second.failed, first.events.allSatisfy({ if case .component = $0 { true } else { false } }) else { return nil }
         var top: [Component] = first.events.compactMap { if case .component(let c) = $0 { c } else { nil } }

@@ -608,22 +608,12 @@ struct PhraseParser {
             case .weekday(let d)?:
                 index += 1
                 try setDay(.weekday(d, next: true), token)
-            case .week?:
+            case let unit? where [.day, .week, .month, .year].contains(unit):
+                // at(1)'s `next week`: now and that much
                 index += 1
                 meaning.relativeToNow = true
-                meaning.plusDays += 7
-            case .month?:
-                index += 1
-                meaning.relativeToNow = true
-                meaning.plusMonths += 1
-            case .year?:
-                index += 1
-                meaning.relativeToNow = true
-                meaning.plusMonths += 12
-            case .day?:
-                index += 1
-                meaning.relativeToNow = true
-                meaning.plusDays += 1
+                meaning.plusDays += unit == .day ? 1 : unit == .week ? 7 : 0
+                meaning.plusMonths += unit == .month ? 1 : unit == .year ? 12 : 0
             default:
                 let nearest = current.flatMap { closest($0.text) }
                 throw fail("next what? e.g. 'next friday' or 'next week'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), current ?? token)

@@ -1,26 +1,16 @@
 @testable import ICalendar
 import Testing
+import TestSupport
 import Timekeeping
 
 /// A big calendar is read as two halves on two threads and joined (`Parser.inTwoHalves`): whatever
 /// the file, and wherever the halves meet, the join gives what reading it in order gives, or gives
 /// nothing and the file is read in order (which says what is wrong, and where).
 @Suite struct ParserHalvesTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Lines of components nested as a calendar nests them, or (now and then) not: a property at the
     /// top, an END without its BEGIN, one that closes another, one never ended, too deep, a line
     /// that is no content line.
-    static func calendar(_ g: inout Generator, broken: Bool) -> [String] {
+    static func calendar(_ g: inout SplitMix, broken: Bool) -> [String] {
         var lines: [String] = []
         var open: [String] = []
         let names = ["VCALENDAR", "VEVENT", "VALARM", "VTIMEZONE", "STANDARD", "X-THING"]
@@ -44,7 +34,7 @@ import Timekeeping
     }
 
     @Test func theHalvesJoinedAreTheFileReadInOrder() throws {
-        var g = Generator(state: 35)
+        var g = SplitMix(seed: 35)
         var joined = 0
         var refused = 0
         for round in 0..<3000 {

@@ -2,45 +2,14 @@ import ChimeCenter
 import Foundation
 import Notifications
 import Testing
+import TestSupport
 import Timekeeping
 
 /// The hand-written request JSON is `JSONEncoder`'s (`.sortedKeys`), byte for byte: the daemon
 /// compares an alarm file's definitions by these bytes, and one byte's difference after an upgrade
 /// would take every file alarm for changed (losing its snooze and skips).
 @Suite struct RequestJSONTests {
-    /// A small deterministic generator (SplitMix64): every run tries the same requests.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-        mutating func integer() -> Int64 {
-            switch below(4) {
-            case 0: Int64(below(100))
-            case 1: -Int64(below(100_000))
-            case 2: Int64(bitPattern: next())
-            default: [Int64.min, Int64.max, 0, -1][below(4)]
-            }
-        }
-        /// Text with what JSON escapes, what it does not (DEL, non-ASCII, astral), and plain words.
-        mutating func text() -> String {
-            let pieces = ["", "a", "Wake up", "/", "\\", "\"", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1}", "\u{1F}",
-                          "\u{7F}", "é", "Zürich", "→", "😀", "<b>x</b>", "http://x/y", " ", "-", "_", "Z", "ß", "\u{2028}"]
-            return (0..<below(6)).map { _ in pieces[below(pieces.count)] }.joined()
-        }
-        /// An instant anywhere an Instant's seconds and nanosecond still make it again (the stored
-        /// form saturates within a second of Int64's ends).
-        mutating func instant() -> Instant { Instant(nanosecondsSinceEpoch: min(max(integer(), -9_000_000_000_000_000_000), 9_000_000_000_000_000_000)) }
-        mutating func span() -> TimeSpan { .seconds(Int64(below(2_000_000)) - 1000) }
-    }
-
-    static func request(_ g: inout Generator) -> NotificationRequest {
+    static func request(_ g: inout SplitMix) -> NotificationRequest {
         var content = NotificationContent(title: g.text(), subtitle: g.text(), body: g.text(), label: g.text(),
                                           urgency: Urgency.allCases[g.below(Urgency.allCases.count)],
                                           icon: g.text(), category: g.text(), bodyIsMarkup: g.chance(50))
@@ -95,7 +64,7 @@ import Timekeeping
     @Test func matchesJSONEncoderByteForByte() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        var g = Generator(state: 34)
+        var g = SplitMix(seed: 34)
         var kinds = Set<String>()
         for _ in 0..<1500 {
             let request = Self.request(&g)
@@ -111,4 +80,25 @@ import Timekeeping
     }
 }
 
-extension RequestJSONTests.Generator: RandomNumberGenerator {}
+/// What the generated requests are made of (TestSupport's SplitMix: every run tries the same ones).
+fileprivate extension SplitMix {
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    mutating func integer() -> Int64 {
+        switch below(4) {
+        case 0: Int64(below(100))
+        case 1: -Int64(below(100_000))
+        case 2: Int64(bitPattern: next())
+        default: [Int64.min, Int64.max, 0, -1][below(4)]
+        }
+    }
+    /// Text with what JSON escapes, what it does not (DEL, non-ASCII, astral), and plain words.
+    mutating func text() -> String {
+        let pieces = ["", "a", "Wake up", "/", "\\", "\"", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1}", "\u{1F}",
+                      "\u{7F}", "é", "Zürich", "→", "😀", "<b>x</b>", "http://x/y", " ", "-", "_", "Z", "ß", "\u{2028}"]
+        return (0..<below(6)).map { _ in pieces[below(pieces.count)] }.joined()
+    }
+    /// An instant anywhere an Instant's seconds and nanosecond still make it again (the stored
+    /// form saturates within a second of Int64's ends).
+    mutating func instant() -> Instant { Instant(nanosecondsSinceEpoch: min(max(integer(), -9_000_000_000_000_000_000), 9_000_000_000_000_000_000)) }
+    mutating func span() -> TimeSpan { .seconds(Int64(below(2_000_000)) - 1000) }
+}
