@@ -158,11 +158,8 @@ import Timekeeping
             let last = try #require(samples[from...].lastIndex { abs($0) > 0.01 })
             let quietAfter = recording.arrival(of: last) - pressed
             measured.append(quietAfter)
-            // The stop is the sound's last 50 ms and what follows them: a ramp there, never a jump to
-            // silence. (Earlier, a machine too busy to feed its sound server can leave a gap the tone
-            // then resumes after: the sound server's, not a stop.)
             var largestStep = 0.0
-            for i in max(from + 1, last - Self.rate / 20)..<min(samples.count, last + 480) {
+            for i in max(from + 1, pressIndex - Self.rate / 10)..<min(samples.count, last + 480) {
                 largestStep = max(largestStep, Double(abs(samples[i] - samples[i - 1])))
             }
             #expect(largestStep < Self.smoothStep * 1.05, "a click when it stopped (step \(largestStep))")
