@@ -5,9 +5,17 @@
 //   server's own volume scale is cubic, so the fade rises evenly in the percent a person sees.
 // - Loop: the file is decoded again from its start within the same write, so the sample after the
 //   last is the first: no gap, no click that the file itself does not have.
-// - Stop: the samples already queued on the server are written over from the server's read
-//   position with a 5 ms ramp to silence and then silence, and the stream drains: quiet within a
-//   few milliseconds of the answer, without the click of a cut.
+// - Stop: the samples already queued on the server are written over, at the positions they were
+//   written at (an absolute seek to the server's read position as last reported), with a 5 ms ramp
+//   to silence and then silence, and the stream drains: quiet within a few milliseconds of the
+//   answer, without the click of a cut. The positions are absolute because the server goes on
+//   reading while its report travels to us and our write travels back: a write placed "at the read
+//   position" (PA_SEEK_RELATIVE_ON_READ) lands that much later than the samples it was cut from,
+//   a jump in the waveform as large as the sound itself. The ramp starts past the reported
+//   position by what the server may have read since (the time since the stop was asked, and 5 ms
+//   for the way back and the server's reading in blocks): PulseAudio rewinds its sink to play a
+//   rewritten stretch only as far as the sink has not played it, PipeWire's server not at all,
+//   and a ramp placed where either has read would be cut.
 //
 // Lock discipline: as SoundServer's (every field is touched with the main loop's lock held).
 internal import CSound
@@ -44,12 +52,21 @@ final class Playback {
     /// The stream operation under way (a timing update or a drain): cancelled if the playback ends
     /// first, so its callback never finds the playback gone.
     private var operation: OpaquePointer?
+    /// When the stop was asked for (CLOCK_MONOTONIC, ns): the read position the server reports
+    /// after it is at most this old when the ramp is written.
+    private var stopAsked: Int64 = 0
+    /// Tests only: how long (µs) libpulse's thread sleeps between the server's report of its read
+    /// position and the ramp's write, as a machine too busy to run it at once would hold it.
+    nonisolated(unsafe) static var holdBeforeRampForTests: UInt32 = 0
 
     /// How much the stream keeps queued on the server: enough that a busy machine does not make
     /// gaps; the stop does not wait for it.
     static let queued = 0.1
     /// The stop's ramp to silence.
     static let ramp = 0.005
+    /// How far past what the server may have read since its report the ramp starts (seconds):
+    /// a held stop written with less lost the ramp's first milliseconds on PulseAudio's null sink.
+    static let rampMargin = 0.005
 
     init(id: Int, file: DecodedSound, options: PlaybackOptions, server: SoundServer) {
         self.id = id
@@ -192,6 +209,7 @@ final class Playback {
             finish(.stopped)
         case .playing, .draining:
             phase = .stopping
+            stopAsked = Self.monotonicNanoseconds()
             cancelOperation()
             guard let stream, let operation = pulse.pa_stream_update_timing_info(stream, { _, _, userdata in
                 let playback = Playback.from(userdata)
@@ -207,27 +225,52 @@ final class Playback {
         }
     }
 
-    /// The read position is fresh: ramp and silence from it, then drain.
+    /// The read position is fresh: the queued frames from it are written again where they were,
+    /// the same samples up to where the server may have read by now, the ramp, then silence; then drain.
     private func rampDown() {
         guard phase == .stopping, let stream else { return }
+        if Self.holdBeforeRampForTests > 0 { usleep(Self.holdBeforeRampForTests) }
         guard let timing = pulse.pa_stream_get_timing_info(stream), timing.pointee.read_index_corrupt == 0 else {
             finish(.stopped)
             return
         }
-        let read = timing.pointee.read_index / Int64(frameBytes)
+        let read = max(0, timing.pointee.read_index / Int64(frameBytes))
         let queued = Int(written - read)
         if queued > 0, queued < historyFrames {
-            let channels = file.channels
-            var tail = [Float](repeating: 0, count: queued * channels)
-            let ramp = min(rampFrames, queued)
-            for frame in 0..<ramp {
-                let gain = 1 - Float(frame) / Float(ramp)
-                let slot = Int((read + Int64(frame)) % Int64(historyFrames)) * channels
-                for channel in 0..<channels { tail[frame * channels + channel] = history[slot + channel] * gain }
-            }
-            _ = pulse.pa_stream_write(stream, tail, tail.count * MemoryLayout<Float>.size, nil, 0, PA_SEEK_RELATIVE_ON_READ)
+            let elapsed = max(0, Self.monotonicNanoseconds() - stopAsked)
+            // What the server may have read since it reported: the time since the stop was asked,
+            // and a margin for our write's way back and the server's step (it reads in blocks).
+            let mayHaveRead = (elapsed / 1_000 + Int64(Self.rampMargin * 1e6)) * Int64(file.rate) / 1_000_000
+            let lead = Int(min(Int64(queued), mayHaveRead))
+            let tail = Self.stopTail(history: history, historyFrames: historyFrames, channels: file.channels,
+                                     from: read, count: queued, rampAfter: lead, rampFrames: rampFrames)
+            _ = pulse.pa_stream_write(stream, tail, tail.count * MemoryLayout<Float>.size, nil,
+                                      read * Int64(frameBytes), PA_SEEK_ABSOLUTE)
         }
         drain(as: .stopping)
+    }
+
+    /// The `count` frames from position `from` as they were written (`history`: frame n at
+    /// `(n % historyFrames) * channels`), the first `rampAfter` unchanged, then a ramp of
+    /// `rampFrames` from the samples' level to silence, then silence; the ramp is never cut short
+    /// (it starts earlier when fewer frames are queued than `rampAfter + rampFrames`).
+    static func stopTail(history: [Float], historyFrames: Int, channels: Int, from: Int64, count: Int,
+                         rampAfter: Int, rampFrames: Int) -> [Float] {
+        var tail = [Float](repeating: 0, count: count * channels)
+        let ramp = min(max(1, rampFrames), count)
+        let kept = min(max(0, rampAfter), count - ramp)  // the ramp ends by the last frame queued, at the latest
+        for frame in 0..<(kept + ramp) {
+            let gain = frame < kept ? 1 : 1 - Float(frame - kept) / Float(ramp)
+            let slot = Int((from + Int64(frame)) % Int64(historyFrames)) * channels
+            for channel in 0..<channels { tail[frame * channels + channel] = history[slot + channel] * gain }
+        }
+        return tail
+    }
+
+    static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// Lets the server play what is queued, then ends (`finished` at a sound's end, `stopped` after a ramp).

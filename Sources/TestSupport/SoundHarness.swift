@@ -113,26 +113,83 @@ public final class MonitorRecording: @unchecked Sendable {
         _ = waitUntil(5) { lock.withLock { finished } }
     }
 
-    /// The samples so far.
-    public var recorded: [Float] { lock.withLock { samples } }
+    /// What is recorded so far, samples and arrival times taken together: indexes found in one
+    /// snapshot always fall within its samples (the recording grows meanwhile).
+    public func snapshot() -> RecordingSnapshot {
+        lock.withLock { RecordingSnapshot(samples: samples, stamps: stamps) }
+    }
 
-    /// The monotonic time sample `index` arrived.
-    public func arrival(of index: Int) -> Double {
-        lock.withLock {
-            // The chunk holding it is the last that starts at or before it.
-            var low = 0, high = stamps.count - 1
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if stamps[middle].0 <= index { low = middle } else { high = middle - 1 }
-            }
-            return stamps.isEmpty ? 0 : stamps[low].1
+    /// Waits until `condition` holds of what is recorded (checked every 20 ms, at most `timeout`
+    /// seconds); the last snapshot looked at.
+    @discardableResult
+    public func wait(timeout: Double = 10, until condition: (RecordingSnapshot) -> Bool) -> RecordingSnapshot {
+        var last = snapshot()
+        _ = waitUntil(timeout) {
+            last = snapshot()
+            return condition(last)
+        }
+        return last
+    }
+}
+
+extension MonitorRecording {
+    /// Waits until something louder than `threshold` was recorded after the monotonic time `time`
+    /// and then `quiet` samples (a tenth of a second by default) of nothing louder after it: a
+    /// sound that ended, whole, however late the monitor delivers it.
+    @discardableResult
+    public func waitForQuiet(after time: Double, threshold: Float, quiet: Int = 4_800, timeout: Double = 10) -> RecordingSnapshot {
+        wait(timeout: timeout) { snapshot in
+            let from = snapshot.firstIndex(after: time)
+            guard let last = snapshot.samples[from...].lastIndex(where: { abs($0) > threshold }) else { return false }
+            return snapshot.count >= last + quiet
         }
     }
 
-    /// The index of the first sample recorded after the monotonic time `time`.
-    public func firstIndex(after time: Double) -> Int {
-        lock.withLock { stamps.first { $0.1 >= time }?.0 ?? samples.count }
+    /// Whether something louder than `threshold` is recorded after the monotonic time `time`,
+    /// waiting for it at most `timeout` seconds.
+    public func hears(after time: Double, above threshold: Float, timeout: Double = 10) -> Bool {
+        wait(timeout: timeout) { $0.samples(after: time).contains { abs($0) > threshold } }
+            .samples(after: time).contains { abs($0) > threshold }
     }
+
+    /// Waits until `length` samples were recorded from the first one louder than `threshold`
+    /// after the monotonic time `time` (whatever they hold).
+    @discardableResult
+    public func waitForSound(after time: Double, threshold: Float, length: Int, timeout: Double = 10) -> RecordingSnapshot {
+        wait(timeout: timeout) { snapshot in
+            let from = snapshot.firstIndex(after: time)
+            guard let first = snapshot.samples[from...].firstIndex(where: { abs($0) > threshold }) else { return false }
+            return snapshot.count >= first + length
+        }
+    }
+}
+
+/// The recording up to a moment.
+public struct RecordingSnapshot: Sendable {
+    public let samples: [Float]
+    /// (index of a chunk's first sample, monotonic seconds of its arrival)
+    let stamps: [(Int, Double)]
+
+    public var count: Int { samples.count }
+
+    /// The monotonic time sample `index` arrived.
+    public func arrival(of index: Int) -> Double {
+        // The chunk holding it is the last that starts at or before it.
+        var low = 0, high = stamps.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if stamps[middle].0 <= index { low = middle } else { high = middle - 1 }
+        }
+        return stamps.isEmpty ? 0 : stamps[low].1
+    }
+
+    /// The index of the first sample recorded after the monotonic time `time` (`count` if none).
+    public func firstIndex(after time: Double) -> Int {
+        stamps.first { $0.1 >= time }?.0 ?? samples.count
+    }
+
+    /// The samples recorded after the monotonic time `time`.
+    public func samples(after time: Double) -> ArraySlice<Float> { samples[firstIndex(after: time)...] }
 }
 
 /// CLOCK_MONOTONIC in seconds.

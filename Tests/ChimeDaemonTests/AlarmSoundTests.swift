@@ -92,9 +92,10 @@ import Timekeeping
         try set(["in", "1s", "--sound", file, "--volume", "70", "--fade", "2s", "--ring", "6s", "--id", "fade", "Fade"])
         #expect(recorder.waitForCalls(1).count == 1)
         #expect(recorder.calls.first?.hints["suppress-sound"] == .boolean(true), "chime plays it: the server is asked not to")
-        usleep(5_500_000)
-        let samples = recording.recorded
-        let from = recording.firstIndex(after: asked)
+        // The fade and half a second after it (and the curve's 3.3 s from before the onset) recorded.
+        let recorded = recording.waitForSound(after: asked, threshold: 0.002, length: 16 * Self.rate / 5, timeout: 20)
+        let samples = recorded.samples
+        let from = recorded.firstIndex(after: asked)
         let window = Self.rate / 100  // 10 ms
         let start = try #require(onset(samples, from: from), "nothing was heard: \(daemon.log)")
         let curve = levels(samples, from: max(from, start - 30 * window), window: window, count: 330)
@@ -123,11 +124,11 @@ import Timekeeping
         let asked = monotonicSeconds()
         try set(["in", "1s", "--sound", file, "--ring", "4s", "--id", "loop", "Loop"])
         #expect(recorder.waitForCalls(1).count == 1)
-        usleep(4_000_000)
-        let samples = recording.recorded
-        let start = try #require(onset(samples, from: recording.firstIndex(after: asked)), "nothing was heard: \(daemon.log)")
+        let recorded = recording.waitForSound(after: asked, threshold: 0.002, length: 3 * Self.rate + 1, timeout: 20)
+        let samples = recorded.samples
+        let start = try #require(onset(samples, from: recorded.firstIndex(after: asked)), "nothing was heard: \(daemon.log)")
         let body = (start + Self.rate / 20)..<(start + 3 * Self.rate)  // 2.95 s: 11 loop points
-        #expect(body.upperBound < samples.count)
+        try #require(body.upperBound < samples.count, "3 s of the ring were not recorded")
         var largestStep = 0.0
         for i in body { largestStep = max(largestStep, Double(abs(samples[i] - samples[i - 1]))) }
         let quietest = stride(from: body.lowerBound, to: body.upperBound - 240, by: 240).map { rms(samples, $0..<$0 + 240) }.min() ?? 0
@@ -148,18 +149,21 @@ import Timekeeping
             let id = try #require(recorder.waitForCalls(round + 1).last.map { _ in
                 try popup(of: "stop-\(round)")
             } ?? nil)
-            usleep(700_000)
+            // It rings: a fifth of a second of it has reached the sink's monitor.
+            let ringing = recording.waitForSound(after: asked, threshold: 0.01, length: Self.rate / 5)
+            try #require(ringing.samples(after: asked).contains { abs($0) > 0.01 }, "round \(round): it did not ring")
             let pressed = monotonicSeconds()
             try recorder.invokeAction(id: id, key: "dismiss")
-            usleep(400_000)
-            let samples = recording.recorded
-            let from = recording.firstIndex(after: asked)
-            let pressIndex = recording.firstIndex(after: pressed)
+            let recorded = recording.waitForQuiet(after: pressed, threshold: 0.01)
+            let samples = recorded.samples
+            let from = recorded.firstIndex(after: asked)
+            let pressIndex = recorded.firstIndex(after: pressed)
             let last = try #require(samples[from...].lastIndex { abs($0) > 0.01 })
-            let quietAfter = recording.arrival(of: last) - pressed
+            let quietAfter = recorded.arrival(of: last) - pressed
             measured.append(quietAfter)
             var largestStep = 0.0
-            for i in max(from + 1, pressIndex - Self.rate / 10)..<min(samples.count, last + 480) {
+            let window = max(from + 1, pressIndex - Self.rate / 10)..<max(from + 1, min(samples.count, last + 480))
+            for i in window {
                 largestStep = max(largestStep, Double(abs(samples[i] - samples[i - 1])))
             }
             #expect(largestStep < Self.smoothStep * 1.05, "a click when it stopped (step \(largestStep))")
@@ -184,8 +188,7 @@ import Timekeeping
         try set(["in", "1s", "--sound", file, "--insist", "--id", "insist", "Insist"])
         _ = recorder.waitForCalls(1)
         #expect(try waitUntil(10) { try pulse.sinkState() == (false, 100) }, "not unmuted and raised: \(sinkText)")
-        usleep(500_000)
-        let heard = recording.recorded[recording.firstIndex(after: asked)...].contains { abs($0) > 0.1 }
+        let heard = recording.hears(after: asked, above: 0.1)
         #expect(heard, "the muted output did not sound")
         let id = try #require(try popup(of: "insist"))
         try recorder.invokeAction(id: id, key: "dismiss")
@@ -253,7 +256,7 @@ import Timekeeping
         #expect(try waitUntil(10) { daemon.log.contains("the decoder of \(file) stopped (killed by signal") }, "\(daemon.log)")
         let crashed = monotonicSeconds()
         // The tone's decoder died a quarter second in; what sounds from here on is the default sound.
-        #expect(try waitUntil(10) { recording.recorded[recording.firstIndex(after: crashed + 0.5)...].contains { abs($0) > 0.05 } },
+        #expect(recording.hears(after: crashed + 0.5, above: 0.05),
                 "nothing rang after the decoder died: \(sinkText)\n\(daemon.log)")
         #expect(daemon.isRunning)
         let id = try #require(try popup(of: "crashy"))
@@ -313,8 +316,9 @@ import Timekeeping
         let took = monotonicSeconds() - asked
         #expect(played.status == 0, "\(played.stderr)")
         #expect((1.9...3.5).contains(took), "chime sound play --for 2s took \(took) s")
-        let samples = recording.recorded
-        let start = try #require(onset(samples, from: recording.firstIndex(after: asked)))
+        let recorded = recording.waitForQuiet(after: asked, threshold: 0.01)
+        let samples = recorded.samples
+        let start = try #require(onset(samples, from: recorded.firstIndex(after: asked)))
         let last = try #require(samples.lastIndex { abs($0) > 0.01 })
         let length = Double(last - start) / Double(Self.rate)
         #expect((1.9...2.1).contains(length), "it sounded \(length) s")
@@ -350,7 +354,7 @@ import Timekeeping
         let asked = monotonicSeconds()
         try set(["in", "1s", "--sound", "bell", "--ring", "0", "--id", "bell", "Bell"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { recording.recorded[recording.firstIndex(after: asked)...].contains { abs($0) > 0.05 } }, "\(daemon.log)")
+        #expect(recording.hears(after: asked, above: 0.05), "\(daemon.log)")
     }
 
     /// One preview at a time: a second `chime sound play` stops the first, which says so and ends.

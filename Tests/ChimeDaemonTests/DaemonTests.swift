@@ -434,12 +434,16 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         #expect(try runChime(["in", "1s", "--id", "tea", "Tea"], environment: bus.environment()).status == 0)
-        _ = recorder.waitForCalls(1, timeout: 5)
-        usleep(200_000)
-        let listed = try runChime(["delivered"], environment: bus.environment())
-        #expect(listed.stdout.hasPrefix("tea  shown "))
+        try #require(recorder.waitForCalls(1, timeout: 10).count == 1)
+        // Delivered once the server's answer to Notify is in: waited for, not slept on.
+        var listed = ""
+        #expect(try waitUntil(10) {
+            listed = try runChime(["delivered"], environment: bus.environment()).stdout
+            return listed.hasPrefix("tea  shown ")
+        }, "chime delivered printed \(listed)")
         #expect(try runChime(["close", "tea"], environment: bus.environment()).status == 0)
-        #expect(recorder.closedIDs == [1])
+        // The daemon answers `close` once it has sent CloseNotification; the server reads it after.
+        #expect(waitUntil(10) { recorder.closedIDs == [1] }, "closed: \(recorder.closedIDs)")
         let again = try runChime(["close", "tea"], environment: bus.environment())
         #expect(again.status == 6)
         #expect(again.stderr == "chime: not delivered: \"tea\"; see chime delivered\n")

@@ -137,9 +137,9 @@ final class PlaybackTests: XCTestCase {
         let asked = monotonicSeconds()
         let id = try server.play(file, PlaybackOptions())
         XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .finished))
-        usleep(200_000)
-        let samples = recording.recorded
-        let from = recording.firstIndex(after: asked)
+        let recorded = recording.waitForQuiet(after: asked, threshold: 0.01)
+        let samples = recorded.samples
+        let from = recorded.firstIndex(after: asked)
         let first = try XCTUnwrap(samples[from...].firstIndex { abs($0) > 0.01 })
         let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.01 })
         XCTAssertEqual(Double(last - first) / 48_000, 0.3, accuracy: 0.005)
@@ -210,6 +210,59 @@ final class PlaybackTests: XCTestCase {
         XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .stopped))
     }
 
+    /// A stop whose ramp is written late (libpulse's thread held between the server's report of its
+    /// read position and the write, as a busy machine holds it, while the server reads on) still
+    /// ends in a ramp, not a jump: the rewritten samples land where they were first written.
+    /// Before the write was placed by absolute position, a 0.3 s step (the tone's full level)
+    /// came in one Dismiss of three on a loaded machine, and at every held stop here.
+    func testAStopWrittenLateStillRampsToSilence() throws {
+        let session = try startServer()
+        let file = try tone(seconds: 0.5)
+        let recording = try session.record()
+        defer {
+            recording.stop()
+            Playback.holdBeforeRampForTests = 0
+        }
+        let server = try SoundServer(applicationName: "chime-test")
+        XCTAssertNotNil(nextEvent(server, isConnected))
+        let smoothStep = 0.5 * 2 * Double.pi / 100  // the tone's largest step between two samples
+        for hold: UInt32 in [0, 7_000, 23_000, 41_000] {
+            let asked = monotonicSeconds()
+            let id = try server.play(file, PlaybackOptions(looping: true))
+            // Playing: a fifth of a second of the tone has reached the sink's monitor.
+            let playing = recording.waitForSound(after: asked, threshold: 0.001, length: 9_600)
+            XCTAssertNotNil(playing.samples(after: asked).firstIndex { abs($0) > 0.001 }, "hold \(hold) µs: the tone was not heard")
+            Playback.holdBeforeRampForTests = hold
+            let stopped = monotonicSeconds()
+            server.stop(id)
+            XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .stopped))
+            Playback.holdBeforeRampForTests = 0
+            // Quiet, and the monitor has a tenth of a second of the silence after it.
+            let recorded = recording.waitForQuiet(after: asked, threshold: 0.001)
+            let samples = recorded.samples
+            let heard = try XCTUnwrap(recorded.samples(after: asked).firstIndex { abs($0) > 0.001 })
+            let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.001 })
+            guard samples.count >= last + 4_800, recorded.arrival(of: last) > stopped else {
+                XCTFail("hold \(hold) µs: no silence after the stop")
+                continue
+            }
+            // From a tenth of a second into the tone (its first samples are not what is checked:
+            // the sink starts a stream where it can) to after the last sound.
+            let from = max(heard + 4_800, last - 9_600)
+            guard from < last else {
+                XCTFail("hold \(hold) µs: the tone stopped \(last - heard) samples after it was first heard")
+                continue
+            }
+            var largest = 0.0
+            var at = from
+            for i in from..<(last + 480) where Double(abs(samples[i] - samples[i - 1])) > largest {
+                largest = Double(abs(samples[i] - samples[i - 1]))
+                at = i
+            }
+            XCTAssertLessThan(largest, smoothStep * 1.05, "hold \(hold) µs: a click of \(largest) at \(at - last) samples from the last sound")
+        }
+    }
+
     /// No server: the connection is said to be unavailable, and a sound asked for ends `failed`
     /// (its caller then plays it another way). Nothing is started: no autospawn.
     func testNoServerEndsItsSoundsFailed() throws {
@@ -264,9 +317,9 @@ final class PlaybackTests: XCTestCase {
             let asked = monotonicSeconds()
             let id = try server.play(file, PlaybackOptions())
             XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .finished), file)
-            usleep(100_000)
-            let samples = recording.recorded
-            let from = recording.firstIndex(after: asked)
+            let recorded = recording.waitForQuiet(after: asked, threshold: 0.05)
+            let samples = recorded.samples
+            let from = recorded.firstIndex(after: asked)
             let first = try XCTUnwrap(samples[from...].firstIndex { abs($0) > 0.05 }, "\(file): nothing was heard")
             let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.05 })
             let seconds = Double(last - first) / 48_000
