@@ -150,7 +150,8 @@ import Timekeeping
         var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
         _ = try chime(["in", "1s", "--id", "held", "Held"])
-        usleep(2_000_000)  // due with no server: held
+        // Due with no server: held (and said so), still pending.
+        #expect(try waitUntil(10) { try runChime(["list"], environment: bus.environment()).stdout.contains("held: no notification server") })
         #expect(try center().pendingNotificationRequests().map(\.request.identifier) == ["held"])
         daemon.kill()
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
@@ -160,7 +161,6 @@ import Timekeeping
         try #require(calls.count == 1)
         #expect(calls[0].summary == "Held")
         #expect(calls[0].body.hasPrefix("<b>Late: due at "))
-        usleep(200_000)
-        #expect(try center().pendingNotificationRequests().isEmpty)
+        #expect(try waitUntil(10) { try center().pendingNotificationRequests().isEmpty })
     }
 }
