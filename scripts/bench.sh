@@ -90,6 +90,11 @@ echo "== next occurrence of 100,000 random iCalendar recurrences (3 runs), and p
 for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 100000 rrule "$out/rrules.txt" >>"$out/rrule.txt"; done
 /usr/bin/python3 bench/rrule_dateutil.py "$out/rrules.txt" 300 >"$out/rrule-dateutil.txt"
 
+echo "== reading 100,000 random phrases, English and German (3 runs), and python's dateparser on 1,000 of the one-off ones"
+: >"$out/phrase.txt"
+for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 100000 phrase "$out/phrases.txt" >>"$out/phrase.txt"; done
+/usr/bin/python3 bench/phrase_dateparser.py "$out/phrases.txt" 1000 >"$out/phrase-dateparser.txt"
+
 IDLE_SECONDS=${IDLE_SECONDS:-60}
 echo "== the daemon with 100,000 alarms (idle for $IDLE_SECONDS s)"
 "$PWD/.build/release/chime-bench-daemon" "$chime" 100000 "$IDLE_SECONDS" >"$out/daemon.txt"

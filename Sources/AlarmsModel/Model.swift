@@ -50,6 +50,10 @@ public struct ClockAlarm: Hashable, Sendable {
     public var minute = 0
     /// Empty: once, at the next time the clock shows hour:minute.
     public var days: Weekdays = []
+    /// When, said as a person says it or any rule chime reads (`every other tuesday 9am`, `am
+    /// letzten Freitag im Monat um 16:35`, `*:0/15`), for what the clock and the day toggles cannot
+    /// say; it takes their place. Empty: the clock and the days.
+    public var when = ""
     public var label = ""
     public var sound: Sound? = .default
     /// How long the sound rings unanswered (0: it plays once).
@@ -76,11 +80,20 @@ public struct ClockAlarm: Hashable, Sendable {
     public init?(request: NotificationRequest) {
         // The dialog sets whole minutes; "16:35, once" (a time without a date that does not repeat)
         // is not something it says.
-        guard case .calendar(let expression) = request.trigger.rule, request.trigger.timeZone == nil,
-            let parts = Self.parts(expression), parts.second == 0, parts.days.isEmpty || request.trigger.repeats else { return nil }
-        hour = parts.hour
-        minute = parts.minute
-        days = parts.days
+        if case .calendar(let expression) = request.trigger.rule, request.trigger.timeZone == nil, request.trigger.said == nil,
+            let parts = Self.parts(expression), parts.second == 0, parts.days.isEmpty || request.trigger.repeats {
+            hour = parts.hour
+            minute = parts.minute
+            days = parts.days
+        } else {
+            // Any other rule is edited in the When field: as it was said, or as it is written (a
+            // timer counting down is not an alarm of this dialog, nor is a one-off at an instant).
+            switch request.trigger.rule {
+            case .interval(_, false), .instant: return nil
+            default: when = request.trigger.said ?? request.summaryRule
+            }
+            if let zone = request.trigger.timeZone, request.trigger.said == nil { when += " " + zone }
+        }
         let content = request.content
         base = content
         label = content.label.isEmpty ? (content.title == tr("Alarm") ? "" : content.title) : content.label
@@ -117,9 +130,43 @@ public struct ClockAlarm: Hashable, Sendable {
         return "\(civil.year)-\(Self.two(civil.month))-\(Self.two(civil.day)) " + timeText
     }
 
+    /// What the When field says, read as said at `now`: the words understood and the next three
+    /// times (`.understood`), why it cannot be read (`.problem`), or nil when it is empty. It is read,
+    /// and rings, in the system's zone, as the dialog's clock does.
+    public func whenPreview(now: Instant, language: PhraseLanguage, twelveHourClock: Bool = false) -> WhenPreview? {
+        let text = when.withoutSurroundingSpace
+        guard !text.isEmpty else { return nil }
+        do throws(RequestError) {
+            let trigger = try whenDraft(text, now: now, language: language, twelveHourClock: twelveHourClock).buildTrigger()
+            var times: [Instant] = []
+            var after = now
+            while times.count < 3, let next = trigger.nextFire(after: after) {
+                times.append(next)
+                after = next
+            }
+            if times.isEmpty { return .problem(trigger.neverFiresReason(now: now)) }
+            let words = trigger.rule.words(language, zone: trigger.wallClockZone)
+            return .understood(words: words, next: times)
+        } catch {
+            return .problem(error.message)
+        }
+    }
+
+    /// A draft saying when, from the When field.
+    private func whenDraft(_ text: String, now: Instant, language: PhraseLanguage, twelveHourClock: Bool) -> AlarmDraft {
+        var draft = AlarmDraft(kind: .alarm, anchor: now)
+        draft.when = .rule(text)
+        draft.readsPhrases = true
+        draft.phraseLanguage = language
+        draft.twelveHourClock = twelveHourClock
+        return draft
+    }
+
     /// The request the daemon gets: built as `chime at` builds one (critical, Snooze and Dismiss,
-    /// chime's icon), titled with the label (or "Alarm").
-    public func request(identifier: String?, now: Instant, zone: Zone) throws(RequestError) -> NotificationRequest {
+    /// chime's icon), titled with the label (or "Alarm"). A When field that says something is read
+    /// as said now, in the user's language first (`language`).
+    public func request(identifier: String?, now: Instant, zone: Zone, language: PhraseLanguage = .english,
+                        twelveHourClock: Bool = false) throws(RequestError) -> NotificationRequest {
         var draft = base.map { AlarmDraft(kind: .alarm, content: $0, anchor: now) } ?? AlarmDraft(kind: .alarm, anchor: now)
         draft.identifier = identifier
         if base == nil || label != openedName {
@@ -136,7 +183,16 @@ public struct ClockAlarm: Hashable, Sendable {
         draft.snooze = snooze
         draft.wake = wake
         draft.doNotDisturb = doNotDisturb
-        draft.when = .rule(rule(now: now, zone: zone))
+        let text = when.withoutSurroundingSpace
+        if text.isEmpty {
+            draft.when = .rule(rule(now: now, zone: zone))
+        } else {
+            let said = whenDraft(text, now: now, language: language, twelveHourClock: twelveHourClock)
+            draft.when = said.when
+            draft.readsPhrases = true
+            draft.phraseLanguage = language
+            draft.twelveHourClock = twelveHourClock
+        }
         return try draft.build(now: now)
     }
 
@@ -144,6 +200,29 @@ public struct ClockAlarm: Hashable, Sendable {
     public var daysText: String { days.isEmpty ? tr("Once") : days.inWords }
 
     static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
+
+/// What the dialog's When field was understood as.
+public enum WhenPreview: Hashable, Sendable {
+    /// The rule in words (nil where words do not say it) and its next times (one to three).
+    case understood(words: String?, next: [Instant])
+    /// Why it cannot be read, in one sentence.
+    case problem(String)
+
+    /// The words and the next times as the dialog shows them, one line each ("Next: Tue 1 Dec
+    /// 09:00, Tue 15 Dec 09:00, Tue 29 Dec 09:00"), or the problem.
+    public func text(zone: Zone) -> String {
+        switch self {
+        case .problem(let message): return message
+        case .understood(let words, let next):
+            let times = next.map { instant -> String in
+                let civil = zone.civil(at: instant.seconds)
+                return "\(Weekdays.shortName(civil.weekday - 1)) \(civil.year)-\(ClockAlarm.two(civil.month))-\(ClockAlarm.two(civil.day)) "
+                    + "\(ClockAlarm.two(civil.hour)):\(ClockAlarm.two(civil.minute))"
+            }
+            return (words.map { $0 + "\n" } ?? "") + tr("Next: %s", times.joined(separator: ", "))
+        }
+    }
 }
 
 /// A pending alarm as a row of the app's lists shows it.
@@ -161,7 +240,8 @@ public struct AlarmRow: Hashable, Sendable {
     public var time: String
     /// The label or title.
     public var name: String
-    /// "Weekdays", "Mon, Wed", "Once", or the rule as written (`*:0/15`).
+    /// "Weekdays", "Mon, Wed", "Once", the rule in words ("every 2 weeks on Tuesday at 09:00"), or
+    /// as written where words do not say it (`*:0/15`).
     public var days: String
     /// "Rings in 5 h 3 min", "Off", or what holds it.
     public var status: String
@@ -172,7 +252,7 @@ public struct AlarmRow: Hashable, Sendable {
     /// A timer's whole duration (`in 5m` → 5 minutes).
     public var duration: TimeSpan?
 
-    public init(_ summary: PendingSummary, now: Instant, zone: Zone) {
+    public init(_ summary: PendingSummary, now: Instant, zone: Zone, language: PhraseLanguage = .english) {
         identifier = summary.identifier
         name = summary.label.isEmpty ? summary.title : summary.label
         fromFile = summary.origin == .file
@@ -196,6 +276,10 @@ public struct AlarmRow: Hashable, Sendable {
             let civil = zone.civil(at: next.seconds)
             time = ClockAlarm.two(civil.hour) + ":" + ClockAlarm.two(civil.minute)
             if summary.rule.isEmpty { days = tr("Once") }
+        }
+        if kind == .alarm, let rule, days == summary.rule {
+            let ruleZone = summary.timeZone.flatMap { try? Zone.named($0) } ?? zone
+            days = rule.words(language, zone: ruleZone) ?? summary.rule
         }
         switch summary.state {
         case .disabled: status = tr("Off")
@@ -269,4 +353,14 @@ public func timerRequest(duration: TimeSpan, label: String, now: Instant) throws
     draft.sound = .default
     draft.when = .rule("in \(duration)")
     return try draft.build(now: now)
+}
+
+extension String {
+    /// Without the spaces, tabs and line breaks around it.
+    var withoutSurroundingSpace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[first...last])
+    }
 }

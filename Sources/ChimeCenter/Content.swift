@@ -330,6 +330,9 @@ public struct Trigger: Hashable, Sendable, Codable {
     public private(set) var countEnd: Instant?
     /// Occurrences skipped once (`chime skip`), in the order they were skipped.
     public var skipped: [Instant] = []
+    /// The phrase the rule was read from, as it was typed (`every other tuesday 9am`), kept to
+    /// show it as written; the rule is what runs. nil: the rule was written the machine way.
+    public var said: String?
 
     /// A trigger from any rule text (`16:35 mon-fri`, `in 5m`, `*:0/15`).
     public init(parsing text: String, repeats: Bool? = nil, timeZone: String? = nil, anchor: Instant) throws(RuleError) {
@@ -436,6 +439,14 @@ public struct Trigger: Hashable, Sendable, Codable {
         return best
     }
 
+    /// The trigger as its phrase says it, without the rule the phrase became when it was read (which
+    /// depends on when that was: `tomorrow 7am`, `every other tuesday`): what two readings of one
+    /// phrase are compared by.
+    public mutating func keepOnlyWhatWasSaid() {
+        rule = .instant(.epoch)
+        countEnd = nil
+    }
+
     /// Ends the trigger after `count` occurrences from when it was set (nil: no such end).
     public mutating func limit(count: Int?) {
         self.count = count
@@ -455,7 +466,7 @@ public struct Trigger: Hashable, Sendable, Codable {
     // always written it, so stores from earlier versions read unchanged.
     private enum CodingKeys: String, CodingKey {
         case kind, rule, seconds, at, atNanosecond, repeats, timeZone, anchor, nanosecond
-        case reminders, exceptions, until, count, countEnd, skipped, offsets
+        case reminders, exceptions, until, count, countEnd, skipped, offsets, said
     }
 
     public init(from decoder: any Decoder) throws {
@@ -479,6 +490,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         count = try c.decodeIfPresent(Int.self, forKey: .count)
         countEnd = try c.decodeIfPresent(Int64.self, forKey: .countEnd).map { Instant(nanosecondsSinceEpoch: $0) }
         skipped = (try c.decodeIfPresent([Int64].self, forKey: .skipped) ?? []).map { Instant(nanosecondsSinceEpoch: $0) }
+        said = try c.decodeIfPresent(String.self, forKey: .said)
         switch try c.decode(String.self, forKey: .kind) {
         case "interval":
             rule = .interval(.seconds(try c.decode(Int64.self, forKey: .seconds)), repeats: repeats)
@@ -533,6 +545,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         try c.encodeIfPresent(count, forKey: .count)
         try c.encodeIfPresent(countEnd?.nanosecondsSinceEpoch, forKey: .countEnd)
         if !skipped.isEmpty { try c.encode(skipped.map(\.nanosecondsSinceEpoch), forKey: .skipped) }
+        try c.encodeIfPresent(said, forKey: .said)
     }
 }
 

@@ -81,6 +81,9 @@ public struct AlarmDraft: Sendable {
     public var count: Int?
     /// Occurrences skipped (read back from the daemon only).
     public var skipped: [Instant]?
+    /// The phrase `when` was read from, as typed, when a door read it itself (the app's dialog sends
+    /// the rule it previewed with the phrase beside it); a phrase given as `when` is kept so anyway.
+    public var said: String?
     /// When it was set: where an interval counts from.
     public var anchor: Instant
     /// Whether a zone given with a rule that counts elapsed time is refused (the command line)
@@ -224,6 +227,7 @@ public struct AlarmDraft: Sendable {
         trigger.reminders = Array(Set(reminders ?? [])).sorted()
         trigger.exceptions = Array(Set(exceptions ?? [])).sorted()
         trigger.skipped = skipped ?? []
+        if let said { trigger.said = said }
         switch until {
         case nil: break
         case .instant(let instant)?: trigger.until = instant
@@ -276,6 +280,8 @@ public struct AlarmDraft: Sendable {
                     let reading = try Rule.reading(text, context)
                     parsed = Trigger(rule: reading.rule, repeats: repeats ?? reading.repeats ?? reading.rule.repeats, timeZone: zoneName,
                                      anchor: anchor)
+                    // A phrase is kept as typed, to be shown as written (the rule is what runs).
+                    if reading.words != nil { parsed.said = text }
                 } else {
                     parsed = try Trigger(parsing: text, repeats: repeats, timeZone: timeZone ?? defaultTimeZone, anchor: anchor)
                 }

@@ -92,6 +92,7 @@ extension NotificationRequest {
         if !trigger.exceptions.isEmpty { entries.append(("except", .strings(trigger.exceptions.map(\.description)))) }
         if let until = trigger.until { entries.append(("until", .int64(until.seconds))) }
         if let count = trigger.count { entries.append(("count", .uint32(UInt32(clamping: count)))) }
+        if let said = trigger.said { entries.append(("said", .string(said))) }
         return .vardict(entries)
     }
 
@@ -296,6 +297,7 @@ extension NotificationRequest {
                                                             noun: "occurrences") {
             draft.skipped = seconds.map { Instant(seconds: $0) }
         }
+        draft.said = try reader.string(.said)
         let request: NotificationRequest
         do {
             // Checked against `now` by the caller (`fromDBus`); a stored one may have no occurrence left.

@@ -126,9 +126,10 @@ public enum RequestJSON {
                 switch t.rule {
                 case .calendar(let expression): $0.member("rule") { $0.string(expression.description) }
                 case .recurrence(let recurrence): $0.member("rule") { $0.string(recurrence.text) }
-                case .interval(let span, _): $0.member("seconds") { $0.integer(span.seconds) }
-                case .instant: break
+                case .interval, .instant: break
                 }
+                if let said = t.said { $0.member("said") { $0.string(said) } }
+                if case .interval(let span, _) = t.rule { $0.member("seconds") { $0.integer(span.seconds) } }
                 if !t.skipped.isEmpty { $0.member("skipped") { w in w.array(t.skipped) { $0.integer($1.nanosecondsSinceEpoch) } } }
                 if let zone = t.timeZone { $0.member("timeZone") { $0.string(zone) } }
                 if let until = t.until { $0.member("until") { $0.integer(until.nanosecondsSinceEpoch) } }

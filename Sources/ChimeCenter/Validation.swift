@@ -31,6 +31,8 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     /// `anchor` and `skipped` exactly, in nanoseconds since the epoch (what `Get` answers beside them).
     case anchorNanoseconds = "anchor-ns"
     case skippedNanoseconds = "skipped-ns"
+    /// The phrase `rule` was read from, as it was typed: shown as written, never read.
+    case said
 
     /// The keys only `Get` answers (a stored request's), which no caller may send.
     var isStoredOnly: Bool { [.anchor, .skipped, .anchorNanoseconds, .skippedNanoseconds].contains(self) }
@@ -250,6 +252,7 @@ extension Trigger {
         for lead in reminders { try checkSpan(lead, .remind, RequestBounds.reminder, what: "a reminder") }
         try checkCount(exceptions.count, .except, RequestBounds.exceptionCount, "dates")
         try checkCount(skipped.count, .skipped, RequestBounds.skippedCount, "occurrences")
+        if let said { try checkText(said, .said, RequestBounds.ruleBytes, allowing: .none) }
         if let until, !RequestBounds.instants.contains(until) {
             throw RequestError(.until, "must lie in 1970-2199, got \(until.seconds) s since the epoch")
         }
@@ -293,7 +296,7 @@ extension Trigger {
     }
 
     /// Why a trigger has no occurrence after `now`, in words.
-    func neverFiresReason(now: Instant) -> String {
+    public func neverFiresReason(now: Instant) -> String {
         // What ends it, when that is why: the rule alone still fires.
         if let next = rule.nextFire(after: now, anchor: anchor, repeats: repeats, in: zone) {
             if let until, next > until { return "it ends (until \(zone.iso8601(until))) before its next occurrence (\(zone.iso8601(next)))" }

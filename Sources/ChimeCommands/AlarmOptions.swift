@@ -236,7 +236,11 @@ struct AlarmOptions: ParsableArguments {
     func schedule(_ request: NotificationRequest) {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         let added = reportingErrors { try center.add(request) }
-        AddedReport(identifier: added.identifier, nextFire: added.nextFire, zone: request.trigger.zone).print(json: json)
+        // What was understood, in words: for a phrase, and for a rule that repeats.
+        let trigger = request.trigger
+        let words = trigger.said != nil || trigger.repeats
+            ? trigger.rule.words(PhraseLanguage.user { Sys.environment($0) }, zone: trigger.wallClockZone) : nil
+        AddedReport(identifier: added.identifier, nextFire: added.nextFire, zone: trigger.zone, words: words).print(json: json)
         warnIfUnplayable(request.content.sound, center: center)
         if request.content.wake { warnIfCannotWake(center: center) }
     }
@@ -248,10 +252,14 @@ struct AddedReport: Report {
     var identifier: String
     var nextFire: Instant
     var zone: Zone
+    /// The rule in words, as understood (nil: none said).
+    var words: String? = nil
 
-    var fields: [Field] { [Field("id", "", .text(identifier)), Field("nextFire", "", .instant(nextFire, zone))] }
+    var fields: [Field] {
+        [Field("id", "", .text(identifier)), Field("nextFire", "", .instant(nextFire, zone)), Field("words", "", .optional(words) { .text($0) })]
+    }
     func writeJSON(to out: inout PrintedOutput) { Datum.writeRecord(fields, to: &out) }
-    var lines: [String] { ["\(identifier): \(Datum.instant(nextFire, zone).text ?? "")"] }
+    var lines: [String] { ["\(identifier): \(Datum.instant(nextFire, zone).text ?? "")"] + (words.map { ["  " + $0] } ?? []) }
 }
 
 /// Says, after a `--wake` alarm is set, when this system cannot wake the machine for it, why, and

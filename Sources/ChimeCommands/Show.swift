@@ -3,6 +3,7 @@ import ArgumentParser
 import ChimeCenter
 import DBus
 import Notifications
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,8 @@ public struct Show: ParsableCommand {
     public static let configuration = CommandConfiguration(
         abstract: "Show everything about one pending alarm.",
         discussion: """
-            Its title, body, label, rule (as written and in full), time zone, next fire time, sound, urgency, \
+            Its title, body, label, rule (as written, the phrase it was said as, in words, and in full), time \
+            zone, next fire time, sound, urgency, \
             icon, actions, snooze, grace and expire times, body command, how long it rings, whether it wakes the \
             machine, its do-not-disturb policy, where it comes from and its state. \
             --json gives the same as one object, typed: durations in seconds, the next fire time in ISO 8601 \
@@ -50,6 +52,11 @@ public struct Show: ParsableCommand {
         case .instant(let instant): "at " + zone.iso8601(instant)
         }
         let written = summary?.ruleText ?? ""
+        // What was understood, in the user's language (a one-off at an instant has no words).
+        let language = PhraseLanguage.user { Sys.environment($0) }
+        let words: String? = if case .instant = request.trigger.rule { nil } else {
+            request.trigger.rule.words(language, zone: request.trigger.wallClockZone)
+        }
         let sound: Datum = switch content.sound {
         case nil: .none
         case .default?: .text("default")
@@ -67,6 +74,8 @@ public struct Show: ParsableCommand {
             Field("subtitle", "subtitle", .text(content.subtitle)), Field("body", "body", .text(content.body)),
             Field("label", "label", .text(content.label)),
             Field("rule", "rule", .text(written.isEmpty ? expression : written)),
+            Field("said", "said", .optional(request.trigger.said) { .text($0) }) { $0.text ?? "none (written the machine way)" },
+            Field("words", "in words", .optional(words) { .text($0) }) { $0.text ?? "none" },
             Field("expression", "expression", .text(expression)),
             Field("timeZone", "time zone", .optional(request.trigger.timeZone) { .text($0) }) { $0.text ?? "the system's (\(system))" },
             Field("nextFire", "next", .optional(summary?.nextFire) { .instant($0, zone) }) { $0.text ?? "never" },

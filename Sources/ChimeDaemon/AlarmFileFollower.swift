@@ -638,18 +638,21 @@ final class AlarmFileFollower: LoopPart {
     }
 
     /// A file alarm without when it was loaded or where it sits in the file: what a reload
-    /// compares. (An egg-timer rule counts from its first load, not from each reload.)
+    /// compares. (An egg-timer rule counts from its first load, not from each reload; a phrase
+    /// means what it meant when first read: its definition is the phrase, not the rule it became.)
     static func normalized(_ alarm: ConfigAlarm) -> ConfigAlarm {
         var alarm = alarm
         alarm.request.trigger.anchor = .epoch
+        if alarm.request.trigger.said != nil { alarm.request.trigger.keepOnlyWhatWasSaid() }
         alarm.line = 0
         return alarm
     }
 
-    /// Only an interval rule counts from its anchor; any other rule's next fire does not depend on
-    /// it, so such an alarm is stored normalized, from the same JSON as its definition.
+    /// Only an interval rule or a phrase counts from when it was read; any other rule's next fire
+    /// does not depend on it, so such an alarm is stored normalized, from the same JSON as its
+    /// definition.
     static func countsFromAnchor(_ request: NotificationRequest) -> Bool {
         if case .interval = request.trigger.rule { return true }
-        return false
+        return request.trigger.said != nil
     }
 }

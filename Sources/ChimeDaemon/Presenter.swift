@@ -17,6 +17,7 @@ import ChimeCenter
 import DBus
 import Logging
 import Notifications
+import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -260,8 +261,21 @@ final class Presenter: LoopPart {
     /// Reminder popups on their way (kept until the server answers).
     private var remindersSent: [PendingCall] = []
 
+    /// The language rules are said in, the popups' (LC_ALL, LC_TIME, LANG).
+    static let language = PhraseLanguage.user { Sys.environment($0) }
+
+    /// A reminder's first line: "Reminder: in 15m · at 16:35", and for a repeating alarm its rule in
+    /// words, as the user says it ("· every weekday at 16:35").
+    static func reminderLine(_ trigger: Trigger, occurrence: Instant, lead: TimeSpan, language: PhraseLanguage) -> String {
+        let zone = trigger.wallClockZone
+        var line = tr("Reminder: in %s", lead.description) + " · " + tr("at %s", clockText(occurrence, in: zone))
+        if trigger.repeats, let words = trigger.rule.words(language, zone: zone) { line += " · " + words }
+        return line
+    }
+
     /// Shows a reminder `lead` before an occurrence: the alarm's title and body, "in 15m · at 16:35"
-    /// above them, in the reminder category, without a sound or buttons (the alarm itself rings).
+    /// (and for a repeating alarm its rule in words) above them, in the reminder category, without
+    /// a sound or buttons (the alarm itself rings).
     /// Nothing is held or retried for it: without a server it is logged and let go.
     func remind(_ request: NotificationRequest, occurrence: Instant, lead: TimeSpan) {
         let identifier = request.identifier
@@ -271,7 +285,7 @@ final class Presenter: LoopPart {
             return
         }
         var content = NotificationContent(title: request.content.title)
-        content.subtitle = tr("Reminder: in %s", lead.description) + " · " + tr("at %s", clockText(occurrence, in: request.trigger.wallClockZone))
+        content.subtitle = Self.reminderLine(request.trigger, occurrence: occurrence, lead: lead, language: Self.language)
         content.body = request.content.body
         content.bodyIsMarkup = request.content.bodyIsMarkup
         content.label = request.content.label

@@ -1,18 +1,45 @@
-import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `body` over the two halves of `range`, each half on a thread of its own, and the two results in
 /// order: the one way a big calendar's lines, events and alarms are worked through on two cores.
 /// Each half is worked alone; nothing one does is seen by the other.
+///
+/// The second half runs on a thread started for it (pthreads: not libdispatch, which `chime`, the
+/// notify front that links this module, must not load), the first on the caller's; when no thread
+/// can be started, both run here, one after the other.
 public func onTwoThreads<T>(_ range: Range<Int>, _ body: @Sendable (Range<Int>) -> T) -> (T, T) {
     let middle = range.lowerBound + range.count / 2
-    let halves = [range.lowerBound..<middle, middle..<range.upperBound]
-    let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: 2)
-    results.initialize(repeating: nil)
-    defer {
-        _ = results.deinitialize()
-        results.deallocate()
+    return withoutActuallyEscaping(body) { body in
+        let second = Half(middle..<range.upperBound, body)
+        var thread = pthread_t()
+        let context = Unmanaged.passUnretained(second as HalfRunner).toOpaque()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<HalfRunner>.fromOpaque(context!).takeUnretainedValue().run()
+            return nil
+        }, context) == 0
+        let first = body(range.lowerBound..<middle)
+        if started { pthread_join(thread, nil) } else { second.run() }
+        return (first, second.result!)
     }
-    nonisolated(unsafe) let out = results  // (each thread writes its own element)
-    DispatchQueue.concurrentPerform(iterations: 2) { half in out[half] = body(halves[half]) }
-    return (results[0]!, results[1]!)
+}
+
+/// What the started thread runs (not generic: a C function cannot be).
+private class HalfRunner: @unchecked Sendable {
+    func run() {}
+}
+
+/// One half and, once run, its result (written by the thread, read after the join).
+private final class Half<T>: HalfRunner, @unchecked Sendable {
+    let range: Range<Int>
+    let body: (Range<Int>) -> T
+    var result: T?
+
+    init(_ range: Range<Int>, _ body: @escaping (Range<Int>) -> T) {
+        self.range = range
+        self.body = body
+    }
+
+    override func run() { result = body(range) }
 }

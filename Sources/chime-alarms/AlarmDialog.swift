@@ -1,4 +1,5 @@
-// Add or edit an alarm: time, weekdays, name, sound (with a preview played the way the alarm will
+// Add or edit an alarm: time, weekdays (or, for what they cannot say, When: a phrase or any rule,
+// with the words understood and the next three times as one types), name, sound (with a preview played the way the alarm will
 // sound: the daemon's PlaySound, with its volume and fade), volume, fade-in, whether it insists on
 // being heard, how long it rings, snooze length, waking the machine (greyed, with the reason, where
 // it cannot), and do-not-disturb.
@@ -7,6 +8,7 @@ import ChimeCenter
 import DBus
 import Gtk
 import Notifications
+import Posix
 import Timekeeping
 
 final class AlarmDialog {
@@ -19,6 +21,14 @@ final class AlarmDialog {
     private let hour = SpinButton(range: 0...23, step: 1, name: tr("Hour"))
     private let minute = SpinButton(range: 0...59, step: 1, name: tr("Minute"))
     private var dayButtons: [ToggleButton] = []
+    private let clock = Box(vertical: false, spacing: 6)
+    private let days = Box(vertical: false, spacing: 6)
+    /// When, as a person says it (`every other tuesday 9am`): it takes the clock's and the days' place.
+    private let when = EntryRow(title: tr("Say when"))
+    /// What When was understood as: the words and the next three times, or why it cannot be read.
+    private let understood = Label()
+    private let language = PhraseLanguage.user { Sys.environment($0) }
+    private let twelveHourClock = PhraseLanguage.twelveHourClock { Sys.environment($0) }
     private let name = EntryRow(title: tr("Name"))
     /// The sound: a row that opens to the choices, one radio button each.
     private let sound = ExpanderRow(title: tr("Sound"))
@@ -55,7 +65,7 @@ final class AlarmDialog {
         self.alarm = alarm
         dialog = Window(dialogOver: owner.window)
         dialog.title = identifier == nil ? tr("New Alarm") : tr("Edit Alarm")
-        dialog.setDefaultSize(width: 420, height: 680)
+        dialog.setDefaultSize(width: 420, height: 740)
 
         let themeSounds = alarmSoundNames().filter { $0 != Sound.defaultName }
         soundChoices = [nil, .default] + themeSounds.map { .named($0) }
@@ -86,7 +96,6 @@ final class AlarmDialog {
         dialog.addShortcut("<Control>s", action: "win.save")
 
         // The time, as a clock shows it.
-        let clock = Box(vertical: false, spacing: 6)
         clock.horizontalAlignment = .center
         for spin in [hour, minute] {
             spin.vertical()
@@ -102,7 +111,6 @@ final class AlarmDialog {
         clock.margins(12, 0, 12, 0)
 
         // The days, Monday first.
-        let days = Box(vertical: false, spacing: 6)
         days.horizontalAlignment = .center
         for index in 0..<7 {
             let button = ToggleButton(label: Weekdays.shortName(index), name: Weekdays.fullName(index))
@@ -110,8 +118,17 @@ final class AlarmDialog {
             dayButtons.append(button)
             days.append(button)
         }
-        let repeatGroup = PreferencesGroup(title: tr("Repeat"), description: tr("No day chosen: once, at the next time the clock shows it"))
+        let repeatGroup = PreferencesGroup(title: tr("Repeat"), description: tr("No day chosen: once, at the next time the clock shows it; or say when in words"))
         repeatGroup.add(days)
+        // For what the clock and the days cannot say: a phrase or any rule chime reads
+        // (“every other tuesday 9am”, “last friday of the month 16:35”, “jeden zweiten Dienstag um 9:00”).
+        repeatGroup.add(when)
+        understood.wraps = true
+        understood.xAlignment = 0
+        understood.isVisible = false
+        understood.margins(6, 6, 0, 6)
+        repeatGroup.add(understood)
+        when.onChange(of: "text") { [unowned self] in refreshWhen() }
 
         let nameGroup = PreferencesGroup()
         nameGroup.add(name)
@@ -197,6 +214,25 @@ final class AlarmDialog {
         insistSwitch.isOn = alarm.insist
         wakeSwitch.isOn = alarm.wake
         doNotDisturb.selected = Self.doNotDisturbChoices.firstIndex(of: alarm.doNotDisturb) ?? 0
+        when.text = alarm.when
+        refreshWhen()
+    }
+
+    /// Says what When is understood as, live; while it says something, the clock and the days are
+    /// not what the alarm follows, and are greyed.
+    private func refreshWhen() {
+        var alarm = self.alarm
+        alarm.when = when.text
+        let preview = alarm.whenPreview(now: WallClock.system.now(), language: language, twelveHourClock: twelveHourClock)
+        clock.isSensitive = preview == nil
+        days.isSensitive = preview == nil
+        guard let preview else {
+            understood.isVisible = false
+            return
+        }
+        understood.text = preview.text(zone: owner.zone)
+        if case .problem = preview { understood.addClass("error") } else { understood.removeClass("error") }
+        understood.isVisible = true
     }
 
     private static func words(_ choice: Sound?) -> String {
@@ -254,6 +290,7 @@ final class AlarmDialog {
         alarm.minute = minute.intValue
         alarm.days = Weekdays(rawValue: dayButtons.enumerated().reduce(0) { $0 | ($1.element.isActive ? 1 << UInt8($1.offset) : 0) })
         alarm.label = name.text
+        alarm.when = when.text
         alarm.sound = soundChoices[chosenSound]
         alarm.ring = Self.ringChoices[min(ring.selected, Self.ringChoices.count - 1)]
         alarm.snooze = Self.snoozeChoices[min(snooze.selected, Self.snoozeChoices.count - 1)]
@@ -269,7 +306,8 @@ final class AlarmDialog {
         let alarm = read()
         let request: NotificationRequest
         do throws(RequestError) {
-            request = try alarm.request(identifier: identifier, now: WallClock.system.now(), zone: owner.zone)
+            request = try alarm.request(identifier: identifier, now: WallClock.system.now(), zone: owner.zone,
+                                        language: language, twelveHourClock: twelveHourClock)
         } catch {
             show(problem: error.message)
             return
@@ -282,7 +320,9 @@ final class AlarmDialog {
             save.isSensitive = true
             switch result {
             case .success:
-                if identifier == nil { owner.toast(tr("Alarm set for %s", alarm.timeText)) }
+                if identifier == nil {
+                    owner.toast(alarm.when.isEmpty ? tr("Alarm set for %s", alarm.timeText) : tr("Alarm set: %s", alarm.when))
+                }
                 dialog.close()
             case .failure(let error):
                 show(problem: describe(error))

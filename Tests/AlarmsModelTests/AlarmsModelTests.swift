@@ -123,13 +123,67 @@ import Timekeeping
         #expect(back.label == "")
     }
 
-    @Test(arguments: ["*:0/15", "Mon *-*-* 07:00:00 UTC", "07:00:30", "*-*~01 07:00"])
-    func rulesTheDialogCannotSayAreNotEditedThere(rule: String) throws {
+    /// Rules the clock and the day toggles cannot say are edited in the When field, as written,
+    /// and come back as the same rule; a timer counting down is not the dialog's.
+    @Test(arguments: ["*:0/15", "Mon *-*-* 07:00:00 UTC", "07:00:30", "*-*~01 07:00", "every 25m",
+                      "DTSTART;TZID=Europe/Berlin:20261127T163500 RRULE:FREQ=MONTHLY;BYDAY=-1FR"])
+    func rulesTheDialogCannotSayAreEditedInTheWhenField(rule: String) throws {
         var draft = AlarmDraft(kind: .alarm, anchor: monday8)
         draft.title = "x"
         draft.when = .rule(rule)
         let request = try draft.build(now: monday8)
-        #expect(ClockAlarm(request: request) == nil)
+        let alarm = try #require(ClockAlarm(request: request))
+        #expect(!alarm.when.isEmpty)
+        let back = try alarm.request(identifier: "x", now: monday8, zone: zone)
+        #expect(back.trigger.rule == request.trigger.rule)
+        #expect(back.trigger.said == nil)
+        var timer = AlarmDraft(kind: .timer, anchor: monday8)
+        timer.title = "Tea"
+        timer.when = .rule("in 5m")
+        #expect(ClockAlarm(request: try timer.build(now: monday8)) == nil)
+    }
+
+    /// A phrase in the When field is understood as one types it (the words and the next three
+    /// times, or the word it does not know), sent as said, and opens again as it was typed.
+    @Test func aPhraseInTheWhenFieldIsUnderstoodSentAndKept() throws {
+        var alarm = ClockAlarm()
+        alarm.label = "Standup"
+        #expect(alarm.whenPreview(now: monday8, language: .english) == nil)
+        alarm.when = "every other tusday 9am"
+        guard case .problem(let why)? = alarm.whenPreview(now: monday8, language: .english) else {
+            Issue.record("an unknown word was not pointed at")
+            return
+        }
+        #expect(why.contains("did you mean 'tuesday'"), "\(why)")
+        alarm.when = "  every other tuesday 9am "
+        // Read, and rung, in the system's zone (as the dialog's clock is): there, Tue 24 Nov 09:00
+        // is the first (monday8 is a Monday, or the Sunday before, in every zone).
+        let system = Zone.system()
+        guard case .unique(let tuesday9) = system.resolve(CivilTime(year: 2026, month: 11, day: 24, hour: 9, minute: 0, second: 0)) else {
+            Issue.record("no Tue 24 Nov 09:00 in \(system.identifier)")
+            return
+        }
+        let preview = alarm.whenPreview(now: monday8, language: .english)
+        #expect(preview == .understood(words: "every 2 weeks on Tuesday at 09:00, from Tue 24 Nov 2026",
+                                       next: [0, 14, 28].map { Instant(seconds: tuesday9 + $0 * 86_400) }), "\(String(describing: preview))")
+        #expect(preview?.text(zone: system) == "every 2 weeks on Tuesday at 09:00, from Tue 24 Nov 2026\nNext: Tue 2026-11-24 09:00, Tue 2026-12-08 09:00, Tue 2026-12-22 09:00")
+        let request = try alarm.request(identifier: "standup", now: monday8, zone: zone)
+        #expect(request.trigger.said == "every other tuesday 9am")
+        #expect(request.trigger.nextFire(after: monday8) == Instant(seconds: tuesday9))
+        let back = try #require(ClockAlarm(request: request))
+        #expect(back.when == "every other tuesday 9am")
+        #expect(back.label == "Standup")
+        // In German, said back in German.
+        alarm.when = "jeden zweiten Dienstag um 9:00"
+        guard case .understood(let words, let next)? = alarm.whenPreview(now: monday8, language: .german) else {
+            Issue.record("not understood")
+            return
+        }
+        #expect(words?.hasPrefix("jeden zweiten Dienstag um 09:00") == true, "\(String(describing: words))")
+        #expect(next.first == Instant(seconds: tuesday9))
+        // A one-off that has passed says so.
+        alarm.when = "2026-11-01 07:00"
+        #expect(alarm.whenPreview(now: monday8, language: .english).map { if case .problem = $0 { true } else { false } } == true)
     }
 
     @Test func rowsSayTimeDaysAndWhenTheyRing() {

@@ -225,6 +225,37 @@ import Timekeeping
         #expect(try listed().first { $0.id == "tea" } == tea)
     }
 
+    /// A phrase in the file means what it meant when the file was first read with it: read again
+    /// later (an edit of another alarm, a restart), it is the same alarm, at the same time; the
+    /// phrase is kept as typed; changed, it is read anew, as said then.
+    @Test func aPhraseKeepsWhatItMeantWhenFirstRead() throws {
+        try save(alarm("Call back", "now + 1 hour") + alarm("Standup", "every other tuesday 9am"))
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let callBack = try #require(try listed().first { $0.id == "call-back" })
+        let standup = try #require(try listed().first { $0.id == "standup" })
+        #expect(standup.nextFire.hasSuffix("T09:00:00+00:00"), "\(standup)")
+        sleep(1)  // a second on, "now + 1 hour" read again would mean a second later
+        try save(alarm("Call back", "now + 1 hour") + alarm("Standup", "every other tuesday 9am") + alarm("Homeroom", "16:40 mon-fri"))
+        #expect(try waitForList { $0.contains { $0.id == "homeroom" } } != nil)
+        #expect(try listed().first { $0.id == "call-back" } == callBack)
+        daemon.stop()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        #expect(try listed().first { $0.id == "call-back" } == callBack)
+        #expect(try listed().first { $0.id == "standup" } == standup)
+        #expect(daemon.log.contains("alarm file loaded: 0 added, 0 changed, 0 removed, 3 unchanged"), "\(daemon.log)")
+        // Kept as typed, beside the rule it became and that rule in words.
+        let shown = try chime(["show", "standup", "--json"])
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        #expect(fields["said"] as? String == "every other tuesday 9am")
+        #expect((fields["expression"] as? String)?.contains("RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU") == true, "\(fields)")
+        #expect((fields["words"] as? String)?.hasPrefix("every 2 weeks on Tuesday at 09:00") == true, "\(fields)")
+        // Changed: read anew, as said now.
+        try save(alarm("Call back", "now + 2 hours") + alarm("Standup", "every other tuesday 9am") + alarm("Homeroom", "16:40 mon-fri"))
+        #expect(try waitForList { $0.first { $0.id == "call-back" }.map { $0.nextFire > callBack.nextFire } ?? false } != nil,
+                "\((try? listed()) ?? []) after \(callBack)")
+    }
+
     @Test func aRelativeRuleCountsFromTheInstantOfTheLoad() throws {
         // `in 2s` once fired up to a second early: it counted from the whole second of the load.
         let recorder = try RecordingServer(address: bus.address)

@@ -244,3 +244,19 @@ final class DaemonOnASetClock {
         #expect(try store.scheduledTime(of: "later")?.nextFire == at(12, 0))
     }
 }
+
+/// A reminder says when, and for a repeating alarm its rule in words, in the user's language.
+@Suite struct ReminderLineTests {
+    @Test func aRepeatingAlarmsReminderSaysItsRuleInWords() throws {
+        let occurrence = Instant(seconds: 1_795_448_100)  // Mon 2026-11-23 16:35 in Berlin
+        let weekdays = try Trigger(parsing: "16:35 mon-fri", timeZone: "Europe/Berlin", anchor: .epoch)
+        #expect(Presenter.reminderLine(weekdays, occurrence: occurrence, lead: .seconds(900), language: .english)
+                == "Reminder: in 15m · at 16:35 · every weekday at 16:35")
+        #expect(Presenter.reminderLine(weekdays, occurrence: occurrence, lead: .seconds(900), language: .german)
+                == "Reminder: in 15m · at 16:35 · werktags um 16:35")
+        // A one-off says only when.
+        let once = Trigger(rule: .instant(occurrence), repeats: false, timeZone: "Europe/Berlin", anchor: .epoch)
+        #expect(Presenter.reminderLine(once, occurrence: occurrence, lead: .seconds(900), language: .english)
+                == "Reminder: in 15m · at 16:35")
+    }
+}

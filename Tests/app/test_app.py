@@ -293,6 +293,33 @@ class AlarmsTests(AppTestCase):
         shown = json.loads(self.chime("show", alarm["id"], "--json"))
         self.assertEqual((shown["insist"], shown["volume"], shown["fade"]), (True, 100, 0), shown)
 
+    def test_a_phrase_said_in_the_dialog_is_understood_as_one_types(self):
+        app = self.app
+        app.press(app.wait("push button", "New Alarm"))
+        dialog = app.wait("dialog", "New Alarm")
+        app.wait("text", "Name", dialog).set_text_contents("Standup")
+        when = app.wait("text", "Say when", dialog)
+        # A word it does not know is pointed at, with the nearest it knows.
+        when.set_text_contents("every other tusday 9am")
+        until(lambda: app.find_matching("label", lambda name: "did you mean" in name and "tuesday" in name, dialog), DEADLINE,
+              "the unknown word pointed at")
+        # Mended: the words understood and the next three times, live.
+        when.set_text_contents("every other tuesday 9am")
+        shown = app.wait_text("every 2 weeks on Tuesday at 09:00", dialog)
+        self.assertEqual(shown.get_name().count("Tue "), 4, shown.get_name())  # "from Tue …" and three times
+        app.press(app.wait("push button", "Save", dialog))
+        app.gone("dialog", "New Alarm")
+        alarm = next(a for a in self.pending().values() if a["label"] == "Standup")
+        self.assertIn("RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", alarm["rule"])
+        shown = json.loads(self.chime("show", alarm["id"], "--json"))
+        self.assertEqual(shown["said"], "every other tuesday 9am", shown)
+        # The list says it in words; the dialog opens with the phrase as it was typed.
+        row = app.wait_text("Standup · every 2 weeks on Tuesday at 09:00")
+        dialog = app.click_until(lambda: row, lambda: app.find("dialog", "Edit Alarm", showing=True), "dialog 'Edit Alarm'")
+        field = app.wait("text", "Say when", dialog)
+        until(lambda: field.get_text(0, field.get_character_count()) == "every other tuesday 9am", DEADLINE,
+              "the phrase as typed in the When field")
+
     def test_an_alarm_switched_off_does_not_ring_at_its_time(self):
         # Five seconds from now, as a one-off at a clock time.
         at = time.localtime(time.time() + 5)

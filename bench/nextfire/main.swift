@@ -7,6 +7,9 @@
 // "parse_seconds next_seconds rules_without_next checksum" and, with FILE, writes
 // "ZONE DTSTART RRULE NEXT" lines there (NEXT: Unix time or "none") for bench/rrule_dateutil.py,
 // which times python-dateutil on the same rules and checks that it finds the same occurrences.
+//
+// `chime-bench-nextfire COUNT phrase [FILE]`: reading COUNT random phrases in English and German
+// (once and repeating) beside parsing COUNT calendar expressions (see below).
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -76,6 +79,84 @@ let base: Int64 = 1_795_000_000  // November 2026
         parts.append("BYSETPOS=\(random(2) == 0 ? "-" : "")\(1 + random(3))")
     }
     return parts.joined(separator: ";")
+}
+
+/// A random phrase a person might type: once or repeating, English or German, with random numbers.
+/// The second value says whether it is a one-off (what bench/phrase_dateparser.py gives dateparser).
+@MainActor func randomPhrase() -> (String, Bool) {
+    let hour12 = 1 + random(12), hour = random(24), minute = random(60)
+    let time = "\(hour):\(two(minute))"
+    let ampm = "\(hour12)\(random(2) == 0 ? "am" : "pm")"
+    let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    let tage = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    let monate = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"]
+    // Not the day it is said (18 Nov): a time already passed that day is refused, as at(1) refuses it.
+    var day = 1 + random(28)
+    let month = random(12)
+    if month == 10, day == 18 { day = 19 }
+    let ordinals = ["1st", "2nd", "3rd", "4th"]
+    let once: [() -> String] = [
+        { "tomorrow \(ampm)" }, { "tomorrow at \(time)" }, { "next \(days[random(7)]) \(time)" },
+        { "\(day) \(months[month]) \(ampm)" }, { "\(months[month]) \(day) at \(time)" },
+        { "in \(1 + random(9)) days at \(time)" }, { "in \(1 + random(50)) minutes" }, { "in an hour and a half" },
+        { "\(days[random(7)]) at \(ampm)" }, { "now + \(1 + random(9)) hours" }, { "\(ampm) + \(1 + random(5)) days" },
+        { "morgen um \(hour) Uhr" }, { "übermorgen um \(time)" }, { "am \(day). \(monate[month]) um \(time)" },
+        { "am \(day).\(month + 1). um \(time)" }, { "in \(1 + random(9)) Stunden" }, { "heute abend um \(1 + random(11))" },
+    ]
+    let repeating: [() -> String] = [
+        { "every weekday \(time)" }, { "every other \(days[random(7)]) \(ampm)" }, { "every \(2 + random(8)) days at \(time)" },
+        { "last friday of the month \(time)" }, { "every \(ordinals[random(2)]) and \(ordinals[2 + random(2)]) saturday \(time)" },
+        { "\(ordinals[random(4)]) of every month \(time)" }, { "every monday and thursday \(ampm)" },
+        { "every year on \(day) \(months[month]) at \(time)" },
+        { "werktags um \(hour) Uhr" }, { "jeden zweiten \(tage[random(7)]) um \(time)" }, { "alle \(2 + random(8)) Tage um \(time)" },
+        { "am letzten Freitag im Monat um \(time)" }, { "am Wochenende um \(time)" }, { "jedes Jahr am \(day).\(month + 1). um \(time)" },
+    ]
+    if random(2) == 0 { return (once[random(once.count)](), true) }
+    return (repeating[random(repeating.count)](), false)
+}
+
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "phrase" {
+    // `chime-bench-nextfire COUNT phrase [FILE]`: reading COUNT random phrases (Rule.reading, as
+    // `chime at` and Add read a rule), and COUNT calendar expressions beside them; prints
+    // "phrase_us calendar_us unread checksum" (microseconds a rule). With FILE, the one-off phrases
+    // and what each meant are written there ("UNIX_TIME<TAB>PHRASE") for bench/phrase_dateparser.py.
+    let said = Instant(seconds: base)
+    let context = PhraseContext(said: said, zone: zones[0], language: .english)
+    var phrases: [(String, Bool)] = []
+    for _ in 0..<count { phrases.append(randomPhrase()) }
+    var expressions: [String] = []
+    for _ in 0..<count { expressions.append(weekdays[random(weekdays.count)] + "*-\(field(12, 1))-\(field(28, 1)) \(field(23, 0)):\(field(59, 0))") }
+    var unread = 0
+    var checksum: Int64 = 0
+    var meant: [Int64?] = []
+    meant.reserveCapacity(count)
+    var t0 = now()
+    for (text, _) in phrases {
+        if let reading = try? Rule.reading(text, context) {
+            let next = reading.rule.nextFire(after: said, anchor: said, repeats: reading.repeats ?? true, in: zones[0])
+            meant.append(next?.seconds)
+        } else {
+            unread += 1
+            meant.append(nil)
+            if getenv("CHIME_BENCH_UNREAD") != nil { print("unread: \(text)") }
+        }
+    }
+    let phraseSeconds = now() - t0
+    t0 = now()
+    for text in expressions { checksum &+= Int64((try? CalendarExpression(parsing: text)) == nil ? 0 : 1) }
+    let calendarSeconds = now() - t0
+    for value in meant { checksum &+= value ?? 0 }
+    if CommandLine.arguments.count > 3 {
+        let text = zip(phrases, meant).compactMap { phrase, next in
+            phrase.1 ? next.map { "\($0)\t\(phrase.0)\n" } : nil
+        }.joined()
+        let file = fopen(CommandLine.arguments[3], "w")!
+        fputs(text, file)
+        fclose(file)
+    }
+    print(phraseSeconds / Double(count) * 1e6, calendarSeconds / Double(count) * 1e6, unread, checksum != 0 ? 1 : 0)
+    exit(unread == 0 ? 0 : 1)
 }
 
 if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "rrule" {
