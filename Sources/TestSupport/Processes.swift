@@ -180,6 +180,18 @@ public func waitUntil(_ timeout: TimeInterval = 5, _ condition: () throws -> Boo
     return try condition()
 }
 
+/// Checks `find` every 20 ms until it gives a value or `timeout` seconds pass; that value, or its
+/// last answer (nil). For state another process records a moment after what the test saw (a popup
+/// the daemon records once the server has answered its Notify).
+public func waitForValue<T>(_ timeout: TimeInterval = 10, _ find: () throws -> T?) rethrows -> T? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if let value = try find() { return value }
+        usleep(20_000)
+    }
+    return try find()
+}
+
 /// Writes an executable script at `path`, its descriptor opened close-on-exec: a file written with
 /// Foundation (no O_CLOEXEC) can be inherited, still open for writing, by a process another test
 /// starts at that moment, and then every exec of it fails with ETXTBSY ("Text file busy").

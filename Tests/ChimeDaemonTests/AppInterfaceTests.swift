@@ -77,7 +77,7 @@ import Timekeeping
         #expect(ringing.first?.title == "Get up")
         if let ring = ringing.first { #expect(ring.until.seconds - ring.due.seconds >= 299, "the default ring: 5 minutes") }
         #expect(plays().count == 1)
-        let id = try #require(try center.deliveredNotifications().first { $0.identifier == "get-up" }?.serverID)
+        let id = try #require(try waitForValue { try center.deliveredNotifications().first { $0.identifier == "get-up" }?.serverID })
 
         // Stop, as the ringing page's button: the sound stops, the popup goes, Answered is emitted.
         try center.answer("get-up", action: "dismiss")

@@ -191,7 +191,7 @@ import Timekeeping
         let call = try #require(recorder.waitForCalls(1).first)
         #expect(call.summary == "Now")
         #expect(try waitUntil { try inhibitors().contains("'alarm “Now” until it is answered', 'block'") }, "\((try? inhibitors()) ?? "")")
-        let id = try #require(try center().deliveredNotifications().first?.serverID)
+        let id = try #require(try waitForValue { try center().deliveredNotifications().first?.serverID })
         try recorder.invokeAction(id: id, key: "dismiss")
         #expect(try waitUntil { try !inhibitors().contains("'block'") }, "\((try? inhibitors()) ?? "")")
         // The delay lock stays throughout.
