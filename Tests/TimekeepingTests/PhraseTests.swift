@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Timekeeping
 
 /// Phrases in English and German, read as said at a fixed moment, against the times a person means
@@ -231,5 +232,85 @@ import Testing
                       "16:35 Europe/Berlin"])
     func whatWordsDoNotSayIsShownAsWritten(_ text: String) throws {
         #expect(try Rule(parsing: text).words(.english, zone: Self.berlin) == nil)
+    }
+}
+
+/// Over generated phrases and rules: what is said back reads again as the same rule (the same next
+/// times), in both languages, and a phrase read twice says the same words.
+@Suite struct PhraseWordsPropertyTests {
+    /// A random phrase of the kinds people type, with random numbers (English and German).
+    static func phrase(_ g: inout SplitMix) -> String {
+        let hour = g.below(24), minute = g.below(60), hour12 = 1 + g.below(12)
+        let time = "\(hour):\(minute < 10 ? "0" : "")\(minute)"
+        let ampm = "\(hour12)\(g.below(2) == 0 ? "am" : "pm")"
+        let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+        let tage = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let ordinals = ["1st", "2nd", "3rd", "4th"]
+        let day = 1 + g.below(28), month = g.below(12)
+        let forms: [String] = [
+            "tomorrow \(ampm)", "next \(days[g.below(7)]) \(time)", "\(day) \(months[month]) 2027 \(ampm)", "in \(1 + g.below(9)) days at \(time)",
+            "every weekday \(time)", "every other \(days[g.below(7)]) \(ampm)", "every \(2 + g.below(8)) days at \(time)",
+            "last \(days[g.below(7)]) of the month \(time)", "every \(ordinals[g.below(2)]) and \(ordinals[2 + g.below(2)]) saturday \(time)",
+            "\(ordinals[g.below(4)]) of every month \(time)", "every \(days[g.below(7)]) and \(days[g.below(7)]) \(ampm)",
+            "every year on \(day) \(months[month]) at \(time)", "every \(2 + g.below(5)) weeks on \(days[g.below(7)]) \(time)",
+            "every \(2 + g.below(5)) months \(time)", "every \(5 + g.below(50)) minutes",
+            "morgen um \(hour) Uhr", "werktags um \(time)", "jeden zweiten \(tage[g.below(7)]) um \(time)", "alle \(2 + g.below(8)) Tage um \(time)",
+            "am letzten Freitag im Monat um \(time)", "am Wochenende um \(time)", "jedes Jahr am \(day).\(month + 1). um \(time)",
+        ]
+        return forms[g.below(forms.count)]
+    }
+
+    static func next(_ rule: Rule, _ repeats: Bool, after said: Instant, in zone: Zone) -> [Int64] {
+        var times: [Int64] = []
+        var t = said
+        while times.count < 6, let next = rule.nextFire(after: t, anchor: said, repeats: repeats, in: zone) {
+            times.append(next.seconds)
+            t = next
+        }
+        return times
+    }
+
+    @Test func generatedPhrasesSaidBackReadAsTheSameRule() throws {
+        var g = SplitMix(seed: 35)
+        var checked = 0
+        for _ in 0..<1_000 {
+            let text = Self.phrase(&g)
+            let zone = [PhraseTests.berlin, try Zone.named("America/New_York"), .utc][g.below(3)]
+            for language in PhraseLanguage.allCases {
+                let context = PhraseTests.context(language, zone: zone)
+                let reading = try Phrase.read(text, context)
+                let again = try Phrase.read(reading.words, context)
+                let first = Self.next(reading.rule, reading.repeats, after: context.said, in: zone)
+                #expect(!first.isEmpty, "\(text): never")
+                #expect(Self.next(again.rule, again.repeats, after: context.said, in: zone) == first && again.words == reading.words,
+                        "\(text) → \(reading.words) → \(again.words)")
+                checked += 1
+            }
+        }
+        #expect(checked == 2_000)
+    }
+
+    /// Machine rules where words say them: the words read again as a phrase fire at the same times.
+    @Test func machineRulesSaidInWordsReadAsTheSameTimes() throws {
+        var g = SplitMix(seed: 351)
+        var said = 0
+        for _ in 0..<1_000 {
+            let hour = g.below(24), minute = g.below(60)
+            let clock = "\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)"
+            let days = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+            let text = ["\(clock)", "\(clock) mon-fri", "\(clock) sat,sun", "\(clock) \(days[g.below(7)])",
+                        "\(clock) \(days[g.below(7)]),\(days[g.below(7)])", "*-*-\(1 + g.below(28)) \(clock)"][g.below(6)]
+            let rule = try Rule(parsing: text)
+            for language in PhraseLanguage.allCases {
+                guard let words = rule.words(language, zone: PhraseTests.berlin) else { continue }
+                let context = PhraseTests.context(language)
+                let again = try Phrase.read(words, context)
+                #expect(Self.next(again.rule, again.repeats, after: context.said, in: PhraseTests.berlin)
+                        == Self.next(rule, true, after: context.said, in: PhraseTests.berlin), "\(text) → \(words)")
+                said += 1
+            }
+        }
+        #expect(said > 1_500, "words said for \(said) of 2,000")
     }
 }
