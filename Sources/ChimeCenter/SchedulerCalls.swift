@@ -106,6 +106,11 @@ public enum Scheduler1 {
         SchedulerCall("Answer", [.string(identifier), .string(action)], in: "ss") { _ in () }
     }
 
+    /// Snoozes a delivered alarm for `span` instead of its own snooze time.
+    public static func snooze(_ identifier: String, for span: TimeSpan) -> SchedulerCall<Void> {
+        SchedulerCall("Snooze", [.string(identifier), .int64(span.seconds)], in: "sx") { _ in () }
+    }
+
     /// Plays a sound once as an alarm with it would (`default`, a sound-theme name, or a path).
     public static func previewSound(_ sound: String) -> SchedulerCall<Void> {
         SchedulerCall("PreviewSound", [.string(sound)], in: "s") { _ in () }

@@ -245,6 +245,8 @@ public final class UserNotificationCenter {
 
     /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of its own actions).
     public func answer(_ identifier: String, action: String) throws { try perform(Scheduler1.answer(identifier, action: action)) }
+    /// Snoozes a delivered alarm for `span` instead of its own snooze time.
+    public func snooze(_ identifier: String, for span: TimeSpan) throws { try perform(Scheduler1.snooze(identifier, for: span)) }
 
     /// Plays a sound once as an alarm with it would (`default`, a sound-theme name, or an absolute path).
     public func previewSound(_ sound: String) throws { try perform(Scheduler1.previewSound(sound)) }

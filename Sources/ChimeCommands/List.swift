@@ -29,6 +29,10 @@ public struct List: ParsableCommand {
               chime list
               chime list --json | jq -r '.[] | select(.origin == "file") | .id'
               chime list --missed
+              chime list --ringing
+
+            --ringing lists the alarms ringing now: {id, title, due, until} (until: when the ring ends \
+            unanswered).
             """)
 
     @Flag(name: .customLong("json"), help: "Print JSON.")
@@ -37,10 +41,19 @@ public struct List: ParsableCommand {
     @Flag(name: .customLong("missed"), help: "List occurrences that were missed instead.")
     var missed = false
 
+    @Flag(name: .customLong("ringing"), help: "List the alarms ringing now instead (chime stop, chime snooze answer them).")
+    var ringing = false
+
+    public func validate() throws {
+        if missed, ringing { throw ValidationError("give --missed or --ringing, not both") }
+    }
+
     public func run() throws {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         if missed {
             Self.missedReport(reportingErrors { try center.missedOccurrences() }).print(json: json)
+        } else if ringing {
+            Self.ringingReport(reportingErrors { try center.ringing() }).print(json: json)
         } else {
             let pending = reportingErrors { try center.pendingSummaries() }
             // The time paused timers have left, typed (asked only when there are any).
@@ -90,6 +103,17 @@ public struct List: ParsableCommand {
             let when = state == .quarantined ? "never" : state == .disabled ? "off" : state == .paused ? "paused" : row["nextFire"].isEmpty ? (state == .scheduled ? "never" : state.rawValue) : row["nextFire"]
             return "\(row["id"])  \(when)  \(row["title"])\(label)\(origin)\(note)"
         }, empty: "no pending alarms")
+    }
+
+    /// The alarms ringing now: `{id, title, due, until}` each (until: when the ring ends unanswered).
+    static func ringingReport(_ ringing: [(identifier: String, due: Instant, until: Instant, title: String)]) -> TableReport {
+        let zone = Zone.system()
+        return TableReport(rows: ringing.map { item in
+            [Field("id", "", .text(item.identifier)), Field("title", "", .text(item.title)), Field("due", "", .instant(item.due, zone)),
+             Field("until", "", .instant(item.until, zone))]
+        }, line: { row in
+            "\(row["id"])  ringing since \(row["due"])  \(row["title"])  (until \(row["until"]) unanswered; chime stop \(row["id"]), chime snooze \(row["id"]))"
+        }, empty: "nothing is ringing")
     }
 
     /// Missed occurrences: `{id, due, reason}` each.

@@ -608,6 +608,15 @@ final class Presenter: LoopPart {
         handle(.actionInvoked(id: delivered.serverID, key: action))
     }
 
+    /// Snoozes a delivered alarm for `span` instead of its own snooze time (`chime snooze ID --for`):
+    /// as its Snooze button, otherwise.
+    func snooze(_ identifier: String, for span: TimeSpan) throws(SchedulerError) {
+        let delivered: DeliveredNotification?
+        do { delivered = try ledger.delivered(identifier: identifier) } catch { throw .store(error) }
+        guard let delivered else { throw .notShowing("\(quotedForMessage(identifier)) is not showing") }
+        answered(serverID: delivered.serverID, key: NotificationAction.snooze.identifier, snoozeFor: span)
+    }
+
     /// Takes these alarms' popups down and forgets them (`CloseDelivered`): all, or none when one
     /// is not showing.
     func close(_ identifiers: [String]) throws(SchedulerError) {
@@ -635,19 +644,24 @@ final class Presenter: LoopPart {
                 if reason == .dismissed { signals.dismissed(delivered.identifier) }
             }
         case .actionInvoked(let id, let key):
-            // The answer: the sound stops before anything else is done.
-            ringing.stop(serverID: id, because: "\(key) was pressed")
-            guard let delivered = try? ledger.delivered(serverID: id) else { return }
-            waking.release(delivered.identifier)
-            // For the program that set it (the UserNotifications library's delegate).
-            signals.answered(delivered.identifier, action: key)
-            if key == NotificationAction.snooze.identifier {
-                schedule.firing(delivered.identifier) { schedule.snooze(delivered) }
-            }
-            // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
-            try? client.requestClose(id)
+            answered(serverID: id, key: key)
         case .activationToken:
             break
         }
+    }
+
+    /// A button of the popup `serverID` was pressed (or the same asked for on D-Bus).
+    private func answered(serverID id: UInt32, key: String, snoozeFor span: TimeSpan? = nil) {
+        // The answer: the sound stops before anything else is done.
+        ringing.stop(serverID: id, because: "\(key) was pressed")
+        guard let delivered = try? ledger.delivered(serverID: id) else { return }
+        waking.release(delivered.identifier)
+        // For the program that set it (the UserNotifications library's delegate).
+        signals.answered(delivered.identifier, action: key)
+        if key == NotificationAction.snooze.identifier {
+            schedule.firing(delivered.identifier) { schedule.snooze(delivered, for: span) }
+        }
+        // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
+        try? client.requestClose(id)
     }
 }

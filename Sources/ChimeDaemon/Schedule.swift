@@ -937,9 +937,10 @@ final class Schedule: LoopPart {
         if !owned.isEmpty { throw .fromAlarmFile(owned) }
     }
 
-    /// Snooze: the alarm rings again after its snooze time, then a repeating one keeps its rule.
-    func snooze(_ delivered: DeliveredNotification) {
-        let snooze = delivered.content.snooze ?? AlarmDefaults.snooze
+    /// Snooze: the alarm rings again after its snooze time (or `span`, when one was chosen), then a
+    /// repeating one keeps its rule.
+    func snooze(_ delivered: DeliveredNotification, for span: TimeSpan? = nil) {
+        let snooze = span ?? delivered.content.snooze ?? AlarmDefaults.snooze
         let at = clock.now() + snooze
         logging { () throws(StoreError) in
             if try store.scheduledTime(of: delivered.identifier) != nil {

@@ -31,6 +31,8 @@ protocol SchedulerParts: AnyObject {
 
     // MARK: Popups (the presenter, the ledger, ringing)
     func answer(_ identifier: String, action: String) throws(SchedulerError)
+    /// Snoozes a delivered alarm for `span` (not its own snooze time).
+    func snooze(_ identifier: String, for span: TimeSpan) throws(SchedulerError)
     func close(_ identifiers: [String]) throws(SchedulerError)
     /// The delivered alarms, once the ledger knows what it can of popups shown before a restart.
     func delivered(_ reply: @escaping (Result<[DeliveredSummary], StoreError>) -> Void)
@@ -105,6 +107,7 @@ final class DaemonParts: SchedulerParts {
     func missed() throws(StoreError) -> [MissedOccurrence] { try listing.missedOccurrences() }
 
     func answer(_ identifier: String, action: String) throws(SchedulerError) { try presenter.answer(identifier, action: action) }
+    func snooze(_ identifier: String, for span: TimeSpan) throws(SchedulerError) { try presenter.snooze(identifier, for: span) }
     func close(_ identifiers: [String]) throws(SchedulerError) { try presenter.close(identifiers) }
     func delivered(_ reply: @escaping (Result<[DeliveredSummary], StoreError>) -> Void) { ledger.list(reply) }
     var ringing: [(identifier: String, due: Instant, until: Instant, title: String)] { ringingPart.current }

@@ -88,6 +88,15 @@ final class SchedulerService {
         do { try parts.answer(identifier, action: action) } catch { throw Self.error(error) }
     }
 
+    /// Snoozes a delivered alarm for `seconds` instead of its own snooze time (1 s to 7 days).
+    func snooze(_ identifier: String, seconds: Int64) throws(DBusError) {
+        let span = TimeSpan.seconds(seconds)
+        guard RequestBounds.snooze.contains(span) else {
+            throw Self.error(.invalid(RequestError(key: "seconds", "must be 1-604800 (1 s to 7 days), got \(seconds)")))
+        }
+        do { try parts.snooze(identifier, for: span) } catch { throw Self.error(error) }
+    }
+
     /// Plays a sound once, as an alarm with it would (`default`, a theme name, or an absolute path),
     /// checked as a request's `sound` or `sound-file` is.
     func previewSound(_ text: String) throws(DBusError) {
@@ -432,6 +441,11 @@ final class SchedulerService {
                     },
                     method("Answer", [Parameter("id", .string), Parameter("action", .string)], []) { [unowned self] call in
                         try answer(call.arguments[0].stringValue ?? "", action: call.arguments[1].stringValue ?? "")
+                        return []
+                    },
+                    method("Snooze", [Parameter("id", .string), Parameter("seconds", .int64)], []) { [unowned self] call in
+                        guard case .int64(let seconds) = call.arguments[1] else { return [] }
+                        try snooze(call.arguments[0].stringValue ?? "", seconds: seconds)
                         return []
                     },
                     method("PreviewSound", [Parameter("sound", .string)], []) { [unowned self] call in

@@ -94,6 +94,7 @@ import Timekeeping
         #expect(Set(pending.map(\.identifier)) == ["far", "eggs", "homeroom"])
         expectSame(List.pendingReport(pending), try run(["list"], schema: "list"), "list")
         expectSame(List.missedReport(try center.missedOccurrences()), try run(["list", "--missed"], schema: "list-missed"), "list --missed")
+        expectSame(List.ringingReport(try center.ringing()), try run(["list", "--ringing"], schema: "list-ringing"), "list --ringing")
         for id in ["far", "eggs", "homeroom"] {
             let report = Show.report(try center.request(withIdentifier: id), summary: pending.first { $0.identifier == id })
             let shown = try run(["show", id], schema: "show")

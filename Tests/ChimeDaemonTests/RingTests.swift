@@ -273,6 +273,48 @@ import Timekeeping
         #expect(recorder.calls.count == 1, "no popup sent again")
     }
 
+    /// Answering from a terminal: `chime list --ringing` says what rings, `chime snooze ID --for`
+    /// snoozes it for the time chosen, `chime stop` stops every ringing alarm (nothing ringing is
+    /// not an error), an identifier that is not ringing is one (exit 6), a time that is not one a
+    /// usage error (64).
+    @Test func ringingAlarmsAreAnsweredFromATerminal() throws {
+        try installPlayer(soundSeconds: 0.3)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        func chime(_ arguments: [String]) throws -> CommandResult { try runChime(arguments, environment: bus.environment()) }
+        #expect(try chime(["stop"]).stdout == "nothing is ringing\n")
+        #expect(try chime(["list", "--ringing"]).stdout == "nothing is ringing\n")
+        try set(["in", "1s", "--sound", "bell", "--ring", "5m", "--id", "kettle", "Kettle"])
+        try set(["in", "1s", "--sound", "bell", "--ring", "5m", "--id", "oven", "Oven"])
+        #expect(try waitUntil(10) { try center().ringing().count == 2 })
+        let listed = try chime(["list", "--ringing"]).stdout
+        #expect(listed.contains("kettle  ringing since ") && listed.contains("  Kettle  (until ") && listed.contains("oven  ringing since "), "\(listed)")
+
+        // Snoozed for 2 minutes, not its own 10: pending again, at about now + 2 min.
+        let asked = WallClock.system.now()
+        let snoozed = try chime(["snooze", "kettle", "--for", "2m"])
+        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        #expect(snoozed.stdout.hasPrefix("kettle: snoozed until "), "\(snoozed.stdout)")
+        let next = try #require(try waitForValue { try center().pendingSummaries().first { $0.identifier == "kettle" }?.nextFire })
+        #expect(next >= asked + .seconds(120) && next <= asked + .seconds(125), "snoozed to \(next) from \(asked)")
+        #expect(try waitUntil(10) { try center().ringing().map(\.identifier) == ["oven"] })
+
+        // Not ringing: exit 6, one line; not a time: a usage error.
+        let absent = try chime(["stop", "nosuch"])
+        #expect(absent.status == 6)
+        #expect(absent.stderr == "chime: not ringing: \"nosuch\"; see chime list --ringing\n")
+        let badTime = try chime(["snooze", "oven", "--until", "25:00"])
+        #expect(badTime.status == 64, "\(badTime.stderr)")
+        #expect(try chime(["snooze", "oven", "--for", "5m", "--until", "07:00"]).status == 64)
+
+        // Stop with no identifier: everything ringing stops; the popups go.
+        let stopped = try chime(["stop"])
+        #expect(stopped.status == 0 && stopped.stdout == "oven: stopped\n", "\(stopped.stdout)\(stopped.stderr)")
+        #expect(try waitUntil(10) { try center().ringing().isEmpty })
+        #expect(try waitUntil(10) { recorder.closedIDs.count >= 2 }, "closed: \(recorder.closedIDs)")
+    }
+
     /// The command line refuses what cannot ring, each in one line naming the option.
     @Test func ringOptionsAreCheckedAtTheDoor() throws {
         defer { bus.stop() }
