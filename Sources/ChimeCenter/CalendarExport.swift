@@ -45,6 +45,7 @@ public enum CalendarExport {
         }
         if let volume = content.volume { lines.append(Own.volume + ":\(volume)") }
         if let fade = content.fade { lines.append(Own.fade + ":\(fade.seconds)") }
+        if let fadeFrom = content.fadeFrom { lines.append(Own.fadeFrom + ":\(fadeFrom)") }
         if let ring = content.ring { lines.append(Own.ring + ":\(ring.seconds)") }
         if content.insist { lines.append(Own.insist + ":TRUE") }
         if let snooze = content.snooze { lines.append(Own.snooze + ":\(snooze.seconds)") }

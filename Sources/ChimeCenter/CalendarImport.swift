@@ -61,7 +61,7 @@ public struct CalendarImport: Sendable {
     /// Properties of chime's own that `CalendarExport` writes, so an alarm comes back as it was.
     public enum Own {
         public static let id = "X-CHIME-ID", rule = "X-CHIME-RULE", zone = "X-CHIME-TIME-ZONE", sound = "X-CHIME-SOUND"
-        public static let volume = "X-CHIME-VOLUME", fade = "X-CHIME-FADE", ring = "X-CHIME-RING", insist = "X-CHIME-INSIST"
+        public static let volume = "X-CHIME-VOLUME", fade = "X-CHIME-FADE", fadeFrom = "X-CHIME-FADE-FROM", ring = "X-CHIME-RING", insist = "X-CHIME-INSIST"
         public static let snooze = "X-CHIME-SNOOZE", remind = "X-CHIME-REMIND", except = "X-CHIME-EXCEPT"
         public static let until = "X-CHIME-UNTIL", label = "X-CHIME-LABEL", urgency = "X-CHIME-URGENCY"
     }
@@ -316,6 +316,7 @@ public struct CalendarImport: Sendable {
         if draft.sound != nil {
             draft.volume = own(Own.volume).flatMap { Int($0) }
             draft.fade = own(Own.fade).flatMap { Int64($0) }.map { .seconds($0) }
+            draft.fadeFrom = own(Own.fadeFrom).flatMap { Int($0) }
             draft.ring = own(Own.ring).flatMap { Int64($0) }.map { .seconds($0) }
             draft.insist = own(Own.insist) == "TRUE" ? true : nil
         }

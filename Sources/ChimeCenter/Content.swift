@@ -136,8 +136,11 @@ public struct NotificationContent: Hashable, Sendable, Codable {
     /// The sound's own volume in percent (nil: 100, the file as recorded), on the sound server's
     /// scale, independent of other programs' sounds.
     public var volume: Int? = nil
-    /// How long the sound takes to rise from silence to its volume (nil: no fade).
+    /// How long the sound takes to rise from silence (or `fadeFrom`) to its volume (nil: no fade).
     public var fade: TimeSpan? = nil
+    /// The level the fade starts from, in percent of the volume as the sound server's scale shows it
+    /// (nil: silence).
+    public var fadeFrom: Int? = nil
     /// Whether the sound must be heard: a muted or turned-down output is unmuted and raised for the
     /// ring, and put back as it was afterwards.
     public var insist = false
@@ -208,7 +211,7 @@ public struct NotificationContent: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case title, subtitle, body, label, sound, urgency, icon, category, actions, expiry, bodyIsMarkup, userInfo
-        case snooze, grace, bodyCommand, ring, autoSnooze, wake, doNotDisturb, volume, fade, insist
+        case snooze, grace, bodyCommand, ring, autoSnooze, wake, doNotDisturb, volume, fade, fadeFrom, insist
     }
 
     public init(from decoder: any Decoder) throws {
@@ -233,6 +236,7 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         autoSnooze = try c.decodeIfPresent(Bool.self, forKey: .autoSnooze) ?? false
         volume = try c.decodeIfPresent(Int.self, forKey: .volume)
         fade = try c.decodeIfPresent(Int64.self, forKey: .fade).map { .seconds($0) }
+        fadeFrom = try c.decodeIfPresent(Int.self, forKey: .fadeFrom)
         insist = try c.decodeIfPresent(Bool.self, forKey: .insist) ?? false
         wake = try c.decodeIfPresent(Bool.self, forKey: .wake) ?? false
         // A policy from a newer chime reads as the default.
@@ -260,6 +264,7 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         if autoSnooze { try c.encode(true, forKey: .autoSnooze) }
         try c.encodeIfPresent(volume, forKey: .volume)
         try c.encodeIfPresent(fade?.seconds, forKey: .fade)
+        try c.encodeIfPresent(fadeFrom, forKey: .fadeFrom)
         if insist { try c.encode(true, forKey: .insist) }
         if wake { try c.encode(true, forKey: .wake) }
         try c.encodeIfPresent(doNotDisturb?.rawValue, forKey: .doNotDisturb)

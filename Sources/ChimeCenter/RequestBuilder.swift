@@ -42,6 +42,7 @@ public struct AlarmDraft: Sendable {
     public var sound: Sound?
     public var volume: Int?
     public var fade: TimeSpan?
+    public var fadeFrom: Int?
     public var insist: Bool?
     public var actions: [NotificationAction]?
     public var userInfo: [String: String]?
@@ -117,6 +118,7 @@ public struct AlarmDraft: Sendable {
         sound = content.sound
         volume = content.volume
         fade = content.fade
+        fadeFrom = content.fadeFrom
         insist = content.insist
         actions = content.actions
         userInfo = content.userInfo
@@ -191,6 +193,7 @@ public struct AlarmDraft: Sendable {
         content.sound = sound
         content.volume = volume
         content.fade = fade
+        content.fadeFrom = fadeFrom
         content.insist = insist ?? false
         if let expire { content.expiry = .after(expire) } else if persistent == true { content.expiry = .never }
         content.snooze = snooze

@@ -42,6 +42,7 @@ extension NotificationRequest {
         }
         if let volume = c.volume { entries.append(("volume", .uint32(UInt32(clamping: volume)))) }
         if let fade = c.fade { entries.append(("fade", .uint32(UInt32(clamping: fade.seconds)))) }
+        if let fadeFrom = c.fadeFrom { entries.append(("fade-from", .uint32(UInt32(clamping: fadeFrom)))) }
         if c.insist { entries.append(("insist", .boolean(true))) }
         if !c.actions.isEmpty {
             entries.append(("actions", .array(element: .structure([.string, .string]),
@@ -206,6 +207,12 @@ extension NotificationRequest {
             draft.volume = percent
         }
         draft.fade = try reader.seconds(.fade)
+        if let fadeFrom = try reader.integer(.fadeFrom) {
+            guard let percent = Int(exactly: fadeFrom), RequestBounds.fadeFrom.contains(percent) else {
+                throw RequestError(.fadeFrom, "must be \(RequestBounds.fadeFrom.lowerBound)-\(RequestBounds.fadeFrom.upperBound) percent of the volume, got \(fadeFrom)")
+            }
+            draft.fadeFrom = percent
+        }
         draft.insist = try reader.bool(.insist)
         if let actions = fields[.actions] {
             guard case .array(.structure([.string, .string]), let items) = actions else {

@@ -65,6 +65,7 @@ public enum RequestJSON {
                     }
                 }
                 if let fade = c.fade { $0.member("fade") { $0.integer(fade.seconds) } }
+                if let fadeFrom = c.fadeFrom { $0.member("fadeFrom") { $0.integer(Int64(fadeFrom)) } }
                 if let grace = c.grace { $0.member("grace") { $0.integer(grace.seconds) } }
                 $0.member("icon") { $0.string(c.icon) }
                 if c.insist { $0.member("insist") { $0.bool(true) } }

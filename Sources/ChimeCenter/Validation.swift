@@ -11,6 +11,7 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case sound
     case soundFile = "sound-file"
     case volume, fade, insist
+    case fadeFrom = "fade-from"
     case bodyMarkup = "body-markup"
     case actions
     case userInfo = "user-info"
@@ -102,6 +103,8 @@ public enum RequestBounds {
     public static let volume = 1...100
     /// From silence to the volume.
     public static let fade = TimeSpan.zero...TimeSpan.seconds(3600)
+    /// The percent of its volume a fade starts from.
+    public static let fadeFrom = 0...99
     public static let actionCount = 0...8
     public static let actionIdentifierBytes = 1...64
     public static let actionTitleBytes = 1...100
@@ -211,6 +214,12 @@ extension NotificationContent {
             throw RequestError(.volume, "must be \(range(RequestBounds.volume)) percent, got \(volume)")
         }
         if let fade { try checkSpan(fade, .fade, RequestBounds.fade) }
+        if let fadeFrom {
+            guard RequestBounds.fadeFrom.contains(fadeFrom) else {
+                throw RequestError(.fadeFrom, "must be \(range(RequestBounds.fadeFrom)) percent of the volume, got \(fadeFrom)")
+            }
+            guard let fade, fade > .zero else { throw RequestError(.fadeFrom, "needs a fade (the level a fade starts from)") }
+        }
         if sound == nil {
             if volume != nil { throw RequestError(.volume, "needs a sound") }
             if fade != nil { throw RequestError(.fade, "needs a sound") }

@@ -35,6 +35,10 @@ struct AlarmOptions: ParsableArguments {
                                valueName: "DURATION"))
     var fade: String?
 
+    @Option(name: .customLong("fade-from"), help: ArgumentHelp(
+        "The level the fade starts from, 0-99 percent of the volume (default 0: silence); needs --fade.", valueName: "PERCENT"))
+    var fadeFrom: String?
+
     @Flag(help: "Be heard: a muted or turned-down output is unmuted and raised to 100% while the alarm rings, then put back as it was.")
     var insist = false
 
@@ -128,6 +132,12 @@ struct AlarmOptions: ParsableArguments {
             draft.volume = percent
         }
         if let fade { draft.fade = ["0", "0s"].contains(fade) ? .zero : Self.duration(fade, option: "--fade") }
+        if let fadeFrom {
+            guard let percent = parsePercent(fadeFrom) else {
+                ExitStatus.usage.exit("--fade-from \(fadeFrom): give a percentage such as 20 or 20%")
+            }
+            draft.fadeFrom = percent
+        }
         if insist { draft.insist = true }
         draft.snooze = snooze.map { Self.duration($0, option: "--snooze") }
         draft.grace = grace.map { Self.duration($0, option: "--grace") }
@@ -162,7 +172,7 @@ struct AlarmOptions: ParsableArguments {
             ExitStatus.usage.exit("\(text): \(error.message)" + (Self.suggestion(for: text).map { "; \($0)" } ?? ""))
         } catch where error.field == .ring && sound == nil {
             ExitStatus.usage.exit("--ring \(ring ?? ""): give --sound too (an alarm without a sound has nothing to ring)")
-        } catch where [.volume, .fade, .insist].contains(error.field) && sound == nil {
+        } catch where [.volume, .fade, .fadeFrom, .insist].contains(error.field) && sound == nil {
             ExitStatus.usage.exit("\(option(for: error, rule: text)): give --sound too")
         } catch where error.field == .bodyTimeout && bodyCommand == nil {
             ExitStatus.usage.exit("--body-timeout needs --body-command")
@@ -206,6 +216,7 @@ struct AlarmOptions: ParsableArguments {
         case .ring?: "--ring \(ring ?? "")"
         case .volume?: "--volume \(volume ?? "")"
         case .fade?: "--fade \(fade ?? "")"
+        case .fadeFrom?: "--fade-from \(fadeFrom ?? "")"
         case .insist?: "--insist"
         case .autoSnooze?: "--auto-snooze"
         case .bodyCommand?: "--body-command"

@@ -135,6 +135,9 @@ public struct Show: ParsableCommand {
                 guard case .length(let nanoseconds, let text) = datum else { return nil }
                 return nanoseconds > 0 ? "from silence over \(text)" : "none"
             },
+            Field("fadeFrom", "fade from", content.fade == nil ? .none : .count(Int64(content.fadeFrom ?? 0))) { datum in
+                datum.text.map { $0 == "0" ? "silence" : "\($0)% of the volume" }
+            },
             Field("insist", "insist", .flag(content.insist)),
             Field("wake", "wake", .flag(content.wake)),
             Field("dnd", "dnd", .text((content.doNotDisturb ?? AlarmDefaults.doNotDisturb).rawValue)),

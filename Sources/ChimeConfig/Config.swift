@@ -118,11 +118,11 @@ public enum AlarmConfig {
 
     public static let alarmKeys = ["id", "label", "when", "title", "body", "body-command", "body-timeout", "sound", "urgency",
                                    "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd",
-                                   "volume", "fade", "insist", "remind", "except", "until"]
+                                   "volume", "fade", "fade-from", "insist", "remind", "except", "until"]
     public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd",
-                                     "volume", "fade", "insist"]
+                                     "volume", "fade", "fade-from", "insist"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
-                                   "volume", "fade", "insist"]
+                                   "volume", "fade", "fade-from", "insist"]
     public static let calendarKeys = ["path", "label", "enabled", "own"]
     static let tables = ["defaults", "alarm", "timer", "calendar"]
     /// The most .ics files one calendar directory is read for.

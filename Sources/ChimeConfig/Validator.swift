@@ -52,6 +52,7 @@ struct Validator {
         var autoSnooze = false
         var volume: Int? = nil
         var fade: TimeSpan? = nil
+        var fadeFrom: Int? = nil
         var insist = false
         var doNotDisturb: DoNotDisturbPolicy? = nil
     }
@@ -152,17 +153,19 @@ struct Validator {
         let hasSound = draft.sound != nil
         draft.volume = volume(table, "volume", p + ".volume") ?? (hasSound ? defaults.volume : nil)
         draft.fade = duration(table, "fade", p + ".fade", range: RequestBounds.fade) ?? (hasSound ? defaults.fade : nil)
+        draft.fadeFrom = volume(table, "fade-from", p + ".fade-from", range: RequestBounds.fadeFrom)
+            ?? (hasSound && (draft.fade ?? .zero) > .zero ? defaults.fadeFrom : nil)
         draft.insist = bool(table, "insist", p + ".insist") ?? (hasSound && defaults.insist)
         draft.doNotDisturb = policy(table, "dnd", p + ".dnd") ?? defaults.doNotDisturb
     }
 
     /// A volume: a whole number of percent, or a string such as "70%", within `RequestBounds.volume`.
-    mutating func volume(_ table: Entries, _ key: String, _ keyPath: String) -> Int? {
+    mutating func volume(_ table: Entries, _ key: String, _ keyPath: String, range: ClosedRange<Int> = RequestBounds.volume) -> Int? {
         guard let value = table[key] else { return nil }
         let percent: Int? = if let n = value.int { n } else if let text = value.string { parsePercent(text) } else { nil }
-        guard let percent, RequestBounds.volume.contains(percent) else {
+        guard let percent, range.contains(percent) else {
             let found = value.int.map { "\($0)" } ?? value.string.map { "\"\($0)\"" } ?? Self.describe(value)
-            report(keyPath, "'\(key)' must be a percentage \(RequestBounds.volume.lowerBound)-\(RequestBounds.volume.upperBound) such as 70 or \"70%\", found \(found)")
+            report(keyPath, "'\(key)' must be a percentage \(range.lowerBound)-\(range.upperBound) such as 70 or \"70%\", found \(found)")
             return nil
         }
         return percent
@@ -345,6 +348,7 @@ struct Validator {
         if let v = bool(table, "auto-snooze", p + "auto-snooze") { d.autoSnooze = v }
         if let v = volume(table, "volume", p + "volume") { d.volume = v }
         if let v = duration(table, "fade", p + "fade", range: RequestBounds.fade) { d.fade = v }
+        if let v = volume(table, "fade-from", p + "fade-from", range: RequestBounds.fadeFrom) { d.fadeFrom = v }
         if let v = bool(table, "insist", p + "insist") { d.insist = v }
         if let v = policy(table, "dnd", p + "dnd") { d.doNotDisturb = v }
         return d

@@ -107,8 +107,8 @@ final class Ringing: LoopPart {
     /// How chime plays an alarm's sound.
     private func soundRequest(_ content: NotificationContent, looping: Bool) -> SoundRequest? {
         guard let sound = content.sound else { return nil }
-        return SoundRequest(sound: sound, volume: content.volume ?? 100, fade: content.fade ?? .zero, looping: looping,
-                            insist: content.insist, title: content.title)
+        return SoundRequest(sound: sound, volume: content.volume ?? 100, fade: content.fade ?? .zero, fadeFrom: content.fadeFrom ?? 0,
+                            looping: looping, insist: content.insist, title: content.title)
     }
 
     /// The alarm whose ring shows in popup `serverID`, if one rings.

@@ -33,6 +33,8 @@ struct SoundRequest {
     /// Percent of the file as recorded.
     var volume = 100
     var fade = TimeSpan.zero
+    /// The percent of `volume` the fade starts from (0: silence).
+    var fadeFrom = 0
     /// Again and again until stopped; else once.
     var looping = false
     /// Unmute and raise the output for it.
@@ -227,7 +229,8 @@ final class Speaker: LoopPart {
             if let file = Self.file(for: play.request.sound) {
                 do {
                     let options = PlaybackOptions(volume: play.request.volume, fade: Double(play.request.fade.nanoseconds) / 1e9,
-                                                  looping: play.request.looping, title: play.request.title)
+                                                  fadeFrom: Double(play.request.fadeFrom) / 100, looping: play.request.looping,
+                                                  title: play.request.title)
                     play.playback = try server.play(file, options)
                     plays[id] = play
                     logger.debug("asked the sound server to play \(file)", metadata: ["sound.title": "\(play.request.title)"])

@@ -1,8 +1,9 @@
 // One sound on its way to the server: a playback stream fed from libpulse's thread.
 //
 // - Volume: the stream's own volume (the server applies it; it shows in the desktop's mixer).
-// - Fade: a gain on the samples, from silence to 1 over the fade time, along a cubic curve: the
-//   server's own volume scale is cubic, so the fade rises evenly in the percent a person sees.
+// - Fade: a gain on the samples, from silence (or the level it starts from) to 1 over the fade time,
+//   along a cubic curve: the server's own volume scale is cubic, so the fade rises evenly in the
+//   percent a person sees, from the starting percent.
 // - Loop: the file is decoded again from its start within the same write, so the sample after the
 //   last is the first: no gap, no click that the file itself does not have.
 // - Stop: the samples already queued on the server are written over, at the positions they were
@@ -46,6 +47,7 @@ final class Playback {
     private var history: [Float] = []
     private var historyFrames = 0
     private var fadeFrames: Int64 = 0
+    private var fadeFrom: Float = 0
     private var rampFrames = 1
     /// The decoder's header is in: the sizes above are set, and the stream can be made.
     private(set) var isPrepared = false
@@ -82,6 +84,7 @@ final class Playback {
         historyFrames = file.rate  // a second: ten times what is ever queued
         history = [Float](repeating: 0, count: historyFrames * file.channels)
         fadeFrames = Int64((max(0, options.fade) * Double(file.rate)).rounded())
+        fadeFrom = Float(options.fadeFrom)
         rampFrames = max(1, Int(Self.ramp * Double(file.rate)))
         isPrepared = true
     }
@@ -191,7 +194,8 @@ final class Playback {
             let position = written + Int64(frame)
             if position < fadeFrames {
                 let x = Float(position) / Float(fadeFrames)
-                let gain = x * x * x
+                let level = fadeFrom + (1 - fadeFrom) * x  // in the percent a person sees
+                let gain = level * level * level
                 for channel in 0..<channels { samples[frame * channels + channel] *= gain }
             }
             let slot = Int(position % Int64(historyFrames)) * channels

@@ -21,16 +21,19 @@ public struct PlaybackOptions: Hashable, Sendable {
     /// The stream's own volume in percent, on the server's scale (what pavucontrol and GNOME's
     /// sound settings show): 100 plays the file as it is.
     public var volume: Int
-    /// Seconds from silence to `volume`.
+    /// Seconds from `fadeFrom` (silence by default) to `volume`.
     public var fade: Double
+    /// The level the fade starts from, a fraction of `volume` on the server's scale (0: silence).
+    public var fadeFrom: Double = 0
     /// Plays the file again and again, each play starting on the sample after the last, until stopped.
     public var looping: Bool
     /// What the server's mixer shows for the stream (the alarm's title).
     public var title: String
 
-    public init(volume: Int = 100, fade: Double = 0, looping: Bool = false, title: String = "chime") {
+    public init(volume: Int = 100, fade: Double = 0, fadeFrom: Double = 0, looping: Bool = false, title: String = "chime") {
         self.volume = volume
         self.fade = fade
+        self.fadeFrom = min(max(fadeFrom, 0), 1)
         self.looping = looping
         self.title = title
     }

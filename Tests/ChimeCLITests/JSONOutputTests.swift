@@ -103,7 +103,7 @@ import Timekeeping
             if id == "far" {
                 #expect(report["snooze"]?.jsonText == "300")
                 #expect(shown.json.contains(#""snooze":300,"grace":3600,"expire":null,"#))
-                #expect(shown.json.contains(#""ring":300,"autoSnooze":false,"volume":100,"fade":0,"insist":false,"wake":false,"#))
+                #expect(shown.json.contains(#""ring":300,"autoSnooze":false,"volume":100,"fade":0,"fadeFrom":null,"insist":false,"wake":false,"#))
             }
         }
 

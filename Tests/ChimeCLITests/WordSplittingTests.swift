@@ -41,6 +41,12 @@ import TestSupport
             (["in", "5m", "--body-command", "date", "--body-timeout", "2m", "T"], "chime: --body-timeout 2m: must be 1s-1m, got 2m\n"),
             (["in", "5m", "--expire", "soon", "T"], "chime: --expire soon: use a duration such as 5m or 90s\n"),
             (["in", "5m", "--grace", "0s", "T"], "chime: --grace 0s: use a duration such as 5m or 90s\n"),
+            (["in", "5m", "--sound", "bell", "--fade-from", "20%", "T"], "chime: --fade-from 20%: needs a fade (the level a fade starts from)\n"),
+            (["in", "5m", "--sound", "bell", "--fade", "30s", "--fade-from", "100%", "T"],
+             "chime: --fade-from 100%: must be at most 99 percent of the volume, got 100\n"),
+            (["in", "5m", "--sound", "bell", "--fade", "30s", "--fade-from", "loud", "T"],
+             "chime: --fade-from loud: give a percentage such as 20 or 20%\n"),
+            (["in", "5m", "--fade", "30s", "--fade-from", "20%", "T"], "chime: --fade 30s: give --sound too\n"),
             // Rough edges a new user met (issue 14): each a one-line error that says what to write.
             (["in", "5m", "--tz", "Europe/Berlin", "T"],
              "chime: --tz Europe/Berlin: \"in 5m\" counts elapsed time, which has no time zone; a zone is for clock times such as 16:35\n"),

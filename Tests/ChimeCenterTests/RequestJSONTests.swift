@@ -32,6 +32,7 @@ import Timekeeping
         content.autoSnooze = g.chance(30)
         if g.chance(40) { content.volume = Int(g.integer()) }
         if g.chance(40) { content.fade = g.span() }
+        if g.chance(30) { content.fadeFrom = g.below(100) }
         content.insist = g.chance(30)
         content.wake = g.chance(30)
         if g.chance(50) { content.doNotDisturb = DoNotDisturbPolicy.allCases[g.below(DoNotDisturbPolicy.allCases.count)] }

@@ -225,6 +225,7 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
             sound = "bell"
             volume = "60%"
             fade = "20s"
+            fade-from = "20%"
             [[alarm]]
             label = "gentle"
             when = "07:00"
@@ -243,7 +244,32 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
         let content = file.alarms.map(\.request.content)
         #expect(content.map(\.volume) == [60, 90])
         #expect(content.map(\.fade) == [.seconds(20), .zero])
+        #expect(content.map(\.fadeFrom) == [20, nil], "a default fade-from goes with a fade only")
         #expect(content.map(\.insist) == [false, true])
+        let soft = load("""
+            [[alarm]]
+            label = "soft"
+            when = "07:00"
+            sound = "bell"
+            fade = "30s"
+            fade-from = 35
+            [[alarm]]
+            label = "nofade"
+            when = "07:00"
+            sound = "bell"
+            fade-from = "35%"
+            [[alarm]]
+            label = "over"
+            when = "07:00"
+            sound = "bell"
+            fade = "30s"
+            fade-from = "100%"
+            """)
+        #expect(soft.alarms.first?.request.content.fadeFrom == 35)
+        #expect(soft.diagnostics.map(\.description) == [
+            "alarms.toml:11:13: 'fade-from': needs a fade (the level a fade starts from)",
+            "alarms.toml:17:13: 'fade-from' must be a percentage 0-99 such as 70 or \"70%\", found \"100%\"",
+        ], "\(soft.diagnostics.map(\.description))")
         #expect(file.timers.first?.content.insist == true)
         #expect(file.timers.first?.content.volume == 60)
         let bad = load("""

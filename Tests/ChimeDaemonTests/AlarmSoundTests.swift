@@ -115,6 +115,34 @@ import Timekeeping
         #expect(steady.count == 5 && steady.allSatisfy { abs($0 - full) < 0.01 * full }, "the level after the fade is not 70%: \(steady) vs \(full)")
     }
 
+    /// A fade from a starting level (`--fade-from 50%`) is heard at once, at that level on the
+    /// server's cubic scale (0.5³ of the full level), and rises along the same curve to the volume.
+    @Test func aFadeStartsFromItsLevel() throws {
+        let file = try tone(periods: 480)  // 1 s
+        let (recorder, daemon, recording) = try session()
+        defer { stop(recorder, daemon, recording) }
+        let asked = monotonicSeconds()
+        try set(["in", "1s", "--sound", file, "--fade", "2s", "--fade-from", "50%", "--ring", "5s", "--id", "soft", "Soft"])
+        #expect(recorder.waitForCalls(1).count == 1)
+        let recorded = recording.waitForSound(after: asked, threshold: 0.002, length: 3 * Self.rate, timeout: 20)
+        let samples = recorded.samples
+        let start = try #require(onset(samples, from: recorded.firstIndex(after: asked)), "nothing was heard: \(daemon.log)")
+        try #require(samples.count >= start + 3 * Self.rate, "3 s of the ring were not recorded")
+        let full = Double(Self.amplitude) / 2.squareRoot()
+        // Whole periods of the tone (48 in 100 ms), past the stream's first samples.
+        let level = { (seconds: Double) -> Double in
+            let from = start + Int(seconds * Double(Self.rate))
+            return rms(samples, from..<from + Self.rate / 10)
+        }
+        let measured = [0.02, 0.95, 2.4].map(level)
+        print("measured: fade from 50% over 2 s: \(measured.map { String(format: "%.3f", $0 / full) }) of the full level")
+        // At the start about 0.5³ (the first 100 ms rise a little: 0.125 to 0.15); half-way (1 s)
+        // 0.75³ = 0.42; after it, full.
+        #expect(measured[0] > 0.11 * full && measured[0] < 0.17 * full, "the start: \(measured[0] / full) of the full level")
+        #expect(abs(measured[1] - 0.4219 * full) < 0.04 * full, "half-way: \(measured[1] / full) of the full level")
+        #expect(abs(measured[2] - full) < 0.02 * full, "after the fade: \(measured[2] / full) of the full level")
+    }
+
     /// A looping sound has no gap and no click where it starts again: the step between any two
     /// samples stays that of the tone, and no 5 ms goes quiet, over a dozen loop points.
     @Test func theLoopHasNoSeam() throws {
