@@ -177,6 +177,7 @@ public struct ClockAlarm: Hashable, Sendable {
         draft.ring = sound == nil ? nil : ring
         draft.volume = sound == nil || volume == 100 ? nil : volume
         draft.fade = sound == nil || fade == .zero ? nil : fade
+        if draft.fade == nil { draft.fadeFrom = nil }  // an edited alarm's own start level goes with its fade
         draft.insist = sound != nil && insist
         // Ringing itself out needs a ring to end.
         if draft.ring == nil || draft.ring == .zero { draft.autoSnooze = nil }

@@ -123,6 +123,22 @@ import Timekeeping
         #expect(back.label == "")
     }
 
+    /// An alarm set with a fade from a level (`--fade-from`) keeps it through an edit, and loses it
+    /// with its fade when the dialog turns the fade off (a start level without a fade is refused).
+    @Test func aFadesStartLevelGoesWithItsFade() throws {
+        var draft = AlarmDraft(kind: .alarm, anchor: monday8)
+        draft.title = "Soft"
+        draft.when = .rule("07:00 mon-fri")
+        draft.sound = .named("bell")
+        draft.fade = .seconds(30)
+        draft.fadeFrom = 20
+        var alarm = try #require(ClockAlarm(request: try draft.build(now: monday8)))
+        #expect(try alarm.request(identifier: "soft", now: monday8, zone: zone).content.fadeFrom == 20)
+        alarm.fade = .zero
+        let edited = try alarm.request(identifier: "soft", now: monday8, zone: zone)
+        #expect(edited.content.fade == nil && edited.content.fadeFrom == nil)
+    }
+
     /// Rules the clock and the day toggles cannot say are edited in the When field, as written,
     /// and come back as the same rule; a timer counting down is not the dialog's.
     @Test(arguments: ["*:0/15", "Mon *-*-* 07:00:00 UTC", "07:00:30", "*-*~01 07:00", "every 25m",
