@@ -108,7 +108,7 @@ public enum Scheduler1 {
 
     /// Snoozes a delivered alarm for `span` instead of its own snooze time.
     public static func snooze(_ identifier: String, for span: TimeSpan) -> SchedulerCall<Void> {
-        SchedulerCall("Snooze", [.string(identifier), .int64(span.seconds)], in: "sx") { _ in () }
+        SchedulerCall("SnoozeFor", [.string(identifier), .int64(span.seconds)], in: "sx") { _ in () }
     }
 
     /// Plays a sound once as an alarm with it would (`default`, a sound-theme name, or a path).

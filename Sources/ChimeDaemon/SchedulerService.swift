@@ -443,7 +443,7 @@ final class SchedulerService {
                         try answer(call.arguments[0].stringValue ?? "", action: call.arguments[1].stringValue ?? "")
                         return []
                     },
-                    method("Snooze", [Parameter("id", .string), Parameter("seconds", .int64)], []) { [unowned self] call in
+                    method("SnoozeFor", [Parameter("id", .string), Parameter("seconds", .int64)], []) { [unowned self] call in
                         guard case .int64(let seconds) = call.arguments[1] else { return [] }
                         try snooze(call.arguments[0].stringValue ?? "", seconds: seconds)
                         return []

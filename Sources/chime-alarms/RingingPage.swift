@@ -1,6 +1,7 @@
 // While an alarm rings and the app is open: a window of its own over the app's, with the alarm's
-// title and large Snooze and Stop buttons, as a clock app shows. It goes when the ring ends,
-// however it ends (answered here, in the popup, or rung out).
+// title and large Snooze and Stop buttons, as a clock app shows, and under Snooze the lengths one may
+// snooze for instead of the alarm's own (5 min to 1 h: the daemon's SnoozeFor). It goes when the ring
+// ends, however it ends (answered here, in the popup, or rung out).
 import AlarmsModel
 import ChimeCenter
 import DBus
@@ -46,8 +47,21 @@ final class RingingPage {
         for button in [snooze, stop] {
             button.addClass("pill")
             button.sizeRequest(width: 240)
-            buttons.append(button)
         }
+        // Snooze for a length of one's choosing, under Snooze.
+        let lengths = Box(vertical: false, spacing: 6)
+        lengths.horizontalAlignment = .center
+        for minutes: Int64 in [5, 10, 15, 30, 60] {
+            let span = TimeSpan.seconds(minutes * 60)
+            let button = Button(label: durationWords(span))
+            button.addClass("flat")
+            button.tooltip = tr("Snooze for %s", durationWords(span))
+            button.onClick { [unowned self] in self.snooze(for: span) }
+            lengths.append(button)
+        }
+        buttons.append(snooze)
+        buttons.append(lengths)
+        buttons.append(stop)
         snooze.addClass("suggested-action")
         stop.addClass("destructive-action")
         snooze.onClick { [unowned self] in answer(NotificationAction.snooze.identifier) }
@@ -73,6 +87,11 @@ final class RingingPage {
         self.page = page
         snooze.grabFocus()
         return (window, page)
+    }
+
+    private func snooze(for span: TimeSpan) {
+        guard let identifier else { return }
+        owner.send(tr("Snoozing"), Scheduler1.snooze(identifier, for: span))
     }
 
     private func answer(_ action: String) {

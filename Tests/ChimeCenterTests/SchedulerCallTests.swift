@@ -57,7 +57,7 @@ import Timekeeping
             Described(Scheduler1.add(request)), Described(Scheduler1.addAll([request, request])), Described(Scheduler1.addAll([])),
             Described(Scheduler1.remove(["a", "b"])), Described(Scheduler1.disable(["a"])), Described(Scheduler1.enable(["a"])),
             Described(Scheduler1.skip("a", undo: true)), Described(Scheduler1.pause(["a"])), Described(Scheduler1.resume(["a"])),
-            Described(Scheduler1.listPaused), Described(Scheduler1.answer("a", action: "snooze")), Described(Scheduler1.previewSound("bell")),
+            Described(Scheduler1.listPaused), Described(Scheduler1.answer("a", action: "snooze")), Described(Scheduler1.snooze("a", for: .seconds(300))), Described(Scheduler1.previewSound("bell")),
             Described(Scheduler1.playSound("bell")), Described(Scheduler1.playSound("bell", volume: 50, fade: .seconds(3), for: .seconds(9))),
             Described(Scheduler1.stopSound(3)), Described(Scheduler1.listRinging), Described(Scheduler1.listTimerPresets),
             Described(Scheduler1.startTimer("tea")), Described(Scheduler1.removeAll), Described(Scheduler1.get("a")),

@@ -8,6 +8,7 @@ what the window shows.
     test_app.py CHIME CHIME_ALARMS [unittest arguments]
 """
 
+import datetime
 import json
 import os
 import signal
@@ -494,6 +495,19 @@ class RingingTests(AppTestCase):
         self.app.gone("dialog", "Nap")
         # Back after 3 s: the page shows again.
         self.app.wait("push button", "Snooze", self.app.wait("dialog", "Nap", seconds=8))
+
+
+    def test_a_snooze_length_chosen_on_the_ringing_page(self):
+        self.chime("in", "1s", "--sound", "bell", "--id", "nap", "Nap")
+        page = self.app.wait("dialog", "Nap", seconds=8)
+        pressed = time.time()
+        self.app.press(self.app.wait("push button", "15 min", page))
+        self.app.gone("dialog", "Nap")
+        until(lambda: self.pending().get("nap"), DEADLINE, "the snoozed alarm")
+        shown = json.loads(self.chime("show", "nap", "--json"))
+        when = datetime.datetime.fromisoformat(shown["nextFire"]).timestamp()
+        self.assertTrue(pressed + 900 - 5 <= when <= pressed + 900 + 5, f"snoozed to {shown['nextFire']}, pressed at {pressed}")
+        self.assertEqual(shown["snooze"], 600, "its own snooze time is unchanged")
 
 
 class ActivationTests(AppTestCase):
