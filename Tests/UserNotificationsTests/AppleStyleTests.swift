@@ -176,7 +176,7 @@ import UserNotifications
         try await center.add(UNNotificationRequest(identifier: "wake", content: content,
                                                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
         let shown = try runChime(["show", "org.example.wake/wake", "--json"], environment: desktop.session.bus.environment())
-        #expect(shown.stdout.contains(#""volume":70,"fade":0,"insist":true"#), "\(shown.stdout)")
+        #expect(shown.stdout.contains(#""volume":70,"fade":0,"fadeFrom":null,"insist":true"#), "\(shown.stdout)")
         let pending = try #require(await center.pendingNotificationRequests().first)
         #expect(pending.content.sound == UNNotificationSound.criticalSoundNamed(UNNotificationSoundName("bell"), withAudioVolume: 0.7))
         #expect(pending.content.sound != UNNotificationSound(named: UNNotificationSoundName("bell")))
