@@ -145,7 +145,7 @@ public struct ClockAlarm: Hashable, Sendable {
                 after = next
             }
             if times.isEmpty { return .problem(trigger.neverFiresReason(now: now)) }
-            let words = trigger.rule.words(language, zone: trigger.wallClockZone)
+            let words = trigger.words(language)
             return .understood(words: words, next: times)
         } catch {
             return .problem(error.message)

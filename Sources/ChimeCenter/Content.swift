@@ -381,6 +381,9 @@ public struct Trigger: Hashable, Sendable, Codable {
         }
     }
 
+    /// The rule in words in `language`, its times in its wall-clock zone (nil where words do not say it).
+    public func words(_ language: PhraseLanguage) -> String? { rule.words(language, zone: wallClockZone) }
+
     /// The next occurrence strictly after `time`, recomputed from the rule every time; nil when
     /// there is none (up to `Instant.latest`). Exceptions and skips are stepped over; `until` and
     /// `count` end it.

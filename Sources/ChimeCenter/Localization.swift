@@ -2,6 +2,7 @@
 // share/locale/LANG/LC_MESSAGES/chime.mo). Every string a popup shows goes through `tr`, and
 // `po/chime.pot` is made from the calls (`make po/chime.pot`).
 import Posix
+import Timekeeping
 
 public enum Localization {
     /// The gettext domain.
@@ -21,6 +22,13 @@ public enum Localization {
     public static func setUp() {
         Sys.setUpTranslations(domain: domain, directory: directory())
     }
+}
+
+extension PhraseLanguage {
+    /// The user's language for phrases and the words said back (LC_ALL, LC_TIME, LANG), read once.
+    public static let ofUser = PhraseLanguage.user { Sys.environment($0) }
+    /// Whether the user's clock is the 12-hour one (LC_ALL, LC_TIME, LANG), read once.
+    public static let userHasTwelveHourClock = PhraseLanguage.twelveHourClock { Sys.environment($0) }
 }
 
 /// `message` in the user's language. A `%s` in it is replaced by `argument`.

@@ -121,8 +121,8 @@ struct AlarmOptions: ParsableArguments {
         draft.timeZone = tz
         draft.refusesZoneForElapsedTime = true
         draft.readsPhrases = true
-        draft.phraseLanguage = PhraseLanguage.user { Sys.environment($0) }
-        draft.twelveHourClock = PhraseLanguage.twelveHourClock { Sys.environment($0) }
+        draft.phraseLanguage = .ofUser
+        draft.twelveHourClock = PhraseLanguage.userHasTwelveHourClock
         draft.when = .rule(text)
         if let sound {
             draft.sound = sound.contains(Character("/")) ? .file(reportingErrors { try NotifyRunner.soundFilePath(sound) }) : .named(sound)
@@ -249,8 +249,7 @@ struct AlarmOptions: ParsableArguments {
         let added = reportingErrors { try center.add(request) }
         // What was understood, in words: for a phrase, and for a rule that repeats.
         let trigger = request.trigger
-        let words = trigger.said != nil || trigger.repeats
-            ? trigger.rule.words(PhraseLanguage.user { Sys.environment($0) }, zone: trigger.wallClockZone) : nil
+        let words = trigger.said != nil || trigger.repeats ? trigger.words(.ofUser) : nil
         AddedReport(identifier: added.identifier, nextFire: added.nextFire, zone: trigger.zone, words: words).print(json: json)
         warnIfUnplayable(request.content.sound, center: center)
         if request.content.wake { warnIfCannotWake(center: center) }

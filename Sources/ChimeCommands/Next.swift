@@ -1,5 +1,6 @@
 import NotifyTool
 import ArgumentParser
+import ChimeCenter
 import Posix
 import Timekeeping
 #if canImport(Glibc)
@@ -94,8 +95,8 @@ public struct Next: ParsableCommand {
             }
             said = t
         }
-        let context = PhraseContext(said: Instant(seconds: said), zone: zone, language: PhraseLanguage.user { Sys.environment($0) },
-                                    twelveHourClock: PhraseLanguage.twelveHourClock { Sys.environment($0) })
+        let context = PhraseContext(said: Instant(seconds: said), zone: zone, language: .ofUser,
+                                    twelveHourClock: PhraseLanguage.userHasTwelveHourClock)
         let parsed: Rule
         var words: String?
         do {

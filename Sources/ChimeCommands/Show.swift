@@ -3,7 +3,6 @@ import ArgumentParser
 import ChimeCenter
 import DBus
 import Notifications
-import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -53,10 +52,7 @@ public struct Show: ParsableCommand {
         }
         let written = summary?.ruleText ?? ""
         // What was understood, in the user's language (a one-off at an instant has no words).
-        let language = PhraseLanguage.user { Sys.environment($0) }
-        let words: String? = if case .instant = request.trigger.rule { nil } else {
-            request.trigger.rule.words(language, zone: request.trigger.wallClockZone)
-        }
+        let words: String? = if case .instant = request.trigger.rule { nil } else { request.trigger.words(.ofUser) }
         let sound: Datum = switch content.sound {
         case nil: .none
         case .default?: .text("default")

@@ -38,15 +38,20 @@ public struct Stop: ParsableCommand {
             }
         }
         for identifier in stopping {
-            do {
-                try center.answer(identifier, action: NotificationAction.dismiss.identifier)
-                printLine("\(identifier): stopped")
-            } catch let error as DBusError where error.name == SchedulerInterface.unknownIdentifier {
-                ExitStatus.unknownIdentifier.exit("not ringing: \(quotedForMessage(identifier)); see chime list --ringing")
-            } catch {
-                ExitStatus.fail(error)
-            }
+            answering(identifier) { try center.answer(identifier, action: NotificationAction.dismiss.identifier) }
+            printLine("\(identifier): stopped")
         }
+    }
+}
+
+/// Runs an answer to the ringing alarm `identifier`; one not ringing (or showing) is exit status 6.
+private func answering(_ identifier: String, _ body: () throws -> Void) {
+    do {
+        try body()
+    } catch let error as DBusError where error.name == SchedulerInterface.unknownIdentifier {
+        ExitStatus.unknownIdentifier.exit("not ringing: \(quotedForMessage(identifier)); see chime list --ringing")
+    } catch {
+        ExitStatus.fail(error)
     }
 }
 
@@ -90,18 +95,12 @@ public struct Snooze: ParsableCommand {
             nil
         }
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
-        do {
-            if let span {
-                try center.snooze(identifier, for: span)
-                printLine("\(identifier): snoozed until \(Datum.instant(now + span, .system()).text ?? "")")
-            } else {
-                try center.answer(identifier, action: NotificationAction.snooze.identifier)
-                printLine("\(identifier): snoozed")
-            }
-        } catch let error as DBusError where error.name == SchedulerInterface.unknownIdentifier {
-            ExitStatus.unknownIdentifier.exit("not ringing: \(quotedForMessage(identifier)); see chime list --ringing")
-        } catch {
-            ExitStatus.fail(error)
+        if let span {
+            answering(identifier) { try center.snooze(identifier, for: span) }
+            printLine("\(identifier): snoozed until \(Datum.instant(now + span, .system()).text ?? "")")
+        } else {
+            answering(identifier) { try center.answer(identifier, action: NotificationAction.snooze.identifier) }
+            printLine("\(identifier): snoozed")
         }
     }
 

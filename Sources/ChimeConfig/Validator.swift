@@ -57,10 +57,6 @@ struct Validator {
         var doNotDisturb: DoNotDisturbPolicy? = nil
     }
 
-    /// The user's language and clock, for phrases (LC_ALL, LC_TIME, LANG).
-    static let phraseLanguage = PhraseLanguage.user { Sys.environment($0) }
-    static let twelveHourClock = PhraseLanguage.twelveHourClock { Sys.environment($0) }
-
     init(path: String, locator: KeyLocator, anchor: Instant) {
         self.path = path
         self.locator = locator
@@ -388,8 +384,8 @@ struct Validator {
             // A phrase is read as said when the file is read; the daemon keeps what it meant then
             // until the phrase is changed (its definition is the phrase, not the rule it became).
             draft.readsPhrases = true
-            draft.phraseLanguage = Self.phraseLanguage
-            draft.twelveHourClock = Self.twelveHourClock
+            draft.phraseLanguage = .ofUser
+            draft.twelveHourClock = PhraseLanguage.userHasTwelveHourClock
         } else if table["when"] == nil {
             report(p, "this alarm needs 'when', e.g. when = \"16:35 mon-fri\"", atValue: false)
         }

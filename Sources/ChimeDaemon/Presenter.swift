@@ -17,7 +17,6 @@ import ChimeCenter
 import DBus
 import Logging
 import Notifications
-import Posix
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -261,15 +260,11 @@ final class Presenter: LoopPart {
     /// Reminder popups on their way (kept until the server answers).
     private var remindersSent: [PendingCall] = []
 
-    /// The language rules are said in, the popups' (LC_ALL, LC_TIME, LANG).
-    static let language = PhraseLanguage.user { Sys.environment($0) }
-
     /// A reminder's first line: "Reminder: in 15m · at 16:35", and for a repeating alarm its rule in
     /// words, as the user says it ("· every weekday at 16:35").
     static func reminderLine(_ trigger: Trigger, occurrence: Instant, lead: TimeSpan, language: PhraseLanguage) -> String {
-        let zone = trigger.wallClockZone
-        var line = tr("Reminder: in %s", lead.description) + " · " + tr("at %s", clockText(occurrence, in: zone))
-        if trigger.repeats, let words = trigger.rule.words(language, zone: zone) { line += " · " + words }
+        var line = tr("Reminder: in %s", lead.description) + " · " + tr("at %s", clockText(occurrence, in: trigger.wallClockZone))
+        if trigger.repeats, let words = trigger.words(language) { line += " · " + words }
         return line
     }
 
@@ -285,7 +280,7 @@ final class Presenter: LoopPart {
             return
         }
         var content = NotificationContent(title: request.content.title)
-        content.subtitle = Self.reminderLine(request.trigger, occurrence: occurrence, lead: lead, language: Self.language)
+        content.subtitle = Self.reminderLine(request.trigger, occurrence: occurrence, lead: lead, language: .ofUser)
         content.body = request.content.body
         content.bodyIsMarkup = request.content.bodyIsMarkup
         content.label = request.content.label
@@ -597,9 +592,7 @@ final class Presenter: LoopPart {
     /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of the
     /// alarm's own actions), as if pressed: the app's ringing page's Snooze and Stop.
     func answer(_ identifier: String, action: String) throws(SchedulerError) {
-        let delivered: DeliveredNotification?
-        do { delivered = try ledger.delivered(identifier: identifier) } catch { throw .store(error) }
-        guard let delivered else { throw .notShowing("\(quotedForMessage(identifier)) is not showing") }
+        let delivered = try showing(identifier)
         var own: [String] = []
         if case .valid(let request)? = try? schedule.stored(identifier) { own = request.content.actions.map(\.identifier) }
         guard action == NotificationAction.snooze.identifier || action == NotificationAction.dismiss.identifier || own.contains(action) else {
@@ -611,10 +604,15 @@ final class Presenter: LoopPart {
     /// Snoozes a delivered alarm for `span` instead of its own snooze time (`chime snooze ID --for`):
     /// as its Snooze button, otherwise.
     func snooze(_ identifier: String, for span: TimeSpan) throws(SchedulerError) {
+        answered(serverID: try showing(identifier).serverID, key: NotificationAction.snooze.identifier, snoozeFor: span)
+    }
+
+    /// The popup `identifier` shows, which an answer is for.
+    private func showing(_ identifier: String) throws(SchedulerError) -> DeliveredNotification {
         let delivered: DeliveredNotification?
         do { delivered = try ledger.delivered(identifier: identifier) } catch { throw .store(error) }
         guard let delivered else { throw .notShowing("\(quotedForMessage(identifier)) is not showing") }
-        answered(serverID: delivered.serverID, key: NotificationAction.snooze.identifier, snoozeFor: span)
+        return delivered
     }
 
     /// Takes these alarms' popups down and forgets them (`CloseDelivered`): all, or none when one

@@ -8,7 +8,6 @@ import ChimeCenter
 import DBus
 import Gtk
 import Notifications
-import Posix
 import Timekeeping
 
 final class AlarmDialog {
@@ -27,8 +26,6 @@ final class AlarmDialog {
     private let when = EntryRow(title: tr("Say when"))
     /// What When was understood as: the words and the next three times, or why it cannot be read.
     private let understood = Label()
-    private let language = PhraseLanguage.user { Sys.environment($0) }
-    private let twelveHourClock = PhraseLanguage.twelveHourClock { Sys.environment($0) }
     private let name = EntryRow(title: tr("Name"))
     /// The sound: a row that opens to the choices, one radio button each.
     private let sound = ExpanderRow(title: tr("Sound"))
@@ -223,7 +220,7 @@ final class AlarmDialog {
     private func refreshWhen() {
         var alarm = self.alarm
         alarm.when = when.text
-        let preview = alarm.whenPreview(now: WallClock.system.now(), language: language, twelveHourClock: twelveHourClock)
+        let preview = alarm.whenPreview(now: WallClock.system.now(), language: .ofUser, twelveHourClock: PhraseLanguage.userHasTwelveHourClock)
         clock.isSensitive = preview == nil
         days.isSensitive = preview == nil
         guard let preview else {
@@ -307,7 +304,7 @@ final class AlarmDialog {
         let request: NotificationRequest
         do throws(RequestError) {
             request = try alarm.request(identifier: identifier, now: WallClock.system.now(), zone: owner.zone,
-                                        language: language, twelveHourClock: twelveHourClock)
+                                        language: .ofUser, twelveHourClock: PhraseLanguage.userHasTwelveHourClock)
         } catch {
             show(problem: error.message)
             return

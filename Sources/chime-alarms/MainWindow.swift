@@ -36,8 +36,6 @@ final class MainWindow {
     /// Keeps toasts (and their Undo closures) alive while they show.
     private var liveToasts: [Toast] = []
     let zone = Zone.system()
-    /// The language rules are said in (LC_ALL, LC_TIME, LANG).
-    let language = PhraseLanguage.user { Sys.environment($0) }
     /// CHIME_TRACE: when the list changed and when that was drawn, on standard error (the tests and
     /// the benchmark measure with it).
     private let tracing = Sys.environment("CHIME_TRACE") != nil
@@ -215,7 +213,7 @@ final class MainWindow {
         var alarmRows: [AlarmRow] = []
         var timerRows: [AlarmRow] = []
         for summary in summaries {
-            let row = AlarmRow(summary, now: now, zone: zone, language: language)
+            let row = AlarmRow(summary, now: now, zone: zone, language: .ofUser)
             if row.kind == .timer { timerRows.append(row) } else { alarmRows.append(row) }
         }
         alarms.show(alarmRows)
