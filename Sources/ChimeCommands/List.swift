@@ -15,12 +15,13 @@ public struct List: ParsableCommand {
         abstract: "List pending alarms (or missed ones).",
         discussion: """
             One line per alarm: identifier, next fire time, title, [label], then in parentheses its rule \
-            (16:35 mon-fri, in 5m, every 25m, once), its sound and where it comes from (command line or alarm \
+            in words in your language (LC_TIME, then LANG: "every weekday at 16:35", "in 5 minutes", "every \
+            25 minutes"; as written where words do not say it: *:0/15, once), its sound and where it comes from (command line or alarm \
             file), and what is wrong where something is: "held: …" for an occurrence waiting for a \
             notification server, "QUARANTINED: …" for an alarm the daemon keeps but will not fire (it crashed \
             twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
             it). chime show ID prints everything about one. --json gives each as {id, title, label, nextFire, \
-            rule, sound, origin, state, note, remaining} with origin "command-line" or "file" and state "scheduled", \
+            rule, words, sound, origin, state, note, remaining} with origin "command-line" or "file" and state "scheduled", \
             "held", "disabled" (switched off: chime enable), "paused" (a timer: chime resume), "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
             while within its grace) or "quarantined"; nextFire is ISO 8601 with its offset, or null \
             (docs/json.md).
@@ -63,7 +64,7 @@ public struct List: ParsableCommand {
         }
     }
 
-    /// Pending alarms: one line each, or a JSON array of `{id, title, label, nextFire, rule, sound,
+    /// Pending alarms: one line each, or a JSON array of `{id, title, label, nextFire, rule, words, sound,
     /// origin, state, note, remaining}` (docs/json.md).
     static func pendingReport(_ pending: [PendingSummary], paused: [String: TimeSpan] = [:]) -> TableReport {
         let system = Zone.system()
@@ -75,12 +76,25 @@ public struct List: ParsableCommand {
             zones[name] = found
             return found
         }
+        // The rule in words, in the user's language: read once per distinct rule and zone (a listing
+        // of 100,000 alarms holds a few hundred rules at most, usually).
+        let language = PhraseLanguage.ofUser
+        var said: [String: String?] = [:]
+        func words(_ item: PendingSummary) -> String? {
+            guard !item.rule.isEmpty else { return nil }
+            let key = item.rule + "\u{0}" + (item.timeZone ?? "")
+            if let known = said[key] { return known }
+            let found = (try? Rule(parsing: item.rule)).flatMap { $0.words(language, zone: zone(item)) }
+            said[key] = found
+            return found
+        }
         return TableReport(count: pending.count, row: { index in
             let item = pending[index]
             return [
                 Field("id", "", .text(item.identifier)), Field("title", "", .text(item.title)), Field("label", "", .text(item.label)),
                 Field("nextFire", "", .optional(item.nextFire) { .instant($0, zone(item)) }),
-                Field("rule", "", .text(item.ruleText)), Field("sound", "", item.sound.isEmpty ? .none : .text(item.sound)),
+                Field("rule", "", .text(item.ruleText)), Field("words", "", .optional(words(item)) { .text($0) }),
+                Field("sound", "", item.sound.isEmpty ? .none : .text(item.sound)),
                 Field("origin", "", .text(item.origin.rawValue)), Field("state", "", .text(item.state.rawValue)),
                 Field("note", "", item.note.isEmpty ? .none : .text(item.note)),
                 // A paused timer's time left, in whole seconds rounded up (null for every other alarm).
@@ -89,7 +103,7 @@ public struct List: ParsableCommand {
         }, line: { row in
             let label = row["label"].isEmpty ? "" : " [\(row["label"])]"
             let sound = row["sound"].isEmpty ? "no sound" : row["sound"] == "default" ? "default sound" : "sound \(row["sound"])"
-            let origin = "  (\(row["rule"]), \(sound), \(row["origin"] == AlarmOrigin.file.rawValue ? "alarm file" : "command line"))"
+            let origin = "  (\(row["words"].isEmpty ? row["rule"] : row["words"]), \(sound), \(row["origin"] == AlarmOrigin.file.rawValue ? "alarm file" : "command line"))"
             let state = AlarmState(rawValue: row["state"]) ?? .scheduled
             let note = switch state {
             case .scheduled: ""

@@ -206,8 +206,9 @@ import Timekeeping
         #expect(unusable.stderr.hasPrefix("chime: cannot open the state: cannot create the directory /dev/null/chime"))
     }
 
-    /// `chime list` shows each alarm's rule as it was written, its sound and where it comes from;
-    /// `chime show` everything about one; an unknown identifier is exit 6.
+    /// `chime list` shows each alarm's rule in words in the user's language (as written where words
+    /// do not say it), its sound and where it comes from; `chime show` everything about one; an
+    /// unknown identifier is exit 6.
     @Test func listAndShowSayRuleSoundAndOrigin() throws {
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
@@ -219,13 +220,18 @@ import Timekeeping
             try #require(added.status == 0, "\(added.stderr)")
         }
         let lines = try runChime(["list"], environment: env).stdout.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("tea  ") && $0.hasSuffix("  Tea  (in 1h, no sound, command line)") }, "\(lines)")
-        #expect(lines.contains { $0.hasPrefix("homeroom  ") && $0.hasSuffix("  Homeroom [school]  (16:35 mon-fri, sound bell, command line)") },
+        #expect(lines.contains { $0.hasPrefix("tea  ") && $0.hasSuffix("  Tea  (in 1 hour, no sound, command line)") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("homeroom  ") && $0.hasSuffix("  Homeroom [school]  (every weekday at 16:35, sound bell, command line)") },
                 "\(lines)")
         #expect(lines.contains { $0.hasPrefix("quarter  ") && $0.hasSuffix("  Quarter  (*-*-* *:00/15:00, no sound, command line)") }, "\(lines)")
         let json = try runChime(["list", "--json"], environment: env).stdout
         #expect(json.contains(#""id":"homeroom","title":"Homeroom","label":"school","nextFire":"#))
-        #expect(json.contains(#""rule":"16:35 mon-fri","sound":"bell","origin":"command-line""#))
+        #expect(json.contains(#""rule":"16:35 mon-fri","words":"every weekday at 16:35","sound":"bell","origin":"command-line""#))
+        #expect(json.contains(#""rule":"*-*-* *:00/15:00","words":null,"#), "\(json)")
+        var german = env
+        german["LC_TIME"] = "de_DE.UTF-8"
+        let deutsch = try runChime(["list"], environment: german).stdout
+        #expect(deutsch.contains("  Homeroom [school]  (werktags um 16:35, sound bell, command line)"), "\(deutsch)")
 
         let show = try runChime(["show", "homeroom"], environment: env)
         #expect(show.status == 0)
