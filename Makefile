@@ -94,7 +94,7 @@ TEST_PACKAGES := $(CHECK_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin
 	bubblewrap xdg-desktop-portal xdg-desktop-portal-gtk \
 	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin libcap2-bin util-linux \
 	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer \
-	faketime at
+	faketime at python3-holidays
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
@@ -230,7 +230,7 @@ fuzz: deps-build
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests HostileCalendarTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
-	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests
+	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests
 empty :=
 space := $(empty) $(empty)
 

@@ -338,6 +338,8 @@ public struct Trigger: Hashable, Sendable, Codable {
     /// The phrase the rule was read from, as it was typed (`every other tuesday 9am`), kept to
     /// show it as written; the rule is what runs. nil: the rule was written the machine way.
     public var said: String?
+    /// What a day off does to it (`on-holiday`; nil: it rings, as `.ring`).
+    public var onHoliday: HolidayPolicy?
 
     /// A trigger from any rule text (`16:35 mon-fri`, `in 5m`, `*:0/15`).
     public init(parsing text: String, repeats: Bool? = nil, timeZone: String? = nil, anchor: Instant) throws(RuleError) {
@@ -387,7 +389,13 @@ public struct Trigger: Hashable, Sendable, Codable {
     /// The next occurrence strictly after `time`, recomputed from the rule every time; nil when
     /// there is none (up to `Instant.latest`). Exceptions and skips are stepped over; `until` and
     /// `count` end it.
-    public func nextFire(after time: Instant) -> Instant? {
+    public func nextFire(after time: Instant) -> Instant? { next(after: time, skipping: true) }
+
+    /// The next occurrence after `time` with skips not stepped over (a day off may move one onto,
+    /// or off, a skipped time: skips are of the times it fires).
+    func unskippedNextFire(after time: Instant) -> Instant? { next(after: time, skipping: false) }
+
+    private func next(after time: Instant, skipping: Bool) -> Instant? {
         let zone = zone
         let wallClock = exceptions.isEmpty ? zone : wallClockZone
         var after = time
@@ -403,7 +411,7 @@ public struct Trigger: Hashable, Sendable, Codable {
                 after = max(next, Self.lastInstant(of: excepted, around: civil, in: wallClock))
                 continue
             }
-            if skipped.contains(next) {
+            if skipping, skipped.contains(next) {
                 after = next
                 continue
             }
@@ -474,7 +482,7 @@ public struct Trigger: Hashable, Sendable, Codable {
     // always written it, so stores from earlier versions read unchanged.
     private enum CodingKeys: String, CodingKey {
         case kind, rule, seconds, at, atNanosecond, repeats, timeZone, anchor, nanosecond
-        case reminders, exceptions, until, count, countEnd, skipped, offsets, said
+        case reminders, exceptions, until, count, countEnd, skipped, offsets, said, onHoliday
     }
 
     public init(from decoder: any Decoder) throws {
@@ -499,6 +507,8 @@ public struct Trigger: Hashable, Sendable, Codable {
         countEnd = try c.decodeIfPresent(Int64.self, forKey: .countEnd).map { Instant(nanosecondsSinceEpoch: $0) }
         skipped = (try c.decodeIfPresent([Int64].self, forKey: .skipped) ?? []).map { Instant(nanosecondsSinceEpoch: $0) }
         said = try c.decodeIfPresent(String.self, forKey: .said)
+        // A policy from a newer chime reads as the default (it rings).
+        onHoliday = (try? c.decodeIfPresent(String.self, forKey: .onHoliday)).flatMap { $0.flatMap(HolidayPolicy.init(rawValue:)) }
         switch try c.decode(String.self, forKey: .kind) {
         case "interval":
             rule = .interval(.seconds(try c.decode(Int64.self, forKey: .seconds)), repeats: repeats)
@@ -554,6 +564,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         try c.encodeIfPresent(countEnd?.nanosecondsSinceEpoch, forKey: .countEnd)
         if !skipped.isEmpty { try c.encode(skipped.map(\.nanosecondsSinceEpoch), forKey: .skipped) }
         try c.encodeIfPresent(said, forKey: .said)
+        if let onHoliday, onHoliday != .ring { try c.encode(onHoliday.rawValue, forKey: .onHoliday) }
     }
 }
 

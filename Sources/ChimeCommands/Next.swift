@@ -53,8 +53,16 @@ public struct Next: ParsableCommand {
             DTSTART's TZID); otherwise --tz or the system's zone. In a DST gap (02:30 on a spring-forward night) the rule fires \
             once at the end of the gap; in an overlap (01:30 twice) it fires once, the first time.
 
+            Days off: --holidays names a holiday calendar (an .ics file or a directory of them, as \
+            [[holidays]] in the alarm file; give it again for more), --on-holiday what a day off does \
+            (ring, skip, before, after: before and after move the occurrence, same time of day, to the \
+            nearest working day, --working-days, mon-fri unless given). Each occurrence a day off moves \
+            or leaves out is said where it would have been ("Fri 25 Dec: Christmas Day, moved to Thu \
+            24 Dec"); --json gives the times alone.
+
             Examples:
               chime next "16:35 mon-fri" --count 5
+              chime next "07:00 mon-fri" --holidays ~/.calendars/holidays --on-holiday before
               chime next "*-*~01 18:00" --after "2026-12-01 00:00" --tz Europe/Berlin --json
               chime next "every other tuesday 09:00" --after "2026-11-26 10:00"
             """)
@@ -75,8 +83,39 @@ public struct Next: ParsableCommand {
     @Flag(name: .customLong("json"), help: "Print a JSON array of ISO 8601 times with their UTC offsets.")
     var json = false
 
+    @Option(name: .customLong("holidays"), help: ArgumentHelp("A holiday calendar: an .ics file or a directory of them (repeatable).", valueName: "PATH"))
+    var holidays: [String] = []
+
+    @Option(name: .customLong("on-holiday"), help: ArgumentHelp("What a day off does: ring (the default), skip, before or after.", valueName: "POLICY"))
+    var onHoliday: String?
+
+    @Option(name: .customLong("working-days"), help: ArgumentHelp("The working days before and after move to (default mon-fri).", valueName: "DAYS"))
+    var workingDays: String?
+
     public func validate() throws {
         if count < 1 || count > 10_000 { throw ValidationError("--count must be between 1 and 10000") }
+        if let onHoliday, HolidayPolicy(rawValue: onHoliday) == nil {
+            throw ValidationError("--on-holiday \(onHoliday): give ring, skip, before or after")
+        }
+        if let workingDays, DaysOff.workingDays(parsing: workingDays) == nil {
+            throw ValidationError("--working-days \(workingDays): give \(DaysOff.workingDaysExample)")
+        }
+    }
+
+    /// The days off of --holidays and --working-days, and what the holiday files held that was
+    /// left out (said on standard error).
+    static func daysOff(_ paths: [String], workingDays: String?, now: Instant) -> DaysOff {
+        var calendars: [[Int64: String]] = []
+        for path in paths {
+            do throws(SystemError) {
+                let (days, notes) = try HolidayCalendar.load(path: path, window: HolidayCalendar.window(around: now))
+                for note in notes { printError("chime: \(note)") }
+                calendars.append(days)
+            } catch {
+                ExitStatus.invalidInput.exit("--holidays \(path): \(error.reason)")
+            }
+        }
+        return DaysOff(holidays: DaysOff.merging(calendars), workingDays: workingDays.flatMap(DaysOff.workingDays(parsing:)) ?? Set(1...5))
     }
 
     public func run() throws {
@@ -123,15 +162,29 @@ public struct Next: ParsableCommand {
             start = now
         }
         var times: [Int64] = []
-        var t = start
-        while times.count < count, let next = parsed.nextFire(after: Instant(seconds: t), anchor: Instant(seconds: start), in: zone) {
-            times.append(next.seconds)
-            t = next.seconds
+        var changes: [(original: Instant, fate: OccurrenceFate)] = []
+        if holidays.isEmpty {
+            var t = start
+            while times.count < count, let next = parsed.nextFire(after: Instant(seconds: t), anchor: Instant(seconds: start), in: zone) {
+                times.append(next.seconds)
+                t = next.seconds
+            }
+        } else {
+            // As the daemon plans it: the rule as a trigger, with the days off.
+            let off = Self.daysOff(holidays, workingDays: workingDays, now: Instant(seconds: start))
+            var trigger = Trigger(rule: parsed, repeats: parsed.repeats, timeZone: tz, anchor: Instant(seconds: start))
+            trigger.onHoliday = onHoliday.flatMap(HolidayPolicy.init(rawValue:))
+            var t = Instant(seconds: start)
+            while times.count < count, let next = trigger.nextFire(after: t, off: off) {
+                times.append(next.seconds)
+                t = next
+            }
+            if let last = times.last { changes = trigger.changes(after: Instant(seconds: start), through: Instant(seconds: last), off: off, limit: 10_000) }
         }
         // What was understood, in words: a phrase's, or a machine form's where words say it.
         if words == nil { words = parsed.words(context.language, zone: zone) }
         NextReport(times: times, zone: displayZone, never: "never: \(rule) does not fire after \(Self.iso8601(start, in: displayZone))",
-                   words: words)
+                   words: words, changes: changes.map { ($0.original.seconds, $0.fate.describe($0.original, in: displayZone, now: Instant(seconds: now))) })
             .print(json: json)
     }
 
@@ -191,7 +244,16 @@ struct NextReport: Report {
     var never: String
     /// What a phrase was understood as, said back first (in text only).
     var words: String? = nil
+    /// The occurrences a day off moved or left out, where they would have been, in words (in text only).
+    var changes: [(at: Int64, said: String)] = []
 
     func writeJSON(to out: inout PrintedOutput) { Datum.list(times.map { .instant(Instant(seconds: $0), zone) }).writeJSON(to: &out) }
-    var lines: [String] { (words.map { [$0] } ?? []) + (times.isEmpty ? [never] : times.map { Next.human($0, in: zone) }) }
+    var lines: [String] {
+        guard !times.isEmpty else { return (words.map { [$0] } ?? []) + [never] }
+        // Each time, and each change said in its place among them (a moved occurrence may come
+        // before the times it was moved past).
+        var out: [(Int64, Int, String)] = times.map { ($0, 1, Next.human($0, in: zone)) }
+        out += changes.map { ($0.at, 0, "  (\($0.said))") }
+        return (words.map { [$0] } ?? []) + out.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+    }
 }

@@ -39,7 +39,7 @@ package enum ExitStatus: Int32, CaseIterable {
         case .noDaemon: "no chime daemon is running (chime daemon &)"
         case .daemonFailed: "the daemon could not start (another one runs, unusable state), or did not answer in time"
         case .configError: "the alarm file has errors (each printed as file:line:col: message)"
-        case .invalidInput: "bad input: text that is not UTF-8, a missing sound file"
+        case .invalidInput: "bad input: text that is not UTF-8, a missing sound file or holiday calendar"
         case .cannotPlay: "the sound cannot be played here (no such sound, a file that cannot be decoded, nothing to play it)"
         case .noSessionBus: "no session bus to connect to"
         case .noNotificationServer: "no notification server is running on the session bus"
