@@ -170,7 +170,7 @@ demo: release deps-demo
 SOUND_SUITES := AlarmSoundTests PlaybackTests
 # The calendar suites start Python, a CalDAV server, vdirsyncer and daemons of their own: beside the
 # others they would slow the tests that time alarms to the second, so they too run after them.
-CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests
+CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests HolidaysFromOthersTests
 
 # The packages' release build (what test-packaging installs and packs) runs from the start beside
 # everything else, in its own build folder: it takes the cycles the tests leave while they wait on
@@ -230,7 +230,7 @@ fuzz: deps-build
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests HostileCalendarTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
-	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests
+	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests HolidayCalendarTests
 empty :=
 space := $(empty) $(empty)
 

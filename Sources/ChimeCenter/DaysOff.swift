@@ -122,7 +122,9 @@ public struct DaysOff: Hashable, Sendable {
     public static func merging(_ calendars: [[Int64: String]]) -> [Int64: String] {
         var all: [Int64: [String]] = [:]
         for calendar in calendars {
-            for (day, name) in calendar where !(all[day]?.contains(name) ?? false) { all[day, default: []].append(name) }
+            for (day, names) in calendar {
+                for name in names.split(separator: " · ").map(String.init) where !(all[day]?.contains(name) ?? false) { all[day, default: []].append(name) }
+            }
         }
         return all.mapValues { $0.joined(separator: " · ") }
     }
