@@ -80,6 +80,8 @@ public struct AlarmDraft: Sendable {
     public var until: Until?
     /// How many occurrences in all, from when it is set.
     public var count: Int?
+    /// What a day off does to it (`on-holiday`; nil: it rings).
+    public var onHoliday: HolidayPolicy?
     /// Occurrences skipped (read back from the daemon only).
     public var skipped: [Instant]?
     /// The phrase `when` was read from, as typed, when a door read it itself (the app's dialog sends
@@ -231,6 +233,7 @@ public struct AlarmDraft: Sendable {
         trigger.exceptions = Array(Set(exceptions ?? [])).sorted()
         trigger.skipped = skipped ?? []
         if let said { trigger.said = said }
+        trigger.onHoliday = onHoliday == .ring ? nil : onHoliday
         switch until {
         case nil: break
         case .instant(let instant)?: trigger.until = instant

@@ -94,6 +94,7 @@ extension NotificationRequest {
         if let until = trigger.until { entries.append(("until", .int64(until.seconds))) }
         if let count = trigger.count { entries.append(("count", .uint32(UInt32(clamping: count)))) }
         if let said = trigger.said { entries.append(("said", .string(said))) }
+        if let policy = trigger.onHoliday, policy != .ring { entries.append(("on-holiday", .string(policy.rawValue))) }
         return .vardict(entries)
     }
 
@@ -305,6 +306,12 @@ extension NotificationRequest {
             draft.skipped = seconds.map { Instant(seconds: $0) }
         }
         draft.said = try reader.string(.said)
+        if let name = try reader.string(.onHoliday) {
+            guard let policy = HolidayPolicy(rawValue: name) else {
+                throw RequestError(.onHoliday, "must be \"ring\", \"skip\", \"before\" or \"after\", got \"\(escapedForMessage(name))\"")
+            }
+            draft.onHoliday = policy
+        }
         let request: NotificationRequest
         do {
             // Checked against `now` by the caller (`fromDBus`); a stored one may have no occurrence left.

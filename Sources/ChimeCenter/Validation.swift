@@ -28,6 +28,7 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case remind
     case except
     case until, count
+    case onHoliday = "on-holiday"
     case anchor, skipped
     /// `anchor` and `skipped` exactly, in nanoseconds since the epoch (what `Get` answers beside them).
     case anchorNanoseconds = "anchor-ns"

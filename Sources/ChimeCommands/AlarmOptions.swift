@@ -95,6 +95,11 @@ struct AlarmOptions: ParsableArguments {
         valueName: "DATE,..."))
     var exceptions: String?
 
+    @Option(name: .customLong("on-holiday"), help: ArgumentHelp(
+        "What a day off (a holiday of the alarm file's [[holidays]] calendars) does to it: ring (the default), skip, or move to the nearest working day before or after.",
+        valueName: "POLICY"))
+    var onHoliday: String?
+
     @Option(help: ArgumentHelp("The last day it rings (through its end) or the last time: 2027-06-30 or \"2027-06-30 18:00\".",
                                valueName: "DATE[ TIME]"))
     var until: String?
@@ -164,6 +169,12 @@ struct AlarmOptions: ParsableArguments {
                 do throws(RuleError) { return try ExceptDate(parsing: text) } catch { ExitStatus.usage.exit("--except \(text): \(error.message)") }
             }
         }
+        if let onHoliday {
+            guard let policy = HolidayPolicy(rawValue: onHoliday) else {
+                ExitStatus.usage.exit("--on-holiday \(onHoliday): give ring, skip, before or after")
+            }
+            draft.onHoliday = policy
+        }
         draft.until = until.map { .text($0) }
         draft.count = count
         do throws(RequestError) {
@@ -225,6 +236,7 @@ struct AlarmOptions: ParsableArguments {
         case .remind?: "--remind \(remind ?? "")"
         case .except?: "--except \(exceptions ?? "")"
         case .until?: "--until \(until ?? "")"
+        case .onHoliday?: "--on-holiday \(onHoliday ?? "")"
         case .count?: "--count \(count.map(String.init) ?? "")"
         case .id?: "--id \(quotedForMessage(identifier ?? ""))"
         default: "\"\(rule)\""
