@@ -338,8 +338,10 @@ public struct Trigger: Hashable, Sendable, Codable {
     /// The phrase the rule was read from, as it was typed (`every other tuesday 9am`), kept to
     /// show it as written; the rule is what runs. nil: the rule was written the machine way.
     public var said: String?
-    /// What a day off does to it (`on-holiday`; nil: it rings, as `.ring`).
-    public var onHoliday: HolidayPolicy?
+    /// What a day off does to it (`on-holiday`; nil: it rings, as `.ring`, which is kept as nil).
+    public var onHoliday: HolidayPolicy? {
+        didSet { if onHoliday == .ring { onHoliday = nil } }
+    }
 
     /// A trigger from any rule text (`16:35 mon-fri`, `in 5m`, `*:0/15`).
     public init(parsing text: String, repeats: Bool? = nil, timeZone: String? = nil, anchor: Instant) throws(RuleError) {

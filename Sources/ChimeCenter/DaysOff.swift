@@ -346,7 +346,38 @@ extension DaysOff {
         let trimmed = text.trimmingCharacters(" ")
         // Letters and the separators of a day list only: the time is chime's.
         guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ",-. ".unicodeScalars.contains($0) }),
-              case .calendar(let expression)? = try? Rule(parsing: trimmed + " 00:00"), let bits = expression.weekdays, bits != 0 else { return nil }
+              case .calendar(let expression)? = try? Rule(parsing: trimmed + " 00:00") else { return nil }
+        // Every day of the week (mon-sun) reads as no weekday limit at all.
+        let bits = expression.weekdays ?? 0x7F
+        guard bits != 0 else { return nil }
         return Set((1...7).filter { bits & (1 << ($0 - 1)) != 0 })
     }
+}
+
+extension DaysOff {
+    /// When time away begins or ends, as a person writes it: a date (`2027-01-04`: its start, so
+    /// "off until 4 January" rings again on the 4th) or a date and time (`2027-01-04 12:00`), in `zone`.
+    public static func moment(_ text: String, in zone: Zone) -> Instant? {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "T" })
+        guard words.count == 1 || words.count == 2, let date = try? ExceptDate(parsing: String(words[0])), let year = date.year,
+              let day = date.day else { return nil }
+        var civil = CivilTime(year: year, month: date.month, day: day)
+        if words.count == 2 {
+            let parts = words[1].split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 2 || parts.count == 3, let hour = parts[0], let minute = parts[1], (0...23).contains(hour),
+                  (0...59).contains(minute), parts.count == 2 || (parts[2].map { (0...59).contains($0) } ?? false) else { return nil }
+            civil = CivilTime(year: year, month: date.month, day: day, hour: hour, minute: minute, second: parts.count == 3 ? parts[2]! : 0)
+        }
+        let seconds: Int64 = switch zone.resolve(civil) {
+        case .unique(let t): t
+        case .ambiguous(let earlier, _): earlier
+        case .gap(let end): end
+        }
+        return Instant(seconds: seconds)
+    }
+
+    /// The longest stretch of time away (a longer one is surely a typo in a year).
+    public static let maximumAway = TimeSpan.seconds(2 * 366 * 86_400)
+    /// The most stretches of time away kept.
+    public static let maximumStretches = 256
 }

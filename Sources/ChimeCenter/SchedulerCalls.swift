@@ -101,6 +101,55 @@ public enum Scheduler1 {
         SchedulerCall("ListPaused", out: "a(sx)") { reply in try pairs("ListPaused", reply).map { ($0.0, .milliseconds($0.1)) } }
     }
 
+    /// What days off and time away do to an alarm's occurrences of the next year.
+    public static func occurrencesOff(_ identifier: String) -> SchedulerCall<[(original: Instant, fate: OccurrenceFate)]> {
+        SchedulerCall("OccurrencesOff", [.string(identifier)], in: "s", out: "a(xsxs)") { reply in
+            guard let items = reply.first?.arrayElements else { throw mismatch("OccurrencesOff", reply) }
+            return items.compactMap { item in
+                guard case .structure(let f) = item, f.count == 4, case .int64(let original) = f[0], let fate = f[1].stringValue,
+                    case .int64(let at) = f[2], let why = f[3].stringValue else { return nil }
+                let said: OccurrenceFate? = switch fate {
+                case "moved": .moved(to: Instant(seconds: at), holiday: why)
+                case "skipped": .dropped(holiday: why)
+                case "away": .away(until: Instant(seconds: at))
+                case "rings": .rings
+                default: nil
+                }
+                return said.map { (Instant(seconds: original), $0) }
+            }
+        }
+    }
+
+    /// Every stretch of time away: when it starts and ends, the alarms it is for (all: none named),
+    /// and whether the alarm file set it.
+    public static var listAway: SchedulerCall<[(away: DaysOff.Away, fromFile: Bool)]> {
+        SchedulerCall("ListAway", out: "a(xxasb)") { reply in
+            guard let items = reply.first?.arrayElements else { throw mismatch("ListAway", reply) }
+            return items.compactMap { item in
+                guard case .structure(let f) = item, f.count == 4, case .int64(let from) = f[0], case .int64(let until) = f[1],
+                    let ids = f[2].arrayElements?.compactMap(\.stringValue), case .boolean(let fromFile) = f[3] else { return nil }
+                return (DaysOff.Away(from: Instant(seconds: from), until: Instant(seconds: until), alarms: ids.isEmpty ? nil : Set(ids)), fromFile)
+            }
+        }
+    }
+
+    /// Sets time away for the alarms named (every alarm: none); `from` nil: from now.
+    public static func setAway(from: Instant?, until: Instant, identifiers: [String]) -> SchedulerCall<Void> {
+        SchedulerCall("SetAway", [.int64(from?.seconds ?? 0), .int64(until.seconds), .strings(identifiers)], in: "xxas") { _ in () }
+    }
+
+    /// Ends time away set by command: all of it, or the named alarms' part; answers what changed.
+    public static func endAway(_ identifiers: [String]) -> SchedulerCall<[DaysOff.Away]> {
+        SchedulerCall("EndAway", [.strings(identifiers)], in: "as", out: "a(xxas)") { reply in
+            guard let items = reply.first?.arrayElements else { throw mismatch("EndAway", reply) }
+            return items.compactMap { item in
+                guard case .structure(let f) = item, f.count == 3, case .int64(let from) = f[0], case .int64(let until) = f[1],
+                    let ids = f[2].arrayElements?.compactMap(\.stringValue) else { return nil }
+                return DaysOff.Away(from: Instant(seconds: from), until: Instant(seconds: until), alarms: ids.isEmpty ? nil : Set(ids))
+            }
+        }
+    }
+
     /// Does what a button of a delivered alarm's popup does (`snooze`, `dismiss`, or one of its own).
     public static func answer(_ identifier: String, action: String) -> SchedulerCall<Void> {
         SchedulerCall("Answer", [.string(identifier), .string(action)], in: "ss") { _ in () }

@@ -276,6 +276,23 @@ public final class UserNotificationCenter {
     }
 
     /// The alarms ringing now, soonest due first.
+    /// What days off and time away do to an alarm's occurrences of the next year (at most 20).
+    public func occurrencesOff(_ identifier: String) throws -> [(original: Instant, fate: OccurrenceFate)] {
+        try perform(Scheduler1.occurrencesOff(identifier))
+    }
+
+    /// Every stretch of time away, and whether the alarm file set it.
+    public func away() throws -> [(away: DaysOff.Away, fromFile: Bool)] { try perform(Scheduler1.listAway) }
+
+    /// Sets time away for the alarms named (every alarm: none), from `from` (nil: now) until `until`.
+    public func setAway(from: Instant?, until: Instant, identifiers: [String] = []) throws {
+        try perform(Scheduler1.setAway(from: from, until: until, identifiers: identifiers))
+    }
+
+    /// Ends time away set by command; answers the stretches that changed.
+    @discardableResult
+    public func endAway(_ identifiers: [String] = []) throws -> [DaysOff.Away] { try perform(Scheduler1.endAway(identifiers)) }
+
     public func ringing() throws -> [(identifier: String, due: Instant, until: Instant, title: String)] { try perform(Scheduler1.listRinging) }
 
     /// The alarm file's timer presets.

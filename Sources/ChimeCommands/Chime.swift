@@ -16,7 +16,7 @@ public struct Chime: ParsableCommand {
 
             \(ExitStatus.helpText)
             """,
-        subcommands: [Notify.self, In.self, At.self, List.self, Show.self, Cancel.self, Disable.self, Enable.self, Skip.self, Stop.self, Snooze.self, Import.self, Export.self, Pause.self, Resume.self, Delivered.self, Close.self, Next.self, Timer.self, SoundCommand.self, ConfigCommand.self, Status.self, Capabilities.self, ServerInfo.self, DaemonCommand.self]
+        subcommands: [Notify.self, In.self, At.self, List.self, Show.self, Cancel.self, Disable.self, Enable.self, Skip.self, Off.self, On.self, Stop.self, Snooze.self, Import.self, Export.self, Pause.self, Resume.self, Delivered.self, Close.self, Next.self, Timer.self, SoundCommand.self, ConfigCommand.self, Status.self, Capabilities.self, ServerInfo.self, DaemonCommand.self]
     )
 
     public func run() throws {

@@ -96,6 +96,7 @@ public struct DaemonCommand: ParsableCommand {
     @Flag(help: .hidden) var careful = false
     @Option(help: .hidden) var refuse: [String] = []
     @Option(help: .hidden) var noNext: [String] = []
+    @Option(help: .hidden) var away: [String] = []
     // The daemon's own decoder of sound files (it starts itself again with these): not for people.
     @Option(help: .hidden) var decodeSound: String?
     @Flag(help: .hidden) var loop = false
@@ -116,6 +117,12 @@ public struct DaemonCommand: ParsableCommand {
             for quarantined in noNext {
                 let parts = quarantined.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 request.noNext[parts[0]] = parts.count == 2 ? parts[1] : ""
+            }
+            for stretch in away {
+                let parts = stretch.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 3, let from = Int64(parts[0]), let until = Int64(parts[1]) else { continue }
+                request.away.append(DaysOff.Away(from: Instant(nanosecondsSinceEpoch: from), until: Instant(nanosecondsSinceEpoch: until),
+                                                 alarms: parts[2] == "*" ? nil : Set(parts[2].split(separator: ",").map(String.init))))
             }
             Glibc.exit(AlarmFileReader.run(request))
         }

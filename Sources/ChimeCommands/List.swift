@@ -21,7 +21,7 @@ public struct List: ParsableCommand {
             notification server, "QUARANTINED: …" for an alarm the daemon keeps but will not fire (it crashed \
             twice while firing it, or its stored form no longer passes today's checks; chime cancel ID removes \
             it). chime show ID prints everything about one. --json gives each as {id, title, label, nextFire, \
-            rule, words, sound, origin, state, note, remaining} with origin "command-line" or "file" and state "scheduled", \
+            rule, words, sound, origin, state, note, remaining, offUntil} with origin "command-line" or "file" and state "scheduled", \
             "held", "disabled" (switched off: chime enable), "paused" (a timer: chime resume), "retrying" (the server failed to show it; it is tried again, 1 s then doubling to 1 min, \
             while within its grace) or "quarantined"; nextFire is ISO 8601 with its offset, or null \
             (docs/json.md).
@@ -59,15 +59,24 @@ public struct List: ParsableCommand {
             let pending = reportingErrors { try center.pendingSummaries() }
             // The time paused timers have left, typed (asked only when there are any).
             let paused = pending.contains { $0.state == .paused } ? reportingErrors { try center.pausedTimers() } : []
-            Self.pendingReport(pending, paused: Dictionary(paused.map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a }))
+            let now = WallClock.system.now()
+            let away = ((try? center.away()) ?? []).map(\.away).filter { $0.contains(now) }
+            Self.pendingReport(pending, paused: Dictionary(paused.map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a }),
+                               away: away, now: now)
                 .print(json: json)
         }
     }
 
     /// Pending alarms: one line each, or a JSON array of `{id, title, label, nextFire, rule, words, sound,
     /// origin, state, note, remaining}` (docs/json.md).
-    static func pendingReport(_ pending: [PendingSummary], paused: [String: TimeSpan] = [:]) -> TableReport {
+    static func pendingReport(_ pending: [PendingSummary], paused: [String: TimeSpan] = [:], away: [DaysOff.Away] = [],
+                              now: Instant = WallClock.system.now()) -> TableReport {
         let system = Zone.system()
+        let year = system.civil(at: now.seconds).year
+        // When the time away each alarm is in now ends (the latest, where several hold it).
+        func offUntil(_ identifier: String) -> Instant? {
+            away.isEmpty ? nil : away.filter { $0.alarms?.contains(identifier) ?? true }.map(\.until).max()
+        }
         var zones: [String: Zone] = [:]  // looked up once per name, not once per alarm
         func zone(_ item: PendingSummary) -> Zone {
             guard let name = item.timeZone else { return system }
@@ -99,6 +108,8 @@ public struct List: ParsableCommand {
                 Field("note", "", item.note.isEmpty ? .none : .text(item.note)),
                 // A paused timer's time left, in whole seconds rounded up (null for every other alarm).
                 Field("remaining", "", .optional(paused[item.identifier]) { .duration(.seconds(($0.milliseconds + 999) / 1000)) }),
+                // Time away it is in now: when it ends (null: none).
+                Field("offUntil", "", .optional(offUntil(item.identifier)) { .instant($0, zone(item)) }),
             ]
         }, line: { row in
             let label = row["label"].isEmpty ? "" : " [\(row["label"])]"
@@ -115,7 +126,8 @@ public struct List: ParsableCommand {
             }
             // An alarm whose next occurrence waits (held, retrying) says so rather than "never".
             let when = state == .quarantined ? "never" : state == .disabled ? "off" : state == .paused ? "paused" : row["nextFire"].isEmpty ? (state == .scheduled ? "never" : state.rawValue) : row["nextFire"]
-            return "\(row["id"])  \(when)  \(row["title"])\(label)\(origin)\(note)"
+            let away = offUntil(row["id"]).map { "  off until \(DaysOff.until($0, in: system, thisYear: year)) (chime on)" } ?? ""
+            return "\(row["id"])  \(when)  \(row["title"])\(label)\(origin)\(note)\(away)"
         }, empty: "no pending alarms")
     }
 

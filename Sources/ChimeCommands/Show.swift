@@ -15,7 +15,8 @@ public struct Show: ParsableCommand {
         abstract: "Show everything about one pending alarm.",
         discussion: """
             Its title, body, label, rule (as written, the phrase it was said as, in words, and in full), time \
-            zone, next fire time, sound, urgency, \
+            zone, next fire time, what a day off does to it and which of the next year's occurrences a day off \
+            moves or skips or time away silences ("Fri 25 Dec: Christmas Day, moved to Thu 24 Dec"), sound, urgency, \
             icon, actions, snooze, grace and expire times, body command, how long it rings, whether it wakes the \
             machine, its do-not-disturb policy, where it comes from and its state. \
             --json gives the same as one object, typed: durations in seconds, the next fire time in ISO 8601 \
@@ -36,12 +37,14 @@ public struct Show: ParsableCommand {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         let request = reportingErrors { try center.request(withIdentifier: id) }
         let summary = reportingErrors { try center.pendingSummaries() }.first { $0.identifier == id }
-        Self.report(request, summary: summary).print(json: json)
+        let daysOff = reportingErrors { try center.occurrencesOff(id) }
+        Self.report(request, summary: summary, daysOff: daysOff).print(json: json)
     }
 
     /// Everything about one alarm, each field typed (docs/json.md): durations in seconds, instants
     /// in ISO 8601, null for none; the text says the same in words.
-    static func report(_ request: NotificationRequest, summary: PendingSummary?, now: Instant = WallClock.system.now()) -> RecordReport {
+    static func report(_ request: NotificationRequest, summary: PendingSummary?, daysOff: [(original: Instant, fate: OccurrenceFate)] = [],
+                       now: Instant = WallClock.system.now()) -> RecordReport {
         let content = request.content
         let zone = request.trigger.zone
         let expression: String = switch request.trigger.rule {
@@ -97,6 +100,28 @@ public struct Show: ParsableCommand {
             Field("skipped", "skipped", .list(request.trigger.skipped.filter { $0 > now }.map { .instant($0, zone) })) { datum in
                 guard case .list(let times) = datum, !times.isEmpty else { return "none" }
                 return times.compactMap(\.text).joined(separator: ", ")
+            },
+            Field("onHoliday", "on a day off", .text(request.trigger.holidayPolicy.rawValue)) { datum in
+                switch request.trigger.holidayPolicy {
+                case .ring: "rings"
+                case .skip: "skipped"
+                case .before: "moved to the working day before"
+                case .after: "moved to the working day after"
+                }
+            },
+            Field("daysOff", "days off", .list(daysOff.map { item in
+                let (fate, at, holiday): (String, Datum, Datum) = switch item.fate {
+                case .rings: ("rings", .instant(item.original, zone), .none)
+                case .moved(let to, let name): ("moved", .instant(to, zone), .text(name))
+                case .dropped(let name): ("skipped", .none, .text(name))
+                case .away(let until): ("away", .instant(until, zone), .none)
+                }
+                return .record([Field("due", "", .instant(item.original, zone)), Field("fate", "", .text(fate)), Field("at", "", at),
+                                Field("holiday", "", holiday)])
+            })) { _ in
+                // What the next year's days off and time away do, in words: "Fri 25 Dec: Christmas Day, moved to Thu 24 Dec".
+                daysOff.isEmpty ? "none in the next year" : daysOff.map { $0.fate.describe($0.original, in: request.trigger.wallClockZone, now: now) }
+                    .joined(separator: "; ")
             },
             Field("sound", "sound", sound) { datum in
                 datum.text.map { $0 == "default" ? "default (\(Sound.defaultName))" : $0 } ?? "none"

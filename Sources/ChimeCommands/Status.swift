@@ -1,6 +1,7 @@
 import NotifyTool
 import ArgumentParser
 import ChimeCenter
+import Timekeeping
 import DBus
 import Notifications
 import Posix
@@ -43,11 +44,13 @@ public struct Status: ParsableCommand {
         // daemon: a status query should not start one through D-Bus activation.
         var file: AlarmFileStatus?
         var daemon: DaemonStatus?
+        var away: [(away: DaysOff.Away, fromFile: Bool)]?
         do {
             if try connection.nameHasOwner(SchedulerInterface.busName) {
                 let center = UserNotificationCenter(connection: connection)
                 file = try center.alarmFileStatus()
                 daemon = try center.daemonStatus()
+                away = try center.away()
             } else {
                 (file, daemon) = (nil, nil)
             }
@@ -57,7 +60,7 @@ public struct Status: ParsableCommand {
             ExitStatus.fail(error)
         }
         let portal = PortalUse.current(connection)
-        Self.report(settings, daemon: daemon, file: file, portal: portal).print(json: json)
+        Self.report(settings, daemon: daemon, file: file, portal: portal, away: away).print(json: json)
         // Through the portal notifications are shown even where the server cannot be asked.
         if !settings.isAuthorized && portal == nil { Sys.exit(ExitStatus.noNotificationServer.rawValue) }
         if let file, !file.problems.isEmpty { Sys.exit(ExitStatus.configError.rawValue) }
@@ -66,7 +69,10 @@ public struct Status: ParsableCommand {
 
 extension Status {
     /// What notifications can do here and, when it runs, what the daemon reports (docs/json.md).
-    static func report(_ settings: NotificationSettings, daemon: DaemonStatus?, file: AlarmFileStatus?, portal: PortalUse? = nil) -> RecordReport {
+    static func report(_ settings: NotificationSettings, daemon: DaemonStatus?, file: AlarmFileStatus?, portal: PortalUse? = nil,
+                       away: [(away: DaysOff.Away, fromFile: Bool)]? = nil, now: Instant = WallClock.system.now()) -> RecordReport {
+        let zone = Zone.system()
+        let current = away?.filter { $0.away.until > now }
         func flag(_ s: Setting) -> Datum { .flag(s == .enabled) }
         var reason: String?
         if case .denied(let why) = settings.authorizationStatus { reason = why }
@@ -138,6 +144,17 @@ extension Status {
                 return ([alarmFileSummary(file)] + (file.problems + file.conflicts).map { "  " + $0 }).joined(separator: "\n")
             },
             Field("portal", "Portal", .optional(portal) { $0.datum }) { _ in portal.map { "chime notify: " + $0.line } },
+            // Time away set (chime off, the alarm file's [[off]]), ahead or now; null when no daemon runs.
+            Field("away", "Time away", .optional(current) { items in
+                .list(items.map { item in
+                    .record([Field("from", "", .instant(item.away.from, zone)), Field("until", "", .instant(item.away.until, zone)),
+                             Field("alarms", "", .optional(item.away.alarms) { .list($0.sorted().map { .text($0) }) }),
+                             Field("fromFile", "", .flag(item.fromFile))])
+                })
+            }) { _ in
+                guard let current, !current.isEmpty else { return current == nil ? nil : "none" }
+                return AwayReport(away: current, zone: zone, now: now).lines.joined(separator: "\n")
+            },
         ], width: 16)
     }
 }

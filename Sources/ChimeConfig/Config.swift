@@ -61,7 +61,26 @@ public struct AlarmFile: Hashable, Sendable {
     /// Calendar files that are there but were not read (too large, unreadable, left out after a
     /// crash, past the bound on calendar alarms): the alarms they gave before are kept, not removed.
     public var unreadCalendars: [String] = []
+    /// The holiday calendars it follows (`[[holidays]]`), their days off once read, and the days
+    /// that are working days (`[defaults] working-days`).
+    public var holidays: [HolidaySource] = []
+    public var daysOff: [Int64: String] = [:]
+    public var workingDays: Set<Int> = Set(1...5)
+    /// Time away (`[[off]]`).
+    public var away: [DaysOff.Away] = []
     public var isValid: Bool { diagnostics.isEmpty }
+
+    /// The file's days off, working days and time away, as alarms' plans read them.
+    public var plannedDaysOff: DaysOff { DaysOff(holidays: daysOff, workingDays: workingDays, away: away) }
+}
+
+/// A `[[holidays]]`: an .ics file or a directory of them whose all-day events are days off.
+public struct HolidaySource: Hashable, Sendable {
+    public var path: String
+    /// Said beside each of its days (`Christmas Day (UK)`); nil: the event's name alone.
+    public var label: String?
+    public var enabled: Bool
+    public var line: Int
 }
 
 /// A `[[calendar]]`: one .ics file, or a directory of them (the vdir layout vdirsyncer and khal
@@ -118,13 +137,15 @@ public enum AlarmConfig {
 
     public static let alarmKeys = ["id", "label", "when", "title", "body", "body-command", "body-timeout", "sound", "urgency",
                                    "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd",
-                                   "volume", "fade", "fade-from", "insist", "remind", "except", "until"]
+                                   "volume", "fade", "fade-from", "insist", "remind", "except", "until", "on-holiday"]
     public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd",
-                                     "volume", "fade", "fade-from", "insist"]
+                                     "volume", "fade", "fade-from", "insist", "on-holiday", "working-days"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "fade-from", "insist"]
     public static let calendarKeys = ["path", "label", "enabled", "own"]
-    static let tables = ["defaults", "alarm", "timer", "calendar"]
+    public static let holidaysKeys = ["path", "label", "enabled"]
+    public static let offKeys = ["from", "until", "alarms"]
+    static let tables = ["defaults", "alarm", "timer", "calendar", "holidays", "off"]
     /// The most .ics files one calendar directory is read for.
     public static let maximumCalendarFiles = 20_000
     /// The most alarms all followed calendars together give (a shared calendar of years of
@@ -193,9 +214,36 @@ public enum AlarmConfig {
         file.timers = validator.timers
         file.calendars = validator.calendars
         file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }
+        file.holidays = validator.holidays
+        file.workingDays = validator.workingDays
+        file.away = validator.away
+        if file.isValid { readHolidays(&file, anchor: anchor, reading: reading) }
         reading.streaming?.validated(file)
         if file.isValid { readCalendars(&file, anchor: anchor, reading: reading) }
         return file
+    }
+
+    /// The days off of the holiday calendars the file follows; what they hold that is not a day off
+    /// becomes a note. A calendar that cannot be read is a note too: the alarms ring as if it had no
+    /// days off, never not at all.
+    static func readHolidays(_ file: inout AlarmFile, anchor: Instant, reading: CalendarReading) {
+        var calendars: [[Int64: String]] = []
+        for source in file.holidays where source.enabled {
+            if let refusal = reading.refusal(source.path) {
+                file.calendarNotes.append("\(source.path): \(refusal); its days off are not taken")
+                continue
+            }
+            reading.around(source.path) {
+                do throws(SystemError) {
+                    let (days, notes) = try HolidayCalendar.load(path: source.path, window: HolidayCalendar.window(around: anchor))
+                    calendars.append(source.label.map { label in days.mapValues { $0 + " (" + label + ")" } } ?? days)
+                    file.calendarNotes += notes
+                } catch {
+                    file.calendarNotes.append("\(source.path): cannot read the holiday calendar: \(error.reason)")
+                }
+            }
+        }
+        file.daysOff = DaysOff.merging(calendars)
     }
 
     /// Adds the alarms of the calendars the file follows; what they hold that chime cannot

@@ -33,6 +33,9 @@ struct Validator {
     var alarms: [ConfigAlarm] = []
     var timers: [TimerPreset] = []
     var calendars: [FollowedCalendar] = []
+    var holidays: [HolidaySource] = []
+    var workingDays: Set<Int> = Set(1...5)
+    var away: [DaysOff.Away] = []
     var diagnostics: [Diagnostic] = []
     /// Zone names already checked (a file names the same one or two zones again and again).
     var knownZones: Set<String> = []
@@ -55,6 +58,7 @@ struct Validator {
         var fadeFrom: Int? = nil
         var insist = false
         var doNotDisturb: DoNotDisturbPolicy? = nil
+        var onHoliday: HolidayPolicy? = nil
     }
 
     init(path: String, locator: KeyLocator, anchor: Instant) {
@@ -176,6 +180,17 @@ struct Validator {
         return policy
     }
 
+    mutating func holidayPolicy(_ table: Entries, _ key: String, _ keyPath: String) -> HolidayPolicy? {
+        guard let text = string(table, key, keyPath) else { return nil }
+        guard let policy = HolidayPolicy(rawValue: text) else {
+            var message = "'\(key)' must be \"ring\", \"skip\", \"before\" or \"after\", found \"\(text)\""
+            if let guess = AlarmConfig.closest(text, in: HolidayPolicy.allCases.map(\.rawValue)) { message += "; did you mean \"\(guess)\"?" }
+            report(keyPath, message)
+            return nil
+        }
+        return policy
+    }
+
     mutating func urgency(_ table: Entries, _ key: String, _ keyPath: String) -> Urgency? {
         guard let name = string(table, key, keyPath) else { return nil }
         guard let urgency = Urgency(name: name) else {
@@ -259,7 +274,7 @@ struct Validator {
             if let guess = AlarmConfig.closest(key, in: AlarmConfig.tables) {
                 message += guess == "defaults" ? "; did you mean [defaults]?" : "; did you mean [[\(guess)]]?"
             } else {
-                message += "; the file holds [defaults], [[alarm]] and [[timer]]"
+                message += "; the file holds [defaults], [[alarm]], [[timer]], [[calendar]], [[holidays]] and [[off]]"
             }
             report(key, message, atValue: false)
         }
@@ -299,6 +314,45 @@ struct Validator {
             let own = bool(entries, "own", p + ".own") ?? false
             calendars.append(FollowedCalendar(path: path, label: label, enabled: enabled, own: own,
                                               line: locator.header("calendar", index)?.line ?? 0))
+        }
+        for (index, table) in tables(root, "holidays") {
+            let entries = Entries(table)
+            let p = "holidays[\(index)]"
+            checkKeys(entries, known: AlarmConfig.holidaysKeys, prefix: p, section: "[[holidays]]")
+            guard var path = string(entries, "path", p + ".path") else {
+                if entries["path"] == nil { report(p, "this holiday calendar needs 'path': an .ics file or a directory of them", atValue: false) }
+                continue
+            }
+            if path.hasPrefix("~/"), let home = Sys.environment("HOME") { path = home + path.dropFirst() }
+            guard path.hasPrefix("/") else {
+                report(p + ".path", "holiday calendar path \"\(path)\" must be absolute (or start with ~/)")
+                continue
+            }
+            holidays.append(HolidaySource(path: path, label: string(entries, "label", p + ".label"),
+                                          enabled: bool(entries, "enabled", p + ".enabled") ?? true,
+                                          line: locator.header("holidays", index)?.line ?? 0))
+        }
+        let offZone = defaults.timeZone.flatMap { try? Zone.named($0) } ?? Zone.system()
+        for (index, table) in tables(root, "off") {
+            let entries = Entries(table)
+            let p = "off[\(index)]"
+            checkKeys(entries, known: AlarmConfig.offKeys, prefix: p, section: "[[off]]")
+            let from = moment(entries, "from", p + ".from", zone: offZone)
+            let until = moment(entries, "until", p + ".until", zone: offZone)
+            if entries["until"] == nil { report(p, "time away needs 'until', e.g. until = \"2027-01-04\" (alarms ring again that day)", atValue: false) }
+            let alarms = list(entries, "alarms", p + ".alarms", example: "[\"wake-up\", \"gym\"]")
+            guard let until else { continue }
+            let start = from ?? anchor
+            if entries["from"] != nil, from == nil { continue }
+            guard start < until else {
+                report(p + ".until", "'until' must come after 'from'")
+                continue
+            }
+            guard until - start <= DaysOff.maximumAway else {
+                report(p + ".until", "time away is at most two years; is the year right?")
+                continue
+            }
+            away.append(DaysOff.Away(from: start, until: until, alarms: alarms.map(Set.init)))
         }
         var names: [String: Int] = [:]
         for (index, table) in tables(root, "timer") {
@@ -347,6 +401,12 @@ struct Validator {
         if let v = volume(table, "fade-from", p + "fade-from", range: RequestBounds.fadeFrom) { d.fadeFrom = v }
         if let v = bool(table, "insist", p + "insist") { d.insist = v }
         if let v = policy(table, "dnd", p + "dnd") { d.doNotDisturb = v }
+        if let v = holidayPolicy(table, "on-holiday", p + "on-holiday") { d.onHoliday = v }
+        if let text = string(table, "working-days", p + "working-days") {
+            if let days = DaysOff.workingDays(parsing: text) { workingDays = days } else {
+                report(p + "working-days", "'working-days' must be \(DaysOff.workingDaysExample), found \"\(text)\"")
+            }
+        }
         return d
     }
 
@@ -426,6 +486,7 @@ struct Validator {
             }
         }
         draft.until = string(table, "until", p + ".until").map { .text($0) }
+        draft.onHoliday = holidayPolicy(table, "on-holiday", p + ".on-holiday") ?? defaults.onHoliday
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
         // Every problem at once: the rules across fields, then the rule itself.
         for broken in draft.conflicts() { reportBuilding(broken, p) }
@@ -505,6 +566,25 @@ struct Validator {
             return nil
         }
         return items
+    }
+
+    /// When time away begins or ends: a date (its start) or a date and time, as a string or a TOML
+    /// date or date-time.
+    mutating func moment(_ table: Entries, _ key: String, _ keyPath: String, zone: Zone) -> Instant? {
+        guard let value = table[key] else { return nil }
+        func pad(_ n: Int, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(n).count)) + String(n) }
+        func written(_ d: TOMLDate) -> String { "\(pad(d.year, 4))-\(pad(d.month))-\(pad(d.day))" }
+        var text = value.string
+        if let date = value.date {
+            text = written(date)  // a TOML date: 2027-01-04
+        } else if let stamp = value.dateTime, stamp.offset == nil {
+            text = written(stamp.date) + " \(pad(stamp.time.hour)):\(pad(stamp.time.minute)):\(pad(stamp.time.second))"  // 2027-01-04T12:00
+        }
+        guard let text, let instant = DaysOff.moment(text, in: zone) else {
+            report(keyPath, "'\(key)' must be a date (\"2027-01-04\") or a date and time (\"2027-01-04 12:00\"), found \(value.string.map { "\"\($0)\"" } ?? Self.describe(value))")
+            return nil
+        }
+        return instant
     }
 
     /// The file's key for a request field.

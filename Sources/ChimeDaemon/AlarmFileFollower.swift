@@ -299,6 +299,7 @@ final class AlarmFileFollower: LoopPart {
         let refusals = schedule.readerRefusals()
         run.request.refused = refusals.calendars
         run.request.noNext = refusals.alarms
+        run.request.away = schedule.commandAway
         var environment = childEnvironment
         var program = readerProgram
         #if DEBUG
@@ -611,6 +612,9 @@ final class AlarmFileFollower: LoopPart {
             reported.alarms = run.scheduled
             reported.disabled = run.disabled
             reported.conflicts = run.conflicts + summary.notes
+            // Its holiday calendars, working days and time away: every alarm is planned again when
+            // they changed.
+            schedule.setFileDaysOff(summary.daysOff, now: clock.now())
             logger.info("alarm file loaded: \(run.outcome)", metadata: [
                 "reason": "\(run.reason)", "path": "\(run.request.path)",
                 "ms": "\((clock.now() - run.request.now).milliseconds)",

@@ -199,6 +199,8 @@ public final class SchedulerDaemon {
     public func run() throws {
         // A crash while firing (or computing) one request is charged before anything fires again.
         schedule.chargeCrash()
+        // The days off as last known (the file's holiday calendars, time away): every plan reads them.
+        schedule.loadDaysOff()
         // The file is read by its reader child while the loop runs; an overdue alarm of the file
         // waits for it, so one changed while the daemon was down is not caught up in its old form.
         alarmFile.start(now: clock.now())

@@ -133,6 +133,23 @@ struct ReaderSummary: Codable, Equatable {
     /// How many alarms follow (room is made for them at once: a set grown one by one rehashes all
     /// it holds at every doubling, 10 ms at 50,000).
     var alarms = 0
+    /// The days off of its holiday calendars, its working days and its time away.
+    var holidays: [Int64: String] = [:]
+    var workingDays: [Int] = [1, 2, 3, 4, 5]
+    var away: [WireAway] = []
+
+    struct WireAway: Codable, Equatable {
+        var from: Int64
+        var until: Int64
+        var alarms: [String]?
+    }
+
+    /// The file's days off as plans read them.
+    var daysOff: DaysOff {
+        var stored = StoredDaysOff(.none)
+        (stored.holidays, stored.workingDays, stored.away) = (holidays, workingDays, away)
+        return stored.daysOff
+    }
 
     struct WireTimer: Codable, Equatable {
         var name: String
@@ -397,6 +414,8 @@ public enum AlarmFileReader {
         /// the digest of the definition they had then ("" when none is noted yet): one changed since
         /// gets a fresh chance.
         public var noNext: [String: String] = [:]
+        /// Time away set by command (`chime off`), which the alarms' first fires read beside the file's.
+        public var away: [DaysOff.Away] = []
 
         /// Whether `alarm`'s first fire is computed.
         func computesNext(_ identifier: String, definition: String) -> Bool {
@@ -415,6 +434,9 @@ public enum AlarmFileReader {
             if careful { arguments.append("--careful") }
             for (path, reason) in refused.sorted(by: { $0.key < $1.key }) { arguments += ["--refuse", path + "\t" + reason] }
             for (identifier, noted) in noNext.sorted(by: { $0.key < $1.key }) { arguments += ["--no-next", identifier + "\t" + noted] }
+            for stretch in away {
+                arguments += ["--away", "\(stretch.from.nanosecondsSinceEpoch)\t\(stretch.until.nanosecondsSinceEpoch)\t" + (stretch.alarms?.sorted().joined(separator: ",") ?? "*")]
+            }
             return arguments
         }
     }
@@ -439,7 +461,11 @@ public enum AlarmFileReader {
         func summary(_ file: AlarmFile) -> [UInt8] {
             var summary = ReaderSummary()
             summary.diagnostics = file.diagnostics.map(\.description)
-            summary.followed = file.calendars.filter(\.enabled).map(\.path)
+            // The calendars followed, holiday calendars among them: both are watched.
+            summary.followed = file.calendars.filter(\.enabled).map(\.path) + file.holidays.filter(\.enabled).map(\.path)
+            summary.holidays = file.daysOff
+            summary.workingDays = file.workingDays.sorted()
+            summary.away = file.away.map { .init(from: $0.from.nanosecondsSinceEpoch, until: $0.until.nanosecondsSinceEpoch, alarms: $0.alarms?.sorted()) }
             summary.notes = file.calendarNotes
             summary.unread = file.unreadCalendars
             summary.alarms = file.isValid ? file.alarms.count : 0
@@ -451,22 +477,25 @@ public enum AlarmFileReader {
             let file = AlarmConfig.load(path: request.path, anchor: request.now, calendars: reading)
             writer.frame(.summary, summary(file))
             if file.isValid {
+                let off = file.plannedDaysOff.with(away: file.away + request.away)
                 for alarm in file.alarms {
                     writer.stage(.alarm(alarm.id))
-                    writer.frame(.record, FrameWriter.encode(record(alarm, now: request.now, request: request)))
+                    writer.frame(.record, FrameWriter.encode(record(alarm, now: request.now, request: request, off: off)))
                 }
             }
         } else {
             // The file's own alarms as soon as it is valid, a calendar's a slice at a time as they
             // are read: the daemon stores them while the rest is still being read.
+            var off = DaysOff.none
             func send(_ alarms: [ConfigAlarm]) {
                 writer.stage(.alarms)
-                encodeInParallel(alarms, request: request, writer: writer)
+                encodeInParallel(alarms, request: request, off: off, writer: writer)
                 writer.stage(calendar.map(ReaderStage.calendar) ?? .alarmFile)
             }
             reading.streaming = CalendarReading.Streaming(
                 validated: { file in
                     writer.frame(.summary, summary(file))
+                    off = file.plannedDaysOff.with(away: file.away + request.away)
                     if file.isValid, !file.alarms.isEmpty { send(file.alarms) }
                 },
                 counted: { count in writer.frame(.room, Array(String(count).utf8)) },
@@ -493,14 +522,14 @@ public enum AlarmFileReader {
 
     /// Encodes the alarms (and computes their first fires) on two threads, a slice each, written
     /// in the file's order as each pair of slices is done (the daemon applies as they come).
-    static func encodeInParallel(_ alarms: [ConfigAlarm], request: Request, writer: FrameWriter) {
+    static func encodeInParallel(_ alarms: [ConfigAlarm], request: Request, off: DaysOff, writer: FrameWriter) {
         let slice = 1024
         var start = 0
         while start < alarms.count {
             let end = min(alarms.count, start + 2 * slice)
             let (first, second) = onTwoThreads(start..<end) { part in
                 lowerPriority()
-                return part.map { FrameWriter.encode(record(alarms[$0], now: request.now, request: request)) }
+                return part.map { FrameWriter.encode(record(alarms[$0], now: request.now, request: request, off: off)) }
             }
             for bytes in first + second { writer.frame(.record, bytes) }
             start = end
@@ -508,7 +537,7 @@ public enum AlarmFileReader {
     }
 
     /// An alarm of the file as the daemon stores it.
-    static func record(_ alarm: ConfigAlarm, now: Instant, request asked: Request) -> ReaderRecord {
+    static func record(_ alarm: ConfigAlarm, now: Instant, request asked: Request, off: DaysOff = .none) -> ReaderRecord {
         let normalizedJSON = RequestJSON.encode(AlarmFileFollower.normalized(alarm).request)
         let definition = (alarm.enabled ? "enabled " : "disabled ") + normalizedJSON
         // Only an interval rule counts from its anchor: stored as loaded, not normalized.
@@ -516,7 +545,7 @@ public enum AlarmFileReader {
         var next: Instant?
         if alarm.enabled, asked.computesNext(alarm.id, definition: definition) {
             testCrash(firing: alarm.id)
-            next = alarm.request.trigger.nextFire(after: now)
+            next = alarm.request.trigger.nextFire(after: now, off: off.forAlarm(alarm.id))
         }
         let request = alarm.request
         return ReaderRecord(identifier: alarm.id, enabled: alarm.enabled, line: alarm.line,

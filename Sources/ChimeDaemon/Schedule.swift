@@ -12,6 +12,7 @@
 // `origin`, `quarantinedFromFile`, `storeFromFile`, `removeFromFile`.
 import ChimeCenter
 import DBus
+import FoundationEssentials
 import Logging
 import Posix
 import Timekeeping
@@ -64,6 +65,27 @@ struct SchedulerSignals {
     }
 }
 
+/// Days off as the store keeps them (JSON).
+struct StoredDaysOff: Codable {
+    var holidays: [Int64: String] = [:]
+    var workingDays: [Int] = [1, 2, 3, 4, 5]
+    var away: [ReaderSummary.WireAway] = []
+
+    init(_ off: DaysOff) {
+        holidays = off.holidays
+        workingDays = off.workingWeekdays.sorted()
+        away = off.away.map { .init(from: $0.from.nanosecondsSinceEpoch, until: $0.until.nanosecondsSinceEpoch, alarms: $0.alarms?.sorted()) }
+    }
+
+    var daysOff: DaysOff {
+        DaysOff(holidays: holidays, workingDays: Set(workingDays), away: away.map {
+            DaysOff.Away(from: Instant(nanosecondsSinceEpoch: $0.from), until: Instant(nanosecondsSinceEpoch: $0.until), alarms: $0.alarms.map(Set.init))
+        })
+    }
+
+    var json: String { String(decoding: AlarmFileReader.json(self), as: UTF8.self) }
+}
+
 final class Schedule: LoopPart {
     /// What the schedule asks of the other parts.
     struct Events {
@@ -105,6 +127,134 @@ final class Schedule: LoopPart {
         marker.failed = { [logger] error in
             logger.warning("cannot write the firing marker (\(error)); a crash now would not be charged to its alarm")
         }
+    }
+
+    // MARK: - Days off
+
+    /// The days off and time away every plan reads: the alarm file's holiday calendars, working
+    /// days and time away, and the time away set by command (`chime off`).
+    private(set) var daysOff = DaysOff.none
+
+    /// What `request`'s plan reads of the days off (the time away that is for it).
+    func off(for request: NotificationRequest) -> DaysOff { daysOff.forAlarm(request.identifier) }
+
+    /// The next time `request` fires after `time`, days off and time away read.
+    func nextFire(_ request: NotificationRequest, after time: Instant) -> Instant? {
+        request.trigger.nextFire(after: time, off: off(for: request))
+    }
+
+    /// Why a request with no planned occurrence is refused: it has none, or only in time away.
+    func neverFires(_ request: NotificationRequest, after now: Instant) -> RequestError {
+        if request.trigger.nextFire(after: now) != nil, let away = daysOff.forAlarm(request.identifier).away.last {
+            let zone = Zone.system()
+            return RequestError(.rule, "it rings only while alarms are off (until \(DaysOff.until(away.until, in: zone, thisYear: zone.civil(at: now.seconds).year))); chime on ends that",
+                                kind: .neverFires)
+        }
+        return RequestError(.rule, request.trigger.neverFiresDescription, kind: .neverFires)
+    }
+
+    /// The alarm file's days off, and the time away set by command.
+    private(set) var fileDaysOff = DaysOff.none
+    private(set) var commandAway: [DaysOff.Away] = []
+
+    /// Reads the days off the store keeps: at start, before anything is planned.
+    func loadDaysOff() {
+        let decoder = JSONDecoder()
+        if let json = try? store.daysOffRecord("file"), let stored = try? decoder.decode(StoredDaysOff.self, from: Data(json.utf8)) {
+            fileDaysOff = stored.daysOff
+        }
+        if let json = try? store.daysOffRecord("away"), let stored = try? decoder.decode(StoredDaysOff.self, from: Data(json.utf8)) {
+            commandAway = stored.daysOff.away
+        }
+        daysOff = fileDaysOff.with(away: fileDaysOff.away + commandAway)
+    }
+
+    /// The alarm file's days off, as it was read now.
+    func setFileDaysOff(_ new: DaysOff, now: Instant) {
+        guard new != fileDaysOff else { return }
+        fileDaysOff = new
+        logging { () throws(StoreError) in try store.setDaysOffRecord("file", StoredDaysOff(new).json) }
+        replan(fileDaysOff.with(away: fileDaysOff.away + commandAway), now: now)
+    }
+
+    /// The time away set by command (`chime off`, `chime on`); stretches that have ended are let go.
+    func setCommandAway(_ stretches: [DaysOff.Away], now: Instant) throws(StoreError) {
+        let kept = stretches.filter { $0.until > now }
+        try store.setDaysOffRecord("away", StoredDaysOff(DaysOff.none.with(away: kept)).json)
+        commandAway = kept.sorted { $0.from < $1.from }
+        replan(fileDaysOff.with(away: fileDaysOff.away + commandAway), now: now)
+    }
+
+    /// The occurrences of the next year (at most 20) that a day off moves or leaves out, or time
+    /// away silences (`chime show`).
+    func occurrencesOff(_ identifier: String) throws(SchedulerError) -> [(original: Instant, fate: OccurrenceFate)] {
+        try refuseUnknown([identifier])
+        guard let request = load(identifier) else { throw .unknown([identifier]) }
+        let now = clock.now()
+        return request.trigger.changes(after: now, through: now + .seconds(366 * 86_400), off: off(for: request), limit: 20)
+    }
+
+    /// Every stretch of time away, and whether the alarm file set it.
+    var away: [(stretch: DaysOff.Away, fromFile: Bool)] {
+        (fileDaysOff.away.map { ($0, true) } + commandAway.map { ($0, false) }).sorted { $0.0.from < $1.0.from }
+    }
+
+    /// Sets time away (`chime off`): for the alarms it names, which must be pending, or for all.
+    func setAway(_ stretch: DaysOff.Away) throws(SchedulerError) {
+        let now = clock.now()
+        if let alarms = stretch.alarms { try refuseUnknown(alarms.sorted()) }
+        guard stretch.until > now else {
+            throw .invalid(RequestError(key: "until", "has passed already; time away ends ahead"))
+        }
+        guard stretch.from < stretch.until, stretch.until - stretch.from <= DaysOff.maximumAway else {
+            throw .invalid(RequestError(key: "until", "must come after from, and at most two years after it"))
+        }
+        guard commandAway.count < DaysOff.maximumStretches else {
+            throw .invalid(RequestError(key: "until", "\(commandAway.count) stretches of time away are set already; chime on ends them"))
+        }
+        do { try setCommandAway(commandAway + [stretch], now: now) } catch { throw .store(error) }
+        changedAll()
+    }
+
+    /// Ends time away set by command (`chime on`): every stretch, or the named alarms' part in the
+    /// stretches that name them. Answers the stretches that changed, as they were.
+    func endAway(_ identifiers: [String]) throws(SchedulerError) -> [DaysOff.Away] {
+        let now = clock.now()
+        var kept: [DaysOff.Away] = []
+        var ended: [DaysOff.Away] = []
+        if identifiers.isEmpty {
+            ended = commandAway
+        } else {
+            let named = Set(identifiers)
+            for id in identifiers where !commandAway.contains(where: { $0.alarms?.contains(id) == true }) {
+                if let all = commandAway.first(where: { $0.alarms == nil }) {
+                    let zone = Zone.system()
+                    throw .invalid(RequestError(.id, "\(quotedForMessage(id)) is off with every alarm (until \(DaysOff.until(all.until, in: zone, thisYear: zone.civil(at: now.seconds).year))); chime on without an id ends that"))
+                }
+                try refuseUnknown([id])
+                throw .invalid(RequestError(.id, "\(quotedForMessage(id)) is not off by chime off"))
+            }
+            for stretch in commandAway {
+                guard let alarms = stretch.alarms, !alarms.isDisjoint(with: named) else {
+                    kept.append(stretch)
+                    continue
+                }
+                ended.append(stretch)
+                let left = alarms.subtracting(named)
+                if !left.isEmpty { kept.append(DaysOff.Away(from: stretch.from, until: stretch.until, alarms: left)) }
+            }
+        }
+        do { try setCommandAway(kept, now: now) } catch { throw .store(error) }
+        changedAll()
+        return ended
+    }
+
+    /// New days off: every alarm's next occurrence is planned again when they change what a plan
+    /// reads (as after a change of zone: what fell due meanwhile is caught up, not skipped).
+    private func replan(_ new: DaysOff, now: Instant) {
+        guard new != daysOff else { return }
+        daysOff = new
+        rescheduleAll(after: now)
     }
 
     // MARK: - The loop
@@ -457,7 +607,7 @@ final class Schedule: LoopPart {
         var latest = first
         var older: [Instant] = []
         var steps = 0
-        while let next = request.trigger.nextFire(after: latest), next <= now, steps < 100_000 {
+        while let next = nextFire(request, after: latest), next <= now, steps < 100_000 {
             if older.count < 100 { older.append(latest) }
             latest = next
             steps += 1
@@ -514,7 +664,7 @@ final class Schedule: LoopPart {
                     }
                     // Computing the next fire is work on one request: on the record, like firing it.
                     mark(time.identifier)
-                    let next = request.trigger.nextFire(after: base)
+                    let next = nextFire(request, after: base)
                     marker.clear()
                     try store.setNextFire(time.identifier, next)
                     if let next { queue.schedule(time.identifier, at: next) }
@@ -535,7 +685,7 @@ final class Schedule: LoopPart {
             firing(identifier) {
                 guard let request = load(identifier) else { return }
                 // The reminder due now: the occurrence it is for, and how long before it.
-                if let reminder = request.trigger.nextReminder(after: due - TimeSpan(nanoseconds: 1)), reminder.at == due {
+                if let reminder = request.trigger.nextReminder(after: due - TimeSpan(nanoseconds: 1), off: off(for: request)), reminder.at == due {
                     events.remind(request, reminder.occurrence, reminder.lead)
                 }
                 planReminder(request, now: due)
@@ -559,7 +709,7 @@ final class Schedule: LoopPart {
     /// Call inside a store transaction; the queue follows once it commits.
     @discardableResult
     func advance(_ request: NotificationRequest, past due: Instant, now: Instant) throws(StoreError) -> Instant? {
-        let next = request.trigger.nextFire(after: max(due, now - .seconds(1)))
+        let next = nextFire(request, after: max(due, now - .seconds(1)))
         if next == nil, try !events.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.
             try store.remove([request.identifier])
@@ -589,7 +739,7 @@ final class Schedule: LoopPart {
     }
 
     func planReminder(_ request: NotificationRequest, now: Instant) {
-        if let reminder = request.trigger.nextReminder(after: now) {
+        if let reminder = request.trigger.nextReminder(after: now, off: off(for: request)) {
             reminders.schedule(request.identifier, at: reminder.at)
         } else {
             reminders.cancel(request.identifier)
@@ -656,8 +806,8 @@ final class Schedule: LoopPart {
         // computed again for the moment it is stored.
         var request = incoming.request
         let now = clock.now()
-        guard let next = request.trigger.nextFire(after: now) else {
-            throw .invalid(RequestError(.rule, request.trigger.neverFiresDescription, kind: .neverFires))
+        guard let next = nextFire(request, after: now) else {
+            throw .invalid(neverFires(request, after: now))
         }
         if incoming.identifierGiven { try refuseFileAlarms([request.identifier]) }
         do {
@@ -680,8 +830,9 @@ final class Schedule: LoopPart {
         let now = clock.now()
         var planned: [(request: NotificationRequest, identifierGiven: Bool, next: Instant)] = []
         for (index, item) in incoming.enumerated() {
-            guard let next = item.request.trigger.nextFire(after: now) else {
-                var refusal = RequestError(.rule, "request \(index + 1): \(item.request.trigger.neverFiresDescription)", kind: .neverFires)
+            guard let next = nextFire(item.request, after: now) else {
+                var refusal = neverFires(item.request, after: now)
+                refusal.message = "request \(index + 1): " + refusal.message
                 refusal.key = "requests"
                 throw .invalid(refusal)
             }
@@ -779,7 +930,7 @@ final class Schedule: LoopPart {
         var planned: [(identifier: String, next: Instant)] = []
         for id in identifiers {
             guard let request = load(id) else { throw .unknown([id]) }  // quarantined meanwhile
-            guard let next = request.trigger.nextFire(after: now) else {
+            guard let next = nextFire(request, after: now) else {
                 throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) has no occurrence left to switch on for; it stays off",
                                             kind: .neverFires))
             }
@@ -819,7 +970,7 @@ final class Schedule: LoopPart {
             }
             changed = last
         } else {
-            guard let next = request.trigger.nextFire(after: now) else {
+            guard let next = nextFire(request, after: now) else {
                 throw .invalid(RequestError(.rule, "\(quotedForMessage(identifier)) has no occurrence ahead to skip", kind: .neverFires))
             }
             guard request.trigger.skipped.count < RequestBounds.skippedCount.upperBound else {
@@ -828,7 +979,7 @@ final class Schedule: LoopPart {
             request.trigger.skipped.append(next)
             changed = next
         }
-        let next = request.trigger.nextFire(after: now)
+        let next = nextFire(request, after: now)
         if next == nil {
             throw .invalid(RequestError(.rule, "that is the last occurrence \(quotedForMessage(identifier)) has; chime cancel \(identifier) removes it",
                                         kind: .neverFires))

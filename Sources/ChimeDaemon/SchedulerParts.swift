@@ -23,6 +23,12 @@ protocol SchedulerParts: AnyObject {
     func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)]
     func resume(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)]
     func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)]
+    /// What days off and time away do to an alarm's occurrences of the next year.
+    func occurrencesOff(_ identifier: String) throws(SchedulerError) -> [(original: Instant, fate: OccurrenceFate)]
+    /// Time away, and whether the alarm file set it.
+    var away: [(stretch: DaysOff.Away, fromFile: Bool)] { get }
+    func setAway(_ stretch: DaysOff.Away) throws(SchedulerError)
+    func endAway(_ identifiers: [String]) throws(SchedulerError) -> [DaysOff.Away]
     /// One alarm as stored (nil: not pending).
     func stored(_ identifier: String) throws(StoreError) -> LoadedRequest?
     /// Every pending alarm, one at a time as read (a listing is never held whole).
@@ -102,6 +108,12 @@ final class DaemonParts: SchedulerParts {
     func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)] { try schedule.pause(identifiers) }
     func resume(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.resume(identifiers) }
     func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)] { try schedule.pausedTimers() }
+    func occurrencesOff(_ identifier: String) throws(SchedulerError) -> [(original: Instant, fate: OccurrenceFate)] {
+        try schedule.occurrencesOff(identifier)
+    }
+    var away: [(stretch: DaysOff.Away, fromFile: Bool)] { schedule.away }
+    func setAway(_ stretch: DaysOff.Away) throws(SchedulerError) { try schedule.setAway(stretch) }
+    func endAway(_ identifiers: [String]) throws(SchedulerError) -> [DaysOff.Away] { try schedule.endAway(identifiers) }
     func stored(_ identifier: String) throws(StoreError) -> LoadedRequest? { try schedule.stored(identifier) }
     func forEachPending(_ body: (PendingSummary) throws -> Void) throws { try listing.forEachPendingSummary(body) }
     func missed() throws(StoreError) -> [MissedOccurrence] { try listing.missedOccurrences() }

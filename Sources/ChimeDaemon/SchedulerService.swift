@@ -439,6 +439,49 @@ final class SchedulerService {
                         do throws(StoreError) { paused = try parts.pausedTimers() } catch { throw Self.error(.store(error)) }
                         return [.array(element: .structure([.string, .int64]), paused.map { .structure([.string($0.identifier), .int64($0.remaining.milliseconds)]) })]
                     },
+                    method("OccurrencesOff", [Parameter("id", .string)], [Parameter("occurrences", .array(.structure([.int64, .string, .int64, .string])))]) {
+                        [unowned self] call in
+                        let found: [(original: Instant, fate: OccurrenceFate)]
+                        do throws(SchedulerError) { found = try parts.occurrencesOff(call.arguments[0].stringValue ?? "") } catch { throw Self.error(error) }
+                        return [.array(element: .structure([.int64, .string, .int64, .string]), found.map { item in
+                            let (fate, at, why): (String, Int64, String) = switch item.fate {
+                            case .rings: ("rings", item.original.seconds, "")
+                            case .moved(let to, let holiday): ("moved", to.seconds, holiday)
+                            case .dropped(let holiday): ("skipped", 0, holiday)
+                            case .away(let until): ("away", until.seconds, "")
+                            }
+                            return .structure([.int64(item.original.seconds), .string(fate), .int64(at), .string(why)])
+                        })]
+                    },
+                    method("ListAway", [], [Parameter("away", .array(.structure([.int64, .int64, .array(.string), .boolean])))]) { [unowned self] _ in
+                        [.array(element: .structure([.int64, .int64, .array(.string), .boolean]), parts.away.map {
+                            .structure([.int64($0.stretch.from.seconds), .int64($0.stretch.until.seconds), .strings($0.stretch.alarms?.sorted() ?? []),
+                                        .boolean($0.fromFile)])
+                        })]
+                    },
+                    method("SetAway", [Parameter("from", .int64), Parameter("until", .int64), Parameter("ids", .array(.string))], []) { [unowned self] call in
+                        guard case .int64(let from) = call.arguments[0], case .int64(let until) = call.arguments[1] else { return [] }
+                        let ids = call.arguments[2].arrayElements?.compactMap(\.stringValue) ?? []
+                        guard ids.count <= 10_000, RequestBounds.instants.contains(Instant(seconds: until)),
+                              from == 0 || RequestBounds.instants.contains(Instant(seconds: from)) else {
+                            throw Self.error(.invalid(RequestError(key: "until", "from and until must lie in 1970-2199, and at most 10000 ids")))
+                        }
+                        let start = from == 0 ? parts.now() : Instant(seconds: from)
+                        do throws(SchedulerError) {
+                            try parts.setAway(DaysOff.Away(from: start, until: Instant(seconds: until), alarms: ids.isEmpty ? nil : Set(ids)))
+                        } catch { throw Self.error(error) }
+                        return []
+                    },
+                    method("EndAway", [Parameter("ids", .array(.string))], [Parameter("ended", .array(.structure([.int64, .int64, .array(.string)])))]) {
+                        [unowned self] call in
+                        let ended: [DaysOff.Away]
+                        do throws(SchedulerError) { ended = try parts.endAway(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []) } catch {
+                            throw Self.error(error)
+                        }
+                        return [.array(element: .structure([.int64, .int64, .array(.string)]), ended.map {
+                            .structure([.int64($0.from.seconds), .int64($0.until.seconds), .strings($0.alarms?.sorted() ?? [])])
+                        })]
+                    },
                     method("Answer", [Parameter("id", .string), Parameter("action", .string)], []) { [unowned self] call in
                         try answer(call.arguments[0].stringValue ?? "", action: call.arguments[1].stringValue ?? "")
                         return []

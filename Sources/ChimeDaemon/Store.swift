@@ -317,6 +317,10 @@ public final class Store {
         try database.executeScript("""
             CREATE TABLE IF NOT EXISTS paused(identifier TEXT PRIMARY KEY NOT NULL, remaining INTEGER NOT NULL) WITHOUT ROWID;
             """)
+        // Days off as last read from the alarm file ('file': its holiday calendars, working days and
+        // time away), and time away set by command ('away'), each as JSON: read at start, before
+        // the file is read again, so the first plans already read them. An older chime ignores it.
+        try database.executeScript("CREATE TABLE IF NOT EXISTS days_off(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;")
         // The listing read from an index of its own, in its order: `ListPending` of 100,000 alarms
         // then scans 10 MB of index instead of sorting the table and its 45 MB of requests.
         // Created on any schema: an older chime ignores it (and keeps it up to date).
@@ -469,6 +473,19 @@ public final class Store {
             } else {
                 try run("DELETE FROM paused WHERE identifier = ?", [.text(identifier)])
             }
+        }
+    }
+
+    /// A record of the days off (`file` or `away`), as JSON; nil when none was written.
+    public func daysOffRecord(_ key: String) throws(StoreError) -> String? {
+        var value: String?
+        try read("SELECT value FROM days_off WHERE key = ?", [.text(key)]) { value = $0.text(0) }
+        return value
+    }
+
+    public func setDaysOffRecord(_ key: String, _ value: String) throws(StoreError) {
+        try write { () throws(StoreError) in
+            try run("INSERT OR REPLACE INTO days_off(key, value) VALUES (?, ?)", [.text(key), .text(value)])
         }
     }
 

@@ -44,6 +44,8 @@ protocol ScheduleStore: MissedJournal {
     func setNextFire(_ identifier: String, _ next: Instant?, handled: Instant?) throws(StoreError)
     func setPaused(_ identifier: String, remaining: TimeSpan?) throws(StoreError)
     func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)]
+    func daysOffRecord(_ key: String) throws(StoreError) -> String?
+    func setDaysOffRecord(_ key: String, _ value: String) throws(StoreError)
     func setDisabled(_ identifier: String, _ disabled: Bool) throws(StoreError)
     func nextWake() throws(StoreError) -> (identifier: String, time: Instant, title: String)?
     func nextSequenceNumber() throws(StoreError) -> Int64

@@ -107,6 +107,7 @@ import Timekeeping
         #expect(DaysOff.workingDays(parsing: "sun-thu") == [7, 1, 2, 3, 4])
         #expect(DaysOff.workingDays(parsing: "weekdays") == Set(1...5))
         #expect(DaysOff.workingDays(parsing: "mon,wed") == [1, 3])
+        #expect(DaysOff.workingDays(parsing: "mon-sun") == Set(1...7))
         #expect(DaysOff.workingDays(parsing: "07:00") == nil)
         #expect(DaysOff.workingDays(parsing: "someday") == nil)
         #expect(DaysOff.workingDays(parsing: "") == nil)

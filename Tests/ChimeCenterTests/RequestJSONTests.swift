@@ -54,6 +54,7 @@ import Timekeeping
         if g.chance(30) { trigger.limit(count: Int(g.below(1000))) }
         if g.chance(30) { trigger.skipped = (0..<g.below(4)).map { _ in g.instant() } }
         if g.chance(30) { trigger.said = ["every other tuesday 9am", "morgen um 7 Uhr", "übermorgen \"früh\"", g.text()][g.below(4)] }
+        if g.chance(30) { trigger.onHoliday = HolidayPolicy.allCases[g.below(4)] }
         return NotificationRequest(identifier: g.text(), content: content, trigger: trigger)
     }
 
