@@ -345,7 +345,8 @@ struct Validator {
             let start = from ?? anchor
             if entries["from"] != nil, from == nil { continue }
             guard start < until else {
-                report(p + ".until", "'until' must come after 'from'")
+                // Time away without a start that has ended stays in the file harmlessly.
+                if from != nil { report(p + ".until", "'until' must come after 'from'") }
                 continue
             }
             guard until - start <= DaysOff.maximumAway else {

@@ -305,8 +305,60 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
         ])
     }
 
+    /// Days off as the file says them: what is wrong is said at its place.
+    @Test func holidaysAndTimeAwayAreChecked() {
+        let file = load("""
+            [defaults]
+            working-days = "someday"
+            on-holiday = "skipp"
+
+            [[holidays]]
+            label = "none"
+
+            [[holidays]]
+            path = "calendars/holidays"
+
+            [[off]]
+            from = "2027-01-10"
+            until = "2027-01-04"
+
+            [[alarm]]
+            label = "Wake"
+            when = "07:00"
+            on-holiday = 3
+            """)
+        #expect(file.diagnostics.map(\.description) == [
+            "alarms.toml:2:16: 'working-days' must be a list of days such as mon-fri, mon,tue,thu or weekdays, found \"someday\"",
+            "alarms.toml:3:14: 'on-holiday' must be \"ring\", \"skip\", \"before\" or \"after\", found \"skipp\"; did you mean \"skip\"?",
+            "alarms.toml:5:1: this holiday calendar needs 'path': an .ics file or a directory of them",
+            "alarms.toml:9:8: holiday calendar path \"calendars/holidays\" must be absolute (or start with ~/)",
+            "alarms.toml:13:9: 'until' must come after 'from'",
+            "alarms.toml:18:14: 'on-holiday' must be a string, found an integer",
+        ])
+        let good = load("""
+            [defaults]
+            working-days = "sun-thu"
+            on-holiday = "before"
+
+            [[off]]
+            until = 2027-02-04T12:00:00
+
+            [[off]]
+            until = "2027-01-04"
+
+            [[alarm]]
+            label = "Wake"
+            when = "07:00"
+            """)
+        #expect(good.diagnostics.isEmpty, "\(good.diagnostics)")
+        #expect(good.workingDays == [7, 1, 2, 3, 4])
+        #expect(good.alarms.first?.request.trigger.onHoliday == .before)
+        #expect(good.away.count == 1)
+        #expect(good.away.first?.from == Instant(seconds: 1_800_000_000))
+    }
+
     @Test func theFileItselfIsChecked() throws {
-        #expect(load("x = \"\u{FFFD}\"").diagnostics.map(\.description) == ["alarms.toml:1:1: unknown key 'x'; the file holds [defaults], [[alarm]] and [[timer]]"])
+        #expect(load("x = \"\u{FFFD}\"").diagnostics.map(\.description) == ["alarms.toml:1:1: unknown key 'x'; the file holds [defaults], [[alarm]], [[timer]], [[calendar]], [[holidays]] and [[off]]"])
         var bytes = Array("[[alarm]]\nlabel = \"caf".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)
         #expect(AlarmConfig.parse(bytes, path: "f", anchor: 0).diagnostics.map(\.description) == ["f:2:13: not valid UTF-8"])
         bytes = Array("when = 1\n\0".utf8)
