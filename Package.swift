@@ -97,7 +97,7 @@ let package = Package(
 
         // MARK: - Benchmarks (run by `make bench`)
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
-        .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping"], path: "bench/nextfire"),
+        .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping", "ChimeCenter"], path: "bench/nextfire"),
         .executableTarget(
             name: "chime-bench-config", dependencies: ["ChimeConfig", "ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping", "TOMLKit"],
             path: "bench/config"),

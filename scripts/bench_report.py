@@ -91,6 +91,16 @@ lines.append("  phrases chime could not read: %d (%s)" % (unread, verdict(unread
 lines.append("  python's dateparser on %d of the one-off phrases: %.0f µs a phrase, chime %.2f µs: %.0f× faster; it read %d, %d as the same minute as chime"
              % (tried, spent / tried * 1e6, phrase, (spent / tried * 1e6) / phrase, read, agreed))
 
+runs = [list(map(float, line.split())) for line in (out / "holidays.txt").read_text().splitlines()]
+read_ms, plan_ms, plain_ms, ten_ms, days_off = (statistics.median(column) for column in list(zip(*runs))[:5])
+lines.append("")
+lines.append("Days off: 10,000 weekday alarms in three zones, each skipping or moving off the days off of three holiday calendars")
+lines.append("(public holidays as yearly rules and one-offs, school holidays as ranges, bridge days: %d days off in 11 years; median of %d runs):" % (days_off, len(runs)))
+lines.append("  reading the three calendars %.1f ms, planning every alarm's next occurrence %.1f ms: %.1f ms (target < 500 ms): %s"
+             % (read_ms, plan_ms, read_ms + plan_ms, verdict(read_ms + plan_ms < 500)))
+lines.append("  the same alarms planned without days off: %.1f ms (days off cost %.1f×); the ten occurrences after each: %.2f µs an occurrence"
+             % (plain_ms, plan_ms / plain_ms, ten_ms / 1e5 * 1e3))
+
 check_ms, check_tests = (int(v) for v in (out / "check.txt").read_text().split())
 lines.append("")
 lines.append("The quick loop, make check with its tests built: %.1f s for %d tests (target < 60 s): %s"

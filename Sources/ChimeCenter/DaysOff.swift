@@ -83,6 +83,17 @@ public struct DaysOff: Hashable, Sendable {
         workingDays & (1 << (isoWeekday(day) - 1)) != 0 && holidays[day] == nil
     }
 
+    /// The nearest working day before `day`, within `maximumMove` days.
+    public func workingDay(before day: Int64) -> Int64? {
+        (1...Int64(Self.maximumMove)).lazy.map { day - $0 }.first { isWorkingDay($0) }
+    }
+
+    /// Whether a working day lies strictly between two days.
+    public func hasWorkingDay(after first: Int64, before last: Int64) -> Bool {
+        guard last - first > 1 else { return false }
+        return (first + 1..<last).contains { isWorkingDay($0) }
+    }
+
     /// Whether a day off falls in `days`.
     public func hasHoliday(in days: ClosedRange<Int64>) -> Bool {
         var low = 0, high = sortedDays.count
@@ -186,8 +197,15 @@ extension Trigger {
         let reach = TimeSpan.seconds(Int64(moves ? off.reach : 0) * 86_400 + (moves ? 3600 : 0))
         func day(_ instant: Instant) -> Int64 { zone.civil(at: instant.seconds).dayNumber }
         var t = time
-        // An occurrence at or before `time` can move after it.
-        if policy == .after, off.hasHoliday(in: day(time - reach)...day(time)) { t = time - reach }
+        // An occurrence at or before `time` can move after it, from a day off after the last working
+        // day before today (one on or before that working day rings there, or moves to it at latest).
+        if policy == .after, off.hasHoliday(in: day(time - reach)...day(time)), let working = off.workingDay(before: day(time)) {
+            let date = civilFromDays(working)
+            t = min(time, Self.lastInstant(of: ExceptDate(year: date.year, month: date.month, day: date.day),
+                                           around: CivilTime(year: date.year, month: date.month, day: date.day), in: zone))
+        } else if policy == .after, off.hasHoliday(in: day(time - reach)...day(time)) {
+            t = time - reach
+        }
         var best: Instant?
         var steps = 0
         while steps < 20_000 + skipped.count {
@@ -195,8 +213,9 @@ extension Trigger {
             guard let original = unskippedNextFire(after: t) else { break }
             if let best, original > best {
                 // No later occurrence can come before the best one found: it would have to move back
-                // (only `before` does), from a day off at most `reach` after it.
-                guard policy == .before, original - reach <= best, off.hasHoliday(in: day(original)...day(best + reach)) else { break }
+                // (only `before` does) to the nearest working day before it, which is after the best
+                // one's day once a working day lies between the two.
+                guard policy == .before, original - reach <= best, !off.hasWorkingDay(after: day(best), before: day(original)) else { break }
             }
             t = original
             var fired = original

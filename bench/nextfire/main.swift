@@ -10,6 +10,9 @@
 //
 // `chime-bench-nextfire COUNT phrase [FILE]`: reading COUNT random phrases in English and German
 // (once and repeating) beside parsing COUNT calendar expressions (see below).
+//
+// `chime-bench-nextfire COUNT holidays`: COUNT weekday alarms with three holiday calendars (see below).
+import ChimeCenter
 import Timekeeping
 #if canImport(Glibc)
 import Glibc
@@ -157,6 +160,72 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "phrase" {
     }
     print(phraseSeconds / Double(count) * 1e6, calendarSeconds / Double(count) * 1e6, unread, checksum != 0 ? 1 : 0)
     exit(unread == 0 ? 0 : 1)
+}
+
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "holidays" {
+    // `chime-bench-nextfire COUNT holidays`: three holiday calendars as a person follows them (a
+    // country's public holidays as yearly rules and one-offs, a region's school holidays as ranges,
+    // a company's bridge days), read as the daemon reads them, then COUNT weekday alarms at random
+    // times in three zones, each skipping or moving off days off, planned: their next occurrence,
+    // and the ten after it. Prints "read_ms plan_ms plain_ms ten_ms days_off checksum": reading the
+    // calendars; planning every alarm's next occurrence with the days off; the same without them;
+    // the ten occurrences after it with them.
+    func date(_ y: Int, _ m: Int, _ d: Int) -> String { "\(y)\(two(m))\(two(d))" }
+    func calendar(_ events: [[String]]) -> [UInt8] {
+        Array((["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//bench//EN"] + events.enumerated().flatMap { index, lines in
+            ["BEGIN:VEVENT", "UID:\(index)@bench", "DTSTAMP:20261101T000000Z"] + lines + ["END:VEVENT"]
+        } + ["END:VCALENDAR"]).joined(separator: "\r\n").utf8)
+    }
+    var publicHolidays: [[String]] = [[String]]()
+    for (m, d, name) in [(1, 1, "New Year"), (5, 1, "Labour Day"), (10, 3, "Unity Day"), (12, 25, "Christmas Day"), (12, 26, "Boxing Day")] {
+        publicHolidays.append(["SUMMARY:\(name)", "DTSTART;VALUE=DATE:\(date(2020, m, d))", "RRULE:FREQ=YEARLY"])
+    }
+    publicHolidays.append(["SUMMARY:Thanksgiving", "DTSTART;VALUE=DATE:20201126", "RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=4TH"])
+    for year in 2025...2037 {
+        for (m, d) in [(4, 3), (4, 6), (5, 14), (5, 25), (6, 4)] {
+            publicHolidays.append(["SUMMARY:Movable feast", "DTSTART;VALUE=DATE:\(date(year, m, d + year % 5))"])
+        }
+    }
+    var school: [[String]] = []
+    for year in 2025...2037 {
+        for (m, d, days) in [(2, 9, 5), (3, 30, 12), (7, 20, 40), (10, 12, 12), (12, 21, 14)] {
+            school.append(["SUMMARY:School holidays", "DTSTART;VALUE=DATE:\(date(year, m, d))", "DURATION:P\(days)D"])
+        }
+    }
+    var bridges: [[String]] = []
+    for year in 2025...2037 {
+        for month in 1...12 { bridges.append(["SUMMARY:Bridge day", "DTSTART;VALUE=DATE:\(date(year, month, 1 + random(27)))"]) }
+    }
+    let files = [calendar(publicHolidays), calendar(school), calendar(bridges)]
+    let said = Instant(seconds: base)
+    var alarms: [Trigger] = []
+    let alarmZones = ["Europe/Berlin", "America/New_York", "UTC"]
+    for _ in 0..<count {
+        var trigger = try! Trigger(parsing: "\(two(5 + random(4))):\(two(random(60))) mon-fri", timeZone: alarmZones[random(3)], anchor: said)
+        trigger.onHoliday = [.skip, .before, .after][random(3)]
+        alarms.append(trigger)
+    }
+    var t0 = now()
+    let window = HolidayCalendar.window(around: said)
+    let off = DaysOff(holidays: DaysOff.merging(files.map { HolidayCalendar(reading: $0, window: window).days }))
+    let readSeconds = now() - t0
+    var checksum: Int64 = 0
+    t0 = now()
+    var firsts: [Instant] = []
+    firsts.reserveCapacity(count)
+    for trigger in alarms { let next = trigger.nextFire(after: said, off: off)!; firsts.append(next); checksum &+= next.seconds }
+    let planSeconds = now() - t0
+    t0 = now()
+    for trigger in alarms { checksum &+= trigger.nextFire(after: said)!.seconds }
+    let plainSeconds = now() - t0
+    t0 = now()
+    for (trigger, first) in zip(alarms, firsts) {
+        var t = first
+        for _ in 0..<10 { t = trigger.nextFire(after: t, off: off)!; checksum &+= t.seconds }
+    }
+    let tenSeconds = now() - t0
+    print(readSeconds * 1e3, planSeconds * 1e3, plainSeconds * 1e3, tenSeconds * 1e3, off.holidays.count, checksum != 0 ? 1 : 0)
+    exit(0)
 }
 
 if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "rrule" {
