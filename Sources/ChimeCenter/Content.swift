@@ -61,6 +61,12 @@ public struct NotificationAction: Hashable, Sendable, Codable {
     public static let snooze = NotificationAction(identifier: "snooze", title: "Snooze")
     /// Dismiss: take the notification down.
     public static let dismiss = NotificationAction(identifier: "dismiss", title: "Dismiss")
+    /// On a notice or reminder before an occurrence: skip that occurrence (as `chime skip`).
+    public static let skipOccurrence = NotificationAction(identifier: "skip", title: "Skip this one")
+    /// On a notice whose occurrence was skipped: bring it back.
+    public static let undoSkip = NotificationAction(identifier: "undo-skip", title: "Undo")
+    /// On a notice: open the app.
+    public static let open = NotificationAction(identifier: "open", title: "Open")
 }
 
 /// A program whose standard output becomes an alarm's body when it fires (the
@@ -325,6 +331,9 @@ public struct Trigger: Hashable, Sendable, Codable {
     public var offsets: [TimeSpan] = []
     /// A reminder popup this long before each occurrence (`--remind 15m,1d`), shortest first.
     public var reminders: [TimeSpan] = []
+    /// The notice before each occurrence (`--notice 2h`): a quiet popup that says when it rings, with
+    /// Skip this one and Open.
+    public var notice: TimeSpan?
     /// Days (or months), in the trigger's zone, whose occurrences are left out (`--except`).
     public var exceptions: [ExceptDate] = []
     /// No occurrence after this instant (`--until`).
@@ -449,12 +458,18 @@ public struct Trigger: Hashable, Sendable, Codable {
     /// long before that occurrence it comes.
     public func nextReminder(after time: Instant) -> (at: Instant, occurrence: Instant, lead: TimeSpan)? {
         var best: (at: Instant, occurrence: Instant, lead: TimeSpan)?
-        for lead in reminders {
+        for lead in leads {
             guard let occurrence = nextFire(after: time + lead) else { continue }
             let at = occurrence - lead
             if best.map({ at < $0.at }) ?? true { best = (at, occurrence, lead) }
         }
         return best
+    }
+
+    /// How long before each occurrence a popup comes: the reminders' leads and the notice's.
+    public var leads: [TimeSpan] {
+        guard let notice, !reminders.contains(notice) else { return reminders }
+        return reminders + [notice]
     }
 
     /// The trigger as its phrase says it, without the rule the phrase became when it was read (which
@@ -484,7 +499,7 @@ public struct Trigger: Hashable, Sendable, Codable {
     // always written it, so stores from earlier versions read unchanged.
     private enum CodingKeys: String, CodingKey {
         case kind, rule, seconds, at, atNanosecond, repeats, timeZone, anchor, nanosecond
-        case reminders, exceptions, until, count, countEnd, skipped, offsets, said, onHoliday
+        case reminders, exceptions, until, count, countEnd, skipped, offsets, said, onHoliday, notice
     }
 
     public init(from decoder: any Decoder) throws {
@@ -499,6 +514,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         // What bounds the occurrences (none in stores from before they existed).
         reminders = (try c.decodeIfPresent([Int64].self, forKey: .reminders) ?? []).map { .seconds($0) }
         offsets = (try c.decodeIfPresent([Int64].self, forKey: .offsets) ?? []).map { .seconds($0) }
+        notice = try c.decodeIfPresent(Int64.self, forKey: .notice).map { .seconds($0) }
         for text in try c.decodeIfPresent([String].self, forKey: .exceptions) ?? [] {
             do { exceptions.append(try ExceptDate(parsing: text)) } catch {
                 throw DecodingError.dataCorruptedError(forKey: .exceptions, in: c, debugDescription: "\(text): \(error.message)")
@@ -560,6 +576,7 @@ public struct Trigger: Hashable, Sendable, Codable {
         if anchor.nanosecond != 0 { try c.encode(anchor.nanosecond, forKey: .nanosecond) }
         if !reminders.isEmpty { try c.encode(reminders.map(\.seconds), forKey: .reminders) }
         if !offsets.isEmpty { try c.encode(offsets.map(\.seconds), forKey: .offsets) }
+        try c.encodeIfPresent(notice?.seconds, forKey: .notice)
         if !exceptions.isEmpty { try c.encode(exceptions.map(\.description), forKey: .exceptions) }
         try c.encodeIfPresent(until?.nanosecondsSinceEpoch, forKey: .until)
         try c.encodeIfPresent(count, forKey: .count)

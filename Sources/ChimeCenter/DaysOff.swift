@@ -252,7 +252,7 @@ extension Trigger {
     public func nextReminder(after time: Instant, off: DaysOff) -> (at: Instant, occurrence: Instant, lead: TimeSpan)? {
         guard off.matters(to: holidayPolicy) else { return nextReminder(after: time) }
         var best: (at: Instant, occurrence: Instant, lead: TimeSpan)?
-        for lead in reminders {
+        for lead in leads {
             guard let occurrence = nextFire(after: time + lead, off: off) else { continue }
             let at = occurrence - lead
             if best.map({ at < $0.at }) ?? true { best = (at, occurrence, lead) }

@@ -44,6 +44,9 @@ extension NotificationAction {
     public var shownTitle: String {
         if self == .snooze { return tr("Snooze") }
         if self == .dismiss { return tr("Dismiss") }
+        if self == .skipOccurrence { return tr("Skip this one") }
+        if self == .undoSkip { return tr("Undo") }
+        if self == .open { return tr("Open") }
         return title
     }
 }

@@ -82,6 +82,8 @@ public struct AlarmDraft: Sendable {
     public var count: Int?
     /// What a day off does to it (`on-holiday`; nil: it rings).
     public var onHoliday: HolidayPolicy?
+    /// The notice this long before each occurrence (`--notice 2h`).
+    public var notice: TimeSpan?
     /// Occurrences skipped (read back from the daemon only).
     public var skipped: [Instant]?
     /// The phrase `when` was read from, as typed, when a door read it itself (the app's dialog sends
@@ -234,6 +236,7 @@ public struct AlarmDraft: Sendable {
         trigger.skipped = skipped ?? []
         if let said { trigger.said = said }
         trigger.onHoliday = onHoliday == .ring ? nil : onHoliday
+        trigger.notice = notice
         switch until {
         case nil: break
         case .instant(let instant)?: trigger.until = instant

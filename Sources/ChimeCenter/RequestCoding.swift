@@ -95,6 +95,7 @@ extension NotificationRequest {
         if let count = trigger.count { entries.append(("count", .uint32(UInt32(clamping: count)))) }
         if let said = trigger.said { entries.append(("said", .string(said))) }
         if let policy = trigger.onHoliday, policy != .ring { entries.append(("on-holiday", .string(policy.rawValue))) }
+        if let notice = trigger.notice { entries.append(("notice", .uint32(UInt32(clamping: notice.seconds)))) }
         return .vardict(entries)
     }
 
@@ -306,6 +307,7 @@ extension NotificationRequest {
             draft.skipped = seconds.map { Instant(seconds: $0) }
         }
         draft.said = try reader.string(.said)
+        draft.notice = try reader.seconds(.notice)
         if let name = try reader.string(.onHoliday) {
             guard let policy = HolidayPolicy(rawValue: name) else {
                 throw RequestError(.onHoliday, "must be \"ring\", \"skip\", \"before\" or \"after\", got \"\(escapedForMessage(name))\"")

@@ -121,6 +121,7 @@ public enum RequestJSON {
                     }
                 }
                 if t.anchor.nanosecond != 0 { $0.member("nanosecond") { $0.integer(t.anchor.nanosecond) } }
+                if let notice = t.notice { $0.member("notice") { $0.integer(notice.seconds) } }
                 if !t.offsets.isEmpty { $0.member("offsets") { w in w.array(t.offsets) { $0.integer($1.seconds) } } }
                 if let policy = t.onHoliday, policy != .ring { $0.member("onHoliday") { $0.string(policy.rawValue) } }
                 if !t.reminders.isEmpty { $0.member("reminders") { w in w.array(t.reminders) { $0.integer($1.seconds) } } }

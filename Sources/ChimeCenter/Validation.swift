@@ -29,6 +29,7 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case except
     case until, count
     case onHoliday = "on-holiday"
+    case notice
     case anchor, skipped
     /// `anchor` and `skipped` exactly, in nanoseconds since the epoch (what `Get` answers beside them).
     case anchorNanoseconds = "anchor-ns"
@@ -260,6 +261,7 @@ extension Trigger {
         }
         try checkCount(reminders.count, .remind, RequestBounds.reminderCount, "reminders")
         for lead in reminders { try checkSpan(lead, .remind, RequestBounds.reminder, what: "a reminder") }
+        if let notice { try checkSpan(notice, .notice, RequestBounds.reminder, what: "a notice") }
         try checkCount(exceptions.count, .except, RequestBounds.exceptionCount, "dates")
         try checkCount(skipped.count, .skipped, RequestBounds.skippedCount, "occurrences")
         if let said { try checkText(said, .said, RequestBounds.ruleBytes, allowing: .none) }

@@ -95,6 +95,11 @@ struct AlarmOptions: ParsableArguments {
         valueName: "DATE,..."))
     var exceptions: String?
 
+    @Option(help: ArgumentHelp(
+        "A quiet notice this long before each occurrence, e.g. 2h or 12h, with Skip this one (and Open the app).",
+        valueName: "DURATION"))
+    var notice: String?
+
     @Option(name: .customLong("on-holiday"), help: ArgumentHelp(
         "What a day off (a holiday of the alarm file's [[holidays]] calendars) does to it: ring (the default), skip, or move to the nearest working day before or after.",
         valueName: "POLICY"))
@@ -169,6 +174,7 @@ struct AlarmOptions: ParsableArguments {
                 do throws(RuleError) { return try ExceptDate(parsing: text) } catch { ExitStatus.usage.exit("--except \(text): \(error.message)") }
             }
         }
+        draft.notice = notice.map { Self.duration($0, option: "--notice") }
         if let onHoliday {
             guard let policy = HolidayPolicy(rawValue: onHoliday) else {
                 ExitStatus.usage.exit("--on-holiday \(onHoliday): give ring, skip, before or after")
@@ -237,6 +243,7 @@ struct AlarmOptions: ParsableArguments {
         case .except?: "--except \(exceptions ?? "")"
         case .until?: "--until \(until ?? "")"
         case .onHoliday?: "--on-holiday \(onHoliday ?? "")"
+        case .notice?: "--notice \(notice ?? "")"
         case .count?: "--count \(count.map(String.init) ?? "")"
         case .id?: "--id \(quotedForMessage(identifier ?? ""))"
         default: "\"\(rule)\""

@@ -88,6 +88,9 @@ public struct Show: ParsableCommand {
                 guard case .list(let leads) = datum, !leads.isEmpty else { return "none" }
                 return leads.compactMap(\.text).map { "\($0) before" }.joined(separator: ", ")
             },
+            Field("notice", "notice", .optional(request.trigger.notice) { .duration($0) }) { datum in
+                datum.text.map { "\($0) before, with Skip this one" } ?? "none"
+            },
             Field("except", "except", .list(request.trigger.exceptions.map { .text($0.description) })) { datum in
                 guard case .list(let dates) = datum, !dates.isEmpty else { return "none" }
                 return dates.compactMap(\.text).joined(separator: ", ")

@@ -137,9 +137,9 @@ public enum AlarmConfig {
 
     public static let alarmKeys = ["id", "label", "when", "title", "body", "body-command", "body-timeout", "sound", "urgency",
                                    "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd",
-                                   "volume", "fade", "fade-from", "insist", "remind", "except", "until", "on-holiday"]
+                                   "volume", "fade", "fade-from", "insist", "remind", "except", "until", "on-holiday", "notice"]
     public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd",
-                                     "volume", "fade", "fade-from", "insist", "on-holiday", "working-days"]
+                                     "volume", "fade", "fade-from", "insist", "on-holiday", "working-days", "notice"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "fade-from", "insist"]
     public static let calendarKeys = ["path", "label", "enabled", "own"]

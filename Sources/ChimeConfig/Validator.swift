@@ -59,6 +59,7 @@ struct Validator {
         var insist = false
         var doNotDisturb: DoNotDisturbPolicy? = nil
         var onHoliday: HolidayPolicy? = nil
+        var notice: TimeSpan? = nil
     }
 
     init(path: String, locator: KeyLocator, anchor: Instant) {
@@ -403,6 +404,7 @@ struct Validator {
         if let v = bool(table, "insist", p + "insist") { d.insist = v }
         if let v = policy(table, "dnd", p + "dnd") { d.doNotDisturb = v }
         if let v = holidayPolicy(table, "on-holiday", p + "on-holiday") { d.onHoliday = v }
+        if let v = duration(table, "notice", p + "notice", range: RequestBounds.reminder) { d.notice = v }
         if let text = string(table, "working-days", p + "working-days") {
             if let days = DaysOff.workingDays(parsing: text) { workingDays = days } else {
                 report(p + "working-days", "'working-days' must be \(DaysOff.workingDaysExample), found \"\(text)\"")
@@ -488,6 +490,7 @@ struct Validator {
         }
         draft.until = string(table, "until", p + ".until").map { .text($0) }
         draft.onHoliday = holidayPolicy(table, "on-holiday", p + ".on-holiday") ?? defaults.onHoliday
+        draft.notice = duration(table, "notice", p + ".notice", range: RequestBounds.reminder) ?? defaults.notice
         let enabled = bool(table, "enabled", p + ".enabled") ?? true
         // Every problem at once: the rules across fields, then the rule itself.
         for broken in draft.conflicts() { reportBuilding(broken, p) }

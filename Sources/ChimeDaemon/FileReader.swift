@@ -551,7 +551,7 @@ public enum AlarmFileReader {
         return ReaderRecord(identifier: alarm.id, enabled: alarm.enabled, line: alarm.line,
                             fromCalendar: request.content.userInfo[CalendarImport.uidKey] != nil, definition: definition, next: next,
                             json: json, title: request.content.title, label: request.content.label, timeZone: request.trigger.timeZone,
-                            rule: request.summaryRule, sound: request.summarySound, hasReminders: !request.trigger.reminders.isEmpty)
+                            rule: request.summaryRule, sound: request.summarySound, hasReminders: !request.trigger.leads.isEmpty)
     }
 
     /// Nice 10 for every thread of the reader (its own process group; Linux keeps a nice value per

@@ -668,7 +668,7 @@ final class Schedule: LoopPart {
                     marker.clear()
                     try store.setNextFire(time.identifier, next)
                     if let next { queue.schedule(time.identifier, at: next) }
-                    if next != nil, request.trigger.reminders.isEmpty == false { planReminder(request, now: now) }
+                    if next != nil, !request.trigger.leads.isEmpty { planReminder(request, now: now) }
                 }
             }
         }
@@ -979,6 +979,36 @@ final class Schedule: LoopPart {
             request.trigger.skipped.append(next)
             changed = next
         }
+        return (changed, try storeSkips(request, now: now))
+    }
+
+    /// Skips one occurrence (the notice's Skip this one), or brings it back (`undo`): the alarm's
+    /// next occurrence after.
+    @discardableResult
+    func skip(_ identifier: String, occurrence: Instant, undo: Bool) throws(SchedulerError) -> Instant? {
+        try refuseUnknown([identifier])
+        guard var request = load(identifier) else { throw .unknown([identifier]) }
+        let now = clock.now()
+        request.trigger.skipped.removeAll { $0 <= now }
+        if undo {
+            guard let index = request.trigger.skipped.lastIndex(of: occurrence) else {
+                throw .invalid(RequestError(.skipped, "that occurrence of \(quotedForMessage(identifier)) is not skipped"))
+            }
+            request.trigger.skipped.remove(at: index)
+        } else {
+            guard occurrence > now else { throw .invalid(RequestError(.skipped, "that occurrence of \(quotedForMessage(identifier)) has passed")) }
+            guard !request.trigger.skipped.contains(occurrence) else { return nextFire(request, after: now) }
+            guard request.trigger.skipped.count < RequestBounds.skippedCount.upperBound else {
+                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has \(request.trigger.skipped.count) skipped occurrences ahead already"))
+            }
+            request.trigger.skipped.append(occurrence)
+        }
+        return try storeSkips(request, now: now)
+    }
+
+    /// Stores a request whose skips changed, and plans it from `now`.
+    private func storeSkips(_ request: NotificationRequest, now: Instant) throws(SchedulerError) -> Instant? {
+        let identifier = request.identifier
         let next = nextFire(request, after: now)
         if next == nil {
             throw .invalid(RequestError(.rule, "that is the last occurrence \(quotedForMessage(identifier)) has; chime cancel \(identifier) removes it",
@@ -990,7 +1020,7 @@ final class Schedule: LoopPart {
             throw .store(error)
         }
         requeue(identifier, next)
-        return (changed, next)
+        return next
     }
 
     /// A paused timer is resumed (or cancelled), not switched off or on.

@@ -670,10 +670,10 @@ public final class Store {
         return origin
     }
 
-    /// Whether the pending request has reminders (its trigger's JSON has them only when it does).
+    /// Whether the pending request has reminders or a notice (its trigger's JSON has them only when it does).
     public func hasReminders(_ identifier: String) throws(StoreError) -> Bool {
         var found = false
-        try read("SELECT 1 FROM pending WHERE identifier = ? AND quarantine IS NULL AND instr(request, '\"reminders\":[') > 0",
+        try read("SELECT 1 FROM pending WHERE identifier = ? AND quarantine IS NULL AND (instr(request, '\"reminders\":[') > 0 OR instr(request, '\"notice\":') > 0)",
                  [.text(identifier)]) { _ in found = true }
         return found
     }
@@ -681,7 +681,7 @@ public final class Store {
     /// The pending requests that have reminders.
     public func identifiersWithReminders() throws(StoreError) -> Set<String> {
         var found: Set<String> = []
-        try read("SELECT identifier FROM pending WHERE quarantine IS NULL AND instr(request, '\"reminders\":[') > 0", []) { row in
+        try read("SELECT identifier FROM pending WHERE quarantine IS NULL AND (instr(request, '\"reminders\":[') > 0 OR instr(request, '\"notice\":') > 0)", []) { row in
             found.insert(row.text(0))
         }
         return found
