@@ -27,6 +27,17 @@ public enum Localization {
 extension PhraseLanguage {
     /// The user's language for phrases and the words said back (LC_ALL, LC_TIME, LANG), read once.
     public static let ofUser = PhraseLanguage.user { Sys.environment($0) }
+    /// The language the popups' words are in: the messages' (as gettext picks them: LANGUAGE's
+    /// first, then LC_ALL, LC_MESSAGES, LANG), so a reminder's "Klingelt" is followed by German
+    /// words too. Read once.
+    public static let ofMessages: PhraseLanguage = {
+        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = Sys.environment(name), !value.isEmpty, value != "C", !value.hasPrefix("C."), value != "POSIX" {
+                return value.hasPrefix("de") ? .german : .english
+            }
+        }
+        return .english
+    }()
     /// Whether the user's clock is the 12-hour one (LC_ALL, LC_TIME, LANG), read once.
     public static let userHasTwelveHourClock = PhraseLanguage.twelveHourClock { Sys.environment($0) }
 }

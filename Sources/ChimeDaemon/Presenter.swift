@@ -301,8 +301,8 @@ final class Presenter: LoopPart {
         let request = popup.request
         var content = NotificationContent(title: request.content.title)
         content.subtitle = popup.isNotice || popup.skipped
-            ? Self.noticeLine(request.trigger, occurrence: popup.occurrence, lead: popup.lead, skipped: popup.skipped, language: .ofUser)
-            : Self.reminderLine(request.trigger, occurrence: popup.occurrence, lead: popup.lead, language: .ofUser)
+            ? Self.noticeLine(request.trigger, occurrence: popup.occurrence, lead: popup.lead, skipped: popup.skipped, language: .ofMessages)
+            : Self.reminderLine(request.trigger, occurrence: popup.occurrence, lead: popup.lead, language: .ofMessages)
         content.body = request.content.body
         content.bodyIsMarkup = request.content.bodyIsMarkup
         content.label = request.content.label
