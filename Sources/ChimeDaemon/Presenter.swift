@@ -295,7 +295,7 @@ final class Presenter: LoopPart {
     }
 
     /// The popup of a notice (or a reminder) before an occurrence: quiet, in the reminder category,
-    /// with Skip this one (Undo once skipped) and, on a notice, Open (the app). Where the server
+    /// with Skip this one (Undo once skipped; a repeating alarm's) and, on a notice, Open (the app). Where the server
     /// shows no buttons, the body says how to skip it from a terminal.
     func noticeContent(_ popup: NoticePopup, capabilities: [Capability]) -> NotificationContent {
         let request = popup.request
@@ -309,8 +309,10 @@ final class Presenter: LoopPart {
         content.icon = request.content.icon
         content.category = AlarmDefaults.reminderCategory
         content.urgency = popup.isNotice ? .low : .normal
-        content.actions = [popup.skipped ? .undoSkip : .skipOccurrence] + (popup.isNotice ? [.open] : [])
-        if !capabilities.contains(.actions) {
+        // A one-off has no occurrence to skip but its only one (cancelling it is another thing).
+        let skips = request.trigger.repeats
+        content.actions = (skips ? [popup.skipped ? .undoSkip : .skipOccurrence] : []) + (popup.isNotice ? [.open] : [])
+        if skips, !capabilities.contains(.actions) {
             let how = popup.skipped ? tr("chime skip --undo %s brings it back", request.identifier) : tr("chime skip %s skips it", request.identifier)
             content.body = content.body.isEmpty ? how : content.body + "\n" + how
         }

@@ -59,9 +59,10 @@ public final class Dunst: @unchecked Sendable {
     public let pid: Int32
     private let desktop: TestDesktop
 
-    public init(bus: PrivateBus) throws {
+    /// `config`: a dunstrc of the test's own (else the harness's).
+    public init(bus: PrivateBus, config: String? = nil) throws {
         desktop = bus.desktop
-        try desktop.command("start dunst")
+        try desktop.command("start dunst" + (config.map { " " + $0 } ?? ""))
         display = VirtualDisplay(display: desktop.environment["DISPLAY"] ?? "")
         pid = desktop.pids["dunst"] ?? 0
     }

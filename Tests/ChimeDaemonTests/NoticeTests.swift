@@ -94,4 +94,83 @@ import Timekeeping
         let reminder = try #require(session.recorder.calls.first { $0.body.contains("Reminder: in 10s") })
         #expect(reminder.body.contains("chime skip drill skips it"), "\(reminder.body)")
     }
+
+    /// dunst with a rule a person writes to skip from a notice with one click (its `action_name`
+    /// picks the button a click presses), the popup at a known place.
+    static let dunstrc = """
+        [global]
+            notification_limit = 5
+            idle_threshold = 0
+            origin = top-left
+            offset = 10x10
+            width = 400
+            browser = /bin/true
+            dmenu = /bin/true
+            mouse_left_click = do_action
+        [urgency_low]
+            timeout = 0
+        [urgency_normal]
+            timeout = 0
+        [urgency_critical]
+            timeout = 0
+        [chime-notice]
+            category = x-chime.reminder
+            action_name = skip
+        """
+
+    /// A left click of the pointer on the popup, through the X server (XTest), as a person's.
+    static func click(display: String, x: Int, y: Int) throws {
+        let script = """
+            import sys
+            from Xlib import X, display
+            from Xlib.ext import xtest
+            d = display.Display(sys.argv[1])
+            x, y = int(sys.argv[2]), int(sys.argv[3])
+            xtest.fake_input(d, X.MotionNotify, x=x, y=y); d.sync()
+            xtest.fake_input(d, X.ButtonPress, 1); d.sync()
+            xtest.fake_input(d, X.ButtonRelease, 1); d.sync()
+            """
+        let result = try runProgram("/usr/bin/python3", ["-c", script, display, String(x), String(y)].map { Array($0.utf8) },
+                                    environment: ["PATH": "/usr/bin:/bin"])
+        guard result.status == 0 else { throw HarnessError("click: \(result.stderr)") }
+    }
+
+    @Test func skipThisOneByAClickOnDunst() throws {
+        let bus = try PrivateBus()
+        let config = bus.directory.appendingPathComponent("dunstrc").path
+        try Self.dunstrc.write(toFile: config, atomically: true, encoding: .utf8)
+        let dunst = try Dunst(bus: bus, config: config)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: bus.directory.appendingPathComponent("state").path)
+        defer { daemon.stop(); dunst.stop(); bus.stop() }
+        let env = bus.environment()
+        // Every day, next 40 s from now, noticed 35 s before: the notice is the only popup for half a minute.
+        let zone = Zone.system()
+        let when = zone.civil(at: Int64(Date().timeIntervalSince1970) + 40)
+        func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let rule = "\(pad(when.hour)):\(pad(when.minute)):\(pad(when.second))"
+        let added = try runChime(["at", rule, "--notice", "35s", "--id", "once", "Dentist"], environment: env)
+        try #require(added.status == 0, "\(added.stderr)")
+        func displayed() throws -> Int {
+            Int(try runProgram("/usr/bin/dunstctl", [Array("count".utf8), Array("displayed".utf8)], environment: env).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        #expect(try waitUntil(20) { try displayed() == 1 }, "the notice is not on screen")
+        func skipped() throws -> Bool {
+            let shown = try Self.shown(runChime(["show", "--json", "once"], environment: env).stdout)
+            return (shown["skipped"] as? [String])?.count == 1
+        }
+        // Clicked as a person clicks: dunst presses the button its rule names. (Clicked again if the
+        // first click came before dunst drew the popup.)
+        var clicks = 0
+        while clicks < 5, try !skipped() {
+            try Self.click(display: dunst.display.display, x: 60, y: 25)
+            clicks += 1
+            _ = try waitUntil(3) { try skipped() }
+        }
+        #expect(try skipped(), "the click did not skip it")
+        // The popup says so in place: still one popup on screen, and the next time is tomorrow's.
+        #expect(try displayed() == 1)
+        let shown = try Self.shown(runChime(["show", "--json", "once"], environment: env).stdout)
+        #expect((shown["nextFire"] as? String).map { $0 > (shown["skipped"] as? [String])?.first ?? "" } == true, "\(shown)")
+    }
 }
