@@ -67,6 +67,10 @@ public struct ClockAlarm: Hashable, Sendable {
     public var snooze: TimeSpan = AlarmDefaults.snooze
     public var wake = false
     public var doNotDisturb: DoNotDisturbPolicy = .breakThrough
+    /// What a day off of the alarm file's holiday calendars does to it.
+    public var onHoliday: HolidayPolicy = .ring
+    /// The notice before each time it rings (nil: none).
+    public var notice: TimeSpan?
     /// What an edited alarm said that the dialog does not show (its body, buttons, body command,
     /// grace, urgency...): kept as it was. nil for a new alarm.
     public private(set) var base: NotificationContent?
@@ -106,6 +110,8 @@ public struct ClockAlarm: Hashable, Sendable {
         snooze = content.snooze ?? AlarmDefaults.snooze
         wake = content.wake
         doNotDisturb = content.doNotDisturb ?? .breakThrough
+        onHoliday = request.trigger.holidayPolicy
+        notice = request.trigger.notice
     }
 
     private static func single(_ chain: [CalendarExpression.Component]?) -> Int? {
@@ -184,6 +190,8 @@ public struct ClockAlarm: Hashable, Sendable {
         draft.snooze = snooze
         draft.wake = wake
         draft.doNotDisturb = doNotDisturb
+        draft.onHoliday = onHoliday
+        draft.notice = notice
         let text = when.withoutSurroundingSpace
         if text.isEmpty {
             draft.when = .rule(rule(now: now, zone: zone))
@@ -252,8 +260,20 @@ public struct AlarmRow: Hashable, Sendable {
     public var state: AlarmState
     /// A timer's whole duration (`in 5m` → 5 minutes).
     public var duration: TimeSpan?
+    /// Its earliest occurrence skipped ahead (Undo skip brings it back).
+    public var skipped: Instant?
+    /// When the time away it is in now ends (nil: none).
+    public var offUntil: Instant?
+    /// Whether it repeats, so has a next occurrence to skip.
+    public var repeats: Bool
 
-    public init(_ summary: PendingSummary, now: Instant, zone: Zone, language: PhraseLanguage = .english) {
+    /// Whether the row offers Skip next (or Undo skip): an alarm that repeats and is planned.
+    public var canSkip: Bool { kind == .alarm && repeats && (state == .scheduled || skipped != nil) && isOn }
+
+    public init(_ summary: PendingSummary, now: Instant, zone: Zone, language: PhraseLanguage = .english, skipped: Instant? = nil,
+                offUntil: Instant? = nil) {
+        self.skipped = skipped
+        self.offUntil = offUntil
         identifier = summary.identifier
         name = summary.label.isEmpty ? summary.title : summary.label
         fromFile = summary.origin == .file
@@ -261,6 +281,7 @@ public struct AlarmRow: Hashable, Sendable {
         state = summary.state
         isOn = summary.state != .disabled
         let rule = summary.rule.isEmpty ? nil : try? Rule(parsing: summary.rule)
+        repeats = rule?.repeats ?? false
         if case .interval(let span, false)? = rule {
             kind = .timer
             duration = span
@@ -289,6 +310,12 @@ public struct AlarmRow: Hashable, Sendable {
         case .held, .retrying: status = summary.note
         case .scheduled:
             if let next = summary.nextFire { status = tr("Rings %s", relativeTime(from: now, to: next, zone: zone)) } else { status = "" }
+            if let skipped, summary.nextFire != nil { status = tr("Skipped %s", relativeTime(from: now, to: skipped, zone: zone)) + " · " + status }
+        }
+        if let offUntil, summary.state == .scheduled || summary.state == .held {
+            let civil = zone.civil(at: offUntil.seconds)
+            let day = dayText(civil) + (civil.hour == 0 && civil.minute == 0 ? "" : " " + ClockAlarm.two(civil.hour) + ":" + ClockAlarm.two(civil.minute))
+            status = tr("Off until %s", day) + (status.isEmpty ? "" : " · " + status)
         }
     }
 }
@@ -307,6 +334,11 @@ extension ClockAlarm {
         }
         return nil
     }
+}
+
+/// A day as the lists say it: "Mon 2027-01-04".
+public func dayText(_ civil: CivilTime) -> String {
+    Weekdays.shortName(civil.weekday - 1) + " \(civil.year)-\(ClockAlarm.two(civil.month))-\(ClockAlarm.two(civil.day))"
 }
 
 /// When `then` is, seen from `now`, as a clock app says it: "in 45 min", "in 5 h 3 min",

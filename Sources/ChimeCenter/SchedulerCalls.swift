@@ -120,6 +120,11 @@ public enum Scheduler1 {
         }
     }
 
+    /// The alarms with a skipped occurrence ahead, each with the earliest (what the app's Undo skip is for).
+    public static var listSkipped: SchedulerCall<[(identifier: String, occurrence: Instant)]> {
+        SchedulerCall("ListSkipped", out: "a(sx)") { reply in try pairs("ListSkipped", reply).map { ($0.0, Instant(seconds: $0.1)) } }
+    }
+
     /// Every stretch of time away: when it starts and ends, the alarms it is for (all: none named),
     /// and whether the alarm file set it.
     public static var listAway: SchedulerCall<[(away: DaysOff.Away, fromFile: Bool)]> {

@@ -281,6 +281,9 @@ public final class UserNotificationCenter {
         try perform(Scheduler1.occurrencesOff(identifier))
     }
 
+    /// The alarms with a skipped occurrence ahead, each with the earliest.
+    public func skippedAhead() throws -> [(identifier: String, occurrence: Instant)] { try perform(Scheduler1.listSkipped) }
+
     /// Every stretch of time away, and whether the alarm file set it.
     public func away() throws -> [(away: DaysOff.Away, fromFile: Bool)] { try perform(Scheduler1.listAway) }
 

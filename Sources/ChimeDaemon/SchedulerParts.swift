@@ -34,6 +34,8 @@ protocol SchedulerParts: AnyObject {
     /// Every pending alarm, one at a time as read (a listing is never held whole).
     func forEachPending(_ body: (PendingSummary) throws -> Void) throws
     func missed() throws(StoreError) -> [MissedOccurrence]
+    /// The alarms with a skipped occurrence ahead, each with the earliest.
+    func skippedAhead() throws(StoreError) -> [(identifier: String, occurrence: Instant)]
 
     // MARK: Popups (the presenter, the ledger, ringing)
     func answer(_ identifier: String, action: String) throws(SchedulerError)
@@ -117,6 +119,7 @@ final class DaemonParts: SchedulerParts {
     func stored(_ identifier: String) throws(StoreError) -> LoadedRequest? { try schedule.stored(identifier) }
     func forEachPending(_ body: (PendingSummary) throws -> Void) throws { try listing.forEachPendingSummary(body) }
     func missed() throws(StoreError) -> [MissedOccurrence] { try listing.missedOccurrences() }
+    func skippedAhead() throws(StoreError) -> [(identifier: String, occurrence: Instant)] { try listing.skippedAhead(of: clock.now()) }
 
     func answer(_ identifier: String, action: String) throws(SchedulerError) { try presenter.answer(identifier, action: action) }
     func snooze(_ identifier: String, for span: TimeSpan) throws(SchedulerError) { try presenter.snooze(identifier, for: span) }

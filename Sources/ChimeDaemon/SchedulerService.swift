@@ -453,6 +453,11 @@ final class SchedulerService {
                             return .structure([.int64(item.original.seconds), .string(fate), .int64(at), .string(why)])
                         })]
                     },
+                    method("ListSkipped", [], [Parameter("skipped", .array(.structure([.string, .int64])))]) { [unowned self] _ in
+                        let skipped: [(identifier: String, occurrence: Instant)]
+                        do throws(StoreError) { skipped = try parts.skippedAhead() } catch { throw Self.error(.store(error)) }
+                        return [.array(element: .structure([.string, .int64]), skipped.map { .structure([.string($0.identifier), .int64($0.occurrence.seconds)]) })]
+                    },
                     method("ListAway", [], [Parameter("away", .array(.structure([.int64, .int64, .array(.string), .boolean])))]) { [unowned self] _ in
                         [.array(element: .structure([.int64, .int64, .array(.string), .boolean]), parts.away.map {
                             .structure([.int64($0.stretch.from.seconds), .int64($0.stretch.until.seconds), .strings($0.stretch.alarms?.sorted() ?? []),

@@ -1015,6 +1015,19 @@ public final class Store {
         try deliveredNotifications(where: "WHERE server_id = ?", [.integer(Int64(serverID))]).first
     }
 
+    /// The alarms with an occurrence skipped ahead of `now` (`chime skip`, a notice's Skip this one),
+    /// each with the earliest such occurrence. Found by a byte search of the stored requests: only
+    /// those that have skips are decoded.
+    public func skippedAhead(of now: Instant) throws(StoreError) -> [(identifier: String, occurrence: Instant)] {
+        var list: [(String, Instant)] = []
+        try read("SELECT identifier, request FROM pending WHERE quarantine IS NULL AND instr(request, '\"skipped\":[') > 0 ORDER BY identifier") { row in
+            guard let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(row.text(1).utf8)),
+                  let first = request.trigger.skipped.filter({ $0 > now }).min() else { return }
+            list.append((row.text(0), first))
+        }
+        return list
+    }
+
     public func missedOccurrences() throws(StoreError) -> [MissedOccurrence] {
         var list: [MissedOccurrence] = []
         try read("SELECT identifier, due, recorded, reason FROM missed ORDER BY due, identifier") { row in

@@ -118,6 +118,7 @@ protocol AlarmFileStore: StoreTransactions {
 protocol ListingStore: AnyObject {
     func forEachPendingSummary(_ body: (PendingSummary) throws -> Void) throws
     func missedOccurrences() throws(StoreError) -> [MissedOccurrence]
+    func skippedAhead(of now: Instant) throws(StoreError) -> [(identifier: String, occurrence: Instant)]
     func quarantined() throws(StoreError) -> [(identifier: String, reason: String)]
     func pausedTimers() throws(StoreError) -> [(identifier: String, remaining: TimeSpan)]
     var pendingCount: Int { get }

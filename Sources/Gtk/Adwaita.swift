@@ -337,6 +337,15 @@ public final class ComboRow: Widget {
         set { adw_combo_row_set_selected(cast(), UInt32(newValue)) }
     }
 
+    /// A line under the title (a combo row is an action row).
+    public var subtitle: String {
+        get { String(glib: adw_action_row_get_subtitle(cast())) ?? "" }
+        set { adw_action_row_set_subtitle(cast(), newValue) }
+    }
+
+    /// One more choice, last.
+    public func append(_ choice: String) { model.splice(at: model.count, removing: 0, [choice]) }
+
 }
 
 /// A vertical list of rows (a few: each row is a widget), in libadwaita's rounded style.

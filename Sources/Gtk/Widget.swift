@@ -371,3 +371,28 @@ public final class CheckButton: Widget {
 
     public func onToggle(_ body: @escaping () -> Void) { on("toggled", body) }
 }
+
+/// A month's calendar to pick a day in (`GtkCalendar`): arrows and the keyboard move the day.
+public final class Calendar: Widget {
+    public init(name: String) {
+        super.init(sinking: UnsafeMutableRawPointer(gtk_calendar_new()))
+        accessibleName = name
+    }
+
+    /// The day picked: year, month (1-12) and day of the month.
+    public var day: (year: Int, month: Int, day: Int) {
+        get {
+            let date = gtk_calendar_get_date(opaque)
+            defer { g_date_time_unref(date) }
+            return (Int(g_date_time_get_year(date)), Int(g_date_time_get_month(date)), Int(g_date_time_get_day_of_month(date)))
+        }
+        set {
+            guard let date = g_date_time_new_local(Int32(newValue.year), Int32(newValue.month), Int32(newValue.day), 12, 0, 0) else { return }
+            defer { g_date_time_unref(date) }
+            gtk_calendar_select_day(opaque, date)
+        }
+    }
+
+    /// Runs `body` when another day is picked.
+    public func onDayPicked(_ body: @escaping () -> Void) { on("day-selected", body) }
+}

@@ -42,6 +42,9 @@ final class AlarmDialog {
     private let wakeSwitch = Switch(name: nil)
     private let wakeRow = ActionRow(title: tr("Wake the computer"))
     private let doNotDisturb: ComboRow
+    /// What a day off (a holiday of the alarm file's calendars) does to it, and the notice before it.
+    private let onHoliday: ComboRow
+    private let notice: ComboRow
     private let problem = Label()
     private let save = Button(label: tr("_Save"))
     private var chooser: FileChooser?
@@ -50,11 +53,15 @@ final class AlarmDialog {
 
     /// The sound choices: none, chime's default, the theme's sounds, and a file (its path).
     private var soundChoices: [Sound?]
+    /// The notice choices (and an edited alarm's own).
+    private var noticeChoices = AlarmDialog.noticeChoices
     private static let ringChoices: [TimeSpan] = [.zero, .seconds(60), .seconds(300), .seconds(600), .seconds(900), .seconds(1800)]
     private static let snoozeChoices: [TimeSpan] = [60, 300, 540, 600, 900, 1200, 1800].map { .seconds($0) }
     private static let volumeChoices = [100, 90, 80, 70, 60, 50, 40, 30, 20, 10]
     private static let fadeChoices: [TimeSpan] = [0, 10, 30, 60, 120, 300].map { .seconds($0) }
     private static let doNotDisturbChoices: [DoNotDisturbPolicy] = [.breakThrough, .defer, .silent]
+    private static let holidayChoices: [HolidayPolicy] = [.ring, .skip, .before, .after]
+    private static let noticeChoices: [TimeSpan?] = [nil] + [900, 1800, 3600, 7200, 43_200, 86_400].map { .seconds($0) }
 
     init(window owner: MainWindow, editing identifier: String?, alarm: ClockAlarm) {
         self.owner = owner
@@ -74,6 +81,9 @@ final class AlarmDialog {
         fade = ComboRow(title: tr("Fade in"), choices: Self.fadeChoices.map { $0 == .zero ? tr("Off") : durationWords($0) })
         doNotDisturb = ComboRow(title: tr("During Do Not Disturb"),
                                 choices: [tr("Ring anyway"), tr("Wait until it ends"), tr("Show without sound")])
+        onHoliday = ComboRow(title: tr("On a Holiday"), choices: [tr("Ring"), tr("Skip"), tr("Ring the working day before"),
+                                                                  tr("Ring the working day after")])
+        notice = ComboRow(title: tr("Notice Before"), choices: Self.noticeChoices.map { $0.map(durationWords) ?? tr("None") })
         build()
         fill()
     }
@@ -154,6 +164,10 @@ final class AlarmDialog {
         let more = PreferencesGroup(title: tr("When"))
         more.add(wakeRow)
         more.add(doNotDisturb)
+        onHoliday.subtitle = tr("Days off from the holiday calendars the alarm file follows")
+        more.add(onHoliday)
+        notice.subtitle = tr("A quiet popup with Skip this one")
+        more.add(notice)
 
         problem.wraps = true
         problem.addClass("error")
@@ -211,6 +225,13 @@ final class AlarmDialog {
         insistSwitch.isOn = alarm.insist
         wakeSwitch.isOn = alarm.wake
         doNotDisturb.selected = Self.doNotDisturbChoices.firstIndex(of: alarm.doNotDisturb) ?? 0
+        onHoliday.selected = Self.holidayChoices.firstIndex(of: alarm.onHoliday) ?? 0
+        // An edited alarm's own notice, when it is not one of the choices, is kept as one.
+        if let own = alarm.notice, !Self.noticeChoices.contains(own) {
+            noticeChoices.append(own)
+            notice.append(durationWords(own))
+        }
+        notice.selected = noticeChoices.firstIndex(of: alarm.notice) ?? 0
         when.text = alarm.when
         refreshWhen()
     }
@@ -296,6 +317,8 @@ final class AlarmDialog {
         alarm.insist = insistSwitch.isOn
         alarm.wake = wakeSwitch.isOn && wakeSwitch.isSensitive
         alarm.doNotDisturb = Self.doNotDisturbChoices[min(doNotDisturb.selected, 2)]
+        alarm.onHoliday = Self.holidayChoices[min(onHoliday.selected, 3)]
+        alarm.notice = noticeChoices[min(notice.selected, noticeChoices.count - 1)]
         return alarm
     }
 

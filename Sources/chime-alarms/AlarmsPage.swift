@@ -14,6 +14,9 @@ final class AlarmRowWidgets {
     /// The name and days, and below them when it rings (or why not), smaller.
     let details = Label()
     let onOff = Switch(name: nil)
+    /// Skip next, or Undo skip where an occurrence is skipped.
+    let skip = Button(icon: "media-skip-forward-symbolic", name: tr("Skip next"))
+    var skipped = false
     /// Delete, or for the alarm file's alarms, open the file.
     let trailing = Button(icon: "user-trash-symbolic", name: tr("Delete"))
     var identifier = ""
@@ -35,13 +38,22 @@ final class AlarmRowWidgets {
         box.append(text)
         trailing.addClass("flat")
         trailing.verticalAlignment = .center
+        skip.addClass("flat")
+        skip.verticalAlignment = .center
+        box.append(skip)
         box.append(onOff)
         box.append(trailing)
     }
 }
 
 final class AlarmsPage {
-    let root: Stack
+    /// The banner of time away above the list (or the empty page).
+    let root = Box(vertical: true)
+    let pages: Stack
+    /// "Alarms off until Mon 2027-01-04" and Turn On, while alarms are off.
+    private let banner = Box(vertical: false, spacing: 12)
+    private let bannerText = Label()
+    private let turnOn = Button(label: tr("Turn _On"))
     let model = StringList()
     let list: ListView<AlarmRowWidgets>
     private(set) var rows: [String: AlarmRow] = [:]
@@ -49,7 +61,7 @@ final class AlarmsPage {
 
     init(window: MainWindow) {
         self.window = window
-        root = Stack()
+        pages = Stack()
         var bindRow: (AlarmRowWidgets, String, Int) -> Void = { _, _, _ in }
         list = ListView(model: model, name: tr("Alarms"), makeRow: {
             let row = AlarmRowWidgets()
@@ -59,9 +71,29 @@ final class AlarmsPage {
         list.addClass("navigation-sidebar")
         list.onActivate { [unowned self] position in open(model[position]) }
         let empty = StatusPage(icon: "alarm-symbolic", title: tr("No Alarms"), description: tr("Add an alarm with the + button"))
-        root.add(ScrolledWindow(Clamp(list, maximum: 720)), name: "list")
-        root.add(empty, name: "empty")
-        root.visiblePage = "empty"
+        pages.add(ScrolledWindow(Clamp(list, maximum: 720)), name: "list")
+        pages.add(empty, name: "empty")
+        pages.visiblePage = "empty"
+        pages.expandsVertically = true
+        bannerText.expandsHorizontally = true
+        bannerText.xAlignment = 0
+        bannerText.wraps = true
+        banner.append(bannerText)
+        turnOn.verticalAlignment = .center
+        turnOn.onClick { [unowned self] in self.window.endAway() }
+        banner.append(turnOn)
+        banner.margins(6, 12, 6, 12)
+        banner.addClass("card")
+        banner.isVisible = false
+        root.append(banner)
+        root.append(pages)
+    }
+
+    /// Says that alarms are off until `until` (every alarm), or for some of them; hides the banner
+    /// when `text` is nil.
+    func showAway(_ text: String?) {
+        banner.isVisible = text != nil
+        bannerText.text = text ?? ""
     }
 
     /// Shows these alarms (soonest first), changing only the rows that changed.
@@ -86,7 +118,7 @@ final class AlarmsPage {
             let id = widgets.identifier
             if let now = rows[id], old[id] != now { bind(widgets, id) }
         }
-        root.visiblePage = ids.isEmpty ? "empty" : "list"
+        pages.visiblePage = ids.isEmpty ? "empty" : "list"
     }
 
     private func bind(_ widgets: AlarmRowWidgets, _ id: String) {
@@ -104,9 +136,16 @@ final class AlarmsPage {
         widgets.trailing.accessibleName = action
         widgets.trailing.tooltip = action
         widgets.time.setClass("dim-label", !row.isOn)
+        widgets.skip.isVisible = row.canSkip
+        widgets.skipped = row.skipped != nil
+        widgets.skip.iconName = row.skipped == nil ? "media-skip-forward-symbolic" : "edit-undo-symbolic"
+        let skipAction = row.skipped == nil ? tr("Skip the next time %s rings", row.name) : tr("Undo the skip of %s", row.name)
+        widgets.skip.accessibleName = skipAction
+        widgets.skip.tooltip = skipAction
         if !widgets.wired {
             widgets.wired = true
             widgets.onOff.onFlip { [unowned self, unowned widgets] on in window.setOn(widgets.identifier, on) }
+            widgets.skip.onClick { [unowned self, unowned widgets] in window.skip(widgets.identifier, undo: widgets.skipped) }
             widgets.trailing.onClick { [unowned self, unowned widgets] in
                 if widgets.fromFile { window.openAlarmFile() } else { window.delete(widgets.identifier) }
             }

@@ -28,6 +28,9 @@ final class MainWindow {
     private var startUp: Source?
     /// The pending alarms as last read.
     private var summaries: [PendingSummary] = []
+    /// The alarms with an occurrence skipped ahead (the earliest), and the time away, as last read.
+    private var skipped: [String: Instant] = [:]
+    private var away: [DaysOff.Away] = []
     /// Says "rings in 5 min" anew each minute, on the minute.
     private var minuteTicker: Source?
     /// A closed dialog is let go on the next turn of the loop, not inside its own close signal.
@@ -55,6 +58,10 @@ final class MainWindow {
         let add = Button(icon: "list-add-symbolic", name: tr("New Alarm"))
         add.setAction("win.new-alarm")
         header.packStart(add)
+        let off = Button(icon: "media-playback-pause-symbolic", name: tr("Alarms Off Until…"))
+        off.tooltip = tr("Alarms Off Until…")
+        off.setAction("win.alarms-off")
+        header.packEnd(off)
         let body = Box(vertical: true)
         body.append(header)
         toasts = ToastOverlay(top)
@@ -92,6 +99,7 @@ final class MainWindow {
             }
         }
         window.addAction("new-alarm") { [unowned self] in newAlarm() }
+        window.addAction("alarms-off") { [unowned self] in alarmsOff() }
         window.addAction("show-alarms") { [unowned self] in views.visiblePage = "alarms" }
         window.addAction("show-timers") { [unowned self] in views.visiblePage = "timers" }
         window.addAction("show-desktop") { [unowned self] in views.visiblePage = "desktop" }
@@ -199,6 +207,7 @@ final class MainWindow {
         if tracing { trace("listed \(summaries.count) in \(monotonicMicroseconds() - started) us") }
         self.summaries = summaries
         render()
+        refreshSkipsAndAway()
     }
 
     /// The alarms as last read, and the rows' words (when each rings, from now) said again.
@@ -212,13 +221,43 @@ final class MainWindow {
         let now = WallClock.system.now()
         var alarmRows: [AlarmRow] = []
         var timerRows: [AlarmRow] = []
+        let current = away.filter { $0.contains(now) }
         for summary in summaries {
-            let row = AlarmRow(summary, now: now, zone: zone, language: .ofUser)
+            let offUntil = current.filter { $0.alarms?.contains(summary.identifier) ?? true }.map(\.until).max()
+            let row = AlarmRow(summary, now: now, zone: zone, language: .ofUser, skipped: skipped[summary.identifier], offUntil: offUntil)
             if row.kind == .timer { timerRows.append(row) } else { alarmRows.append(row) }
         }
         alarms.show(alarmRows)
         self.timerRows = timerRows
         timers?.show(timerRows)
+        // Time away for every alarm, now or ahead: the banner says until when.
+        if let all = away.filter({ $0.alarms == nil && $0.until > now }).max(by: { $0.until < $1.until }) {
+            let civil = zone.civil(at: all.until.seconds)
+            let day = dayText(civil)
+            alarms.showAway(all.from > now ? tr("Alarms off from %s", relativeTime(from: now, to: all.from, zone: zone)) + " " + tr("until %s", day)
+                                           : tr("Alarms off until %s", day))
+        } else {
+            alarms.showAway(nil)
+        }
+    }
+
+    /// Reads which alarms have a skip ahead and the time away (after each listing: a skip or time
+    /// away changes the pending alarms, which PendingChanged announces).
+    private func refreshSkipsAndAway() {
+        link?.later(Scheduler1.listSkipped) { [unowned self] result in
+            guard case .success(let list) = result else { return }
+            let read = Dictionary(list.map { ($0.identifier, $0.occurrence) }, uniquingKeysWith: min)
+            guard read != skipped else { return }
+            skipped = read
+            render()
+        }
+        link?.later(Scheduler1.listAway) { [unowned self] result in
+            guard case .success(let list) = result else { return }
+            let read = list.map(\.away)
+            guard read != away else { return }
+            away = read
+            render()
+        }
     }
 
     /// Whether a listing is in flight, and whether another change came meanwhile.
@@ -240,6 +279,7 @@ final class MainWindow {
             case .success(let summaries):
                 self.summaries = summaries
                 render()
+                refreshSkipsAndAway()
             case .failure(let error):
                 toast(tr("%s failed", tr("Reading the alarms")) + ": " + describe(error))
             }
@@ -269,6 +309,32 @@ final class MainWindow {
         send(on ? tr("Switching the alarm on") : tr("Switching the alarm off"), on ? Scheduler1.enable([identifier]).ignoringAnswer : Scheduler1.disable([identifier]).ignoringAnswer,
              failed: { [unowned self] in alarms.rebind(identifier) })
         return false
+    }
+
+    /// Skip next (or Undo skip) on a row: the daemon skips its next occurrence, as `chime skip`.
+    func skip(_ identifier: String, undo: Bool) {
+        let name = alarms.rows[identifier]?.name ?? identifier
+        send(undo ? tr("Bringing the skipped time back") : tr("Skipping the next time"), Scheduler1.skip(identifier, undo: undo)) { [unowned self] answer in
+            guard !undo else { return }
+            toast(tr("“%s” skipped", name) + " (" + relativeTime(from: WallClock.system.now(), to: answer.occurrence, zone: zone) + ")") { [unowned self] in
+                send(tr("Bringing the skipped time back"), Scheduler1.skip(identifier, undo: true))
+            }
+        }
+    }
+
+    /// Alarms Off Until…: a day is picked, and every alarm is off until it starts.
+    func alarmsOff() {
+        guard link != nil else { return }
+        let dialog = AwayDialog(window: self)
+        awayDialog = dialog
+        dialog.present()
+    }
+
+    private var awayDialog: AwayDialog?
+
+    /// Turn On: the time away set here or by `chime off` ends.
+    func endAway() {
+        send(tr("Turning the alarms on"), Scheduler1.endAway([])) { [unowned self] _ in refreshSkipsAndAway() }
     }
 
     /// Deletes an alarm, with Undo: the request is read in full first, and added back as it was.

@@ -161,11 +161,32 @@ class App:
                 if time.monotonic() > deadline:
                     raise
 
+    def scroll_to(self, node, over):
+        """Turns the mouse wheel over `over` until `node` lies wholly inside it, as a person scrolls."""
+        box = over.get_extents(Atspi.CoordType.SCREEN)
+
+        def inside():
+            at = node.get_extents(Atspi.CoordType.SCREEN)
+            return App.on_screen(node) and at.y >= box.y and at.y + at.height <= box.y + box.height
+
+        xtest.fake_input(self.x, X.MotionNotify, x=box.x + box.width // 2, y=box.y + box.height // 2)
+        for _ in range(60):
+            if inside():
+                return
+            xtest.fake_input(self.x, X.ButtonPress, 5)
+            xtest.fake_input(self.x, X.ButtonRelease, 5)
+            self.x.sync()
+            time.sleep(0.05)
+        until(inside, DEADLINE, "scrolled into view")
+
     def focus(self, title):
         """Gives the keyboard to the top-level window titled `title` (there is no window manager)."""
+        net_name, utf8 = self.x.intern_atom("_NET_WM_NAME"), self.x.intern_atom("UTF8_STRING")
         for w in self.x.screen().root.query_tree().children:
             try:
-                if w.get_wm_name() == title:
+                named = w.get_full_property(net_name, utf8)
+                name = named.value.decode("utf-8", "replace") if named else w.get_wm_name()
+                if name == title:
                     w.set_input_focus(X.RevertToParent, X.CurrentTime)
                     self.x.sync()
                     return
@@ -353,6 +374,79 @@ class AlarmsTests(AppTestCase):
         for key in ("rule", "sound", "ring", "title", "label", "snooze"):
             self.assertEqual(after.get(key), before.get(key), key)
         self.app.wait_text("Lie in · Weekends\n")
+
+    def test_skip_next_and_undo_skip_on_a_row(self):
+        self.chime("at", "07:30", "--days", "mon-fri", "--id", "wake", "--label", "Wake", "Wake")
+        before = self.pending()["wake"]["nextFire"]
+        self.app.press(self.app.wait("push button", "Skip the next time Wake rings"))
+        until(lambda: json.loads(self.chime("show", "wake", "--json"))["skipped"] == [before], DEADLINE, "the daemon to skip it")
+        self.assertNotEqual(self.pending()["wake"]["nextFire"], before)
+        # The row says so, and offers Undo skip; a skip made in a terminal would show the same.
+        self.app.wait_text("Wake · Weekdays\nSkipped ")
+        self.app.press(self.app.wait("push button", "Undo the skip of Wake"))
+        until(lambda: json.loads(self.chime("show", "wake", "--json"))["skipped"] == [], DEADLINE, "the skip undone")
+        self.assertEqual(self.pending()["wake"]["nextFire"], before)
+        self.app.wait("push button", "Skip the next time Wake rings")
+
+    def test_the_dialog_sets_the_holiday_policy_and_the_notice(self):
+        app = self.app
+        app.press(app.wait("push button", "New Alarm"))
+        dialog = app.wait("dialog", "New Alarm")
+        app.wait("text", "Name", dialog).set_text_contents("Work")
+        for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"):
+            app.press(app.wait("push button", day, dialog))
+        # Each choice is a combo row, below the fold: scrolled to, opened with a click (its list of
+        # choices shows), chosen from with the keyboard (the list's place on screen is the
+        # popover's own, which AT-SPI does not give under X).
+        app.focus("New Alarm")
+
+        def shown(name):
+            return [n for n in App.all(dialog, lambda n: n.get_role_name() == "label" and n.get_name() == name) if App.on_screen(n)]
+        for row_name, downs, choice, other in (("On a Holiday", 1, "Skip", "Ring the working day after"), ("Notice Before", 4, "2 h", "15 min")):
+            row = app.wait("combo box", row_name, dialog, showing=False)
+            app.scroll_to(row, dialog)
+            app.click_until(lambda: row, lambda: shown(other), f"the {row_name} choices")
+            for _ in range(downs):
+                app.key("Down")
+            app.key("Return")
+            until(lambda: not shown(other), DEADLINE, f"{choice} chosen")
+        app.press(app.wait("push button", "Save", dialog))
+        app.gone("dialog", "New Alarm")
+        alarm = next(a for a in self.pending().values() if a["label"] == "Work")
+        shown = json.loads(self.chime("show", alarm["id"], "--json"))
+        self.assertEqual((shown["onHoliday"], shown["notice"]), ("skip", 7200), shown)
+        # Opened again, it shows them.
+        row = app.wait_text("Work · Weekdays")
+        dialog = app.click_until(lambda: row, lambda: app.find("dialog", "Edit Alarm", showing=True), "dialog 'Edit Alarm'")
+        self.assertIn("Skip", App.labels(app.wait("combo box", "On a Holiday", dialog, showing=False)))
+        self.assertIn("2 h", App.labels(app.wait("combo box", "Notice Before", dialog, showing=False)))
+
+    def test_alarms_off_until_a_day_and_on_again(self):
+        self.chime("at", "07:30", "--id", "daily", "--label", "Daily", "Daily")
+        app = self.app
+        app.press(app.wait("push button", "Alarms Off Until…"))
+        dialog = app.wait("dialog", "Alarms Off Until…")
+        # The calendar starts on tomorrow; a click picks three days from now. (A day's number shows
+        # twice where the month before or after shows around it: the month shown is tomorrow's.)
+        calendar = app.wait("filler", "The day alarms ring again", dialog, showing=False)
+        day = datetime.date.today() + datetime.timedelta(days=3)
+        shown_month = (datetime.date.today() + datetime.timedelta(days=1)).month
+        numbers = [n for n in App.all(calendar, lambda n: n.get_role_name() == "label" and n.get_name() == str(day.day)) if App.on_screen(n)]
+        target = numbers[-1] if day.month != shown_month or day.day >= 15 else numbers[0]
+        app.click_until(lambda: target, lambda: app.find_matching("label", lambda name: day.isoformat() in name, dialog), f"{day} picked")
+        app.press(app.wait("push button", "Turn Off", dialog))
+        app.gone("dialog", "Alarms Off Until…")
+        status = json.loads(self.chime("status", "--json"))
+        self.assertEqual(len(status["away"]), 1, status["away"])
+        self.assertTrue(status["away"][0]["until"].startswith(day.isoformat()), status["away"])
+        self.assertIsNone(status["away"][0]["alarms"])
+        self.assertTrue(self.pending()["daily"]["nextFire"].startswith(day.isoformat()), self.pending()["daily"])
+        # The alarms page says so until then, with Turn On.
+        app.wait_text("Alarms off until ")
+        app.press(app.wait("push button", "Turn On"))
+        until(lambda: json.loads(self.chime("status", "--json"))["away"] == [], DEADLINE, "the time away ended")
+        until(lambda: not self.pending()["daily"]["nextFire"].startswith(day.isoformat()) or day == datetime.date.today(), DEADLINE,
+              "the alarm planned again")
 
     def test_an_alarm_set_in_a_terminal_shows_at_once(self):
         app = self.app
