@@ -211,7 +211,7 @@ test-app:
 # -sanitize= flag: SwiftPM passes two in no fixed order, and the driver keeps the last. Leaks are not
 # looked for (the Swift runtime's caches of type metadata read as leaks to LeakSanitizer).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := rule icalendar alarm-file request hint png tz-string tzif sound phrase
+FUZZ_TARGETS := rule icalendar alarm-file request hint png tz-string tzif sound phrase holidays
 fuzz: deps-build
 	$(SWIFT) build -c release --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 	@mkdir -p Fuzz/crashes

@@ -39,6 +39,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case sound
     /// A phrase in English or German (`every other tuesday 09:00`, `morgen um 7 Uhr`).
     case phrase
+    /// A holiday calendar (.ics), read as days off, and a weekday alarm planned with them.
+    case holidays
 
     /// When every target counts from: 2026-11-26 00:00 UTC.
     static let now = Instant(seconds: 1_795_651_200)
@@ -56,6 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .tzif: Self.tzif(bytes)
         case .sound: Self.sound(bytes)
         case .phrase: Self.phrase(String(decoding: bytes, as: UTF8.self))
+        case .holidays: Self.holidays(bytes)
         }
     }
 
@@ -104,6 +107,29 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         for (original, returned) in zip(requests, back) {
             let (a, b) = (original.trigger.nextFire(after: now), returned.trigger.nextFire(after: now))
             if a != b { return "export then import: \(original.identifier) fires at \(String(describing: b)), not \(String(describing: a))" }
+        }
+        return nil
+    }
+
+    /// Days off stay in the window and within their bound, and a weekday alarm planned with them,
+    /// each policy, fires after the time asked, in order, never on a day off it skips.
+    static func holidays(_ bytes: [UInt8]) -> String? {
+        let window = HolidayCalendar.window(around: now)
+        let read = HolidayCalendar(reading: bytes, window: window)
+        if let outside = read.days.keys.first(where: { !window.contains($0) }) { return "day \(outside) is outside the window \(window)" }
+        if read.days.count > HolidayCalendar.maximumDays + HolidayCalendar.maximumLength { return "\(read.days.count) days off: past the bound" }
+        let off = DaysOff(holidays: read.days)
+        for policy in HolidayPolicy.allCases {
+            var trigger = try! Trigger(parsing: "07:00 mon-fri", timeZone: "Europe/Berlin", anchor: now)
+            trigger.onHoliday = policy
+            var t = now
+            for _ in 0..<20 {
+                guard let next = trigger.nextFire(after: t, off: off) else { return "\(policy): no next occurrence after \(t)" }
+                if next <= t { return "\(policy): \(next) is not after \(t)" }
+                let day = trigger.wallClockZone.civil(at: next.seconds).dayNumber
+                if policy != .ring, off.holiday(on: day) != nil { return "\(policy): rings on a day off (\(day))" }
+                t = next
+            }
         }
         return nil
     }
