@@ -52,6 +52,8 @@ public enum CalendarExport {
         if !trigger.reminders.isEmpty { lines.append(Own.remind + ":" + trigger.reminders.map { "\($0.seconds)" }.joined(separator: ",")) }
         if !trigger.exceptions.isEmpty { lines.append(Own.except + ":" + trigger.exceptions.map(\.description).joined(separator: ",")) }
         if let until = trigger.until { lines.append(Own.until + ":\(until.seconds)") }
+        if let notice = trigger.notice { lines.append(Own.notice + ":\(notice.seconds)") }
+        if let policy = trigger.onHoliday, policy != .ring { lines.append(Own.onHoliday + ":" + policy.rawValue.uppercased()) }
         // Where it fires: a VALARM for each offset (at the occurrence without one).
         let text = Property.escaped(content.body.isEmpty ? content.title : content.body)
         for offset in trigger.offsets.isEmpty ? [TimeSpan.zero] : trigger.offsets {

@@ -64,6 +64,7 @@ public struct CalendarImport: Sendable {
         public static let volume = "X-CHIME-VOLUME", fade = "X-CHIME-FADE", fadeFrom = "X-CHIME-FADE-FROM", ring = "X-CHIME-RING", insist = "X-CHIME-INSIST"
         public static let snooze = "X-CHIME-SNOOZE", remind = "X-CHIME-REMIND", except = "X-CHIME-EXCEPT"
         public static let until = "X-CHIME-UNTIL", label = "X-CHIME-LABEL", urgency = "X-CHIME-URGENCY"
+        public static let notice = "X-CHIME-NOTICE", onHoliday = "X-CHIME-ON-HOLIDAY"
     }
 
     /// Reads `text` (an .ics file's contents); `anchor` is when the alarms are set.
@@ -325,6 +326,8 @@ public struct CalendarImport: Sendable {
         draft.reminders = own(Own.remind).map { $0.split(separator: ",").compactMap { Int64($0) }.map { .seconds($0) } }
         draft.exceptions = own(Own.except).map { $0.split(separator: ",").compactMap { try? ExceptDate(parsing: String($0)) } }
         draft.until = own(Own.until).flatMap { Int64($0) }.map { .instant(Instant(seconds: $0)) }
+        draft.notice = own(Own.notice).flatMap { Int64($0) }.map { .seconds($0) }
+        draft.onHoliday = own(Own.onHoliday).flatMap { HolidayPolicy(rawValue: $0.lowercased()) }
         draft.timeZone = own(Own.zone)
         // chime's own rule, where the event came from chime: the alarm comes back as it was written.
         let chimeRule = own(Own.rule)

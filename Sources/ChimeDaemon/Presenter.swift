@@ -643,6 +643,9 @@ final class Presenter: LoopPart {
     /// The notification server changed hands: the one that left took its popups with it; what
     /// waited for its answers is held (no server) or asked of the new one.
     func serverOwnerChanged(from old: String, to owner: String) {
+        // The notices it showed went with it; the next server numbers its popups afresh.
+        notices.removeAll()
+        noticeOrder.removeAll()
         if !old.isEmpty {
             schedule.logging { () throws(StoreError) in
                 let gone = try ledger.forget(shownBy: old)

@@ -140,7 +140,7 @@ import Timekeeping
         #expect(reviewRequest.trigger.exceptions.map(\.description) == ["2100-12"])
         #expect(reviewRequest.trigger.until.map { berlin.iso8601($0) } == "2101-06-30T23:59:59+02:00")
         let reviewShown = try run(["show", "review"], schema: "show")
-        #expect(reviewShown.json.contains(#""remind":[900,86400],"except":["2100-12"],"until":""#), "\(reviewShown.json)")
+        #expect(reviewShown.json.contains(#""remind":[900,86400],"notice":null,"except":["2100-12"],"until":""#), "\(reviewShown.json)")
         #expect(reviewShown.text.contains("remind:       15m before, 1d before"), "\(reviewShown.text)")
         let skipped = try runChime(["skip", "review", "--json"], environment: environment)
         #expect(try Self.problems(skipped.stdout, schema: "skip") == [], "\(skipped.stdout)")
@@ -177,7 +177,7 @@ import Timekeeping
 
         let status = try run(["status"], schema: "status")
         let report = Status.report(try notificationSettings(connection: connection), daemon: try center.daemonStatus(),
-                                   file: try center.alarmFileStatus())
+                                   file: try center.alarmFileStatus(), away: try center.away())
         expectSame(report, status, "status")
         #expect(status.text.first == "Authorization:  authorized")
 

@@ -231,6 +231,8 @@ import Timekeeping
         standup.reminders = [.seconds(600)]
         standup.exceptions = [try ExceptDate(parsing: "2026-12-24")]
         standup.until = .text("2027-06-30")
+        standup.notice = .seconds(7200)
+        standup.onHoliday = .before
         var review = AlarmDraft(kind: .alarm, anchor: Self.now)
         review.identifier = "review"
         review.title = "Review"
@@ -255,6 +257,8 @@ import Timekeeping
             #expect(again.trigger.reminders == original.trigger.reminders)
             #expect(again.trigger.exceptions == original.trigger.exceptions)
             #expect(again.trigger.until == original.trigger.until)
+            #expect(again.trigger.notice == original.trigger.notice)
+            #expect(again.trigger.onHoliday == original.trigger.onHoliday)
             // The same times, a year of them.
             var a = Self.now, b = Self.now
             for _ in 0..<60 {

@@ -117,7 +117,7 @@ import Timekeeping
         let list = try runChime(["list"], environment: environment).stdout
         #expect(list.contains("eggs  paused  Eggs  (in 3s, no sound, command line)  paused: 3s left (chime resume eggs)"), "\(list)")
         let json = try runChime(["list", "--json"], environment: environment).stdout
-        #expect(json.contains(#""state":"paused","note":"3s left","remaining":3}"#), "\(json)")
+        #expect(json.contains(#""state":"paused","note":"3s left","remaining":3,"offUntil":null}"#), "\(json)")
 
         let resumedAt = Date()
         let resumed = try runChime(["resume", "eggs"], environment: environment)
