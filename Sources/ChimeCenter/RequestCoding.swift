@@ -16,6 +16,9 @@ public enum RequestKey {
 public struct IncomingRequest: Sendable {
     public var request: NotificationRequest
     public var identifierGiven: Bool
+    /// The calendar chime writes to that the alarm goes into (`calendar`: a `[[calendar]]` with
+    /// `write = true`, by its name); nil: the daemon keeps it.
+    public var calendar: String? = nil
 }
 
 extension NotificationRequest {
@@ -323,7 +326,12 @@ extension NotificationRequest {
             guard error.offset != nil, case .rule(let text)? = draft.when else { throw error }
             throw RequestError(.rule, "\(error.message) in \"\(text)\"")
         }
-        return IncomingRequest(request: request, identifierGiven: !identifier.isEmpty)
+        var incoming = IncomingRequest(request: request, identifierGiven: !identifier.isEmpty)
+        if !stored, let calendar = try reader.string(.calendar) {
+            try checkText(calendar, .calendar, 1...200, allowing: .none)
+            incoming.calendar = calendar
+        }
+        return incoming
     }
 }
 

@@ -39,8 +39,13 @@ public enum Scheduler1 {
     public typealias Added = (identifier: String, nextFire: Instant)
 
     /// Checks and stores a request, and schedules it: its identifier and first occurrence.
-    public static func add(_ request: NotificationRequest) -> SchedulerCall<Added> {
-        SchedulerCall("Add", [request.dbusRequest], in: "a{sv}", out: "sx") { reply in
+    public static func add(_ request: NotificationRequest, calendar: String? = nil) -> SchedulerCall<Added> {
+        var entries = request.dbusRequest
+        if let calendar, case .dictionary(let k, let v, var items) = entries {
+            items.append(.init(key: .string("calendar"), value: .variant(.string(calendar))))
+            entries = .dictionary(key: k, value: v, items)
+        }
+        return SchedulerCall("Add", [entries], in: "a{sv}", out: "sx") { reply in
             guard reply.count == 2, let id = reply[0].stringValue, case .int64(let next) = reply[1] else { throw mismatch("Add", reply) }
             return (id, Instant(seconds: next))
         }

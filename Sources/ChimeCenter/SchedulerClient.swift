@@ -187,6 +187,12 @@ public final class UserNotificationCenter {
     @discardableResult
     public func add(_ request: NotificationRequest) throws -> (identifier: String, nextFire: Instant) { try perform(Scheduler1.add(request)) }
 
+    /// Adds a request into a calendar chime writes to (`[[calendar]]` with `write = true`, by its
+    /// name): an event there, read back as the calendar's alarm once written.
+    public func add(_ request: NotificationRequest, calendar: String) throws -> (identifier: String, nextFire: Instant) {
+        try perform(Scheduler1.add(request, calendar: calendar))
+    }
+
     /// Adds many requests, all or none (each with its identifier replaces one pending under it):
     /// their identifiers and first occurrences, in order.
     public func addAll(_ requests: [NotificationRequest]) throws -> [(identifier: String, nextFire: Instant)] {

@@ -30,6 +30,8 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case until, count
     case onHoliday = "on-holiday"
     case notice
+    /// The calendar chime writes the alarm into (`Add` only: where it lives, not what it is).
+    case calendar
     case anchor, skipped
     /// `anchor` and `skipped` exactly, in nanoseconds since the epoch (what `Get` answers beside them).
     case anchorNanoseconds = "anchor-ns"

@@ -100,6 +100,11 @@ struct AlarmOptions: ParsableArguments {
         valueName: "DURATION"))
     var notice: String?
 
+    @Option(help: ArgumentHelp(
+        "Put it into a calendar of yours chime writes to (the alarm file's [[calendar]] with write = true, by its label): an event there, synced to your other machines.",
+        valueName: "NAME"))
+    var calendar: String?
+
     @Option(name: .customLong("on-holiday"), help: ArgumentHelp(
         "What a day off (a holiday of the alarm file's [[holidays]] calendars) does to it: ring (the default), skip, or move to the nearest working day before or after.",
         valueName: "POLICY"))
@@ -265,7 +270,7 @@ struct AlarmOptions: ParsableArguments {
 
     func schedule(_ request: NotificationRequest) {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
-        let added = reportingErrors { try center.add(request) }
+        let added = reportingErrors { try calendar.map { try center.add(request, calendar: $0) } ?? center.add(request) }
         // What was understood, in words: for a phrase, and for a rule that repeats.
         let trigger = request.trigger
         let words = trigger.said != nil || trigger.repeats ? trigger.words(.ofUser) : nil

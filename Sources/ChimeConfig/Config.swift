@@ -94,6 +94,20 @@ public struct FollowedCalendar: Hashable, Sendable {
     /// never insist. Otherwise it is someone else's, and its events set only what they mean.
     public var own: Bool = false
     public var line: Int
+    /// chime writes its alarms into it (`write = true`: the person's own, a vdir): `chime at
+    /// --calendar NAME` adds an event there, and the answers to its alarms travel in it.
+    public var write = false
+    /// The command that syncs it with its server (`vdirsyncer sync work`), run after chime writes
+    /// and every `syncInterval`.
+    public var sync: [String]? = nil
+    public var syncInterval = FollowedCalendar.defaultSyncInterval
+
+    public static let defaultSyncInterval = TimeSpan.seconds(900)
+    /// How often a sync may run at most, and at least.
+    public static let syncIntervals = TimeSpan.seconds(10)...TimeSpan.seconds(86_400)
+
+    /// What `--calendar` names it by: its label, else its directory's name.
+    public var name: String { label ?? String(path.split(separator: "/").last ?? Substring(path)) }
 }
 
 /// How each followed calendar file is read: `refusal` says why one is left out (nil: it is read),
@@ -142,7 +156,7 @@ public enum AlarmConfig {
                                      "volume", "fade", "fade-from", "insist", "on-holiday", "working-days", "notice"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "fade-from", "insist"]
-    public static let calendarKeys = ["path", "label", "enabled", "own"]
+    public static let calendarKeys = ["path", "label", "enabled", "own", "write", "sync", "sync-interval"]
     public static let holidaysKeys = ["path", "label", "enabled"]
     public static let offKeys = ["from", "until", "alarms"]
     static let tables = ["defaults", "alarm", "timer", "calendar", "holidays", "off"]
@@ -293,7 +307,7 @@ public enum AlarmConfig {
                 var full = false
                 func take(_ alarms: [CalendarImport.Alarm]) {
                     var taken: [ConfigAlarm] = []
-                    let built = Self.build(alarms[...], label: calendar.label)
+                    let built = Self.build(alarms[...], label: calendar.label, keepingOwn: calendar.write)
                     for (index, alarm) in alarms.enumerated() where !full {
                         guard calendarAlarms < maximumCalendarAlarms else {
                             alarmNotes.append("\(path):\(alarm.line): left out: the calendars already gave \(maximumCalendarAlarms) alarms, the most chime takes from them")
@@ -347,10 +361,12 @@ public enum AlarmConfig {
 
     /// A calendar's alarms as requests, labelled as the file says; a big calendar's on two threads,
     /// half each (each alarm is built alone).
-    static func build(_ alarms: ArraySlice<CalendarImport.Alarm>, label: String?) -> [Result<NotificationRequest, RequestError>] {
+    /// (`keepingOwn`: an alarm chime wrote keeps the label it was given; the calendar's stands in
+    /// where it has none.)
+    static func build(_ alarms: ArraySlice<CalendarImport.Alarm>, label: String?, keepingOwn: Bool = false) -> [Result<NotificationRequest, RequestError>] {
         @Sendable func one(_ alarm: CalendarImport.Alarm) -> Result<NotificationRequest, RequestError> {
             var draft = alarm.draft
-            if let label { draft.label = label }
+            if let label, !keepingOwn || (draft.label ?? "").isEmpty { draft.label = label }
             return Result { () throws(RequestError) in try draft.build(now: nil) }
         }
         guard alarms.count >= 4096 else { return alarms.map(one) }

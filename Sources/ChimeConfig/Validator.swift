@@ -312,9 +312,31 @@ struct Validator {
             }
             let label = string(entries, "label", p + ".label")
             let enabled = bool(entries, "enabled", p + ".enabled") ?? true
-            let own = bool(entries, "own", p + ".own") ?? false
-            calendars.append(FollowedCalendar(path: path, label: label, enabled: enabled, own: own,
-                                              line: locator.header("calendar", index)?.line ?? 0))
+            let write = bool(entries, "write", p + ".write") ?? false
+            // A calendar chime writes to is the person's own.
+            let own = bool(entries, "own", p + ".own") ?? write
+            if write, !own { report(p + ".own", "a calendar chime writes to is yours: 'own' cannot be false with 'write'") }
+            if write, path.hasSuffix(".ics") {
+                report(p + ".path", "a calendar chime writes to is a directory of events (a vdir, as vdirsyncer keeps one), not one .ics file")
+            }
+            var calendar = FollowedCalendar(path: path, label: label, enabled: enabled, own: own, line: locator.header("calendar", index)?.line ?? 0)
+            calendar.write = write
+            if let value = entries["sync"] {
+                let words = value.string.map { $0.split(separator: " ").map(String.init) } ?? value.array?.compactMap(\.string)
+                if let words, !words.isEmpty, words.count == (value.array?.count ?? words.count), !words[0].isEmpty {
+                    calendar.sync = words
+                } else {
+                    report(p + ".sync", "'sync' must be a command, e.g. [\"vdirsyncer\", \"sync\", \"work\"]")
+                }
+            }
+            if let interval = duration(entries, "sync-interval", p + ".sync-interval", range: FollowedCalendar.syncIntervals) {
+                calendar.syncInterval = interval
+            }
+            if calendar.sync == nil, entries["sync-interval"] != nil { report(p + ".sync-interval", "'sync-interval' needs 'sync': the command that syncs it") }
+            if write, let other = calendars.first(where: { $0.write && $0.name == calendar.name }) {
+                report(p, "another calendar chime writes to is named '\(calendar.name)' (line \(other.line)); give one a 'label'", atValue: false)
+            }
+            calendars.append(calendar)
         }
         for (index, table) in tables(root, "holidays") {
             let entries = Entries(table)

@@ -24,6 +24,7 @@
 // `status`, and tell it that alarms were removed (`alarmsRemoved`: one of the file's left out for
 // a clashing identifier may fit now). It tells (`events`) when its first reading is over.
 import ChimeCenter
+import ICalendar
 import ChimeConfig
 import FoundationEssentials
 import Logging
@@ -117,6 +118,8 @@ final class AlarmFileFollower: LoopPart {
     private var knownAfter: String?
     /// The file's `[[timer]]` presets, as last read without errors (`ListTimerPresets`, `StartTimer`).
     private(set) var timerPresets: [TimerPreset] = []
+    /// The calendars chime writes to (`[[calendar]]` with `write = true`), as last read without errors.
+    private(set) var writable: [ReaderSummary.WireWritable] = []
     /// The reading under way, if any.
     private var run: ReaderRun?
     /// Asked again while a reading was under way: why (one more reading follows it).
@@ -606,6 +609,7 @@ final class AlarmFileFollower: LoopPart {
             // (Its steps were committed without waiting for the disk: what the machine's power
             // takes with it is read from the file again at the next start.)
             run.outcome.applied = true
+            writable = summary.writable
             timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
             reported.problems = []
             reported.loaded = run.request.now
@@ -658,5 +662,105 @@ final class AlarmFileFollower: LoopPart {
     static func countsFromAnchor(_ request: NotificationRequest) -> Bool {
         if case .interval = request.trigger.rule { return true }
         return request.trigger.said != nil
+    }
+}
+
+
+// MARK: - Writing into the person's own calendars
+
+extension AlarmFileFollower {
+    /// Puts `incoming` into the calendar chime writes to that it names, as an event (one file, as a
+    /// vdir holds events, written whole or not at all), and reads the calendars again, so the alarm
+    /// is the calendar's as soon as `then` is told: its identifier and first time.
+    func addToCalendar(_ incoming: IncomingRequest, then: @escaping (Result<(identifier: String, next: Instant), SchedulerError>) -> Void) {
+        guard let name = incoming.calendar else { return then(.failure(.invalid(RequestError(.calendar, "names no calendar")))) }
+        guard let calendar = writable.first(where: { $0.name == name }) else {
+            let known = writable.map(\.name)
+            let which = known.isEmpty ? "the alarm file has no [[calendar]] with write = true"
+                : "the calendars chime writes to are " + known.map { "'\($0)'" }.joined(separator: ", ")
+            return then(.failure(.invalid(RequestError(.calendar, "no calendar chime writes to is named \(quotedForMessage(name)); \(which)"))))
+        }
+        var request = incoming.request
+        let now = clock.now()
+        do throws(SchedulerError) {
+            if !incoming.identifierGiven {
+                do { request.identifier = try schedule.newIdentifier(for: request) } catch { throw .store(error) }
+            } else if let origin = (try? schedule.origin(of: request.identifier)) ?? nil, origin == .commandLine {
+                throw .invalid(RequestError(.id, "\(quotedForMessage(request.identifier)) is an alarm this machine keeps; give the calendar's alarm another id"))
+            }
+            guard let next = schedule.nextFire(request, after: now) else { throw .invalid(schedule.neverFires(request, after: now)) }
+            let path = try Self.write(request, into: calendar, now: now)
+            logger.info("wrote \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(name)"])
+            let identifier = request.identifier
+            reload(now: now, reason: "chime wrote to the calendar \(name)") { _ in then(.success((identifier, next))) }
+        } catch {
+            then(.failure(error))
+        }
+    }
+
+    /// The event file of `request` in `calendar`: `UID.ics` (the UID's letters and digits, others
+    /// as hex), written atomically. Answers its path.
+    static func write(_ request: NotificationRequest, into calendar: ReaderSummary.WireWritable, now: Instant) throws(SchedulerError) -> String {
+        let uid = request.content.userInfo[CalendarImport.uidKey] ?? "\(request.identifier)@chime"
+        let path = calendar.path + "/" + fileName(uid: uid)
+        do {
+            try Sys.makeDirectory(calendar.path)
+            try Sys.writeFileAtomically(path, Array(CalendarExport.calendar([request], now: now).utf8))
+        } catch {
+            throw .invalid(RequestError(.calendar, "cannot write \(path): \(error.reason)"))
+        }
+        return path
+    }
+
+    /// A file name for an event's UID: what is safe in a name as it is, the rest as hex.
+    static func fileName(uid: String) -> String {
+        var name = ""
+        for byte in uid.utf8 {
+            let safe = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D || byte == 0x5F || byte == 0x2E || byte == 0x40
+            if safe { name.append(Character(UnicodeScalar(byte))) } else { name += "%" + String(byte, radix: 16, uppercase: true) }
+        }
+        if name.hasPrefix(".") { name = "%2E" + name.dropFirst() }
+        return String(name.prefix(200)) + ".ics"
+    }
+}
+
+extension AlarmFileFollower {
+    /// The event file a calendar alarm lives in, when it is in a calendar chime writes to: `UID.ics`
+    /// as chime and vdirsyncer name one, else the file of that calendar that holds its UID.
+    func calendarFile(of request: NotificationRequest) -> (calendar: ReaderSummary.WireWritable, path: String)? {
+        guard let uid = request.content.userInfo[CalendarImport.uidKey], !writable.isEmpty else { return nil }
+        func holds(_ path: String) -> Bool {
+            guard let bytes = try? Sys.readFile(path, limit: HolidayCalendar.maximumFileSize) else { return false }
+            return (try? ICalendar.Parser.parse(bytes: bytes))?.contains { $0.children("VEVENT").contains { $0.first("UID")?.text == uid } } ?? false
+        }
+        for calendar in writable {
+            let named = calendar.path + "/" + Self.fileName(uid: uid)
+            if holds(named) { return (calendar, named) }
+        }
+        for calendar in writable {
+            for entry in Sys.directoryEntries(calendar.path).prefix(AlarmConfig.maximumCalendarFiles) where entry.hasSuffix(".ics") && !entry.hasPrefix(".") {
+                let path = calendar.path + "/" + entry
+                if holds(path) { return (calendar, path) }
+            }
+        }
+        return nil
+    }
+
+    /// Cancels alarms of calendars chime writes to by removing their events (their files), and reads
+    /// the calendars again; `then` gets those removed once they are gone from the pending list.
+    func removeFromCalendars(_ requests: [NotificationRequest], then: @escaping (Result<[String], SchedulerError>) -> Void) {
+        var removed: [String] = []
+        for request in requests {
+            guard let (calendar, path) = calendarFile(of: request) else { continue }
+            do {
+                try Sys.removeFile(path)
+                try Sys.syncDirectory(calendar.path)
+            } catch {
+                return then(.failure(.invalid(RequestError(.id, "cannot remove \(path): \(error.reason)"))))
+            }
+            logger.info("removed \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(calendar.name)"])
+            removed.append(request.identifier)
+        }
+        reload(now: clock.now(), reason: "chime removed events from its calendars") { _ in then(.success(removed)) }
     }
 }

@@ -138,6 +138,17 @@ struct ReaderSummary: Codable, Equatable {
     var workingDays: [Int] = [1, 2, 3, 4, 5]
     var away: [WireAway] = []
 
+    /// The calendars chime writes to (`write = true`), by name.
+    var writable: [WireWritable] = []
+
+    struct WireWritable: Codable, Equatable {
+        var name: String
+        var path: String
+        /// The command that syncs it (nil: none).
+        var sync: [String]?
+        var syncInterval: Int64
+    }
+
     struct WireAway: Codable, Equatable {
         var from: Int64
         var until: Int64
@@ -464,6 +475,9 @@ public enum AlarmFileReader {
             // The calendars followed, holiday calendars among them: both are watched.
             summary.followed = file.calendars.filter(\.enabled).map(\.path) + file.holidays.filter(\.enabled).map(\.path)
             summary.holidays = file.daysOff
+            summary.writable = file.calendars.filter { $0.enabled && $0.write }.map {
+                .init(name: $0.name, path: $0.path, sync: $0.sync, syncInterval: $0.syncInterval.nanoseconds)
+            }
             summary.workingDays = file.workingDays.sorted()
             summary.away = file.away.map { .init(from: $0.from.nanosecondsSinceEpoch, until: $0.until.nanosecondsSinceEpoch, alarms: $0.alarms?.sorted()) }
             summary.notes = file.calendarNotes

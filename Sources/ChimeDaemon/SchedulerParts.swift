@@ -14,6 +14,12 @@ protocol SchedulerParts: AnyObject {
 
     // MARK: The alarms (the schedule)
     func add(_ request: IncomingRequest) throws(SchedulerError) -> (identifier: String, next: Instant)
+    /// Of these alarms, those that live in calendars chime writes to.
+    func calendarAlarms(_ identifiers: [String]) -> [NotificationRequest]
+    /// Removes alarms from the calendars they live in: answered once they are gone.
+    func removeFromCalendars(_ requests: [NotificationRequest], then: @escaping (Result<[String], SchedulerError>) -> Void)
+    /// Adds into a calendar chime writes to: answered once written and read back.
+    func addToCalendar(_ request: IncomingRequest, then: @escaping (Result<(identifier: String, next: Instant), SchedulerError>) -> Void)
     func addAll(_ requests: [IncomingRequest]) throws(SchedulerError) -> [(identifier: String, next: Instant)]
     func remove(_ identifiers: [String]) throws(SchedulerError) -> [String]
     func removeAll() throws(SchedulerError) -> [String]
@@ -99,6 +105,19 @@ final class DaemonParts: SchedulerParts {
     func now() -> Instant { clock.now() }
 
     func add(_ request: IncomingRequest) throws(SchedulerError) -> (identifier: String, next: Instant) { try schedule.add(request) }
+    func addToCalendar(_ request: IncomingRequest, then: @escaping (Result<(identifier: String, next: Instant), SchedulerError>) -> Void) {
+        alarmFile.addToCalendar(request, then: then)
+    }
+    func calendarAlarms(_ identifiers: [String]) -> [NotificationRequest] {
+        guard !alarmFile.writable.isEmpty else { return [] }
+        return identifiers.compactMap { id in
+            guard (try? schedule.origin(of: id)) == .file, let request = schedule.load(id), alarmFile.calendarFile(of: request) != nil else { return nil }
+            return request
+        }
+    }
+    func removeFromCalendars(_ requests: [NotificationRequest], then: @escaping (Result<[String], SchedulerError>) -> Void) {
+        alarmFile.removeFromCalendars(requests, then: then)
+    }
     func addAll(_ requests: [IncomingRequest]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.addAll(requests) }
     func remove(_ identifiers: [String]) throws(SchedulerError) -> [String] { try schedule.remove(identifiers) }
     func removeAll() throws(SchedulerError) -> [String] { try schedule.removeAll() }

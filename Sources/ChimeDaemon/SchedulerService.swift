@@ -28,13 +28,34 @@ final class SchedulerService {
     // MARK: - The methods
 
     func add(_ request: [Value.DictionaryEntry]) throws(DBusError) -> (identifier: String, nextFire: Instant) {
-        let incoming: IncomingRequest
-        do { incoming = try NotificationRequest.fromDBus(request, now: parts.now()) } catch { throw Self.error(.invalid(error)) }
+        try add(incoming(request))
+    }
+
+    /// A request as `Add` takes it, checked.
+    func incoming(_ request: [Value.DictionaryEntry]) throws(DBusError) -> IncomingRequest {
+        do { return try NotificationRequest.fromDBus(request, now: parts.now()) } catch { throw Self.error(.invalid(error)) }
+    }
+
+    func add(_ incoming: IncomingRequest) throws(DBusError) -> (identifier: String, nextFire: Instant) {
         do {
             let added = try parts.add(incoming)
             return (added.identifier, added.next)
         } catch {
             throw Self.error(error)
+        }
+    }
+
+    /// Answers an `Add` into a calendar of the person's once it is written and read back; the loop
+    /// goes on meanwhile.
+    func answerAddToCalendar(_ incoming: IncomingRequest, _ call: Message) {
+        parts.addToCalendar(incoming) { [weak self] result in
+            guard let self else { return }
+            reply(to: call) {
+                switch result {
+                case .success(let added): return [.string(added.identifier), .int64(added.next.seconds)]
+                case .failure(let error): throw self.error(error)
+                }
+            }
         }
     }
 
@@ -55,11 +76,35 @@ final class SchedulerService {
                 throw Self.error(.invalid(refusal))
             }
         }
+        if let index = incoming.firstIndex(where: { $0.calendar != nil }) {
+            throw Self.error(.invalid(RequestError(key: "requests", "request \(index + 1): calendar: is for Add, one alarm at a time")))
+        }
         do { return try parts.addAll(incoming).map { ($0.identifier, $0.next) } } catch { throw Self.error(error) }
     }
 
     func remove(_ identifiers: [String]) throws(DBusError) -> [String] {
         do { return try parts.remove(identifiers) } catch { throw self.error(error) }
+    }
+
+    /// Answers a `Remove` of alarms that live in calendars chime writes to (and any others with them).
+    func answerRemoveFromCalendars(_ requests: [NotificationRequest], rest: [String], _ call: Message) {
+        // The others first: a refusal among them leaves every calendar as it was.
+        var removed: [String]
+        do { removed = rest.isEmpty ? [] : try remove(rest) } catch {
+            reply(to: call) { throw error }
+            return
+        }
+        parts.removeFromCalendars(requests) { [weak self] result in
+            guard let self else { return }
+            reply(to: call) {
+                switch result {
+                case .success(let gone):
+                    removed += gone
+                    return [.strings(removed)]
+                case .failure(let error): throw self.error(error)
+                }
+            }
+        }
     }
 
     func disable(_ identifiers: [String]) throws(DBusError) -> [String] {
@@ -399,7 +444,12 @@ final class SchedulerService {
                 methods: [
                     method("Add", [Parameter("request", .dictionary(key: .string, value: .variant))],
                            [Parameter("id", .string), Parameter("next_fire", .int64)]) { [unowned self] call in
-                        let added = try add(call.arguments[0].dictionaryEntries ?? [])
+                        let request = try incoming(call.arguments[0].dictionaryEntries ?? [])
+                        if request.calendar != nil {
+                            answerAddToCalendar(request, call.message)
+                            throw ReplyLater()
+                        }
+                        let added = try add(request)
                         return [.string(added.identifier), .int64(added.nextFire.seconds)]
                     },
                     method("AddAll", [Parameter("requests", .array(.dictionary(key: .string, value: .variant)))],
@@ -408,7 +458,14 @@ final class SchedulerService {
                         return [.array(element: .structure([.string, .int64]), added.map { .structure([.string($0.identifier), .int64($0.nextFire.seconds)]) })]
                     },
                     method("Remove", [Parameter("ids", .array(.string))], [Parameter("removed", .array(.string))]) { [unowned self] call in
-                        [.strings(try remove(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []))]
+                        let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []
+                        // Alarms of calendars chime writes to are removed from their calendar: answered once gone.
+                        let inCalendars = parts.calendarAlarms(ids)
+                        if !inCalendars.isEmpty {
+                            answerRemoveFromCalendars(inCalendars, rest: ids.filter { id in !inCalendars.contains { $0.identifier == id } }, call.message)
+                            throw ReplyLater()
+                        }
+                        return [.strings(try remove(ids))]
                     },
                     method("Disable", [Parameter("ids", .array(.string))], [Parameter("disabled", .array(.string))]) { [unowned self] call in
                         [.strings(try disable(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []))]

@@ -126,6 +126,37 @@ public enum Sys {
         try SystemError.check("rename", context: from) { Glibc.rename(from, to) }
     }
 
+    /// Writes `bytes` to `path` whole or not at all: into a new file beside it, flushed to the disk,
+    /// renamed over it, and the directory flushed too, so a crash or a reader at any moment finds the
+    /// old file or the new one, never half of one.
+    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(SystemError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = directory + "/." + name + ".\(getpid()).tmp"
+        let fd = try open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode: mode)
+        do {
+            defer { try? close(fd) }
+            try writeAll(fd, bytes)
+            _ = try SystemError.check("fsync", context: temporary) { Glibc.fsync(fd) }
+        } catch {
+            try? removeFile(temporary)
+            throw error
+        }
+        do { try rename(temporary, to: path) } catch {
+            try? removeFile(temporary)
+            throw error
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Flushes a directory's entries (a rename or removal in it) to the disk.
+    public static func syncDirectory(_ path: String) throws(SystemError) {
+        let fd = try open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { try? close(fd) }
+        _ = try SystemError.check("fsync", context: path) { Glibc.fsync(fd) }
+    }
+
     /// `unlink(2)`; a file that is not there is not an error.
     public static func removeFile(_ path: String) throws(SystemError) {
         guard Glibc.unlink(path) == 0 else {
