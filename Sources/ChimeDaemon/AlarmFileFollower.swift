@@ -108,8 +108,11 @@ final class AlarmFileFollower: LoopPart {
     var status: AlarmFileStatus {
         var status = reported
         status.reading = run != nil
+        status.conflicts += sync.notes
         return status
     }
+    /// The syncs of the calendars chime writes to.
+    private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger)
     private var reported = AlarmFileStatus(path: "")
     /// The file's alarms as the store holds them, by identifier (nil: not yet read from the store;
     /// read a slice at a time as a reload starts).
@@ -181,7 +184,7 @@ final class AlarmFileFollower: LoopPart {
     var deadline: Instant? {
         // Work waiting: due already (any instant in the past wakes the loop at once).
         if let run, hasWork(run) { return .epoch }
-        return reloadAt
+        return [reloadAt, sync.deadline].compactMap { $0 }.min()
     }
 
     func readable(_ fd: Int32) {
@@ -206,6 +209,7 @@ final class AlarmFileFollower: LoopPart {
     func deadlineReached(now: Instant) {
         if let run, hasWork(run) { advance(run) }
         reloadIfSettled(now: now)
+        sync.due(now: now)
     }
 
     /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
@@ -610,6 +614,7 @@ final class AlarmFileFollower: LoopPart {
             // takes with it is read from the file again at the next start.)
             run.outcome.applied = true
             writable = summary.writable
+            sync.configure(writable, now: clock.now())
             timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
             reported.problems = []
             reported.loaded = run.request.now
@@ -691,6 +696,7 @@ extension AlarmFileFollower {
             guard let next = schedule.nextFire(request, after: now) else { throw .invalid(schedule.neverFires(request, after: now)) }
             let path = try Self.write(request, into: calendar, now: now)
             logger.info("wrote \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(name)"])
+            sync.soon(name)
             let identifier = request.identifier
             reload(now: now, reason: "chime wrote to the calendar \(name)") { _ in then(.success((identifier, next))) }
         } catch {
@@ -759,6 +765,7 @@ extension AlarmFileFollower {
                 return then(.failure(.invalid(RequestError(.id, "cannot remove \(path): \(error.reason)"))))
             }
             logger.info("removed \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(calendar.name)"])
+            sync.soon(calendar.name)
             removed.append(request.identifier)
         }
         reload(now: clock.now(), reason: "chime removed events from its calendars") { _ in then(.success(removed)) }
