@@ -331,8 +331,8 @@ struct Validator {
             }
             if let interval = duration(entries, "sync-interval", p + ".sync-interval", range: FollowedCalendar.syncIntervals) {
                 calendar.syncInterval = interval
+                if calendar.sync == nil, entries["sync"] == nil { report(p + ".sync-interval", "'sync-interval' needs 'sync': the command that syncs it") }
             }
-            if calendar.sync == nil, entries["sync-interval"] != nil { report(p + ".sync-interval", "'sync-interval' needs 'sync': the command that syncs it") }
             if write, let other = calendars.first(where: { $0.write && $0.name == calendar.name }) {
                 report(p, "another calendar chime writes to is named '\(calendar.name)' (line \(other.line)); give one a 'label'", atValue: false)
             }

@@ -121,8 +121,11 @@ final class AlarmFileFollower: LoopPart {
     private var knownAfter: String?
     /// The file's `[[timer]]` presets, as last read without errors (`ListTimerPresets`, `StartTimer`).
     private(set) var timerPresets: [TimerPreset] = []
-    /// The calendars chime writes to (`[[calendar]]` with `write = true`), as last read without errors.
-    private(set) var writable: [ReaderSummary.WireWritable] = []
+    /// The calendars chime writes to (`[[calendar]]` with `write = true`) and those it only syncs,
+    /// as last read without errors.
+    private var followedForSync: [ReaderSummary.WireWritable] = []
+    /// The calendars chime writes to.
+    var writable: [ReaderSummary.WireWritable] { followedForSync.filter(\.write) }
     /// The reading under way, if any.
     private var run: ReaderRun?
     /// Asked again while a reading was under way: why (one more reading follows it).
@@ -613,8 +616,8 @@ final class AlarmFileFollower: LoopPart {
             // (Its steps were committed without waiting for the disk: what the machine's power
             // takes with it is read from the file again at the next start.)
             run.outcome.applied = true
-            writable = summary.writable
-            sync.configure(writable, now: clock.now())
+            followedForSync = summary.writable
+            sync.configure(followedForSync, now: clock.now())
             timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
             reported.problems = []
             reported.loaded = run.request.now

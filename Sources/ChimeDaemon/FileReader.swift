@@ -138,7 +138,7 @@ struct ReaderSummary: Codable, Equatable {
     var workingDays: [Int] = [1, 2, 3, 4, 5]
     var away: [WireAway] = []
 
-    /// The calendars chime writes to (`write = true`), by name.
+    /// The calendars chime writes to (`write = true`) or syncs (`sync`), by name.
     var writable: [WireWritable] = []
 
     struct WireWritable: Codable, Equatable {
@@ -147,6 +147,8 @@ struct ReaderSummary: Codable, Equatable {
         /// The command that syncs it (nil: none).
         var sync: [String]?
         var syncInterval: Int64
+        /// chime writes to it (else it only syncs it).
+        var write = true
     }
 
     struct WireAway: Codable, Equatable {
@@ -475,8 +477,8 @@ public enum AlarmFileReader {
             // The calendars followed, holiday calendars among them: both are watched.
             summary.followed = file.calendars.filter(\.enabled).map(\.path) + file.holidays.filter(\.enabled).map(\.path)
             summary.holidays = file.daysOff
-            summary.writable = file.calendars.filter { $0.enabled && $0.write }.map {
-                .init(name: $0.name, path: $0.path, sync: $0.sync, syncInterval: $0.syncInterval.nanoseconds)
+            summary.writable = file.calendars.filter { $0.enabled && ($0.write || $0.sync != nil) }.map {
+                .init(name: $0.name, path: $0.path, sync: $0.sync, syncInterval: $0.syncInterval.nanoseconds, write: $0.write)
             }
             summary.workingDays = file.workingDays.sorted()
             summary.away = file.away.map { .init(from: $0.from.nanosecondsSinceEpoch, until: $0.until.nanosecondsSinceEpoch, alarms: $0.alarms?.sorted()) }

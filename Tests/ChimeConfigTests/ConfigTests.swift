@@ -357,6 +357,46 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
         #expect(good.away.first?.from == Instant(seconds: 1_800_000_000))
     }
 
+    /// Calendars chime writes to and syncs, as the file says them: what is wrong is said at its place.
+    @Test func calendarsChimeWritesToAreChecked() {
+        let file = load("""
+            [[calendar]]
+            path = "/cal/work.ics"
+            write = true
+
+            [[calendar]]
+            path = "/cal/home"
+            write = true
+            own = false
+            sync-interval = "5s"
+
+            [[calendar]]
+            path = "/cal/team"
+            label = "home"
+            write = true
+            sync = 3
+            """)
+        #expect(file.diagnostics.map(\.description) == [
+            "alarms.toml:2:8: a calendar chime writes to is a directory of events (a vdir, as vdirsyncer keeps one), not one .ics file",
+            "alarms.toml:8:7: a calendar chime writes to is yours: 'own' cannot be false with 'write'",
+            "alarms.toml:9:17: 'sync-interval' must be 10s-1d, found 5s",
+            "alarms.toml:11:1: another calendar chime writes to is named 'home' (line 5); give one a 'label'",
+            "alarms.toml:15:8: 'sync' must be a command, e.g. [\"vdirsyncer\", \"sync\", \"work\"]",
+        ])
+        let good = load("""
+            [[calendar]]
+            path = "/cal/home"
+            write = true
+            sync = "vdirsyncer sync home"
+            sync-interval = "1m"
+            """)
+        #expect(good.diagnostics.isEmpty, "\(good.diagnostics)")
+        let calendar = try? #require(good.calendars.first)
+        #expect(calendar?.write == true && calendar?.own == true && calendar?.name == "home")
+        #expect(calendar?.sync == ["vdirsyncer", "sync", "home"])
+        #expect(calendar?.syncInterval == .seconds(60))
+    }
+
     @Test func theFileItselfIsChecked() throws {
         #expect(load("x = \"\u{FFFD}\"").diagnostics.map(\.description) == ["alarms.toml:1:1: unknown key 'x'; the file holds [defaults], [[alarm]], [[timer]], [[calendar]], [[holidays]] and [[off]]"])
         var bytes = Array("[[alarm]]\nlabel = \"caf".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)
