@@ -190,18 +190,14 @@ test: deps-test
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test $(CXX_FLAGS) --skip '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES)))'
 	$(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(SOUND_SUITES)))'
-	@# The calendar suites and the examples beside the app's tests: they mostly wait (on a CalDAV
-	@# server's syncs, on a big calendar read by a reader child at nice 10, on the examples' own build
-	@# in Examples/.build), as the app's tests wait on its window; each on a desktop of its own.
-	@rm -f .build/calendar-tests.rc .build/examples.rc
-	@($(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(CALENDAR_SUITES)))' \
+	@# The calendar suites beside the app's tests: they mostly wait (on a CalDAV server's syncs, on a
+	@# big calendar read by a reader child at nice 10), as the app's tests wait on its window.
+	@rm -f .build/calendar-tests.rc; ($(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(CALENDAR_SUITES)))' \
 		>.build/calendar-tests.log 2>&1; echo $$? >.build/calendar-tests.rc) &
-	@(scripts/test-examples.sh >.build/examples.log 2>&1; echo $$? >.build/examples.rc) &
 	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms
-	@while [ ! -s .build/calendar-tests.rc ] || [ ! -s .build/examples.rc ]; do sleep 1; done; \
-		cat .build/calendar-tests.log .build/examples.log; \
-		[ "$$(cat .build/calendar-tests.rc)" = 0 ] || { echo "the calendar suites failed"; exit 1; }; \
-		[ "$$(cat .build/examples.rc)" = 0 ] || { echo "the examples failed"; exit 1; }
+	@while [ ! -s .build/calendar-tests.rc ]; do sleep 1; done; cat .build/calendar-tests.log; \
+		[ "$$(cat .build/calendar-tests.rc)" = 0 ] || { echo "the calendar suites failed"; exit 1; }
+	@scripts/test-examples.sh
 	@while [ ! -s $(PACKAGING_SCRATCH)/build.rc ]; do sleep 1; done; \
 		[ "$$(cat $(PACKAGING_SCRATCH)/build.rc)" = 0 ] || { cat $(PACKAGING_SCRATCH)/build.log; echo "the packages' release build failed"; exit 1; }
 	$(MAKE) docs

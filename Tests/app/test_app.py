@@ -512,7 +512,8 @@ class AlarmsTests(AppTestCase):
         with open(self.session.alarm_file, "w") as f:
             for n in range(10000):
                 f.write(f'[[alarm]]\nid = "a{n}"\nwhen = "{n // 60 % 24:02d}:{n % 60:02d}"\ntitle = "Alarm {n}"\n\n')
-        until(lambda: (json.loads(self.chime("status", "--json"))["alarmFile"] or {}).get("alarms") == 10000, 20, "10,000 alarms loaded")
+        # (A busy machine reads the file slower: the promise is the rows, not the speed; bench: docs/BENCHMARKS.md.)
+        until(lambda: (json.loads(self.chime("status", "--json"))["alarmFile"] or {}).get("alarms") == 10000, 120, "10,000 alarms loaded")
         listing = self.app.wait("list", "Alarms", showing=False)
         until(lambda: listing.get_child_count() > 0, DEADLINE, "rows")
         rows = listing.get_child_count()
