@@ -301,15 +301,7 @@ struct Validator {
             let entries = Entries(table)
             let p = "calendar[\(index)]"
             checkKeys(entries, known: AlarmConfig.calendarKeys, prefix: p, section: "[[calendar]]")
-            guard var path = string(entries, "path", p + ".path") else {
-                if entries["path"] == nil { report(p, "this calendar needs 'path': an .ics file or a directory of them", atValue: false) }
-                continue
-            }
-            if path.hasPrefix("~/"), let home = Sys.environment("HOME") { path = home + path.dropFirst() }
-            guard path.hasPrefix("/") else {
-                report(p + ".path", "calendar path \"\(path)\" must be absolute (or start with ~/)")
-                continue
-            }
+            guard let path = calendarPath(entries, p, what: "calendar") else { continue }
             let label = string(entries, "label", p + ".label")
             let enabled = bool(entries, "enabled", p + ".enabled") ?? true
             let write = bool(entries, "write", p + ".write") ?? false
@@ -342,15 +334,7 @@ struct Validator {
             let entries = Entries(table)
             let p = "holidays[\(index)]"
             checkKeys(entries, known: AlarmConfig.holidaysKeys, prefix: p, section: "[[holidays]]")
-            guard var path = string(entries, "path", p + ".path") else {
-                if entries["path"] == nil { report(p, "this holiday calendar needs 'path': an .ics file or a directory of them", atValue: false) }
-                continue
-            }
-            if path.hasPrefix("~/"), let home = Sys.environment("HOME") { path = home + path.dropFirst() }
-            guard path.hasPrefix("/") else {
-                report(p + ".path", "holiday calendar path \"\(path)\" must be absolute (or start with ~/)")
-                continue
-            }
+            guard let path = calendarPath(entries, p, what: "holiday calendar") else { continue }
             holidays.append(HolidaySource(path: path, label: string(entries, "label", p + ".label"),
                                           enabled: bool(entries, "enabled", p + ".enabled") ?? true,
                                           line: locator.header("holidays", index)?.line ?? 0))
@@ -388,6 +372,21 @@ struct Validator {
             names[timer.name] = timer.line
             timers.append(timer)
         }
+    }
+
+    /// A calendar's `path` (an .ics file or a directory of them), `~/` read as the home directory;
+    /// nil, and said at its place, when it is missing or not absolute.
+    mutating func calendarPath(_ entries: Entries, _ p: String, what: String) -> String? {
+        guard var path = string(entries, "path", p + ".path") else {
+            if entries["path"] == nil { report(p, "this \(what) needs 'path': an .ics file or a directory of them", atValue: false) }
+            return nil
+        }
+        if path.hasPrefix("~/"), let home = Sys.environment("HOME") { path = home + path.dropFirst() }
+        guard path.hasPrefix("/") else {
+            report(p + ".path", "\(what) path \"\(path)\" must be absolute (or start with ~/)")
+            return nil
+        }
+        return path
     }
 
     /// The tables of an array of tables (`[[alarm]]`), reporting anything else.
