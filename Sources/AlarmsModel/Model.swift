@@ -71,6 +71,8 @@ public struct ClockAlarm: Hashable, Sendable {
     public var onHoliday: HolidayPolicy = .ring
     /// The notice before each time it rings (nil: none).
     public var notice: TimeSpan?
+    /// The calendar chime writes to that it lives in (nil: this machine).
+    public var calendar: String?
     /// What an edited alarm said that the dialog does not show (its body, buttons, body command,
     /// grace, urgency...): kept as it was. nil for a new alarm.
     public private(set) var base: NotificationContent?
@@ -112,6 +114,7 @@ public struct ClockAlarm: Hashable, Sendable {
         doNotDisturb = content.doNotDisturb ?? .breakThrough
         onHoliday = request.trigger.holidayPolicy
         notice = request.trigger.notice
+        calendar = content.userInfo[CalendarImport.calendarKey]
     }
 
     private static func single(_ chain: [CalendarExpression.Component]?) -> Int? {

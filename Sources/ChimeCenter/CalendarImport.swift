@@ -17,6 +17,8 @@ public struct CalendarImport: Sendable {
         public var uid: String
         /// Named by chime's settings (X-CHIME-ID), not after its UID.
         public var named = false
+        /// Switched off on some machine (X-CHIME-DISABLED, from the person's own calendar).
+        public var enabled = true
     }
 
     /// Something of the file chime cannot represent, at its line.
@@ -57,6 +59,8 @@ public struct CalendarImport: Sendable {
 
     /// Where an imported alarm keeps its event's UID (its user info), so an export gives it back.
     public static let uidKey = "ics-uid"
+    /// Where an alarm of a calendar chime writes to keeps that calendar's name (its user info).
+    public static let calendarKey = "chime-calendar"
 
     /// Properties of chime's own that `CalendarExport` writes, so an alarm comes back as it was.
     public enum Own {
@@ -234,7 +238,8 @@ public struct CalendarImport: Sendable {
         var sound: Sound?
         var alarmDescription: String?
         // chime's reminders come back from X-CHIME-REMIND, not from the VALARMs that show them elsewhere.
-        for valarm in valarms where valarm.first("X-CHIME-REMINDER") == nil {
+        // A snooze (RFC 9074) is an answer, read below, not an alarm of its own.
+        for valarm in valarms where valarm.first("X-CHIME-REMINDER") == nil && !CalendarAnswers.isSnooze(valarm) {
             let action = valarm.first("ACTION")?.value.uppercased() ?? "DISPLAY"
             switch action {
             case "DISPLAY":
@@ -312,6 +317,13 @@ public struct CalendarImport: Sendable {
         draft.body = body.joined(separator: "\n")
         draft.label = own(Own.label) ?? calendarName
         draft.userInfo = [CalendarImport.uidKey: uid]
+        // What was answered on the person's other machines (and their other programs): only from
+        // their own calendar; in anyone else's, someone else's answer is not the person's.
+        if trust.chimeSettings {
+            let (acknowledged, snoozed) = CalendarAnswers.read(item)
+            if let acknowledged { draft.userInfo?[CalendarAnswers.acknowledgedKey] = String(acknowledged.seconds) }
+            if let snoozed { draft.userInfo?[CalendarAnswers.snoozedKey] = String(snoozed.seconds) }
+        }
         draft.sound = sound
         if let name = own(Own.sound) { draft.sound = name == "default" ? .default : name.hasPrefix("/") ? .file(name) : .named(name) }
         if draft.sound != nil {
@@ -329,6 +341,7 @@ public struct CalendarImport: Sendable {
         draft.notice = own(Own.notice).flatMap { Int64($0) }.map { .seconds($0) }
         draft.onHoliday = own(Own.onHoliday).flatMap { HolidayPolicy(rawValue: $0.lowercased()) }
         draft.timeZone = own(Own.zone)
+        let enabled = own(CalendarEdit.disabled)?.uppercased() != "TRUE"
         // chime's own rule, where the event came from chime: the alarm comes back as it was written.
         let chimeRule = own(Own.rule)
         let identifier = own(Own.id) ?? Self.identifier(uid: uid, instance: instance)
@@ -337,7 +350,7 @@ public struct CalendarImport: Sendable {
             draft.when = chimeRule.map { .rule($0) } ?? .recurrence(recurrence)
             let places = Set(offsets).sorted()  // a DISPLAY and an AUDIO alarm at the same time are one
             draft.offsets = places == [0] ? [] : places.map { .seconds($0) }
-            alarms.append(Alarm(draft: draft, line: item.line, uid: uid, named: own(Own.id) != nil))
+            alarms.append(Alarm(draft: draft, line: item.line, uid: uid, named: own(Own.id) != nil, enabled: enabled))
         }
         for (index, (at, _)) in absolute.enumerated() {
             var one = draft
@@ -347,13 +360,13 @@ public struct CalendarImport: Sendable {
             one.reminders = nil
             one.exceptions = nil
             one.until = nil
-            alarms.append(Alarm(draft: one, line: item.line, uid: uid, named: own(Own.id) != nil))
+            alarms.append(Alarm(draft: one, line: item.line, uid: uid, named: own(Own.id) != nil, enabled: enabled))
         }
     }
 
     /// `ics-` and the UID where it makes a good identifier; else its letters and digits with a
     /// hash of the whole, so two UIDs never share one. A moved instance adds its RECURRENCE-ID.
-    static func identifier(uid: String, instance: Property?) -> String {
+    public static func identifier(uid: String, instance: Property?) -> String {
         // ASCII letters and digits (bytes: Unicode's letter property, asked of each, was 1% of a big calendar).
         func isLetterOrDigit(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") || b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
         let allowed = uid.utf8.allSatisfy { isLetterOrDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "-") }

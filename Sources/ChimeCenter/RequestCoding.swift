@@ -19,6 +19,9 @@ public struct IncomingRequest: Sendable {
     /// The calendar chime writes to that the alarm goes into (`calendar`: a `[[calendar]]` with
     /// `write = true`, by its name); nil: the daemon keeps it.
     public var calendar: String? = nil
+    /// Into the alarm file's `[defaults] calendar` when it names one and `calendar` is not given
+    /// (`calendar-default`: what `chime at` asks unless `--here`).
+    public var calendarDefault = false
 }
 
 extension NotificationRequest {
@@ -331,6 +334,7 @@ extension NotificationRequest {
             try checkText(calendar, .calendar, 1...200, allowing: .none)
             incoming.calendar = calendar
         }
+        if !stored { incoming.calendarDefault = try reader.bool(.calendarDefault) ?? false }
         return incoming
     }
 }

@@ -39,10 +39,13 @@ public enum Scheduler1 {
     public typealias Added = (identifier: String, nextFire: Instant)
 
     /// Checks and stores a request, and schedules it: its identifier and first occurrence.
-    public static func add(_ request: NotificationRequest, calendar: String? = nil) -> SchedulerCall<Added> {
+    /// `calendar`: into that calendar chime writes to; `intoDefaultCalendar`: into the alarm file's
+    /// `[defaults] calendar` when it names one.
+    public static func add(_ request: NotificationRequest, calendar: String? = nil, intoDefaultCalendar: Bool = false) -> SchedulerCall<Added> {
         var entries = request.dbusRequest
-        if let calendar, case .dictionary(let k, let v, var items) = entries {
-            items.append(.init(key: .string("calendar"), value: .variant(.string(calendar))))
+        if case .dictionary(let k, let v, var items) = entries {
+            if let calendar { items.append(.init(key: .string("calendar"), value: .variant(.string(calendar)))) }
+            if intoDefaultCalendar { items.append(.init(key: .string("calendar-default"), value: .variant(.boolean(true)))) }
             entries = .dictionary(key: k, value: v, items)
         }
         return SchedulerCall("Add", [entries], in: "a{sv}", out: "sx") { reply in
@@ -209,6 +212,19 @@ public enum Scheduler1 {
     }
 
     /// The alarm file's timer presets.
+    /// The calendars chime writes to or syncs (the alarm file's `[[calendar]]` with `write` or
+    /// `sync`): name, whether chime writes to it, whether it syncs it, whether `chime at` puts
+    /// alarms into it unless told otherwise (`[defaults] calendar`), and why its sync fails ("").
+    public static var listCalendars: SchedulerCall<[(name: String, write: Bool, syncs: Bool, isDefault: Bool, failing: String)]> {
+        SchedulerCall("ListCalendars", out: "a(sbbbs)") { reply in
+            (reply.first?.arrayElements ?? []).compactMap { item in
+                guard case .structure(let f) = item, f.count == 5, let name = f[0].stringValue, case .boolean(let write) = f[1],
+                    case .boolean(let syncs) = f[2], case .boolean(let isDefault) = f[3], let failing = f[4].stringValue else { return nil }
+                return (name, write, syncs, isDefault, failing)
+            }
+        }
+    }
+
     public static var listTimerPresets: SchedulerCall<[(name: String, duration: TimeSpan, title: String)]> {
         SchedulerCall("ListTimerPresets", out: "a(sxs)") { reply in
             (reply.first?.arrayElements ?? []).compactMap { item in

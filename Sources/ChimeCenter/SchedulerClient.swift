@@ -193,6 +193,11 @@ public final class UserNotificationCenter {
         try perform(Scheduler1.add(request, calendar: calendar))
     }
 
+    /// Adds a request into the alarm file's `[defaults] calendar` when it names one (else here).
+    public func add(_ request: NotificationRequest, intoDefaultCalendar: Bool) throws -> (identifier: String, nextFire: Instant) {
+        try perform(Scheduler1.add(request, intoDefaultCalendar: intoDefaultCalendar))
+    }
+
     /// Adds many requests, all or none (each with its identifier replaces one pending under it):
     /// their identifiers and first occurrences, in order.
     public func addAll(_ requests: [NotificationRequest]) throws -> [(identifier: String, nextFire: Instant)] {

@@ -32,6 +32,8 @@ public enum RequestField: String, Hashable, Sendable, CaseIterable {
     case notice
     /// The calendar chime writes the alarm into (`Add` only: where it lives, not what it is).
     case calendar
+    /// Into the alarm file's `[defaults] calendar` when it names one (`chime at`).
+    case calendarDefault = "calendar-default"
     case anchor, skipped
     /// `anchor` and `skipped` exactly, in nanoseconds since the epoch (what `Get` answers beside them).
     case anchorNanoseconds = "anchor-ns"

@@ -105,6 +105,9 @@ struct AlarmOptions: ParsableArguments {
         valueName: "NAME"))
     var calendar: String?
 
+    @Flag(help: "chime at: keep it on this machine, even where the alarm file's [defaults] calendar names a calendar to put alarms into.")
+    var here = false
+
     @Option(name: .customLong("on-holiday"), help: ArgumentHelp(
         "What a day off (a holiday of the alarm file's [[holidays]] calendars) does to it: ring (the default), skip, or move to the nearest working day before or after.",
         valueName: "POLICY"))
@@ -268,9 +271,15 @@ struct AlarmOptions: ParsableArguments {
         return .seconds(seconds)
     }
 
-    func schedule(_ request: NotificationRequest) {
+    /// `intoDefaultCalendar`: into the alarm file's `[defaults] calendar` when it names one and
+    /// neither `--calendar` nor `--here` says otherwise (`chime at`).
+    func schedule(_ request: NotificationRequest, intoDefaultCalendar: Bool = false) {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
-        let added = reportingErrors { try calendar.map { try center.add(request, calendar: $0) } ?? center.add(request) }
+        let added = reportingErrors {
+            if let calendar { return try center.add(request, calendar: calendar) }
+            if intoDefaultCalendar, !here { return try center.add(request, intoDefaultCalendar: true) }
+            return try center.add(request)
+        }
         // What was understood, in words: for a phrase, and for a rule that repeats.
         let trigger = request.trigger
         let words = trigger.said != nil || trigger.repeats ? trigger.words(.ofUser) : nil

@@ -39,6 +39,6 @@ public struct At: ParsableCommand {
     public func run() throws {
         let text = days.map { rule + " " + $0 } ?? rule
         let request = try options.request(rule: text)
-        options.schedule(request)
+        options.schedule(request, intoDefaultCalendar: true)
     }
 }

@@ -18,7 +18,9 @@ public struct Show: ParsableCommand {
             zone, next fire time, what a day off does to it and which of the next year's occurrences a day off \
             moves or skips or time away silences ("Fri 25 Dec: Christmas Day, moved to Thu 24 Dec"), sound, urgency, \
             icon, actions, snooze, grace and expire times, body command, how long it rings, whether it wakes the \
-            machine, its do-not-disturb policy, where it comes from and its state. \
+            machine, its do-not-disturb policy, where it comes from (and for an alarm of a calendar, its event, \
+            what of it the calendar cannot carry and is kept on this machine only, and until when it was \
+            answered on another machine) and its state. \
             --json gives the same as one object, typed: durations in seconds, the next fire time in ISO 8601 \
             with its offset, null for none (docs/json.md).
 
@@ -167,6 +169,22 @@ public struct Show: ParsableCommand {
             Field("dnd", "dnd", .text((content.doNotDisturb ?? AlarmDefaults.doNotDisturb).rawValue)),
             Field("origin", "origin", .text((summary?.origin ?? .commandLine).rawValue)) { datum in
                 datum.text == AlarmOrigin.file.rawValue ? "alarm file" : "command line"
+            },
+            // Where it lives: this machine, or an event of a calendar (its UID), and what of it the
+            // calendar cannot carry, kept on the machine that set it.
+            Field("calendarEvent", "calendar event", .optional(content.userInfo[CalendarImport.uidKey]) { .text($0) }) { datum in
+                guard let uid = datum.text else { return "none (it lives on this machine)" }
+                return content.userInfo[CalendarImport.calendarKey].map { "\(uid), in the calendar '\($0)'" } ?? uid
+            },
+            Field("calendar", "calendar", .optional(content.userInfo[CalendarImport.calendarKey]) { .text($0) }),
+            Field("keptHere", "kept here", .list((content.userInfo[KeptHere.key] ?? "").split(separator: ",").map {
+                .text(String($0.drop { $0 == " " }))
+            })) { datum in
+                guard case .list(let names) = datum, !names.isEmpty else { return nil }
+                return names.compactMap(\.text).joined(separator: ", ") + " (its calendar cannot carry them: on this machine only)"
+            },
+            Field("answeredUntil", "answered until", .optional(CalendarAnswers.of(request).acknowledged) { .instant($0, zone) }) { datum in
+                datum.text.map { "\($0) (its calendar says so: occurrences until then ring nowhere)" }
             },
             Field("state", "state", .text(summary?.state.rawValue ?? "not pending")),
             Field("note", "note", .optional(summary.flatMap { $0.note.isEmpty ? nil : $0.note }) { .text($0) }),

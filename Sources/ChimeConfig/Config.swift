@@ -66,6 +66,9 @@ public struct AlarmFile: Hashable, Sendable {
     public var holidays: [HolidaySource] = []
     public var daysOff: [Int64: String] = [:]
     public var workingDays: Set<Int> = Set(1...5)
+    /// The calendar chime writes to that `chime at` puts alarms into unless told otherwise
+    /// (`[defaults] calendar`, a `[[calendar]]` with `write = true`).
+    public var defaultCalendar: String?
     /// Time away (`[[off]]`).
     public var away: [DaysOff.Away] = []
     public var isValid: Bool { diagnostics.isEmpty }
@@ -153,7 +156,7 @@ public enum AlarmConfig {
                                    "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd",
                                    "volume", "fade", "fade-from", "insist", "remind", "except", "until", "on-holiday", "notice"]
     public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd",
-                                     "volume", "fade", "fade-from", "insist", "on-holiday", "working-days", "notice"]
+                                     "volume", "fade", "fade-from", "insist", "on-holiday", "working-days", "notice", "calendar"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "fade-from", "insist"]
     public static let calendarKeys = ["path", "label", "enabled", "own", "write", "sync", "sync-interval"]
@@ -230,6 +233,7 @@ public enum AlarmConfig {
         file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }
         file.holidays = validator.holidays
         file.workingDays = validator.workingDays
+        file.defaultCalendar = validator.defaultCalendar
         file.away = validator.away
         if file.isValid { readHolidays(&file, anchor: anchor, reading: reading) }
         reading.streaming?.validated(file)
@@ -307,7 +311,7 @@ public enum AlarmConfig {
                 var full = false
                 func take(_ alarms: [CalendarImport.Alarm]) {
                     var taken: [ConfigAlarm] = []
-                    let built = Self.build(alarms[...], label: calendar.label, keepingOwn: calendar.write)
+                    let built = Self.build(alarms[...], label: calendar.label, keepingOwn: calendar.write, livesIn: calendar.write ? calendar.name : nil)
                     for (index, alarm) in alarms.enumerated() where !full {
                         guard calendarAlarms < maximumCalendarAlarms else {
                             alarmNotes.append("\(path):\(alarm.line): left out: the calendars already gave \(maximumCalendarAlarms) alarms, the most chime takes from them")
@@ -327,7 +331,7 @@ public enum AlarmConfig {
                                 }
                                 request.identifier = renamed
                             }
-                            taken.append(ConfigAlarm(id: request.identifier, when: request.summaryRule, enabled: true, request: request,
+                            taken.append(ConfigAlarm(id: request.identifier, when: request.summaryRule, enabled: alarm.enabled, request: request,
                                                      line: calendar.line))
                             calendarAlarms += 1
                         } catch {
@@ -363,10 +367,13 @@ public enum AlarmConfig {
     /// half each (each alarm is built alone).
     /// (`keepingOwn`: an alarm chime wrote keeps the label it was given; the calendar's stands in
     /// where it has none.)
-    static func build(_ alarms: ArraySlice<CalendarImport.Alarm>, label: String?, keepingOwn: Bool = false) -> [Result<NotificationRequest, RequestError>] {
+    /// (`livesIn`: the name of the calendar chime writes to that it lives in, kept in its user info.)
+    static func build(_ alarms: ArraySlice<CalendarImport.Alarm>, label: String?, keepingOwn: Bool = false,
+                      livesIn: String? = nil) -> [Result<NotificationRequest, RequestError>] {
         @Sendable func one(_ alarm: CalendarImport.Alarm) -> Result<NotificationRequest, RequestError> {
             var draft = alarm.draft
             if let label, !keepingOwn || (draft.label ?? "").isEmpty { draft.label = label }
+            if let livesIn { draft.userInfo?[CalendarImport.calendarKey] = livesIn }
             return Result { () throws(RequestError) in try draft.build(now: nil) }
         }
         guard alarms.count >= 4096 else { return alarms.map(one) }

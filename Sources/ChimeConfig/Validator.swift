@@ -35,6 +35,8 @@ struct Validator {
     var calendars: [FollowedCalendar] = []
     var holidays: [HolidaySource] = []
     var workingDays: Set<Int> = Set(1...5)
+    /// `[defaults] calendar`: checked against the calendars once they are read.
+    var defaultCalendar: String?
     var away: [DaysOff.Away] = []
     var diagnostics: [Diagnostic] = []
     /// Zone names already checked (a file names the same one or two zones again and again).
@@ -330,6 +332,12 @@ struct Validator {
             }
             calendars.append(calendar)
         }
+        if let name = defaultCalendar, !calendars.contains(where: { $0.write && $0.name == name }) {
+            let names = calendars.filter(\.write).map { "'\($0.name)'" }
+            report("defaults.calendar", "'calendar' must name a [[calendar]] with write = true; "
+                   + (names.isEmpty ? "the file has none" : "the file's are " + names.joined(separator: ", ")) + ", found \"\(name)\"")
+            defaultCalendar = nil
+        }
         for (index, table) in tables(root, "holidays") {
             let entries = Entries(table)
             let p = "holidays[\(index)]"
@@ -426,6 +434,7 @@ struct Validator {
         if let v = policy(table, "dnd", p + "dnd") { d.doNotDisturb = v }
         if let v = holidayPolicy(table, "on-holiday", p + "on-holiday") { d.onHoliday = v }
         if let v = duration(table, "notice", p + "notice", range: RequestBounds.reminder) { d.notice = v }
+        defaultCalendar = string(table, "calendar", p + "calendar")
         if let text = string(table, "working-days", p + "working-days") {
             if let days = DaysOff.workingDays(parsing: text) { workingDays = days } else {
                 report(p + "working-days", "'working-days' must be \(DaysOff.workingDaysExample), found \"\(text)\"")

@@ -86,6 +86,9 @@ final class ReaderRun {
     var found: [String] = []
     /// Why the run is over without applying (nil while it runs or when it applied).
     var done = false
+    /// What rings here (looked at each step), and the answers the reading gave those alarms.
+    var ringing: Set<String> = []
+    var answeredElsewhere: [String: Instant] = [:]
 
     init(reason: String, request: AlarmFileReader.Request) {
         self.reason = reason
@@ -112,7 +115,9 @@ final class AlarmFileFollower: LoopPart {
         return status
     }
     /// The syncs of the calendars chime writes to.
-    private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger)
+    private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger) { [unowned self] now in
+        syncUrgency(now: now, ringing: events.ringingNow())
+    }
     private var reported = AlarmFileStatus(path: "")
     /// The file's alarms as the store holds them, by identifier (nil: not yet read from the store;
     /// read a slice at a time as a reload starts).
@@ -126,6 +131,17 @@ final class AlarmFileFollower: LoopPart {
     private var followedForSync: [ReaderSummary.WireWritable] = []
     /// The calendars chime writes to.
     var writable: [ReaderSummary.WireWritable] { followedForSync.filter(\.write) }
+    /// The calendars chime writes to or syncs.
+    var followed: [ReaderSummary.WireWritable] { followedForSync }
+    /// The calendar `chime at` puts alarms into unless told otherwise (`[defaults] calendar`).
+    private(set) var defaultCalendar: String?
+    /// The answers made here that their calendars do not say yet (in memory): written again when a
+    /// sync brought back an older copy (a conflict the server's side won), until the calendar says
+    /// them (or a later answer).
+    var answersMadeHere: [String: (content: NotificationContent, at: Instant, due: Instant, snoozedUntil: Instant?)] = [:]
+    /// What calendars cannot carry of the alarms this machine put into them, by identifier (nil:
+    /// not yet read from the store): laid over the calendar's alarm as it is applied.
+    var keptHere: [String: (request: NotificationRequest, settings: [String])]?
     /// The reading under way, if any.
     private var run: ReaderRun?
     /// Asked again while a reading was under way: why (one more reading follows it).
@@ -136,6 +152,11 @@ final class AlarmFileFollower: LoopPart {
     struct Events {
         /// The first reading is over (applied or not): once.
         var firstReadOver: () -> Void = {}
+        /// The alarms ringing now (a calendar's alarm ringing syncs its calendars every few seconds).
+        var ringingNow: () -> [String] = { [] }
+        /// A reading gave alarms that ring here an answer made elsewhere (their calendar's
+        /// acknowledgment): what to do with their rings is the presenter's.
+        var answeredElsewhere: (_ answers: [String: Instant]) -> Void = { _ in }
     }
     var events = Events()
     private var firstReadPending = true
@@ -408,6 +429,7 @@ final class AlarmFileFollower: LoopPart {
     /// Applies the frames that arrived, in one store transaction, until the step's time is up; the
     /// queue follows once it commits.
     private func applyStep(_ run: ReaderRun, until stepEnd: Instant) {
+        run.ringing = Set(events.ringingNow())
         var requeued: [(identifier: String, next: Instant?, hasReminders: Bool)] = []
         do throws(StoreError) {
             try store.write(.firing) { () throws(StoreError) in
@@ -473,6 +495,7 @@ final class AlarmFileFollower: LoopPart {
 
     /// Applies one alarm of the file (inside the step's transaction).
     private func apply(_ record: ReaderRecord, _ run: ReaderRun, _ requeued: inout [(identifier: String, next: Instant?, hasReminders: Bool)]) throws(StoreError) {
+        var record = record
         let identifier = record.identifier
         guard run.seen.insert(identifier).inserted else { return }
         if record.enabled { run.scheduled += 1 } else { run.disabled += 1 }
@@ -497,6 +520,19 @@ final class AlarmFileFollower: LoopPart {
             run.conflicts.append("\(run.request.path):\(record.line): alarm '\(identifier)' is quarantined: the alarm file's reader crashed twice while scheduling it; it stays out until you change it")
             if record.enabled { run.scheduled -= 1 } else { run.disabled -= 1 }
             return
+        }
+        // One that rings here: what its calendar now says was answered (on another machine).
+        if record.fromCalendar, run.ringing.contains(identifier),
+            let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(record.json.utf8)),
+            let acknowledged = CalendarAnswers.of(request).acknowledged
+        {
+            run.answeredElsewhere[identifier] = acknowledged
+        }
+        // What its calendar cannot carry, kept on this machine, laid over it.
+        if record.fromCalendar, let kept = keptHereNow()[identifier],
+            let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(record.json.utf8))
+        {
+            record.json = RequestJSON.encode(KeptHere.laid(over: request, from: kept.request, settings: kept.settings))
         }
         // Disabled, or a one-off whose time has passed: nothing to schedule.
         let next = record.enabled ? record.next : nil
@@ -620,7 +656,11 @@ final class AlarmFileFollower: LoopPart {
             // takes with it is read from the file again at the next start.)
             run.outcome.applied = true
             followedForSync = summary.writable
+            defaultCalendar = summary.defaultCalendar
             sync.configure(followedForSync, now: clock.now())
+            sync.recheck()
+            reassertAnswers()
+            if !run.answeredElsewhere.isEmpty { events.answeredElsewhere(run.answeredElsewhere) }
             timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
             reported.problems = []
             reported.loaded = run.request.now
@@ -702,6 +742,16 @@ extension AlarmFileFollower {
             guard let next = schedule.nextFire(request, after: now) else { throw .invalid(schedule.neverFires(request, after: now)) }
             let path = try Self.write(request, into: calendar, now: now)
             logger.info("wrote \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(name)"])
+            // What the calendar cannot carry stays on this machine (and `chime show` says so).
+            let kept = KeptHere.settings(of: request, now: now)
+            do {
+                try store.setKeptHere(request.identifier, request: kept.isEmpty ? nil : RequestJSON.encode(request), settings: kept.joined(separator: ","))
+            } catch {
+                throw .store(error)
+            }
+            var known = keptHereNow()
+            known[request.identifier] = kept.isEmpty ? nil : (request, kept)
+            keptHere = known
             sync.soon(name)
             let identifier = request.identifier
             reload(now: now, reason: "chime wrote to the calendar \(name)") { _ in then(.success((identifier, next))) }
@@ -740,7 +790,11 @@ extension AlarmFileFollower {
     /// The event file a calendar alarm lives in, when it is in a calendar chime writes to: `UID.ics`
     /// as chime and vdirsyncer name one, else the file of that calendar that holds its UID.
     func calendarFile(of request: NotificationRequest) -> (calendar: ReaderSummary.WireWritable, path: String)? {
-        guard let uid = request.content.userInfo[CalendarImport.uidKey], !writable.isEmpty else { return nil }
+        calendarFile(of: request.content)
+    }
+
+    func calendarFile(of content: NotificationContent) -> (calendar: ReaderSummary.WireWritable, path: String)? {
+        guard let uid = content.userInfo[CalendarImport.uidKey], !writable.isEmpty else { return nil }
         func holds(_ path: String) -> Bool {
             guard let bytes = try? Sys.readFile(path, limit: HolidayCalendar.maximumFileSize) else { return false }
             return (try? ICalendar.Parser.parse(bytes: bytes))?.contains { $0.children("VEVENT").contains { $0.first("UID")?.text == uid } } ?? false
@@ -771,9 +825,227 @@ extension AlarmFileFollower {
                 return then(.failure(.invalid(RequestError(.id, "cannot remove \(path): \(error.reason)"))))
             }
             logger.info("removed \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(calendar.name)"])
+            if keptHereNow()[request.identifier] != nil {
+                try? store.setKeptHere(request.identifier, request: nil, settings: "")
+                keptHere?[request.identifier] = nil
+            }
             sync.soon(calendar.name)
             removed.append(request.identifier)
         }
         reload(now: clock.now(), reason: "chime removed events from its calendars") { _ in then(.success(removed)) }
+    }
+}
+
+// MARK: - Answers that travel
+
+extension AlarmFileFollower {
+    /// An alarm of a calendar chime writes to was answered here (Dismiss, its popup closed, Snooze):
+    /// its event says so, as RFC 9074 and Thunderbird write it (`CalendarAnswers`), in a file
+    /// written whole or not at all, synced at once, so the person's other machines stop ringing
+    /// (and ring again at the snooze). An alarm of any other calendar, or of none, is left alone.
+    func answered(_ identifier: String, content: NotificationContent, due: Instant, snoozedUntil: Instant?) {
+        // To the second above: a ring at 07:00:00.4 answered at 07:00:00.6 is answered at 07:00:01.
+        let at = Instant(seconds: (max(clock.now(), due) + TimeSpan(nanoseconds: 999_999_999)).seconds)
+        write(identifier, content: content, answeredAt: at, due: due, snoozedUntil: snoozedUntil)
+    }
+
+    /// Writes an answer made here into the alarm's event (again, when a sync brought back a copy
+    /// without it).
+    private func write(_ identifier: String, content: NotificationContent, answeredAt at: Instant, due: Instant, snoozedUntil: Instant?) {
+        guard let uid = content.userInfo[CalendarImport.uidKey], let (calendar, path) = calendarFile(of: content) else { return }
+        answersMadeHere[identifier] = (content, at, due, snoozedUntil)
+        // The occurrence's start, for Thunderbird's snooze of one occurrence of a repeating event.
+        var occurrence = due
+        if let request = schedule.load(identifier), request.trigger.offsets.count == 1 { occurrence = due - request.trigger.offsets[0] }
+        do throws(SystemError) {
+            let bytes = try Sys.readFile(path, limit: HolidayCalendar.maximumFileSize)
+            guard bytes.count <= HolidayCalendar.maximumFileSize,
+                let answered = CalendarAnswers.answering(bytes, uid: uid, at: at, snoozeUntil: snoozedUntil, occurrence: occurrence)
+            else {
+                logger.warning("cannot write the answer into \(path): it is too large or no longer holds the event", metadata: ["alarm.id": "\(identifier)"])
+                return
+            }
+            try Sys.writeFileAtomically(path, answered)
+        } catch {
+            logger.warning("cannot write the answer into \(path): \(error.reason); the other machines keep ringing", metadata: ["alarm.id": "\(identifier)"])
+            return
+        }
+        logger.info(snoozedUntil == nil ? "answered in its calendar" : "snoozed in its calendar", metadata: ["alarm.id": "\(identifier)", "calendar": "\(calendar.name)"])
+        sync.soon(calendar.name)
+        sync.recheck()
+    }
+
+    /// After a reading: an answer made here that its calendar does not say (a sync brought back an
+    /// older copy) is written again; one the calendar says (or passed by a later one) is done. Those
+    /// a day old are let go.
+    func reassertAnswers() {
+        let now = clock.now()
+        for (identifier, answer) in answersMadeHere {
+            let said = schedule.load(identifier).flatMap { CalendarAnswers.of($0).acknowledged }
+            if answer.at < now - .seconds(86_400) || said.map({ $0 >= answer.at }) == true || schedule.load(identifier) == nil {
+                answersMadeHere[identifier] = nil
+                continue
+            }
+            logger.info("its calendar came back without the answer made here; writing it again", metadata: ["alarm.id": "\(identifier)"])
+            write(identifier, content: answer.content, answeredAt: answer.at, due: answer.due, snoozedUntil: answer.snoozedUntil.flatMap { $0 > now ? $0 : nil })
+        }
+    }
+
+    /// What rings changed: a calendar's alarm ringing syncs its calendars every few seconds.
+    func ringingChanged() { sync.recheck() }
+
+    /// Whether the calendars' syncs are to be quick (`CalendarSync.urgency`): one of their alarms
+    /// rings, or is due within a minute; else from a minute before the next is due. (Which
+    /// calendar an alarm came from is not kept: all the synced calendars are quick then.)
+    func syncUrgency(now: Instant, ringing: [String]) -> (quick: Bool, from: Instant?) {
+        guard let known else { return (false, nil) }
+        if ringing.contains(where: { known[$0]?.fromCalendar == true }) { return (true, nil) }
+        var earliest: Instant?
+        for (identifier, alarm) in known where alarm.fromCalendar {
+            if let time = schedule.queuedTime(of: identifier) { earliest = min(earliest ?? time, time) }
+        }
+        guard let from = earliest.map({ $0 - CalendarSync.quickLead }) else { return (false, nil) }
+        return (from <= now, from)
+    }
+
+    /// How long late occurrences wait at start and at resume for the calendars' syncs.
+    static let syncWait = TimeSpan.seconds(10)
+
+    /// Whether `identifier` is an alarm of a calendar, while some calendar has a sync command: its
+    /// late occurrences wait for the syncs (`afterSyncing`).
+    func waitsForSync(_ identifier: String) -> Bool {
+        sync.isConfigured && known?[identifier]?.fromCalendar == true
+    }
+
+    /// At start and at resume: every calendar syncs at once, and what the syncs brought is read,
+    /// then `then` (at most `syncWait` later: a failing or hanging sync costs that, never an
+    /// alarm), so an occurrence answered on another machine meanwhile does not ring late here.
+    func afterSyncing(_ then: @escaping () -> Void) {
+        guard sync.isConfigured else { return then() }
+        let limit = clock.now() + Self.syncWait
+        sync.syncAll(limit: limit) { [weak self] synced in
+            guard let self, synced else {
+                self?.logger.warning("the calendars' syncs did not end within \(Self.syncWait); late alarms ring from the local copy")
+                return then()
+            }
+            self.reload(now: self.clock.now(), reason: "the calendars were synced") { _ in then() }
+        }
+    }
+}
+
+// MARK: - Switching off and skipping, in the calendar
+
+extension AlarmFileFollower {
+    /// Where an alarm of a calendar chime writes to lives: its calendar, file and event UID.
+    struct CalendarEvent {
+        var identifier: String
+        var calendar: ReaderSummary.WireWritable
+        var path: String
+        var uid: String
+    }
+
+    /// Where alarm `identifier` lives, when it is in a calendar chime writes to: found by its
+    /// request, or (one switched off is not stored) among the calendars' events, by chime's
+    /// identifier (X-CHIME-ID) or the one its UID gives.
+    func calendarEvent(_ identifier: String) -> CalendarEvent? {
+        guard !writable.isEmpty else { return nil }
+        if let request = schedule.load(identifier) {
+            guard (try? schedule.origin(of: identifier)) == .file, let uid = request.content.userInfo[CalendarImport.uidKey],
+                let (calendar, path) = calendarFile(of: request.content)
+            else { return nil }
+            return CalendarEvent(identifier: identifier, calendar: calendar, path: path, uid: uid)
+        }
+        for calendar in writable {
+            for entry in Sys.directoryEntries(calendar.path).prefix(AlarmConfig.maximumCalendarFiles) where entry.hasSuffix(".ics") && !entry.hasPrefix(".") {
+                let path = calendar.path + "/" + entry
+                guard let bytes = try? Sys.readFile(path, limit: HolidayCalendar.maximumFileSize), bytes.count <= HolidayCalendar.maximumFileSize,
+                    let calendars = try? ICalendar.Parser.parse(bytes: bytes)
+                else { continue }
+                for item in calendars.flatMap({ $0.children("VEVENT") + $0.children("VTODO") }) where item.first("RECURRENCE-ID") == nil {
+                    guard let uid = item.first("UID")?.text else { continue }
+                    let named = item.first(CalendarImport.Own.id)?.text ?? CalendarImport.identifier(uid: uid, instance: nil)
+                    if named == identifier { return CalendarEvent(identifier: identifier, calendar: calendar, path: path, uid: uid) }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Changes the events with `edit` (each file written whole or not at all; an edit that finds
+    /// nothing to change is an error), syncs their calendars, and reads the calendars again: then
+    /// `then` is told, with the pending list as the calendars now say.
+    func editEvents(_ events: [CalendarEvent], reason: String, _ edit: (CalendarEvent, [UInt8]) -> [UInt8]?,
+                    then: @escaping (Result<Void, SchedulerError>) -> Void) {
+        for event in events {
+            do throws(SystemError) {
+                let bytes = try Sys.readFile(event.path, limit: HolidayCalendar.maximumFileSize)
+                guard bytes.count <= HolidayCalendar.maximumFileSize, let changed = edit(event, bytes) else {
+                    return then(.failure(.invalid(RequestError(.id, "\(quotedForMessage(event.identifier)): its event in \(event.path) could not be changed"))))
+                }
+                try Sys.writeFileAtomically(event.path, changed)
+            } catch {
+                return then(.failure(.invalid(RequestError(.id, "cannot write \(event.path): \(error.reason)"))))
+            }
+            logger.info("\(reason) in its calendar", metadata: ["alarm.id": "\(event.identifier)", "calendar": "\(event.calendar.name)"])
+            sync.soon(event.calendar.name)
+        }
+        reload(now: clock.now(), reason: "chime changed events of its calendars") { _ in then(.success(())) }
+    }
+
+    /// Switches alarms of the calendars off (or on) in their events (`X-CHIME-DISABLED`), for every
+    /// machine that follows the calendar.
+    func setEnabled(_ events: [CalendarEvent], _ on: Bool, then: @escaping (Result<Void, SchedulerError>) -> Void) {
+        editEvents(events, reason: on ? "switched on" : "switched off", { event, bytes in
+            CalendarEdit.settingDisabled(bytes, uid: event.uid, !on)
+        }, then: then)
+    }
+
+    /// The offset from an occurrence's start to when its alarm fires (one offset: else none).
+    func offset(of identifier: String) -> TimeSpan {
+        guard let request = schedule.load(identifier), request.trigger.offsets.count == 1 else { return .zero }
+        return request.trigger.offsets[0]
+    }
+
+    /// Skips the occurrence of a calendar's alarm that fires at `occurrence` (an EXDATE of its
+    /// event's occurrence, gone on every machine and in every calendar program), or brings it back.
+    func skip(_ event: CalendarEvent, occurrence: Instant, undo: Bool, then: @escaping (Result<Void, SchedulerError>) -> Void) {
+        let start = occurrence - offset(of: event.identifier)
+        editEvents([event], reason: undo ? "skip undone" : "skipped \(Zone.system().iso8601(occurrence))", { event, bytes in
+            CalendarEdit.skipping(bytes, uid: event.uid, start: start, undo: undo)
+        }, then: then)
+    }
+
+    /// The latest occurrence ahead of `now` that the event excludes (for `chime skip --undo`), as
+    /// its alarm would fire.
+    func skippedAhead(_ event: CalendarEvent, now: Instant) -> Instant? {
+        guard let bytes = try? Sys.readFile(event.path, limit: HolidayCalendar.maximumFileSize),
+            let calendars = try? ICalendar.Parser.parse(bytes: bytes),
+            let item = calendars.flatMap({ $0.children("VEVENT") + $0.children("VTODO") })
+                .first(where: { $0.first("UID")?.text == event.uid && $0.first("RECURRENCE-ID") == nil })
+        else { return nil }
+        let offset = offset(of: event.identifier)
+        let times = item.all("EXDATE").flatMap { property -> [Instant] in
+            property.value.split(separator: ",").compactMap { value in
+                var line = ContentLine(name: "DTSTART", value: String(value))
+                if let tzid = property.parameters["TZID"] { line.parameters["TZID"] = tzid }
+                if let kind = property.parameters["VALUE"] { line.parameters["VALUE"] = kind }
+                return (try? Recurrence(lines: [line])).map { Instant(seconds: $0.startInstant(floatingZone: Zone.system())) + offset }
+            }
+        }
+        return times.filter { $0 > now }.max()
+    }
+}
+
+extension AlarmFileFollower {
+    /// What calendars cannot carry of this machine's alarms in them, read from the store once.
+    func keptHereNow() -> [String: (request: NotificationRequest, settings: [String])] {
+        if let keptHere { return keptHere }
+        var read: [String: (request: NotificationRequest, settings: [String])] = [:]
+        for (identifier, kept) in (try? store.keptHere()) ?? [:] {
+            guard let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(kept.request.utf8)) else { continue }
+            read[identifier] = (request, kept.settings.split(separator: ",").map(String.init))
+        }
+        keptHere = read
+        return read
     }
 }

@@ -188,9 +188,28 @@ public final class SchedulerDaemon {
         zone.events.changed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
         // The file's overdue alarms waited for its first reading (one changed meanwhile is not caught
         // up in its old form).
-        alarmFile.events.firstReadOver = { [unowned self] in schedule.catchUpHeld(now: clock.now()) }
+        // A synced calendar's late alarms wait for its sync too: what was answered on another
+        // machine meanwhile does not ring late here.
+        alarmFile.events.firstReadOver = { [unowned self] in
+            schedule.catchUpHeld(now: clock.now(), keeping: alarmFile.waitsForSync)
+            alarmFile.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now()) }
+        }
+        // An answer to an alarm of the person's own calendar is written into it, for their other machines.
+        presenter.events.answered = { [unowned self] identifier, content, due, snoozedUntil in
+            alarmFile.answered(identifier, content: content, due: due, snoozedUntil: snoozedUntil)
+        }
+        presenter.events.skipInCalendar = { [unowned self] identifier, occurrence, undo, then in
+            guard let event = alarmFile.calendarEvent(identifier) else { return false }
+            alarmFile.skip(event, occurrence: occurrence, undo: undo, then: then)
+            return true
+        }
+        alarmFile.events.ringingNow = { [unowned self] in ringing.current.map(\.identifier) }
+        alarmFile.events.answeredElsewhere = { [unowned self] answers in presenter.answeredElsewhere(answers) }
         sleep?.events.sleeping = { [unowned self] in schedule.sleepStarting() }
-        sleep?.events.resumed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
+        sleep?.events.resumed = { [unowned self] in
+            schedule.rescheduleAll(after: clock.now(), holding: alarmFile.waitsForSync)
+            alarmFile.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now(), timeliness: .late) }
+        }
     }
 
     // MARK: - The loop
@@ -263,7 +282,10 @@ public final class SchedulerDaemon {
         speaker.expectAlarm(at: schedule.deadline, now: now)
         doNotDisturb.recheck(presenter.deferredCount > 0)
         schedule.announceChanges()
-        if let ringingNow = ringing.takeChange() { announce.ringingChanged(ringingNow) }
+        if let ringingNow = ringing.takeChange() {
+            announce.ringingChanged(ringingNow)
+            alarmFile.ringingChanged()
+        }
     }
 
     /// The kernel said the wall clock was set (the timer's TFD_TIMER_CANCEL_ON_SET): every alarm's

@@ -140,6 +140,8 @@ struct ReaderSummary: Codable, Equatable {
 
     /// The calendars chime writes to (`write = true`) or syncs (`sync`), by name.
     var writable: [WireWritable] = []
+    /// The one `chime at` puts alarms into unless told otherwise (`[defaults] calendar`).
+    var defaultCalendar: String? = nil
 
     struct WireWritable: Codable, Equatable {
         var name: String
@@ -480,6 +482,7 @@ public enum AlarmFileReader {
             summary.writable = file.calendars.filter { $0.enabled && ($0.write || $0.sync != nil) }.map {
                 .init(name: $0.name, path: $0.path, sync: $0.sync, syncInterval: $0.syncInterval.nanoseconds, write: $0.write)
             }
+            summary.defaultCalendar = file.defaultCalendar
             summary.workingDays = file.workingDays.sorted()
             summary.away = file.away.map { .init(from: $0.from.nanosecondsSinceEpoch, until: $0.until.nanosecondsSinceEpoch, alarms: $0.alarms?.sorted()) }
             summary.notes = file.calendarNotes
@@ -561,7 +564,7 @@ public enum AlarmFileReader {
         var next: Instant?
         if alarm.enabled, asked.computesNext(alarm.id, definition: definition) {
             testCrash(firing: alarm.id)
-            next = alarm.request.trigger.nextFire(after: now, off: off.forAlarm(alarm.id))
+            next = alarm.request.nextFire(after: now, off: off.forAlarm(alarm.id))
         }
         let request = alarm.request
         return ReaderRecord(identifier: alarm.id, enabled: alarm.enabled, line: alarm.line,

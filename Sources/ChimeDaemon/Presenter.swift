@@ -54,6 +54,18 @@ final class Presenter: LoopPart {
     /// How long after its expiry chime closes a popup the server left up.
     static let closeSlack = TimeSpan.milliseconds(500)
 
+    /// What presenting tells the other parts (wired by the daemon).
+    struct Events {
+        /// An alarm was answered here (Dismiss, its popup closed by the person, or Snooze until a
+        /// time): its occurrence, and the snooze.
+        var answered: (_ identifier: String, _ content: NotificationContent, _ due: Instant, _ snoozedUntil: Instant?) -> Void = { _, _, _, _ in }
+        /// Skips (or brings back) an occurrence of an alarm that lives in a calendar chime writes
+        /// to, in its event, and tells `then`; false: it lives in none (the schedule skips it).
+        var skipInCalendar: (_ identifier: String, _ occurrence: Instant, _ undo: Bool,
+                             _ then: @escaping (Result<Void, SchedulerError>) -> Void) -> Bool = { _, _, _, _ in false }
+    }
+    var events = Events()
+
     init(store: any PresenterStore, schedule: Schedule, session: ServerSession, doNotDisturb: DoNotDisturb, children: ChildProcesses,
          ringing: Ringing, waking: Waking, ledger: PopupLedger, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
         self.store = store
@@ -372,23 +384,36 @@ final class Presenter: LoopPart {
         switch key {
         case NotificationAction.skipOccurrence.identifier, NotificationAction.undoSkip.identifier:
             let undo = key == NotificationAction.undoSkip.identifier
+            // An alarm of a calendar chime writes to: the occurrence is excluded in its event.
+            if events.skipInCalendar(identifier, popup.occurrence, undo, { [weak self] result in
+                switch result {
+                case .success: self?.noticeSkipped(id, popup, undo: undo)
+                case .failure(let error): self?.logger.warning("\(undo ? "Undo" : "Skip this one") on a notice: \(error)", metadata: ["alarm.id": "\(identifier)"])
+                }
+            }) { return }
             do throws(SchedulerError) {
                 try schedule.skip(identifier, occurrence: popup.occurrence, undo: undo)
             } catch {
                 logger.warning("\(undo ? "Undo" : "Skip this one") on a notice: \(error)", metadata: ["alarm.id": "\(identifier)"])
                 return
             }
-            logger.info(undo ? "skip undone from its notice" : "skipped from its notice", metadata: ["alarm.id": "\(identifier)", "occurrence": "\(popup.occurrence)"])
-            var changed = popup
-            changed.skipped = !undo
-            if let request = schedule.load(identifier) { changed.request = request }
-            guard session.present, let capabilities = session.capabilities else { return }
-            showNotice(changed, replacing: id, capabilities: capabilities)
+            noticeSkipped(id, popup, undo: undo)
         case NotificationAction.open.identifier:
             openApp()
         default:
             break
         }
+    }
+
+    /// A notice's occurrence was skipped (or brought back): its popup says so, in place.
+    private func noticeSkipped(_ id: UInt32, _ popup: NoticePopup, undo: Bool) {
+        let identifier = popup.request.identifier
+        logger.info(undo ? "skip undone from its notice" : "skipped from its notice", metadata: ["alarm.id": "\(identifier)", "occurrence": "\(popup.occurrence)"])
+        var changed = popup
+        changed.skipped = !undo
+        if let request = schedule.load(identifier) { changed.request = request }
+        guard session.present, let capabilities = session.capabilities else { return }
+        showNotice(changed, replacing: id, capabilities: capabilities)
     }
 
     /// Starts the app (`chime-alarms`: on PATH, else beside the daemon's own program); one already
@@ -738,12 +763,27 @@ final class Presenter: LoopPart {
         for id in serverIDs { try? client.requestClose(id) }
     }
 
+    /// Alarms that ring while their calendar was read again, with what it says was answered: one
+    /// whose ringing occurrence that answer reaches (acknowledged, or snoozed, on another machine)
+    /// stops, and its popup goes.
+    func answeredElsewhere(_ answers: [String: Instant]) {
+        for (identifier, acknowledged) in answers {
+            guard let ring = ringing.ring(of: identifier), acknowledged >= ring.due else { continue }
+            ringing.stop(identifier, because: "it was answered on another machine (its calendar says so)")
+            waking.release(identifier)
+            schedule.logging { () throws(StoreError) in try ledger.remove([identifier]) }
+            signals.answered(identifier, action: "answered-elsewhere")
+            try? client.requestClose(ring.serverID)
+        }
+    }
+
     /// What the notification server says about a popup of ours: closed, or an action pressed.
     func handle(_ event: NotificationEvent) {
         switch event {
         case .closed(let id, _) where notices[id] != nil:
             forgetNotice(id)
         case .closed(let id, let reason):
+            let ringingDue = ringing.identifier(ringingOn: id).flatMap { ringing.ring(of: $0)?.due }
             if reason == .expired, let identifier = ringing.identifier(ringingOn: id) {
                 ringing.ringOut(identifier)  // the server took it down unanswered
             } else {
@@ -752,7 +792,10 @@ final class Presenter: LoopPart {
             if let delivered = try? ledger.delivered(serverID: id) {
                 waking.release(delivered.identifier)
                 schedule.logging { () throws(StoreError) in try ledger.remove([delivered.identifier]) }
-                if reason == .dismissed { signals.dismissed(delivered.identifier) }
+                if reason == .dismissed {
+                    signals.dismissed(delivered.identifier)
+                    events.answered(delivered.identifier, delivered.content, ringingDue ?? delivered.date, nil)
+                }
             }
         case .actionInvoked(let id, let key):
             if let popup = notices[id] { noticeAnswered(id, key: key, popup) } else { answered(serverID: id, key: key) }
@@ -763,6 +806,7 @@ final class Presenter: LoopPart {
 
     /// A button of the popup `serverID` was pressed (or the same asked for on D-Bus).
     private func answered(serverID id: UInt32, key: String, snoozeFor span: TimeSpan? = nil) {
+        let ringingDue = ringing.identifier(ringingOn: id).flatMap { ringing.ring(of: $0)?.due }
         // The answer: the sound stops before anything else is done.
         ringing.stop(serverID: id, because: "\(key) was pressed")
         guard let delivered = try? ledger.delivered(serverID: id) else { return }
@@ -770,7 +814,10 @@ final class Presenter: LoopPart {
         // For the program that set it (the UserNotifications library's delegate).
         signals.answered(delivered.identifier, action: key)
         if key == NotificationAction.snooze.identifier {
-            schedule.firing(delivered.identifier) { schedule.snooze(delivered, for: span) }
+            let until = schedule.firing(delivered.identifier) { schedule.snooze(delivered, for: span) }
+            events.answered(delivered.identifier, delivered.content, ringingDue ?? delivered.date, until)
+        } else if key == NotificationAction.dismiss.identifier {
+            events.answered(delivered.identifier, delivered.content, ringingDue ?? delivered.date, nil)
         }
         // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
         try? client.requestClose(id)

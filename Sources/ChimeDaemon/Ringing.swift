@@ -130,6 +130,9 @@ final class Ringing: LoopPart {
         return current.map(\.identifier)
     }
 
+    /// The occurrence `identifier` rings for, and its popup, if it rings.
+    func ring(of identifier: String) -> (due: Instant, serverID: UInt32)? { rings[identifier].map { ($0.due, $0.serverID) } }
+
     /// Whether `identifier` rings in popup `serverID`.
     func isRinging(_ identifier: String, on serverID: UInt32) -> Bool { rings[identifier]?.serverID == serverID }
 

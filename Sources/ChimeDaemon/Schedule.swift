@@ -140,7 +140,7 @@ final class Schedule: LoopPart {
 
     /// The next time `request` fires after `time`, days off and time away read.
     func nextFire(_ request: NotificationRequest, after time: Instant) -> Instant? {
-        request.trigger.nextFire(after: time, off: off(for: request))
+        request.nextFire(after: time, off: off(for: request))
     }
 
     /// Why a request with no planned occurrence is refused: it has none, or only in time away.
@@ -453,6 +453,8 @@ final class Schedule: LoopPart {
 
     /// How many alarms are queued to fire.
     var queuedCount: Int { queue.count }
+    /// When `identifier` is queued to fire next (nil: it is not).
+    func queuedTime(of identifier: String) -> Instant? { queue.time(of: identifier) }
 
     /// The earliest wake alarm that will fire (one indexed query), for waking.
     func nextWake() -> (identifier: String, time: Instant, title: String)? {
@@ -589,12 +591,13 @@ final class Schedule: LoopPart {
 
     /// The alarm file was read (and applied, or not): its overdue alarms are caught up as they are
     /// now (one the file changed was queued anew as it was applied).
-    func catchUpHeld(now: Instant) {
+    /// Those `keeping` names stay held (alarms of a synced calendar, until its sync ran).
+    func catchUpHeld(now: Instant, keeping: (String) -> Bool = { _ in false }, timeliness: Timeliness = .missed) {
         let held = heldForFile
-        heldForFile = []
-        for identifier in held {
+        heldForFile = held.filter(keeping)
+        for identifier in held where !keeping(identifier) {
             guard let time = try? store.scheduledTime(of: identifier), time.quarantine == nil, let next = time.nextFire else { continue }
-            if next > now { queue.schedule(identifier, at: next) } else { firing(identifier) { catchUp(time, now: now) } }
+            if next > now { queue.schedule(identifier, at: next) } else { firing(identifier) { catchUp(time, now: now, timeliness: timeliness) } }
         }
     }
 
@@ -640,7 +643,9 @@ final class Schedule: LoopPart {
     /// between the old plan and now (the machine slept, or the clock jumped ahead) is not skipped: it
     /// is caught up as at start, one ring for the latest occurrence, marked late (or recorded missed
     /// past its grace), the older ones recorded missed.
-    func rescheduleAll(after now: Instant) {
+    /// Overdue alarms `holding` names wait for `catchUpHeld` (alarms of a synced calendar, whose
+    /// sync may bring what the other machines answered meanwhile).
+    func rescheduleAll(after now: Instant, holding: (String) -> Bool = { _ in false }) {
         queue = OccurrenceQueue()
         reminders = OccurrenceQueue()
         changedAll()
@@ -673,6 +678,10 @@ final class Schedule: LoopPart {
             }
         }
         for time in overdue {
+            if holding(time.identifier) {
+                if !heldForFile.contains(time.identifier) { heldForFile.append(time.identifier) }
+                continue
+            }
             firing(time.identifier) { catchUp(time, now: now, timeliness: .late) }
         }
     }
@@ -1120,7 +1129,8 @@ final class Schedule: LoopPart {
 
     /// Snooze: the alarm rings again after its snooze time (or `span`, when one was chosen), then a
     /// repeating one keeps its rule.
-    func snooze(_ delivered: DeliveredNotification, for span: TimeSpan? = nil) {
+    @discardableResult
+    func snooze(_ delivered: DeliveredNotification, for span: TimeSpan? = nil) -> Instant {
         let snooze = span ?? delivered.content.snooze ?? AlarmDefaults.snooze
         let at = clock.now() + snooze
         logging { () throws(StoreError) in
@@ -1139,6 +1149,7 @@ final class Schedule: LoopPart {
             changed(delivered.identifier)
             logger.info("snoozed for \(snooze)", metadata: ["alarm.id": "\(delivered.identifier)"])
         }
+        return at
     }
 }
 

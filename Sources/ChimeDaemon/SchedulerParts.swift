@@ -24,6 +24,13 @@ protocol SchedulerParts: AnyObject {
     func remove(_ identifiers: [String]) throws(SchedulerError) -> [String]
     func removeAll() throws(SchedulerError) -> [String]
     func disable(_ identifiers: [String]) throws(SchedulerError) -> [String]
+    /// Switches alarms off (or on) where some live in calendars chime writes to: in their events, for
+    /// every machine (the rest here first); answered once read back. false: none lives in one.
+    func setEnabledInCalendars(_ identifiers: [String], _ on: Bool,
+                               then: @escaping (Result<[(identifier: String, next: Instant?)], SchedulerError>) -> Void) -> Bool
+    /// Skips (or brings back) an occurrence of an alarm that lives in a calendar chime writes to, in
+    /// its event; answered once read back. false: it lives in none.
+    func skipInCalendar(_ identifier: String, undo: Bool, then: @escaping (Result<(changed: Instant, next: Instant?), SchedulerError>) -> Void) -> Bool
     func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)]
     func skip(_ identifier: String, undo: Bool) throws(SchedulerError) -> (changed: Instant, next: Instant?)
     func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)]
@@ -62,6 +69,11 @@ protocol SchedulerParts: AnyObject {
     // MARK: The alarm file
     var alarmFilePath: String? { get }
     var timerPresets: [TimerPreset] { get }
+    /// The calendars chime writes to or syncs, which `chime at` puts alarms into unless told
+    /// otherwise, and why a sync fails ("").
+    var calendars: [(name: String, write: Bool, syncs: Bool, isDefault: Bool, failing: String)] { get }
+    /// The alarm file's `[defaults] calendar`.
+    var defaultCalendar: String? { get }
     var alarmFileStatus: AlarmFileStatus { get }
     func reloadAlarmFile(reason: String, then: @escaping (AlarmFileStatus) -> Void)
 
@@ -123,6 +135,60 @@ final class DaemonParts: SchedulerParts {
     func removeAll() throws(SchedulerError) -> [String] { try schedule.removeAll() }
     func disable(_ identifiers: [String]) throws(SchedulerError) -> [String] { try schedule.disable(identifiers) }
     func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.enable(identifiers) }
+    func setEnabledInCalendars(_ identifiers: [String], _ on: Bool,
+                               then: @escaping (Result<[(identifier: String, next: Instant?)], SchedulerError>) -> Void) -> Bool {
+        let events = identifiers.compactMap(alarmFile.calendarEvent)
+        guard !events.isEmpty else { return false }
+        let rest = identifiers.filter { id in !events.contains { $0.identifier == id } }
+        // The others first: a refusal among them leaves every calendar as it was.
+        var done: [(identifier: String, next: Instant?)]
+        do throws(SchedulerError) {
+            done = on ? try schedule.enable(rest).map { ($0.identifier, $0.next) } : try schedule.disable(rest).map { ($0, nil) }
+        } catch {
+            then(.failure(error))
+            return true
+        }
+        alarmFile.setEnabled(events, on) { [schedule] result in
+            if case .failure(let error) = result { return then(.failure(error)) }
+            for event in events { done.append((event.identifier, on ? ((try? schedule.scheduledTime(of: event.identifier)) ?? nil)?.nextFire : nil)) }
+            then(.success(done))
+        }
+        return true
+    }
+    func skipInCalendar(_ identifier: String, undo: Bool, then: @escaping (Result<(changed: Instant, next: Instant?), SchedulerError>) -> Void) -> Bool {
+        guard let event = alarmFile.calendarEvent(identifier) else { return false }
+        let now = clock.now()
+        guard let request = schedule.load(identifier) else {
+            then(.failure(.invalid(RequestError(.id, "\(quotedForMessage(identifier)) is switched off; chime enable \(identifier) first"))))
+            return true
+        }
+        let occurrence: Instant
+        if undo {
+            guard let back = alarmFile.skippedAhead(event, now: now) else {
+                then(.failure(.invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has no skipped occurrence ahead to bring back"))))
+                return true
+            }
+            occurrence = back
+        } else {
+            guard let next = schedule.nextFire(request, after: now) else {
+                then(.failure(.invalid(RequestError(.rule, "\(quotedForMessage(identifier)) has no occurrence ahead to skip", kind: .neverFires))))
+                return true
+            }
+            guard schedule.nextFire(request, after: next) != nil else {
+                then(.failure(.invalid(RequestError(.rule, "that is the last occurrence \(quotedForMessage(identifier)) has; chime cancel \(identifier) removes it",
+                                                    kind: .neverFires))))
+                return true
+            }
+            occurrence = next
+        }
+        alarmFile.skip(event, occurrence: occurrence, undo: undo) { [schedule] result in
+            switch result {
+            case .success: then(.success((occurrence, ((try? schedule.scheduledTime(of: identifier)) ?? nil)?.nextFire)))
+            case .failure(let error): then(.failure(error))
+            }
+        }
+        return true
+    }
     func skip(_ identifier: String, undo: Bool) throws(SchedulerError) -> (changed: Instant, next: Instant?) {
         try schedule.skip(identifier, undo: undo)
     }
@@ -156,6 +222,10 @@ final class DaemonParts: SchedulerParts {
 
     var alarmFilePath: String? { alarmFile.path }
     var timerPresets: [TimerPreset] { alarmFile.timerPresets }
+    var calendars: [(name: String, write: Bool, syncs: Bool, isDefault: Bool, failing: String)] {
+        alarmFile.followed.map { ($0.name, $0.write, $0.sync != nil, $0.write && $0.name == alarmFile.defaultCalendar, alarmFile.sync.failure($0.name) ?? "") }
+    }
+    var defaultCalendar: String? { alarmFile.defaultCalendar }
     var alarmFileStatus: AlarmFileStatus { alarmFile.status }
     /// Reads the alarm file again; `then` gets its status once that reading is over.
     func reloadAlarmFile(reason: String, then: @escaping (AlarmFileStatus) -> Void) {

@@ -444,7 +444,8 @@ final class SchedulerService {
                 methods: [
                     method("Add", [Parameter("request", .dictionary(key: .string, value: .variant))],
                            [Parameter("id", .string), Parameter("next_fire", .int64)]) { [unowned self] call in
-                        let request = try incoming(call.arguments[0].dictionaryEntries ?? [])
+                        var request = try incoming(call.arguments[0].dictionaryEntries ?? [])
+                        if request.calendar == nil, request.calendarDefault { request.calendar = parts.defaultCalendar }
                         if request.calendar != nil {
                             answerAddToCalendar(request, call.message)
                             throw ReplyLater()
@@ -468,16 +469,46 @@ final class SchedulerService {
                         return [.strings(try remove(ids))]
                     },
                     method("Disable", [Parameter("ids", .array(.string))], [Parameter("disabled", .array(.string))]) { [unowned self] call in
-                        [.strings(try disable(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []))]
+                        let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []
+                        // Alarms of calendars chime writes to are switched off in their events: answered once read back.
+                        if parts.setEnabledInCalendars(ids, false, then: { [weak self] result in
+                            self?.reply(to: call.message) {
+                                switch result {
+                                case .success(let done): return [.strings(done.map(\.identifier))]
+                                case .failure(let error): throw Self.error(error)
+                                }
+                            }
+                        }) { throw ReplyLater() }
+                        return [.strings(try disable(ids))]
                     },
                     method("Enable", [Parameter("ids", .array(.string))], [Parameter("enabled", .array(.structure([.string, .int64])))]) {
                         [unowned self] call in
-                        let enabled = try enable(call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? [])
-                        return [.array(element: .structure([.string, .int64]), enabled.map { .structure([.string($0.identifier), .int64($0.next.seconds)]) })]
+                        let ids = call.arguments[0].arrayElements?.compactMap(\.stringValue) ?? []
+                        func answer(_ enabled: [(identifier: String, next: Instant?)]) -> [Value] {
+                            [.array(element: .structure([.string, .int64]), enabled.map { .structure([.string($0.identifier), .int64($0.next?.seconds ?? 0)]) })]
+                        }
+                        if parts.setEnabledInCalendars(ids, true, then: { [weak self] result in
+                            self?.reply(to: call.message) {
+                                switch result {
+                                case .success(let done): return answer(done)
+                                case .failure(let error): throw Self.error(error)
+                                }
+                            }
+                        }) { throw ReplyLater() }
+                        return answer(try enable(ids).map { ($0.identifier, $0.next) })
                     },
                     method("Skip", [Parameter("id", .string), Parameter("undo", .boolean)],
                            [Parameter("occurrence", .int64), Parameter("next_fire", .int64)]) { [unowned self] call in
                         guard case .string(let id) = call.arguments[0], case .boolean(let undo) = call.arguments[1] else { return [] }
+                        // An alarm of a calendar chime writes to: the occurrence is excluded in its event.
+                        if parts.skipInCalendar(id, undo: undo, then: { [weak self] result in
+                            self?.reply(to: call.message) {
+                                switch result {
+                                case .success(let skipped): return [.int64(skipped.changed.seconds), .int64(skipped.next?.seconds ?? 0)]
+                                case .failure(let error): throw Self.error(error)
+                                }
+                            }
+                        }) { throw ReplyLater() }
                         let skipped = try skip(id, undo: undo)
                         return [.int64(skipped.changed.seconds), .int64(skipped.next?.seconds ?? 0)]
                     },
@@ -570,6 +601,12 @@ final class SchedulerService {
                         [unowned self] _ in
                         [.array(element: .structure([.string, .int64, .int64, .string]), parts.ringing.map {
                             .structure([.string($0.identifier), .int64($0.due.seconds), .int64($0.until.seconds), .string($0.title)])
+                        })]
+                    },
+                    method("ListCalendars", [], [Parameter("calendars", .array(.structure([.string, .boolean, .boolean, .boolean, .string])))]) {
+                        [unowned self] _ in
+                        [.array(element: .structure([.string, .boolean, .boolean, .boolean, .string]), parts.calendars.map {
+                            .structure([.string($0.name), .boolean($0.write), .boolean($0.syncs), .boolean($0.isDefault), .string($0.failing)])
                         })]
                     },
                     method("ListTimerPresets", [], [Parameter("presets", .array(.structure([.string, .int64, .string])))]) {

@@ -321,6 +321,9 @@ public final class Store {
         // time away), and time away set by command ('away'), each as JSON: read at start, before
         // the file is read again, so the first plans already read them. An older chime ignores it.
         try database.executeScript("CREATE TABLE IF NOT EXISTS days_off(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;")
+        // What a calendar cannot carry of an alarm this machine put into it (a body command, ...):
+        // the request as it was set (JSON) and which of its settings are laid over the calendar's.
+        try database.executeScript("CREATE TABLE IF NOT EXISTS kept_here(identifier TEXT PRIMARY KEY NOT NULL, request TEXT NOT NULL, settings TEXT NOT NULL) WITHOUT ROWID;")
         // The listing read from an index of its own, in its order: `ListPending` of 100,000 alarms
         // then scans 10 MB of index instead of sorting the table and its 45 MB of requests.
         // Created on any schema: an older chime ignores it (and keeps it up to date).
@@ -486,6 +489,23 @@ public final class Store {
     public func setDaysOffRecord(_ key: String, _ value: String) throws(StoreError) {
         try write { () throws(StoreError) in
             try run("INSERT OR REPLACE INTO days_off(key, value) VALUES (?, ?)", [.text(key), .text(value)])
+        }
+    }
+
+    public func keptHere() throws(StoreError) -> [String: (request: String, settings: String)] {
+        var kept: [String: (request: String, settings: String)] = [:]
+        try read("SELECT identifier, request, settings FROM kept_here") { kept[$0.text(0)] = ($0.text(1), $0.text(2)) }
+        return kept
+    }
+
+    /// Keeps (nil: forgets) what a calendar cannot carry of alarm `identifier`.
+    public func setKeptHere(_ identifier: String, request: String?, settings: String) throws(StoreError) {
+        try write { () throws(StoreError) in
+            if let request {
+                try run("INSERT OR REPLACE INTO kept_here(identifier, request, settings) VALUES (?, ?, ?)", [.text(identifier), .text(request), .text(settings)])
+            } else {
+                try run("DELETE FROM kept_here WHERE identifier = ?", [.text(identifier)])
+            }
         }
     }
 

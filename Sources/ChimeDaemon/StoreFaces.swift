@@ -112,6 +112,9 @@ protocol AlarmFileStore: StoreTransactions {
     func fileDefinitions(after identifier: String?, limit: Int, _ body: (String, String) -> Void) throws(StoreError)
     func fileAlarmCount() throws(StoreError) -> Int
     func makeDurable() throws(StoreError)
+    /// What calendars cannot carry of the alarms this machine put into them (`KeptHere`).
+    func keptHere() throws(StoreError) -> [String: (request: String, settings: String)]
+    func setKeptHere(_ identifier: String, request: String?, settings: String) throws(StoreError)
 }
 
 /// What the D-Bus service reads for its listings and its status (it writes nothing itself).

@@ -45,6 +45,10 @@ final class AlarmDialog {
     /// What a day off (a holiday of the alarm file's calendars) does to it, and the notice before it.
     private let onHoliday: ComboRow
     private let notice: ComboRow
+    /// Where it lives: this computer, or a calendar chime writes to (and so on every machine that
+    /// syncs it); an edited alarm stays where it lives.
+    private let livesOn: ComboRow
+    private let calendars: [String]
     private let problem = Label()
     private let save = Button(label: tr("_Save"))
     private var chooser: FileChooser?
@@ -84,6 +88,10 @@ final class AlarmDialog {
         onHoliday = ComboRow(title: tr("On a Holiday"), choices: [tr("Ring"), tr("Skip"), tr("Ring the working day before"),
                                                                   tr("Ring the working day after")])
         notice = ComboRow(title: tr("Notice Before"), choices: Self.noticeChoices.map { $0.map(durationWords) ?? tr("None") })
+        var calendars = owner.writableCalendars
+        if let own = alarm.calendar, !calendars.contains(own) { calendars.append(own) }
+        self.calendars = calendars
+        livesOn = ComboRow(title: tr("Lives On"), choices: [tr("This Computer")] + calendars.map { tr("The calendar %s", $0) })
         build()
         fill()
     }
@@ -168,6 +176,12 @@ final class AlarmDialog {
         more.add(onHoliday)
         notice.subtitle = tr("A quiet popup with Skip this one")
         more.add(notice)
+        // Where it lives, where the alarm file names calendars chime writes to.
+        livesOn.subtitle = identifier == nil ? tr("A calendar carries it to your other machines through their sync")
+            : tr("Where it was set; it stays there")
+        livesOn.isSensitive = identifier == nil
+        livesOn.isVisible = !calendars.isEmpty
+        more.add(livesOn)
 
         problem.wraps = true
         problem.addClass("error")
@@ -232,6 +246,8 @@ final class AlarmDialog {
             notice.append(durationWords(own))
         }
         notice.selected = noticeChoices.firstIndex(of: alarm.notice) ?? 0
+        let lives = identifier == nil ? owner.defaultCalendar : alarm.calendar
+        livesOn.selected = lives.flatMap { calendars.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
         when.text = alarm.when
         refreshWhen()
     }
@@ -319,6 +335,7 @@ final class AlarmDialog {
         alarm.doNotDisturb = Self.doNotDisturbChoices[min(doNotDisturb.selected, 2)]
         alarm.onHoliday = Self.holidayChoices[min(onHoliday.selected, 3)]
         alarm.notice = noticeChoices[min(notice.selected, noticeChoices.count - 1)]
+        alarm.calendar = livesOn.selected > 0 && livesOn.selected <= calendars.count ? calendars[livesOn.selected - 1] : nil
         return alarm
     }
 
@@ -335,7 +352,7 @@ final class AlarmDialog {
         // Sent without waiting: Save stays pressed until the daemon answers; the dialog closes once
         // the alarm is the daemon's, or stays and says why not.
         save.isSensitive = false
-        owner.link?.later(Scheduler1.add(request)) { [weak self] result in
+        owner.link?.later(Scheduler1.add(request, calendar: alarm.calendar)) { [weak self] result in
             guard let self else { return }
             save.isSensitive = true
             switch result {

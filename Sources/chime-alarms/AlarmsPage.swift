@@ -54,6 +54,8 @@ final class AlarmsPage {
     private let banner = Box(vertical: false, spacing: 12)
     private let bannerText = Label()
     private let turnOn = Button(label: tr("Turn _On"))
+    /// "The calendar personal is not syncing: …", while a calendar's sync fails.
+    private let syncBanner = Label()
     let model = StringList()
     let list: ListView<AlarmRowWidgets>
     private(set) var rows: [String: AlarmRow] = [:]
@@ -86,7 +88,21 @@ final class AlarmsPage {
         banner.addClass("card")
         banner.isVisible = false
         root.append(banner)
+        syncBanner.xAlignment = 0
+        syncBanner.wraps = true
+        syncBanner.margins(6, 12, 6, 12)
+        syncBanner.addClass("card")
+        syncBanner.addClass("warning")
+        syncBanner.isVisible = false
+        root.append(syncBanner)
         root.append(pages)
+    }
+
+    /// Says which calendars' syncs fail (their alarms ring from this machine's copy); hides the
+    /// note when `text` is nil.
+    func showSyncFailing(_ text: String?) {
+        syncBanner.isVisible = text != nil
+        syncBanner.text = text ?? ""
     }
 
     /// Says that alarms are off until `until` (every alarm), or for some of them; hides the banner

@@ -31,6 +31,10 @@ final class MainWindow {
     /// The alarms with an occurrence skipped ahead (the earliest), and the time away, as last read.
     private var skipped: [String: Instant] = [:]
     private var away: [DaysOff.Away] = []
+    /// The calendars chime writes to (the dialog's Lives On choices), as last listed.
+    private(set) var writableCalendars: [String] = []
+    /// The alarm file's `[defaults] calendar`: where a new alarm lives unless chosen otherwise.
+    private(set) var defaultCalendar: String?
     /// Says "rings in 5 min" anew each minute, on the minute.
     private var minuteTicker: Source?
     /// A closed dialog is let go on the next turn of the loop, not inside its own close signal.
@@ -250,6 +254,17 @@ final class MainWindow {
             guard read != skipped else { return }
             skipped = read
             render()
+        }
+        // A calendar whose sync fails: its alarms ring from this machine's copy, and the others
+        // hear nothing of what is answered here.
+        link?.later(Scheduler1.listCalendars) { [unowned self] result in
+            guard case .success(let calendars) = result else { return }
+            writableCalendars = calendars.filter(\.write).map(\.name)
+            defaultCalendar = calendars.first(where: \.isDefault)?.name
+            let failing = calendars.filter { !$0.failing.isEmpty }
+            alarms.showSyncFailing(failing.isEmpty ? nil : failing.map {
+                tr("The calendar %s is not syncing; its alarms ring from this computer's copy.", $0.name) + " (" + $0.failing + ")"
+            }.joined(separator: "\n"))
         }
         link?.later(Scheduler1.listAway) { [unowned self] result in
             guard case .success(let list) = result else { return }

@@ -64,7 +64,7 @@ import Timekeeping
             Described(Scheduler1.listPending), Described(Scheduler1.listPendingFile), Described(Scheduler1.listDelivered), Described(Scheduler1.closeDelivered(["a"])),
             Described(Scheduler1.listMissed), Described(Scheduler1.settings), Described(Scheduler1.status),
             Described(Scheduler1.alarmFileStatus), Described(Scheduler1.reloadAlarmFile),
-            Described(Scheduler1.occurrencesOff("a")), Described(Scheduler1.listAway), Described(Scheduler1.listSkipped),
+            Described(Scheduler1.occurrencesOff("a")), Described(Scheduler1.listAway), Described(Scheduler1.listSkipped), Described(Scheduler1.listCalendars),
             Described(Scheduler1.setAway(from: nil, until: Instant(seconds: 1_800_000_000), identifiers: ["a"])), Described(Scheduler1.endAway([])),
         ]
     }

@@ -60,7 +60,28 @@ import Timekeeping
                 sync = ["/usr/bin/vdirsyncer", "-c", "\(config)", "sync"]
                 sync-interval = "10s"
                 """.write(to: chimeConfig.appendingPathComponent("alarms.toml"), atomically: true, encoding: .utf8)
-            daemon = try DaemonProcess(bus: bus, stateDirectory: home.appendingPathComponent("state").path)
+            // A stand-in sound player (each play a third of a second), so alarms ring here.
+            let players = home.appendingPathComponent("bin")
+            try FileManager.default.createDirectory(at: players, withIntermediateDirectories: true)
+            try installExecutable("#!/bin/sh\nsleep 0.3\n", at: players.appendingPathComponent("canberra-gtk-play").path)
+            daemonEnvironment = ["PATH": players.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+            state = home.appendingPathComponent("state").path
+            try start()
+        }
+
+        let daemonEnvironment: [String: String]
+        let state: String
+
+        /// Starts its daemon (again).
+        func start() throws {
+            daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: daemonEnvironment)
+        }
+
+        /// What rings here now.
+        func ringing() throws -> [String] {
+            let listed = try chime(["list", "--ringing", "--json"])
+            let items = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
+            return items.compactMap { $0["id"] as? String }
         }
 
         func chime(_ arguments: [String]) throws -> CommandResult { try runChime(arguments, environment: bus.environment()) }
@@ -78,29 +99,63 @@ import Timekeeping
         }
     }
 
-    @Test func anAlarmSetOnOneMachineRingsOnTheOther() throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("caldav-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("store"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let port = try CalendarSyncTests.freePort(in: work)
-        let radicale = try ChildProcess("/usr/bin/radicale", [
-            "--storage-filesystem-folder", work.appendingPathComponent("store").path, "--server-hosts", "127.0.0.1:\(port)",
-            "--auth-type", "none", "--rights-type", "authenticated", "--logging-level", "warning",
-        ], logDirectory: work)
-        defer { radicale.stop() }
-        let url = "http://127.0.0.1:\(port)/alice/shared/"
-        let script = work.appendingPathComponent("caldav.py").path
-        try CalendarSyncTests.caldav.write(toFile: script, atomically: true, encoding: .utf8)
+    /// A CalDAV server (radicale, on loopback) with an empty calendar, and two homes syncing it.
+    final class Network {
+        let work: URL
+        let radicale: ChildProcess
+        let url: String
+        let script: String
+        var homes: [Home] = []
+
+        init() throws {
+            work = FileManager.default.temporaryDirectory.appendingPathComponent("caldav-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: work.appendingPathComponent("store"), withIntermediateDirectories: true)
+            let port = try CalendarSyncTests.freePort(in: work)
+            radicale = try ChildProcess("/usr/bin/radicale", [
+                "--storage-filesystem-folder", work.appendingPathComponent("store").path, "--server-hosts", "127.0.0.1:\(port)",
+                "--auth-type", "none", "--rights-type", "authenticated", "--logging-level", "warning",
+            ], logDirectory: work)
+            url = "http://127.0.0.1:\(port)/alice/shared/"
+            script = work.appendingPathComponent("caldav.py").path
+            try CalendarSyncTests.caldav.write(toFile: script, atomically: true, encoding: .utf8)
+            let root = "http://127.0.0.1:\(port)/"
+            try #require(waitUntil(10) { (try? self.http("PROPFIND", root)).map { !$0.hasPrefix("failed") } ?? false })
+            try #require(try http("MKCALENDAR", url) == "201")
+            homes = [try Home("a", url: url, in: work), try Home("b", url: url, in: work)]
+        }
+
         func http(_ method: String, _ url: String) throws -> String {
             let result = try runProgram("/usr/bin/python3", [script, method, url].map { Array($0.utf8) }, environment: ProcessInfo.processInfo.environment)
             return result.status == 0 ? result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "failed: \(result.stderr)"
         }
-        #expect(waitUntil(10) { (try? http("PROPFIND", "http://127.0.0.1:\(port)/")).map { !$0.hasPrefix("failed") } ?? false })
-        #expect(try http("MKCALENDAR", url) == "201")
-        let a = try Home("a", url: url, in: work)
-        defer { a.stop() }
-        let b = try Home("b", url: url, in: work)
-        defer { b.stop() }
+
+        /// The events on the server, as python's icalendar reads them: what `body` prints of each.
+        func serverEvents(_ body: String) throws -> [String] {
+            let listing = try CalendarSyncTests.python("""
+                import sys, urllib.request, base64
+                from icalendar import Calendar, vDatetime
+                def utc(p):  # X- properties and ACKNOWLEDGED read as text in icalendar 4
+                    return p.dt if hasattr(p, "dt") else vDatetime.from_ical(str(p))
+                request = urllib.request.Request(sys.argv[1])  # the collection, every event in it
+                request.add_header("Authorization", "Basic " + base64.b64encode(b"alice:x").decode())
+                calendar = Calendar.from_ical(urllib.request.urlopen(request, timeout=10).read())
+                for event in calendar.walk("VEVENT"):
+                \(body.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+                """, [url], in: work)
+            return listing.split(separator: "\n").map(String.init).sorted()
+        }
+
+        func stop() {
+            for home in homes { home.stop() }
+            radicale.stop()
+            try? FileManager.default.removeItem(at: work)
+        }
+    }
+
+    @Test func anAlarmSetOnOneMachineRingsOnTheOther() throws {
+        let network = try Network()
+        defer { network.stop() }
+        let (a, b) = (network.homes[0], network.homes[1])
 
         // An alarm already in the calendar (vdirsyncer will not sync a calendar emptied on one side).
         let other = try a.chime(["at", "06:30", "--days", "sat", "--calendar", "shared", "--id", "gym", "Gym"])
@@ -123,16 +178,8 @@ import Timekeeping
 
         // The event on the server (the collection as radicale gives it) is an iCalendar event python's
         // icalendar reads, with its alarm.
-        let listing = try CalendarSyncTests.python("""
-            import sys, urllib.request, base64
-            from icalendar import Calendar
-            request = urllib.request.Request(sys.argv[1])  # the collection, every event in it
-            request.add_header("Authorization", "Basic " + base64.b64encode(b"alice:x").decode())
-            calendar = Calendar.from_ical(urllib.request.urlopen(request, timeout=10).read())
-            for event in calendar.walk("VEVENT"):
-                print(event["SUMMARY"], event["X-CHIME-ID"], len(event.walk("VALARM")))
-            """, [url], in: work)
-        #expect(listing.split(separator: "\n").sorted() == ["Gym gym 1", "Standup standup 1"], "\(listing)")
+        let listing = try network.serverEvents(#"print(event["SUMMARY"], event["X-CHIME-ID"], len(event.walk("VALARM")))"#)
+        #expect(listing == ["Gym gym 1", "Standup standup 1"], "\(listing)")
 
         // Cancelled on A: its event goes, from the server and then from B.
         let cancelled = try a.chime(["cancel", "standup"])
@@ -145,5 +192,103 @@ import Timekeeping
             let status = try home.chime(["status"]).stdout
             #expect(!status.contains("sync failing"), "\(home.name): \(status)")
         }
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss` on this machine's clock, `seconds` from now: a one-off for `chime at`.
+    static func moment(in seconds: Double) -> String {
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        format.locale = Locale(identifier: "en_US_POSIX")
+        return format.string(from: Date().addingTimeInterval(seconds))
+    }
+
+    /// Answers travel (RFC 9074, Thunderbird's properties): Stop on A ends B's ring of the same
+    /// occurrence; Snooze on B stops A's ring and moves A's alarm to B's snooze time. The answers
+    /// are on the server, as python's icalendar reads them. (How fast is `make bench`'s: the
+    /// issue's 10 s is measured there, not raced here.)
+    @Test func stopAndSnoozeOnOneMachineAreHeardOnTheOther() throws {
+        let network = try Network()
+        defer { network.stop() }
+        let (a, b) = (network.homes[0], network.homes[1])
+        #expect(try a.chime(["at", "06:30", "--days", "sat", "--calendar", "shared", "--id", "gym", "Gym"]).status == 0)
+
+        // A one-off 40 s ahead, set on A: B learns of it, and both ring it.
+        let standup = try a.chime(["at", Self.moment(in: 40), "--calendar", "shared", "--id", "standup", "--sound", "bell", "--ring", "5m", "Standup"])
+        try #require(standup.status == 0, "\(standup.stderr)")
+        try #require(try waitUntil(60) { try b.pending()["standup"] != nil }, "B never learned of the alarm set on A")
+        try #require(try waitUntil(90) { try a.ringing().contains("standup") && b.ringing().contains("standup") }, "it did not ring on both")
+        let shownOnB = try #require(b.recorder.calls.last { $0.summary == "Standup" }?.assignedID)
+
+        // Stop on A: B's ring ends (its popup closed by B's daemon), though it could ring 5 minutes.
+        let stoppedAt = Date()
+        let stopped = try a.chime(["stop", "standup"])
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(try waitUntil(60) { try !b.ringing().contains("standup") }, "B rang on after the Stop on A")
+        print("measured: Stop on A → silence on B in \(String(format: "%.1f", Date().timeIntervalSince(stoppedAt))) s")
+        #expect(waitUntil(10) { b.recorder.closedIDs.contains(shownOnB) }, "B's popup stayed up")
+        // Answered: a one-off is over on both.
+        #expect(try waitUntil(30) { try a.pending()["standup"] == nil && b.pending()["standup"] == nil })
+        // On the server: ACKNOWLEDGED on its alarms, Thunderbird's X-MOZ-LASTACK beside it, both
+        // at or after the time it rang.
+        let acknowledged = try network.serverEvents("""
+            if event["X-CHIME-ID"] == "standup":
+                alarms = [a for a in event.walk("VALARM")]
+                start = event["DTSTART"].dt
+                start = start if start.tzinfo else start.astimezone()  # floating: this machine's wall clock
+                print(utc(event["X-MOZ-LASTACK"]) >= start, all(utc(a["ACKNOWLEDGED"]) == utc(event["X-MOZ-LASTACK"]) for a in alarms), len(alarms))
+            """)
+        #expect(acknowledged == ["True True 2"], "\(acknowledged)")
+
+        // Snooze on B: A's ring stops, and A rings again at B's snooze time.
+        let tea = try a.chime(["at", Self.moment(in: 40), "--calendar", "shared", "--id", "tea", "--sound", "bell", "--ring", "5m", "Tea"])
+        try #require(tea.status == 0, "\(tea.stderr)")
+        try #require(try waitUntil(60) { try b.pending()["tea"] != nil }, "B never learned of the second alarm")
+        try #require(try waitUntil(90) { try a.ringing().contains("tea") && b.ringing().contains("tea") }, "the second did not ring on both")
+        let snoozed = try b.chime(["snooze", "tea", "--for", "3m"])
+        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        #expect(try waitUntil(60) { try !a.ringing().contains("tea") }, "A rang on after the Snooze on B")
+        func next(_ home: Home) throws -> Date? {
+            (try home.pending()["tea"]?["nextFire"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }
+        }
+        let onB = try #require(try next(b))
+        let moved = try waitUntil(30) { try next(a).map { abs($0.timeIntervalSince(onB)) <= 1 } ?? false }
+        let onA = try next(a)
+        #expect(moved, "A's alarm is not at B's snooze time \(onB): \(String(describing: onA))")
+        let snooze = try network.serverEvents("""
+            if event["X-CHIME-ID"] == "tea":
+                snoozes = [a for a in event.walk("VALARM") if a.get("RELATED-TO") is not None and a["RELATED-TO"].params.get("RELTYPE") == "SNOOZE"]
+                print(len(snoozes), snoozes[0]["TRIGGER"].dt == utc(event["X-MOZ-SNOOZE-TIME"]) if snoozes else None)
+            """)
+        #expect(snooze == ["1 True"], "\(snooze)")
+        for home in [a, b] {
+            let status = try home.chime(["status"]).stdout
+            #expect(!status.contains("sync failing"), "\(home.name): \(status)")
+        }
+    }
+
+    /// A machine that was off hears the answer at its start: an occurrence stopped on A while B's
+    /// daemon was not running does not ring late on B (B's sync runs before its late alarms are rung).
+    @Test func anOccurrenceAnsweredWhileAMachineWasOffDoesNotRingLateThere() throws {
+        let network = try Network()
+        defer { network.stop() }
+        let (a, b) = (network.homes[0], network.homes[1])
+        #expect(try a.chime(["at", "06:30", "--days", "sat", "--calendar", "shared", "--id", "gym", "Gym"]).status == 0)
+        let call = try a.chime(["at", Self.moment(in: 40), "--calendar", "shared", "--id", "call", "--sound", "bell", "--ring", "5m", "Call"])
+        try #require(call.status == 0, "\(call.stderr)")
+        try #require(try waitUntil(60) { try b.pending()["call"] != nil }, "B never learned of the alarm set on A")
+        b.daemon?.stop()
+        b.daemon = nil
+        try #require(try waitUntil(90) { try a.ringing().contains("call") }, "it did not ring on A")
+        #expect(try a.chime(["stop", "call"]).status == 0)
+        // The answer is on the server before B starts again.
+        #expect(try waitUntil(60) {
+            try network.serverEvents(#"print(event["X-CHIME-ID"], "X-MOZ-LASTACK" in event)"#).contains("call True")
+        })
+        try b.start()
+        // B reads its calendar, syncs, reads what the sync brought: the alarm is over, never rung.
+        #expect(try waitUntil(60) { try b.pending()["call"] == nil }, "B kept the alarm answered on A")
+        #expect(!b.recorder.calls.contains { $0.summary == "Call" }, "B rang an occurrence answered on A while it was off")
+        let missed = try b.chime(["list", "--missed"]).stdout
+        #expect(!missed.contains("call"), "\(missed)")
     }
 }
