@@ -102,7 +102,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
 # The alarm sound's peers: canberra-gtk-play (with libcanberra's PulseAudio backend) and paplay.
 BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
-	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser
+	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser radicale vdirsyncer
 
 .PHONY: all build release release-app demo test test-app check check-suites fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
@@ -186,9 +186,10 @@ test: deps-test
 	@mkdir -p $(PACKAGING_SCRATCH) && rm -f $(PACKAGING_SCRATCH)/build.rc
 	@(nice -n 19 $(MAKE) --no-print-directory dist PIE=1 RELEASE_SCRATCH=$(PACKAGING_SCRATCH) >$(PACKAGING_SCRATCH)/build.log 2>&1; \
 		echo $$? >$(PACKAGING_SCRATCH)/build.rc) &
-	$(SWIFT) build $(CXX_FLAGS)
+	@# One build: the tests and every program they run.
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
-	$(SWIFT) test $(CXX_FLAGS) --skip '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES)))'
+	@# The main stage in several test processes at once (scripts/test-shards.sh says why).
+	@scripts/test-shards.sh '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES)))' $(CXX_FLAGS)
 	$(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(SOUND_SUITES)))'
 	@# The calendar suites beside the app's tests: they mostly wait (on a CalDAV server's syncs, on a
 	@# big calendar read by a reader child at nice 10), as the app's tests wait on its window.
@@ -235,7 +236,7 @@ fuzz: deps-build
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests HostileCalendarTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
-	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests HolidayCalendarTests
+	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests HolidayCalendarTests CalendarAnswersTests
 empty :=
 space := $(empty) $(empty)
 

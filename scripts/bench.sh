@@ -99,6 +99,10 @@ echo "== 10,000 weekday alarms with three holiday calendars, planned (3 runs)"
 : >"$out/holidays.txt"
 for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 10000 holidays >>"$out/holidays.txt"; done
 
+SYNC_ROUNDS=${SYNC_ROUNDS:-20}
+echo "== one alarm, two machines through radicale and vdirsyncer: add on A → known on B, Stop on A → silence on B ($SYNC_ROUNDS rounds)"
+/usr/bin/python3 bench/two_machines.py "$chime" "$out/trivial_server" "$SYNC_ROUNDS" 2>"$out/two-machines.log" >"$out/two-machines.json"
+
 IDLE_SECONDS=${IDLE_SECONDS:-60}
 echo "== the daemon with 100,000 alarms (idle for $IDLE_SECONDS s)"
 "$PWD/.build/release/chime-bench-daemon" "$chime" 100000 "$IDLE_SECONDS" >"$out/daemon.txt"

@@ -1,4 +1,5 @@
 """Summarises bench/out/ as ratios against the peers and the targets of the issue."""
+import json
 import statistics
 import sys
 from pathlib import Path
@@ -100,6 +101,19 @@ lines.append("  reading the three calendars %.1f ms, planning every alarm's next
              % (read_ms, plan_ms, read_ms + plan_ms, verdict(read_ms + plan_ms < 500)))
 lines.append("  the same alarms planned without days off: %.1f ms (days off cost %.1f×); the ten occurrences after each: %.2f µs an occurrence"
              % (plain_ms, plan_ms / plain_ms, ten_ms / 1e5 * 1e3))
+
+two = json.loads((out / "two-machines.json").read_text())
+lines.append("")
+lines.append("One alarm, two machines (radicale on loopback, vdirsyncer, B syncing every 10 s; %d rounds):" % two["rounds"])
+if two["known"]:
+    lines.append("  set on A → known on B: median %.1f s, worst %.1f s (B's sync interval bounds it)"
+                 % (statistics.median(two["known"]), max(two["known"])))
+if two["silence"]:
+    worst = max(two["silence"])
+    lines.append("  Stop on A → silence on B: median %.1f s, worst %.1f s (target: within 10 s): %s"
+                 % (statistics.median(two["silence"]), worst, verdict(worst <= 10 and not two["missing"])))
+for missing in two["missing"]:
+    lines.append("  missing: " + missing)
 
 check_ms, check_tests = (int(v) for v in (out / "check.txt").read_text().split())
 lines.append("")

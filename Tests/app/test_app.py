@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -706,14 +707,32 @@ if __name__ == "__main__":
     chosen = sys.argv[3:]
     if len(chosen) == 1:
         unittest.main(argv=[sys.argv[0], chosen[0]], verbosity=2)
-    # Each test in a process of its own (its own session, bus and accessibility bus).
+    # Each test in a process of its own (its own session, display, bus and accessibility bus),
+    # APP_TEST_JOBS of them at once (2 unless said: they mostly wait on the window and the daemon);
+    # each one's output is printed whole when it ends.
     failed = []
     started = time.monotonic()
     tests = chosen or list(each_test())
-    for test in tests:
-        result = subprocess.run([sys.executable, os.path.abspath(__file__), CHIME, APP, test])
-        if result.returncode != 0:
-            failed.append(test)
+    jobs = max(1, int(os.environ.get("APP_TEST_JOBS", "2")))
+    waiting = list(tests)
+    running = {}
+    while waiting or running:
+        while waiting and len(running) < jobs:
+            test = waiting.pop(0)
+            output = tempfile.TemporaryFile()  # (a pipe left unread while it runs could fill and stop it)
+            running[test] = (subprocess.Popen([sys.executable, os.path.abspath(__file__), CHIME, APP, test],
+                                              stdout=output, stderr=subprocess.STDOUT), output)
+        done = next((test for test, (proc, _) in running.items() if proc.poll() is not None), None)
+        if done is None:
+            time.sleep(0.1)
+            continue
+        proc, output = running.pop(done)
+        output.seek(0)
+        sys.stdout.write(output.read().decode(errors="replace"))
+        sys.stdout.flush()
+        output.close()
+        if proc.returncode != 0:
+            failed.append(done)
     print(f"app tests: {len(tests) - len(failed)} of {len(tests)} passed in {time.monotonic() - started:.0f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""))
     sys.exit(1 if failed else 0)

@@ -1,0 +1,62 @@
+#!/bin/bash
+# make test's main stage: the Swift suites (but those SKIP, a regular expression of suite names,
+# matches) in TEST_SHARDS test processes at once (3 unless said), each given a share of the suites.
+#
+# Why: Swift Testing runs a process's tests as tasks on the Swift concurrency pool, one thread per
+# core, and chime's tests are synchronous and mostly wait (on daemons, buses, notification servers,
+# the clock): on a two-core machine one process runs two of them at a time and the others queue
+# behind two sleeping threads. Several processes let more of them wait at once; the machine stays
+# as busy as the tests make it, which is what they are written to bear.
+#
+#     scripts/test-shards.sh SKIP [swift test flags...]
+set -u
+skip=$1
+shift
+shards=${TEST_SHARDS:-3}
+out=.build/shards
+rm -rf "$out" && mkdir -p "$out"
+
+# Every test, "Module.Suite/test()" (XCTest's "Module.Class/method" too), by suite.
+swift test --skip-build "$@" --list-tests >"$out/list" 2>"$out/list.err" || { cat "$out/list.err"; echo "cannot list the tests"; exit 1; }
+# Suites with how many tests each, the largest first, dealt to the shard with the fewest tests so far.
+grep '/' "$out/list" | sed 's|/.*||' | sort | uniq -c | sort -rn | while read -r count suite; do
+    name=${suite##*.}
+    if [[ "$name" =~ ^($skip)$ ]]; then continue; fi
+    echo "$count $suite"
+done >"$out/suites"
+[ -s "$out/suites" ] || { echo "no suites to run"; exit 1; }
+declare -a load patterns
+for ((i = 0; i < shards; i++)); do load[i]=0; patterns[i]=""; done
+while read -r count suite; do
+    least=0
+    for ((i = 1; i < shards; i++)); do ((load[i] < load[least])) && least=$i; done
+    load[least]=$((load[least] + count))
+    patterns[least]+="${patterns[least]:+|}${suite//./\\.}/"
+done <"$out/suites"
+
+declare -a pids
+for ((i = 0; i < shards; i++)); do
+    [ -n "${patterns[i]}" ] || continue
+    swift test --skip-build "$@" --filter "${patterns[i]}" >"$out/shard-$i.log" 2>&1 &
+    pids[i]=$!
+done
+failed=0
+for ((i = 0; i < shards; i++)); do
+    [ -n "${pids[i]:-}" ] || continue
+    wait "${pids[i]}"
+    rc=$?
+    echo "== shard $((i + 1)) of $shards (${load[i]} tests): exit $rc"
+    cat "$out/shard-$i.log"
+    [ "$rc" = 0 ] || failed=1
+done
+for ((i = 0; i < shards; i++)); do
+    [ -n "${pids[i]:-}" ] || continue
+    grep -h -E '^(✔|✘) Test run with|Executed [0-9]+ tests?, with' "$out/shard-$i.log" | sed "s/^/shard $((i + 1)): /"
+done
+[ "$failed" = 0 ] || { echo "the main test stage failed (its shards' logs are above and in $out)"; exit 1; }
+# Every listed test ran, once: a filter that matched nothing would pass with nothing run.
+expected=$(awk '{ n += $1 } END { print n }' "$out/suites")
+ran=$(cat "$out"/shard-*.log | awk '/^(✔|✘) Test run with [0-9]+ tests?/ { n += $5 } END { print n + 0 }')
+xctest=$(cat "$out"/shard-*.log | grep -A1 "^Test Suite 'Selected tests' passed" | grep -oE 'Executed [0-9]+' | awk '{ n += $2 } END { print n + 0 }')
+echo "the main stage: $((ran + xctest)) tests run in $shards processes, $expected listed"
+[ "$((ran + xctest))" = "$expected" ] || { echo "the main stage ran $((ran + xctest)) tests, not the $expected listed"; exit 1; }
