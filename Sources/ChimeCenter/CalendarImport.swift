@@ -195,7 +195,8 @@ public struct CalendarImport: Sendable {
         func written(_ property: Property, as name: String) -> ContentLine? {
             var line = ContentLine(name: name, value: property.value, line: property.line)
             if let value = property.parameters["VALUE"], value.uppercased() == "DATE" { line.parameters["VALUE"] = "DATE" }
-            if let tzid = property.parameters["TZID"] {
+            // A time in UTC says so itself (some writers add a TZID beside the Z: python's icalendar).
+            if let tzid = property.parameters["TZID"], !property.value.hasSuffix("Z") {
                 guard let zone = Values.zoneName(tzid, timeZones: timeZones) else {
                     problem(property.line, "TZID=\(tzid): not a zone chime knows (no tz database name, X-LIC-LOCATION or fixed offset says which)")
                     return nil
@@ -345,6 +346,22 @@ public struct CalendarImport: Sendable {
         // chime's own rule, where the event came from chime: the alarm comes back as it was written.
         let chimeRule = own(Own.rule)
         let identifier = own(Own.id) ?? Self.identifier(uid: uid, instance: instance)
+        // chime's own rule does not read the event's EXDATEs: the occurrences they exclude (where it
+        // fires for them) are its skipped ones (`chime skip`, on any machine, writes one).
+        if chimeRule != nil, instance == nil, !item.all("EXDATE").isEmpty {
+            var skipped: [Instant] = []
+            let places = offsets.isEmpty ? [Int64(0)] : Array(Set(offsets)).sorted()
+            for date in item.all("EXDATE") {
+                for value in date.value.split(separator: ",") {
+                    guard let line = written(ContentLine(name: "EXDATE", parameters: date.parameters, value: String(value), line: date.line), as: "DTSTART"),
+                        let read = try? Recurrence(lines: [line])
+                    else { continue }
+                    let start = read.startInstant(floatingZone: Zone.system())
+                    skipped += places.map { Instant(seconds: start + $0) }.filter { $0 > anchor }
+                }
+            }
+            if !skipped.isEmpty { draft.skipped = Array(skipped.sorted().prefix(RequestBounds.skippedCount.upperBound - 1)) }
+        }
         if !offsets.isEmpty {
             draft.identifier = identifier
             draft.when = chimeRule.map { .rule($0) } ?? .recurrence(recurrence)

@@ -365,6 +365,7 @@ public enum SchedulerSignal: String, CaseIterable, Sendable {
     case pendingChanged = "PendingChanged"
     case ringingChanged = "RingingChanged"
     case soundEnded = "SoundEnded"
+    case calendarsChanged = "CalendarsChanged"
 
     public var member: MemberName { MemberName(rawValue: rawValue)! }
 
@@ -379,6 +380,7 @@ public enum SchedulerSignal: String, CaseIterable, Sendable {
         case .dismissed: "s"
         case .pendingChanged, .ringingChanged: "as"
         case .soundEnded: "uss"
+        case .calendarsChanged: ""
         }
     }
 

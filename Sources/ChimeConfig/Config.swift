@@ -30,6 +30,9 @@ public struct ConfigAlarm: Hashable, Sendable {
     public var enabled: Bool
     public var request: NotificationRequest
     public var line: Int
+    /// The calendar chime writes to that it lives in (`calendar`): put there as an event, and rung
+    /// from there, on every machine that follows it; nil: rung from the file.
+    public var calendar: String? = nil
 }
 
 /// A `[[timer]]` preset that `chime timer NAME` starts.
@@ -51,6 +54,9 @@ public struct TimerPreset: Hashable, Sendable {
 public struct AlarmFile: Hashable, Sendable {
     public var path: String
     public var alarms: [ConfigAlarm] = []
+    /// The file's alarms that live in a calendar chime writes to (`[[alarm]] calendar`): not among
+    /// `alarms`; the daemon puts each into its calendar, from which it rings.
+    public var intoCalendars: [ConfigAlarm] = []
     public var timers: [TimerPreset] = []
     /// The calendars it follows (`[[calendar]]`): their alarms are among `alarms`.
     public var calendars: [FollowedCalendar] = []
@@ -154,7 +160,7 @@ public enum AlarmConfig {
 
     public static let alarmKeys = ["id", "label", "when", "title", "body", "body-command", "body-timeout", "sound", "urgency",
                                    "icon", "snooze", "grace", "expire", "tz", "actions", "enabled", "ring", "auto-snooze", "wake", "dnd",
-                                   "volume", "fade", "fade-from", "insist", "remind", "except", "until", "on-holiday", "notice"]
+                                   "volume", "fade", "fade-from", "insist", "remind", "except", "until", "on-holiday", "notice", "calendar"]
     public static let defaultKeys = ["sound", "urgency", "icon", "snooze", "grace", "expire", "tz", "actions", "ring", "auto-snooze", "dnd",
                                      "volume", "fade", "fade-from", "insist", "on-holiday", "working-days", "notice", "calendar"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
@@ -227,7 +233,8 @@ public enum AlarmConfig {
         }
         var validator = Validator(path: path, locator: locator, anchor: anchor)
         validator.validate(table)
-        file.alarms = validator.alarms
+        file.alarms = validator.alarms.filter { $0.calendar == nil }
+        file.intoCalendars = validator.alarms.filter { $0.calendar != nil }
         file.timers = validator.timers
         file.calendars = validator.calendars
         file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }

@@ -37,6 +37,8 @@ struct Validator {
     var workingDays: Set<Int> = Set(1...5)
     /// `[defaults] calendar`: checked against the calendars once they are read.
     var defaultCalendar: String?
+    /// `[[alarm]] calendar`, by the alarm's index: checked the same way.
+    var alarmCalendars: [(index: Int, name: String)] = []
     var away: [DaysOff.Away] = []
     var diagnostics: [Diagnostic] = []
     /// Zone names already checked (a file names the same one or two zones again and again).
@@ -332,6 +334,12 @@ struct Validator {
             }
             calendars.append(calendar)
         }
+        // An alarm's calendar, and the default one, name calendars chime writes to.
+        for (index, name) in alarmCalendars where !calendars.contains(where: { $0.write && $0.enabled && $0.name == name }) {
+            let names = calendars.filter(\.write).map { "'\($0.name)'" }
+            report("alarm[\(index)].calendar", "'calendar' must name a [[calendar]] with write = true; "
+                   + (names.isEmpty ? "the file has none" : "the file's are " + names.joined(separator: ", ")) + ", found \"\(name)\"")
+        }
         if let name = defaultCalendar, !calendars.contains(where: { $0.write && $0.name == name }) {
             let names = calendars.filter(\.write).map { "'\($0.name)'" }
             report("defaults.calendar", "'calendar' must name a [[calendar]] with write = true; "
@@ -539,7 +547,10 @@ struct Validator {
             reportBuilding(error, p, table: table)
             return nil
         }
-        return ConfigAlarm(id: id, when: table["when"]?.string ?? "", enabled: enabled, request: request, line: line)
+        var alarm = ConfigAlarm(id: id, when: table["when"]?.string ?? "", enabled: enabled, request: request, line: line)
+        alarm.calendar = string(table, "calendar", p + ".calendar")
+        if let name = alarm.calendar { alarmCalendars.append((index, name)) }
+        return alarm
     }
 
     /// A refusal of the builder, at the key the file names it by.

@@ -89,6 +89,8 @@ final class ReaderRun {
     /// What rings here (looked at each step), and the answers the reading gave those alarms.
     var ringing: Set<String> = []
     var answeredElsewhere: [String: Instant] = [:]
+    /// What the events say was answered, of the alarms answered here (`.earliest`: nothing).
+    var answersRead: [String: Instant] = [:]
 
     init(reason: String, request: AlarmFileReader.Request) {
         self.reason = reason
@@ -115,9 +117,9 @@ final class AlarmFileFollower: LoopPart {
         return status
     }
     /// The syncs of the calendars chime writes to.
-    private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger) { [unowned self] now in
+    private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger, urgency: { [unowned self] now in
         syncUrgency(now: now, ringing: events.ringingNow())
-    }
+    }, failingChanged: { [unowned self] in events.calendarsChanged() })
     private var reported = AlarmFileStatus(path: "")
     /// The file's alarms as the store holds them, by identifier (nil: not yet read from the store;
     /// read a slice at a time as a reload starts).
@@ -154,6 +156,8 @@ final class AlarmFileFollower: LoopPart {
         var firstReadOver: () -> Void = {}
         /// The alarms ringing now (a calendar's alarm ringing syncs its calendars every few seconds).
         var ringingNow: () -> [String] = { [] }
+        /// The calendars chime writes to or syncs changed, or one's sync started or stopped failing.
+        var calendarsChanged: () -> Void = {}
         /// A reading gave alarms that ring here an answer made elsewhere (their calendar's
         /// acknowledgment): what to do with their rings is the presenter's.
         var answeredElsewhere: (_ answers: [String: Instant]) -> Void = { _ in }
@@ -500,6 +504,16 @@ final class AlarmFileFollower: LoopPart {
         guard run.seen.insert(identifier).inserted else { return }
         if record.enabled { run.scheduled += 1 } else { run.disabled += 1 }
         let digest = record.digest
+        // One that rings here: what its calendar now says was answered (on another machine); one
+        // answered here: whether its calendar says so (changed or not: a reading may have missed
+        // the version with the answer). A few alarms: the rest are not decoded.
+        if record.fromCalendar, run.ringing.contains(identifier) || answersMadeHere[identifier] != nil,
+            let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(record.json.utf8))
+        {
+            let acknowledged = CalendarAnswers.of(request).acknowledged
+            if let acknowledged, run.ringing.contains(identifier) { run.answeredElsewhere[identifier] = acknowledged }
+            if answersMadeHere[identifier] != nil { run.answersRead[identifier] = acknowledged ?? .earliest }
+        }
         let before = known?[identifier]
         if before?.digest == digest {
             run.outcome.unchanged += 1
@@ -520,13 +534,6 @@ final class AlarmFileFollower: LoopPart {
             run.conflicts.append("\(run.request.path):\(record.line): alarm '\(identifier)' is quarantined: the alarm file's reader crashed twice while scheduling it; it stays out until you change it")
             if record.enabled { run.scheduled -= 1 } else { run.disabled -= 1 }
             return
-        }
-        // One that rings here: what its calendar now says was answered (on another machine).
-        if record.fromCalendar, run.ringing.contains(identifier),
-            let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(record.json.utf8)),
-            let acknowledged = CalendarAnswers.of(request).acknowledged
-        {
-            run.answeredElsewhere[identifier] = acknowledged
         }
         // What its calendar cannot carry, kept on this machine, laid over it.
         if record.fromCalendar, let kept = keptHereNow()[identifier],
@@ -655,12 +662,14 @@ final class AlarmFileFollower: LoopPart {
             // (Its steps were committed without waiting for the disk: what the machine's power
             // takes with it is read from the file again at the next start.)
             run.outcome.applied = true
+            if followedForSync != summary.writable || defaultCalendar != summary.defaultCalendar { events.calendarsChanged() }
             followedForSync = summary.writable
             defaultCalendar = summary.defaultCalendar
             sync.configure(followedForSync, now: clock.now())
             sync.recheck()
-            reassertAnswers()
+            reassertAnswers(run.answersRead)
             if !run.answeredElsewhere.isEmpty { events.answeredElsewhere(run.answeredElsewhere) }
+            placeFileAlarms(summary.intoCalendars ?? [])
             timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
             reported.problems = []
             reported.loaded = run.request.now
@@ -740,18 +749,7 @@ extension AlarmFileFollower {
                 throw .invalid(RequestError(.id, "\(quotedForMessage(request.identifier)) is an alarm this machine keeps; give the calendar's alarm another id"))
             }
             guard let next = schedule.nextFire(request, after: now) else { throw .invalid(schedule.neverFires(request, after: now)) }
-            let path = try Self.write(request, into: calendar, now: now)
-            logger.info("wrote \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(name)"])
-            // What the calendar cannot carry stays on this machine (and `chime show` says so).
-            let kept = KeptHere.settings(of: request, now: now)
-            do {
-                try store.setKeptHere(request.identifier, request: kept.isEmpty ? nil : RequestJSON.encode(request), settings: kept.joined(separator: ","))
-            } catch {
-                throw .store(error)
-            }
-            var known = keptHereNow()
-            known[request.identifier] = kept.isEmpty ? nil : (request, kept)
-            keptHere = known
+            try place(request, in: calendar, now: now)
             sync.soon(name)
             let identifier = request.identifier
             reload(now: now, reason: "chime wrote to the calendar \(name)") { _ in then(.success((identifier, next))) }
@@ -760,14 +758,72 @@ extension AlarmFileFollower {
         }
     }
 
+    /// Writes `request` into `calendar` as its event (`disabled`: switched off there), and keeps
+    /// here what the calendar cannot carry of it (`chime show` says so).
+    func place(_ request: NotificationRequest, in calendar: ReaderSummary.WireWritable, now: Instant, disabled: Bool = false) throws(SchedulerError) {
+        let path = try Self.write(request, into: calendar, now: now, disabled: disabled)
+        logger.info("wrote \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(calendar.name)"])
+        let kept = KeptHere.settings(of: request, now: now)
+        do {
+            try store.setKeptHere(request.identifier, request: kept.isEmpty ? nil : RequestJSON.encode(request), settings: kept.joined(separator: ","))
+        } catch {
+            throw .store(error)
+        }
+        var known = keptHereNow()
+        known[request.identifier] = kept.isEmpty ? nil : (request, kept)
+        keptHere = known
+    }
+
+    /// The file's alarms that live in calendars (`[[alarm]] calendar`): each put into its calendar
+    /// when it is not there as the file says it now (the calendar's reading then gives the alarm);
+    /// those this machine put there that the file no longer has are taken out again.
+    func placeFileAlarms(_ alarms: [ReaderSummary.WireIntoCalendar]) {
+        let placed = (try? store.placedFromFile()) ?? [:]
+        guard !alarms.isEmpty || !placed.isEmpty else { return }
+        let now = clock.now()
+        for alarm in alarms {
+            guard let calendar = writable.first(where: { $0.name == alarm.calendar }),
+                let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(alarm.json.utf8))
+            else { continue }
+            let path = calendar.path + "/" + Self.fileName(uid: request.content.userInfo[CalendarImport.uidKey] ?? "\(request.identifier)@chime")
+            if placed[alarm.identifier] == alarm.digest, (try? Sys.status(path)) != nil { continue }
+            do throws(SchedulerError) {
+                try place(request, in: calendar, now: now, disabled: !alarm.enabled)
+                try? store.setPlacedFromFile(alarm.identifier, digest: alarm.digest)
+                sync.soon(calendar.name)
+            } catch {
+                logger.error("the alarm file's '\(alarm.identifier)' could not be put into the calendar \(calendar.name): \(error)")
+            }
+        }
+        let kept = Set(alarms.map(\.identifier))
+        for (identifier, _) in placed where !kept.contains(identifier) {
+            for calendar in writable {
+                let path = calendar.path + "/" + Self.fileName(uid: "\(identifier)@chime")
+                guard (try? Sys.status(path)) != nil else { continue }
+                do {
+                    try Sys.removeFile(path)
+                    try Sys.syncDirectory(calendar.path)
+                    logger.info("removed \(path): the alarm file no longer has it", metadata: ["alarm.id": "\(identifier)"])
+                    sync.soon(calendar.name)
+                } catch {
+                    logger.error("cannot remove \(path): \(error.reason)")
+                }
+            }
+            try? store.setPlacedFromFile(identifier, digest: nil)
+        }
+    }
+
     /// The event file of `request` in `calendar`: `UID.ics` (the UID's letters and digits, others
     /// as hex), written atomically. Answers its path.
-    static func write(_ request: NotificationRequest, into calendar: ReaderSummary.WireWritable, now: Instant) throws(SchedulerError) -> String {
+    static func write(_ request: NotificationRequest, into calendar: ReaderSummary.WireWritable, now: Instant,
+                      disabled: Bool = false) throws(SchedulerError) -> String {
         let uid = request.content.userInfo[CalendarImport.uidKey] ?? "\(request.identifier)@chime"
         let path = calendar.path + "/" + fileName(uid: uid)
         do {
             try Sys.makeDirectory(calendar.path)
-            try Sys.writeFileAtomically(path, Array(CalendarExport.calendar([request], now: now).utf8))
+            let bytes = Array(CalendarExport.calendar([request], now: now).utf8)
+            let uidText = request.content.userInfo[CalendarImport.uidKey] ?? "\(request.identifier)@chime"
+            try Sys.writeFileAtomically(path, disabled ? CalendarEdit.settingDisabled(bytes, uid: uidText, true) ?? bytes : bytes)
         } catch {
             throw .invalid(RequestError(.calendar, "cannot write \(path): \(error.reason)"))
         }
@@ -793,21 +849,21 @@ extension AlarmFileFollower {
         calendarFile(of: request.content)
     }
 
+    /// (Only an alarm a calendar chime writes to gave, which says which one: an alarm of any other
+    /// calendar costs no look through the person's calendars.)
     func calendarFile(of content: NotificationContent) -> (calendar: ReaderSummary.WireWritable, path: String)? {
-        guard let uid = content.userInfo[CalendarImport.uidKey], !writable.isEmpty else { return nil }
+        guard let uid = content.userInfo[CalendarImport.uidKey], let name = content.userInfo[CalendarImport.calendarKey],
+            let calendar = writable.first(where: { $0.name == name })
+        else { return nil }
         func holds(_ path: String) -> Bool {
             guard let bytes = try? Sys.readFile(path, limit: HolidayCalendar.maximumFileSize) else { return false }
             return (try? ICalendar.Parser.parse(bytes: bytes))?.contains { $0.children("VEVENT").contains { $0.first("UID")?.text == uid } } ?? false
         }
-        for calendar in writable {
-            let named = calendar.path + "/" + Self.fileName(uid: uid)
-            if holds(named) { return (calendar, named) }
-        }
-        for calendar in writable {
-            for entry in Sys.directoryEntries(calendar.path).prefix(AlarmConfig.maximumCalendarFiles) where entry.hasSuffix(".ics") && !entry.hasPrefix(".") {
-                let path = calendar.path + "/" + entry
-                if holds(path) { return (calendar, path) }
-            }
+        let named = calendar.path + "/" + Self.fileName(uid: uid)
+        if holds(named) { return (calendar, named) }
+        for entry in Sys.directoryEntries(calendar.path).prefix(AlarmConfig.maximumCalendarFiles) where entry.hasSuffix(".ics") && !entry.hasPrefix(".") {
+            let path = calendar.path + "/" + entry
+            if holds(path) { return (calendar, path) }
         }
         return nil
     }
@@ -878,11 +934,17 @@ extension AlarmFileFollower {
     /// After a reading: an answer made here that its calendar does not say (a sync brought back an
     /// older copy) is written again; one the calendar says (or passed by a later one) is done. Those
     /// a day old are let go.
-    func reassertAnswers() {
+    /// (`said`: what the reading's events say was answered, of the alarms answered here that it
+    /// changed; one it did not change still says what it said.)
+    func reassertAnswers(_ said: [String: Instant]) {
         let now = clock.now()
         for (identifier, answer) in answersMadeHere {
-            let said = schedule.load(identifier).flatMap { CalendarAnswers.of($0).acknowledged }
-            if answer.at < now - .seconds(86_400) || said.map({ $0 >= answer.at }) == true || schedule.load(identifier) == nil {
+            if answer.at < now - .seconds(86_400) {
+                answersMadeHere[identifier] = nil
+                continue
+            }
+            guard let acknowledged = said[identifier] else { continue }
+            if acknowledged >= answer.at {
                 answersMadeHere[identifier] = nil
                 continue
             }

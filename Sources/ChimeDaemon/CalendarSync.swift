@@ -43,14 +43,18 @@ final class CalendarSync {
     /// `quickLead`), and else from when (a minute before the next is due): asked when `recheck`
     /// was called, and at the times it answered (the follower's answer).
     private let urgency: (_ now: Instant) -> (quick: Bool, from: Instant?)
+    /// A sync started or stopped failing (the follower's answer).
+    private let failingChanged: () -> Void
     /// Syncing quickly now.
     private(set) var quick = false
     /// When to ask `urgency` again (nil: not before `recheck`), and whether at once.
     private var checkAt: Instant?
     private var checkNow = true
 
-    init(children: ChildProcesses, clock: WallClock, logger: Logger, urgency: @escaping (_ now: Instant) -> (quick: Bool, from: Instant?)) {
+    init(children: ChildProcesses, clock: WallClock, logger: Logger, urgency: @escaping (_ now: Instant) -> (quick: Bool, from: Instant?),
+         failingChanged: @escaping () -> Void) {
         self.urgency = urgency
+        self.failingChanged = failingChanged
         self.children = children
         self.clock = clock
         self.logger = logger
@@ -144,6 +148,7 @@ final class CalendarSync {
 
     private func start(_ name: String, now: Instant) {
         guard var state = states[name], let command = state.calendar.sync else { return }
+        let wasFailing = state.failure != nil
         state.started = now
         do {
             state.running = try children.start(command, timeLimit: Self.timeLimit) { [weak self] child in
@@ -159,10 +164,12 @@ final class CalendarSync {
         }
         states[name] = state
         if state.running == nil { tellWaiters(now: now) }
+        if wasFailing != (state.failure != nil) { failingChanged() }
     }
 
     private func ended(_ name: String, _ child: Child) {
         guard var state = states[name] else { return }
+        let wasFailing = state.failure != nil
         let now = clock.now()
         state.running = nil
         state.ended = now
@@ -184,6 +191,7 @@ final class CalendarSync {
         state.again = false
         states[name] = state
         tellWaiters(now: now)
+        if wasFailing != (state.failure != nil) { failingChanged() }
     }
 
     /// Why the calendar's sync fails, and since when (nil: it does not, or it has none).

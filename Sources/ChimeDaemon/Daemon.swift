@@ -205,6 +205,7 @@ public final class SchedulerDaemon {
         }
         alarmFile.events.ringingNow = { [unowned self] in ringing.current.map(\.identifier) }
         alarmFile.events.answeredElsewhere = { [unowned self] answers in presenter.answeredElsewhere(answers) }
+        alarmFile.events.calendarsChanged = { [announce] in announce.calendarsChanged() }
         sleep?.events.sleeping = { [unowned self] in schedule.sleepStarting() }
         sleep?.events.resumed = { [unowned self] in
             schedule.rescheduleAll(after: clock.now(), holding: alarmFile.waitsForSync)

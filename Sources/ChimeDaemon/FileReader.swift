@@ -142,6 +142,18 @@ struct ReaderSummary: Codable, Equatable {
     var writable: [WireWritable] = []
     /// The one `chime at` puts alarms into unless told otherwise (`[defaults] calendar`).
     var defaultCalendar: String? = nil
+    /// The file's alarms that live in a calendar chime writes to (`[[alarm]] calendar`).
+    var intoCalendars: [WireIntoCalendar]? = nil
+
+    struct WireIntoCalendar: Codable, Equatable {
+        var calendar: String
+        var identifier: String
+        /// The request as the file gives it now (anchored at the reading), and what stands for
+        /// its definition (its normalized JSON's digest): the event is written again when it changes.
+        var json: String
+        var digest: String
+        var enabled: Bool
+    }
 
     struct WireWritable: Codable, Equatable {
         var name: String
@@ -483,6 +495,12 @@ public enum AlarmFileReader {
                 .init(name: $0.name, path: $0.path, sync: $0.sync, syncInterval: $0.syncInterval.nanoseconds, write: $0.write)
             }
             summary.defaultCalendar = file.defaultCalendar
+            summary.intoCalendars = file.intoCalendars.compactMap { alarm in
+                guard let calendar = alarm.calendar else { return nil }
+                let definition = (alarm.enabled ? "enabled " : "disabled ") + RequestJSON.encode(AlarmFileFollower.normalized(alarm).request)
+                return .init(calendar: calendar, identifier: alarm.id, json: RequestJSON.encode(alarm.request), digest: Self.digestText(definition),
+                             enabled: alarm.enabled)
+            }
             summary.workingDays = file.workingDays.sorted()
             summary.away = file.away.map { .init(from: $0.from.nanosecondsSinceEpoch, until: $0.until.nanosecondsSinceEpoch, alarms: $0.alarms?.sorted()) }
             summary.notes = file.calendarNotes
@@ -571,6 +589,14 @@ public enum AlarmFileReader {
                             fromCalendar: request.content.userInfo[CalendarImport.uidKey] != nil, definition: definition, next: next,
                             json: json, title: request.content.title, label: request.content.label, timeZone: request.trigger.timeZone,
                             rule: request.summaryRule, sound: request.summarySound, hasReminders: !request.trigger.leads.isEmpty)
+    }
+
+    /// 16 hex digits standing for a text (FNV-1a, 64 bits): what tells that a file's alarm changed.
+    static func digestText(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// Nice 10 for every thread of the reader (its own process group; Linux keeps a nice value per

@@ -60,6 +60,8 @@ struct SchedulerSignals {
     /// What changed among the pending alarms (none: read everything again).
     func pendingChanged(_ identifiers: [String]) { emit(.pendingChanged, [.strings(identifiers)]) }
     func ringingChanged(_ identifiers: [String]) { emit(.ringingChanged, [.strings(identifiers)]) }
+    /// The calendars chime writes to or syncs changed, or one's sync started or stopped failing.
+    func calendarsChanged() { emit(.calendarsChanged, []) }
     func soundEnded(play: Int, how: String, note: String) {
         emit(.soundEnded, [.uint32(UInt32(clamping: play)), .string(how), .string(note)])
     }
@@ -1143,7 +1145,9 @@ final class Schedule: LoopPart {
                 let again = NotificationRequest(
                     identifier: delivered.identifier, content: content,
                     trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: at))
-                try store.add(again, nextFire: at, origin: try store.isFileAlarm(delivered.identifier) ? .file : .commandLine)
+                // (A calendar's one-off stays the calendar's: its reading then gives it with the snooze.)
+                let fromFile = try store.isFileAlarm(delivered.identifier) || delivered.content.userInfo[CalendarImport.uidKey] != nil
+                try store.add(again, nextFire: at, origin: fromFile ? .file : .commandLine)
             }
             queue.schedule(delivered.identifier, at: at)
             changed(delivered.identifier)

@@ -674,6 +674,7 @@ final class SchedulerService {
                     ExportedSignal(SchedulerSignal.pendingChanged.member, arguments: [Parameter("ids", .array(.string))]),
                     ExportedSignal(SchedulerSignal.ringingChanged.member, arguments: [Parameter("ids", .array(.string))]),
                     ExportedSignal(SchedulerSignal.soundEnded.member, arguments: [Parameter("play", .uint32), Parameter("how", .string), Parameter("note", .string)]),
+                    ExportedSignal(SchedulerSignal.calendarsChanged.member, arguments: []),
                 ]),
         ])
     }

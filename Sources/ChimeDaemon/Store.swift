@@ -324,6 +324,10 @@ public final class Store {
         // What a calendar cannot carry of an alarm this machine put into it (a body command, ...):
         // the request as it was set (JSON) and which of its settings are laid over the calendar's.
         try database.executeScript("CREATE TABLE IF NOT EXISTS kept_here(identifier TEXT PRIMARY KEY NOT NULL, request TEXT NOT NULL, settings TEXT NOT NULL) WITHOUT ROWID;")
+        // The alarm file's alarms this machine put into calendars (`[[alarm]] calendar`), with the
+        // digest of their definition when written: written again when it changes, removed when
+        // the file no longer has them (only what this machine put there).
+        try database.executeScript("CREATE TABLE IF NOT EXISTS placed_from_file(identifier TEXT PRIMARY KEY NOT NULL, digest TEXT NOT NULL) WITHOUT ROWID;")
         // The listing read from an index of its own, in its order: `ListPending` of 100,000 alarms
         // then scans 10 MB of index instead of sorting the table and its 45 MB of requests.
         // Created on any schema: an older chime ignores it (and keeps it up to date).
@@ -505,6 +509,22 @@ public final class Store {
                 try run("INSERT OR REPLACE INTO kept_here(identifier, request, settings) VALUES (?, ?, ?)", [.text(identifier), .text(request), .text(settings)])
             } else {
                 try run("DELETE FROM kept_here WHERE identifier = ?", [.text(identifier)])
+            }
+        }
+    }
+
+    public func placedFromFile() throws(StoreError) -> [String: String] {
+        var placed: [String: String] = [:]
+        try read("SELECT identifier, digest FROM placed_from_file") { placed[$0.text(0)] = $0.text(1) }
+        return placed
+    }
+
+    public func setPlacedFromFile(_ identifier: String, digest: String?) throws(StoreError) {
+        try write { () throws(StoreError) in
+            if let digest {
+                try run("INSERT OR REPLACE INTO placed_from_file(identifier, digest) VALUES (?, ?)", [.text(identifier), .text(digest)])
+            } else {
+                try run("DELETE FROM placed_from_file WHERE identifier = ?", [.text(identifier)])
             }
         }
     }

@@ -115,6 +115,10 @@ protocol AlarmFileStore: StoreTransactions {
     /// What calendars cannot carry of the alarms this machine put into them (`KeptHere`).
     func keptHere() throws(StoreError) -> [String: (request: String, settings: String)]
     func setKeptHere(_ identifier: String, request: String?, settings: String) throws(StoreError)
+    /// The file's alarms this machine put into calendars (`[[alarm]] calendar`), by the digest of
+    /// their definition when written.
+    func placedFromFile() throws(StoreError) -> [String: String]
+    func setPlacedFromFile(_ identifier: String, digest: String?) throws(StoreError)
 }
 
 /// What the D-Bus service reads for its listings and its status (it writes nothing itself).

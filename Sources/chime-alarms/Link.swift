@@ -22,6 +22,8 @@ final class SchedulerLink {
     var ringingChanged: () -> Void = {}
     /// Missed occurrences may have been recorded (a ring ended unanswered, an alarm was missed).
     var missedChanged: () -> Void = {}
+    /// The calendars chime writes to or syncs changed, or one's sync started or stopped failing.
+    var calendarsChanged: () -> Void = {}
     /// The daemon came or went.
     var daemonChanged: (_ running: Bool) -> Void = { _ in }
 
@@ -32,6 +34,7 @@ final class SchedulerLink {
         let from = SchedulerInterface.busName
         subscriptions.append(try center.follow(.pendingChanged) { [unowned self] _ in schedulePendingRefresh() })
         subscriptions.append(try center.follow(.ringingChanged) { [unowned self] _ in ringingChanged() })
+        subscriptions.append(try center.follow(.calendarsChanged) { [unowned self] _ in calendarsChanged() })
         for signal: SchedulerSignal in [.rangOut, .missed] {
             subscriptions.append(try center.follow(signal) { [unowned self] _ in missedChanged() })
         }

@@ -118,6 +118,7 @@ final class MainWindow {
             // the first frame shows the alarms.
             link.pendingChanged = { [unowned self] in refreshLater() }
             link.ringingChanged = { [unowned self] in refreshRingingLater() }
+            link.calendarsChanged = { [unowned self] in refreshCalendars() }
             link.missedChanged = { [unowned self] in desktop?.refreshMissed() }
             link.daemonChanged = { [unowned self] running in
                 if running {
@@ -245,6 +246,20 @@ final class MainWindow {
         }
     }
 
+    /// Reads the calendars chime writes to (the dialog's Lives On) and says which fail to sync: their
+    /// alarms ring from this machine's copy, and the other machines hear nothing answered here.
+    private func refreshCalendars() {
+        link?.later(Scheduler1.listCalendars) { [unowned self] result in
+            guard case .success(let calendars) = result else { return }
+            writableCalendars = calendars.filter(\.write).map(\.name)
+            defaultCalendar = calendars.first(where: \.isDefault)?.name
+            let failing = calendars.filter { !$0.failing.isEmpty }
+            alarms.showSyncFailing(failing.isEmpty ? nil : failing.map {
+                tr("The calendar %s is not syncing; its alarms ring from this computer's copy.", $0.name) + " (" + $0.failing + ")"
+            }.joined(separator: "\n"))
+        }
+    }
+
     /// Reads which alarms have a skip ahead and the time away (after each listing: a skip or time
     /// away changes the pending alarms, which PendingChanged announces).
     private func refreshSkipsAndAway() {
@@ -255,17 +270,7 @@ final class MainWindow {
             skipped = read
             render()
         }
-        // A calendar whose sync fails: its alarms ring from this machine's copy, and the others
-        // hear nothing of what is answered here.
-        link?.later(Scheduler1.listCalendars) { [unowned self] result in
-            guard case .success(let calendars) = result else { return }
-            writableCalendars = calendars.filter(\.write).map(\.name)
-            defaultCalendar = calendars.first(where: \.isDefault)?.name
-            let failing = calendars.filter { !$0.failing.isEmpty }
-            alarms.showSyncFailing(failing.isEmpty ? nil : failing.map {
-                tr("The calendar %s is not syncing; its alarms ring from this computer's copy.", $0.name) + " (" + $0.failing + ")"
-            }.joined(separator: "\n"))
-        }
+        refreshCalendars()
         link?.later(Scheduler1.listAway) { [unowned self] result in
             guard case .success(let list) = result else { return }
             let read = list.map(\.away)

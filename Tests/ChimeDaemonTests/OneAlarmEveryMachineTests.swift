@@ -238,6 +238,18 @@ import Timekeeping
                 print(utc(event["X-MOZ-LASTACK"]) >= start, all(utc(a["ACKNOWLEDGED"]) == utc(event["X-MOZ-LASTACK"]) for a in alarms), len(alarms))
             """)
         #expect(acknowledged == ["True True 2"], "\(acknowledged)")
+        // vdirsyncer carried chime's event as chime wrote it: B's copy has A's content lines, every one
+        // (radicale stores an event as vobject writes it, its properties sorted; the lines are the same).
+        func lines(_ home: Home, holding id: String) -> [String]? {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: home.vdir)) ?? []
+            guard let text = names.lazy.compactMap({ FileManager.default.contents(atPath: home.vdir + "/" + $0) })
+                .map({ String(decoding: $0, as: UTF8.self) }).first(where: { $0.contains("X-CHIME-ID:\(id)") })
+            else { return nil }
+            return text.replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\n ", with: "")
+                .split(whereSeparator: \.isNewline).map(String.init).sorted()
+        }
+        #expect(waitUntil(30) { lines(a, holding: "standup").map { $0 == lines(b, holding: "standup") } ?? false },
+                "B's copy of the answered event is not A's:\n\(lines(a, holding: "standup") ?? [])\n---\n\(lines(b, holding: "standup") ?? [])")
 
         // Snooze on B: A's ring stops, and A rings again at B's snooze time.
         let tea = try a.chime(["at", Self.moment(in: 40), "--calendar", "shared", "--id", "tea", "--sound", "bell", "--ring", "5m", "Tea"])
@@ -290,5 +302,82 @@ import Timekeeping
         #expect(!b.recorder.calls.contains { $0.summary == "Call" }, "B rang an occurrence answered on A while it was off")
         let missed = try b.chime(["list", "--missed"]).stdout
         #expect(!missed.contains("call"), "\(missed)")
+    }
+
+    /// Answers as other programs write them, made by python's icalendar (Apple's form: ACKNOWLEDGED
+    /// on the alarm and a snooze alarm related to it by its UID; Thunderbird's: X-MOZ-LASTACK and a
+    /// repeating event's X-MOZ-SNOOZE-TIME-<microseconds>), read by chime as the person's own
+    /// calendar is read: each alarm plans past its acknowledgment and rings at its snooze.
+    @Test func answersOtherProgramsWriteAreReadRight() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("answers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let written = try CalendarSyncTests.python("""
+            from datetime import datetime, timedelta, timezone
+            from icalendar import Calendar, Event, Alarm, vDatetime
+            utc = timezone.utc
+            start = datetime(2026, 11, 30, 7, 0, tzinfo=utc)
+            calendar = Calendar()
+            calendar.add("prodid", "-//python icalendar//EN")
+            calendar.add("version", "2.0")
+            # Apple's form: the alarm acknowledged when snoozed, a snooze alarm at an absolute time.
+            apple = Event()
+            apple.add("uid", "apple-1")
+            apple.add("summary", "Standup")
+            apple.add("dtstart", start)
+            apple.add("rrule", {"freq": "daily"})
+            alarm = Alarm()
+            alarm.add("uid", "apple-1-alarm")
+            alarm.add("action", "DISPLAY")
+            alarm.add("description", "Standup")
+            alarm.add("trigger", timedelta(0))
+            alarm.add("acknowledged", vDatetime(start + timedelta(seconds=4)))
+            apple.add_component(alarm)
+            snooze = Alarm()
+            snooze.add("uid", "apple-1-snooze")
+            snooze.add("related-to", "apple-1-alarm", parameters={"RELTYPE": "SNOOZE"})
+            snooze.add("action", "DISPLAY")
+            snooze.add("description", "Standup")
+            snooze.add("trigger", start + timedelta(minutes=9, seconds=4))
+            apple.add_component(snooze)
+            calendar.add_component(apple)
+            # Thunderbird's: the last acknowledgment on the event, a repeating event's snooze by its occurrence.
+            bird = Event()
+            bird.add("uid", "bird-1")
+            bird.add("summary", "Pills")
+            bird.add("dtstart", start)
+            bird.add("rrule", {"freq": "daily"})
+            bird.add("x-moz-lastack", vDatetime(start + timedelta(seconds=2)))
+            bird.add("x-moz-snooze-time-%d" % (int(start.timestamp()) * 1000000), vDatetime(start + timedelta(minutes=5, seconds=2)))
+            alarm = Alarm()
+            alarm.add("action", "DISPLAY")
+            alarm.add("description", "Pills")
+            alarm.add("trigger", timedelta(0))
+            bird.add_component(alarm)
+            calendar.add_component(bird)
+            print(calendar.to_ical().decode())
+            """, in: work)
+        let start = Instant(seconds: 1_796_022_000)  // 2026-11-30 07:00:00 UTC
+        #expect(CalendarAnswers.utc("20261130T070000Z") == start)
+        let read = CalendarImport(reading: written, anchor: start - .seconds(86_400), trust: .ownCalendar)
+        #expect(read.problems.isEmpty, "\(read.problems)\n\(written)")
+        #expect(read.alarms.count == 2, "the snooze alarm is an answer, not an alarm: \(read.alarms.map(\.draft.identifier))")
+        for alarm in read.alarms {
+            let request = try alarm.draft.build(now: start - .seconds(86_400))
+            let (acknowledged, snoozed) = CalendarAnswers.of(request)
+            let apple = alarm.uid == "apple-1"
+            #expect(acknowledged == start + .seconds(apple ? 4 : 2), "\(alarm.uid)")
+            #expect(snoozed == start + .seconds(apple ? 544 : 302), "\(alarm.uid)")
+            // Planned from before today's 07:00: the snooze first, then tomorrow's, never today's.
+            let next = request.nextFire(after: start - .seconds(60), off: .none)
+            #expect(next == snoozed, "\(alarm.uid)")
+            #expect(request.nextFire(after: snoozed!, off: .none) == start + .seconds(86_400), "\(alarm.uid)")
+        }
+        // Someone else's calendar: the same answers are not the person's.
+        let others = CalendarImport(reading: written, anchor: start - .seconds(86_400), trust: .others)
+        for alarm in others.alarms {
+            let request = try alarm.draft.build(now: start - .seconds(86_400))
+            #expect(request.nextFire(after: start - .seconds(60), off: .none) == start, "\(alarm.uid)")
+        }
     }
 }

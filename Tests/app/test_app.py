@@ -422,6 +422,41 @@ class AlarmsTests(AppTestCase):
         self.assertIn("Skip", App.labels(app.wait("combo box", "On a Holiday", dialog, showing=False)))
         self.assertIn("2 h", App.labels(app.wait("combo box", "Notice Before", dialog, showing=False)))
 
+    def test_an_alarm_lives_on_the_calendar_chosen_and_a_failing_sync_is_said(self):
+        vdir = os.path.join(self.session.dir, "calendars", "personal")
+        os.makedirs(vdir)
+        with open(self.session.alarm_file, "w") as f:
+            f.write(f'[[calendar]]\npath = "{vdir}"\nlabel = "personal"\nwrite = true\nsync = ["/bin/false"]\n')
+        app = self.app
+        # Its sync fails (the command exits 1): the alarms page says so, and that alarms ring from here.
+        app.wait_text("The calendar personal is not syncing; its alarms ring from this computer's copy.")
+        app.press(app.wait("push button", "New Alarm"))
+        dialog = app.wait("dialog", "New Alarm")
+        app.wait("text", "Name", dialog).set_text_contents("Shared")
+        app.focus("New Alarm")
+
+        def shown(name):
+            return [n for n in App.all(dialog, lambda n: n.get_role_name() == "label" and n.get_name() == name) if App.on_screen(n)]
+        row = app.wait("combo box", "Lives On", dialog, showing=False)
+        app.scroll_to(row, dialog)
+        app.click_until(lambda: row, lambda: shown("The calendar personal"), "the Lives On choices")
+        app.key("Down")
+        app.key("Return")
+        until(lambda: not shown("This Computer"), DEADLINE, "the calendar chosen")
+        app.press(app.wait("push button", "Save", dialog))
+        app.gone("dialog", "New Alarm")
+        # The daemon wrote it into the calendar (one event file), and it is the calendar's alarm now.
+        alarm = until(lambda: next((a for a in self.pending().values() if a["label"] == "Shared"), None), DEADLINE, "the alarm")
+        shown_alarm = json.loads(self.chime("show", alarm["id"], "--json"))
+        self.assertEqual(shown_alarm["calendar"], "personal", shown_alarm)
+        self.assertEqual([name for name in os.listdir(vdir) if name.endswith(".ics")], [shown_alarm["calendarEvent"] + ".ics"])
+        # Opened again, the dialog says where it lives, and does not offer to move it.
+        row = app.wait_text("Shared · ")
+        dialog = app.click_until(lambda: row, lambda: app.find("dialog", "Edit Alarm", showing=True), "dialog 'Edit Alarm'")
+        lives = app.wait("combo box", "Lives On", dialog, showing=False)
+        self.assertIn("The calendar personal", App.labels(lives))
+        self.assertFalse(lives.get_state_set().contains(Atspi.StateType.SENSITIVE))
+
     def test_alarms_off_until_a_day_and_on_again(self):
         self.chime("at", "07:30", "--id", "daily", "--label", "Daily", "Daily")
         app = self.app
