@@ -175,6 +175,6 @@ final class AlarmsPage {
 
     private func open(_ id: String) {
         guard let row = rows[id] else { return }
-        if row.fromFile { window.openAlarmFile() } else { window.edit(id) }
+        if row.fromFile { window.openFileAlarm(id) } else { window.edit(id) }
     }
 }

@@ -387,6 +387,18 @@ final class MainWindow {
         }
     }
 
+    /// An alarm the alarm file gave: one that lives in a calendar chime writes to opens in the
+    /// dialog (which says where it lives, and saves into its calendar); any other opens the file.
+    func openFileAlarm(_ identifier: String) {
+        send(tr("Reading the alarm"), Scheduler1.get(identifier)) { [unowned self] request in
+            guard request.content.userInfo[CalendarImport.calendarKey] != nil, let alarm = ClockAlarm(request: request) else {
+                openAlarmFile()
+                return
+            }
+            showDialog(AlarmDialog(window: self, editing: identifier, alarm: alarm))
+        }
+    }
+
     private func showDialog(_ new: AlarmDialog) {
         dialog = new
         new.onClosed = { [unowned self, unowned new] in
