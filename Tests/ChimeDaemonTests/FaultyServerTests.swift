@@ -18,6 +18,17 @@ import Timekeeping
 
     /// A one-off alarm with this title, due at `due`.
     @discardableResult
+    /// One-offs `apart` from each other from `start`, in one call (AddAll): one call each could take
+    /// longer than the time ahead on a busy machine, and the last would be in the past when sent.
+    func addAll(_ titles: [String], from start: Instant, apart: TimeSpan) throws {
+        let added = try center().addAll(titles.enumerated().map { i, title in
+            NotificationRequest(identifier: "", content: NotificationContent(title: title),
+                                trigger: Trigger(rule: .instant(start + TimeSpan(nanoseconds: apart.nanoseconds * Int64(i))), repeats: false,
+                                                 timeZone: nil, anchor: WallClock.system.now()))
+        })
+        #expect(added.count == titles.count)
+    }
+
     func add(_ title: String, at due: Instant) throws -> String {
         try center().add(NotificationRequest(identifier: "", content: NotificationContent(title: title),
                                              trigger: Trigger(rule: .instant(due), repeats: false, timeZone: nil, anchor: WallClock.system.now()))).identifier
@@ -128,7 +139,7 @@ import Timekeeping
         defer { daemon.stop(); bus.stop() }
         let start = WallClock.system.now() + .seconds(2)
         let titles = (0..<60).map { "burst \($0)" }
-        for (i, title) in titles.enumerated() { try add(title, at: start + .milliseconds(Int64(i) * 20)) }
+        try addAll(titles, from: start, apart: .milliseconds(20))
         // Half-way through the burst the server dies on the Notify it is given.
         #expect(try waitUntil(10) { first.calls.count >= 25 })
         first.fault = .exitOnNotify
@@ -219,7 +230,7 @@ import Timekeeping
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         let start = WallClock.system.now() + .seconds(2)
         let titles = (0..<200).map { "alarm \($0)" }
-        for (i, title) in titles.enumerated() { try add(title, at: start + .milliseconds(Int64(i) * 5)) }
+        try addAll(titles, from: start, apart: .milliseconds(5))
         // Part-way through the burst, the session bus dies (its dbus-daemon killed).
         #expect(try waitUntil(10) { recorder.calls.count >= 60 })
         kill(bus.pid, SIGKILL)
