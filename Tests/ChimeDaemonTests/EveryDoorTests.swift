@@ -40,7 +40,12 @@ import Timekeeping
         let bus = try PrivateBus()
         let recorder = try RecordingServer(address: bus.address, record: false)
         let directory = bus.directory
-        let state = directory.appendingPathComponent("state").path
+        // The store in memory where the machine has some (/dev/shm): this test is about what the
+        // doors let in, not the disk, and its 7,000 accepted Adds would each wait for a flush to it.
+        let memory = URL(fileURLWithPath: "/dev/shm").appendingPathComponent("chime-every-door-\(UUID().uuidString)")
+        let inMemory = (try? FileManager.default.createDirectory(at: memory, withIntermediateDirectories: true)) != nil
+        defer { if inMemory { try? FileManager.default.removeItem(at: memory) } }
+        let state = (inMemory ? memory : directory).appendingPathComponent("state").path
         let alarmFile = directory.appendingPathComponent("alarms.toml")
         try "".write(to: alarmFile, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", alarmFile.path])

@@ -702,10 +702,13 @@ class HungDaemonTests(AppTestCase):
         try:
             pressed = time.monotonic()
             self.app.press(switch)
-            # The window goes on at once: another page, from the keyboard, read through AT-SPI.
+            # The window goes on while the call waits: another page, from the keyboard, read through
+            # AT-SPI, before the call's 5 s are up (its failure not yet said). (How soon on a quiet
+            # machine is the benchmarks' to say; on a busy one it is "before the timeout".)
             self.page("Timers")
-            self.app.wait("push button", "Start", seconds=2)
-            self.assertLess(time.monotonic() - pressed, 2)
+            self.app.wait("push button", "Start", seconds=4)
+            self.assertLess(time.monotonic() - pressed, 4.5)
+            self.assertIsNone(self.app.find_matching("label", lambda t: t.startswith("Switching the alarm off failed")))
             # After the center's timeout (5 s) it says the daemon did not answer.
             toast = until(lambda: self.app.find_matching("label", lambda t: t.startswith("Switching the alarm off failed: the chime daemon did not answer")),
                           10, "the toast")
