@@ -85,6 +85,7 @@ import Timekeeping
 
         // MARK: The D-Bus door: 20 batches of 500 calls.
         for batch in 0..<20 {
+            var answeredHeavy: Set<MemberName> = []
             for i in 0..<500 {
                 requests += 1
                 let now = WallClock.system.now()
@@ -106,9 +107,15 @@ import Timekeeping
                     }
                 } else {
                     let (member, inputs) = Self.methods[r.below(Self.methods.count)]
-                    let arguments: [Value] = r.below(2) == 0
+                    var arguments: [Value] = r.below(2) == 0
                         ? inputs.map { randomValue(&r, of: $0, depth: 1) }
                         : (0..<r.below(3)).map { _ in randomValue(&r, depth: 1) }
+                    // Listing every alarm (thousands by now) and reading the file again are answered
+                    // once a batch; their other calls carry arguments they refuse. (Answered every
+                    // time, they were most of the test's time, and checked nothing more.)
+                    if member == "ListPending" || member == "ReloadAlarmFile", arguments.isEmpty {
+                        if answeredHeavy.contains(member) { arguments = [.string("x")] } else { answeredHeavy.insert(member) }
+                    }
                     do {
                         let reply = try call(member, arguments)
                         if member == "Remove" { for id in reply.first?.arrayElements?.compactMap(\.stringValue) ?? [] { accepted[id] = nil } }
