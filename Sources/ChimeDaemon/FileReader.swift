@@ -498,7 +498,7 @@ public enum AlarmFileReader {
             summary.intoCalendars = file.intoCalendars.compactMap { alarm in
                 guard let calendar = alarm.calendar else { return nil }
                 let definition = (alarm.enabled ? "enabled " : "disabled ") + RequestJSON.encode(AlarmFileFollower.normalized(alarm).request)
-                return .init(calendar: calendar, identifier: alarm.id, json: RequestJSON.encode(alarm.request), digest: Self.digestText(definition),
+                return .init(calendar: calendar, identifier: alarm.id, json: RequestJSON.encode(alarm.request), digest: DefinitionDigest.stored(DefinitionDigest(definition), fromCalendar: false),
                              enabled: alarm.enabled)
             }
             summary.workingDays = file.workingDays.sorted()
@@ -589,14 +589,6 @@ public enum AlarmFileReader {
                             fromCalendar: request.content.userInfo[CalendarImport.uidKey] != nil, definition: definition, next: next,
                             json: json, title: request.content.title, label: request.content.label, timeZone: request.trigger.timeZone,
                             rule: request.summaryRule, sound: request.summarySound, hasReminders: !request.trigger.leads.isEmpty)
-    }
-
-    /// 16 hex digits standing for a text (FNV-1a, 64 bits): what tells that a file's alarm changed.
-    static func digestText(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// Nice 10 for every thread of the reader (its own process group; Linux keeps a nice value per
