@@ -100,7 +100,7 @@ let package = Package(
         .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping", "ChimeCenter"], path: "bench/nextfire"),
         .executableTarget(
             name: "chime-bench-config", dependencies: ["ChimeConfig", "ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping", "TOMLKit"],
-            path: "bench/config"),
+            path: "bench/config", exclude: ["tomllib_parse.py"]),
         .executableTarget(
             name: "chime-bench-daemon", dependencies: ["ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping"], path: "bench/daemon"),
 

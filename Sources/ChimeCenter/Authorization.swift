@@ -16,13 +16,13 @@ public struct AuthorizationOptions: OptionSet, Hashable, Sendable {
 }
 
 /// Whether a feature is available here.
-public enum Setting: Hashable, Sendable {
+public enum Setting: Hashable, Sendable, Codable {
     case enabled
     case notSupported
 }
 
 /// How sounds will be played, if at all.
-public enum SoundSetting: Hashable, Sendable {
+public enum SoundSetting: Hashable, Sendable, Codable {
     /// The notification server plays them (it has the `sound` capability).
     case byServer
     /// chime plays them itself with this local player.
@@ -35,8 +35,8 @@ public enum SoundSetting: Hashable, Sendable {
 }
 
 /// `UNNotificationSettings` for the freedesktop desktop, read from the live server.
-public struct NotificationSettings: Hashable, Sendable {
-    public enum Status: Hashable, Sendable {
+public struct NotificationSettings: Hashable, Sendable, Codable {
+    public enum Status: Hashable, Sendable, Codable {
         case authorized
         /// No notification server could be reached; the reason says why.
         case denied(reason: String)

@@ -7,23 +7,24 @@ import Foundation
 import Notifications
 import Timekeeping
 
-/// What the program hears while it runs. Every method is optional.
+/// What the program hears while it runs. Every method is optional, as on Apple (here each has a
+/// default implementation).
 ///
 /// Called on the main queue, as Apple calls them in an app: a command-line program keeps the main
 /// queue running to hear them (an `async` main, `dispatchMain()`, or `RunLoop.main.run()`).
-public protocol UNUserNotificationCenterDelegate: AnyObject {
+public protocol UNUserNotificationCenterDelegate: NSObjectProtocol {
     /// A notification of this program was shown while it runs. The daemon has already shown it (it
     /// shows them whether or not the program runs): an answer without `.banner`, `.alert` or
     /// `.list` takes the popup down at once. `.sound` and `.badge` change nothing here.
     func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-                                withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void)
+                                withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void)
     func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
         -> UNNotificationPresentationOptions
     /// The user pressed one of its buttons (`actionIdentifier`), clicked the popup
     /// (`UNNotificationDefaultActionIdentifier`, where the server reports clicks), or closed it
     /// (`UNNotificationDismissActionIdentifier`, for categories with `.customDismissAction`).
     func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
-                                withCompletionHandler completionHandler: @escaping () -> Void)
+                                withCompletionHandler completionHandler: @escaping @Sendable () -> Void)
     func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async
     /// Never called: the Linux desktop has no per-app notification settings to open from.
     func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?)
@@ -31,10 +32,9 @@ public protocol UNUserNotificationCenterDelegate: AnyObject {
 
 extension UNUserNotificationCenterDelegate {
     public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-                                       withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {
-        nonisolated(unsafe) let handler = completionHandler
-        nonisolated(unsafe) let delegate = self
-        Task { handler(await delegate.userNotificationCenter(center, willPresent: notification)) }
+                                       withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void) {
+        nonisolated(unsafe) let delegate: any UNUserNotificationCenterDelegate = self
+        Task { completionHandler(await delegate.userNotificationCenter(center, willPresent: notification)) }
     }
 
     /// Without an answer, the popup stays as the daemon showed it.
@@ -44,12 +44,11 @@ extension UNUserNotificationCenterDelegate {
     }
 
     public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
-                                       withCompletionHandler completionHandler: @escaping () -> Void) {
-        nonisolated(unsafe) let handler = completionHandler
-        nonisolated(unsafe) let delegate = self
+                                       withCompletionHandler completionHandler: @escaping @Sendable () -> Void) {
+        nonisolated(unsafe) let delegate: any UNUserNotificationCenterDelegate = self
         Task {
             await delegate.userNotificationCenter(center, didReceive: response)
-            handler()
+            completionHandler()
         }
     }
 
@@ -70,12 +69,14 @@ extension UNUserNotificationCenterDelegate {
 ///   says of its own; the `async` forms may be awaited anywhere. Delegate methods are called on the
 ///   main queue. One center carries out its calls in the order they are made (a remove, then a
 ///   listing, sees the remove).
+/// - A call without a completion handler (`add(request)`, the removes) has handed its work to the
+///   daemon when it returns, so a program may exit right after it: nothing is lost to an exit.
 open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     nonisolated(unsafe) private static var shared: UNUserNotificationCenter?
     private static let sharedLock = NSLock()
 
     /// The program's center.
-    public static func current() -> UNUserNotificationCenter {
+    open class func current() -> UNUserNotificationCenter {
         sharedLock.withLock {
             if let shared { return shared }
             let center = UNUserNotificationCenter(applicationIdentifier: defaultApplicationIdentifier)
@@ -84,13 +85,13 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         }
     }
 
-    /// `$CHIME_APPLICATION_ID`, else the bundle identifier, else the program's name.
+    /// `$CHIME_APPLICATION_ID`, else the bundle identifier, else the program's name (not in Apple's API).
     public static var defaultApplicationIdentifier: String {
         if let id = ProcessInfo.processInfo.environment["CHIME_APPLICATION_ID"], !id.isEmpty { return id }
         return Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     }
 
-    /// The name the program's requests are kept under.
+    /// The name the program's requests are kept under (not in Apple's API).
     public let applicationIdentifier: String
     /// Notification service and content extensions do not exist on Linux.
     open var supportsContentExtensions: Bool { false }
@@ -101,6 +102,8 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     let queue: DispatchQueue
+    /// Marks `queue`, so that a call made on it (from a completion handler) runs in place.
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     private var connection: Connection?
     private var categories: Set<UNNotificationCategory> = []
     /// Requests this process added, by their identifier in the daemon (for the delegate's callbacks).
@@ -112,12 +115,40 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     let bus: Bus
 
     /// A center for the program named `applicationIdentifier` (`current()` is the usual one), on the
-    /// session bus or the bus at `busAddress`.
+    /// session bus or the bus at `busAddress` (not in Apple's API).
     public init(applicationIdentifier: String, busAddress: String? = nil) {
         self.applicationIdentifier = applicationIdentifier
         bus = busAddress.map { .address($0) } ?? .session
         queue = DispatchQueue(label: "chime.UserNotifications.\(applicationIdentifier)")
         super.init()
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// Runs `work` on the center's queue, in order with every call before it, and returns when it is
+    /// done: a call without a completion handler has reached the daemon when it returns. Made from
+    /// the queue itself (a completion handler), it runs in place. The wait is bounded (two of the
+    /// daemon's 30 s timeouts): a caller the queue waits on (a handler blocked in
+    /// `DispatchQueue.main.sync` while the main thread calls here) is not held forever; the work
+    /// then runs when the queue is free.
+    private func handOver(_ what: String, _ work: @escaping @Sendable () -> Void) {
+        if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) {
+            work()
+            return
+        }
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            work()
+            done.signal()
+        }
+        if done.wait(timeout: .now() + .seconds(65)) == .timedOut {
+            report(what, "the center's queue is busy; it is carried out when the queue is free")
+        }
+    }
+
+    /// A call without a completion handler that failed: said on standard error, in one line, since
+    /// no one else can hear of it (Apple's platforms log such failures to the system log).
+    private func report(_ what: String, _ why: Any) {
+        FileHandle.standardError.write(Data("UserNotifications: \(what): \(why)\n".utf8))
     }
 
     // MARK: - Authorization and settings
@@ -173,27 +204,33 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     /// Adds (or replaces) a request; the handler gets nil once the daemon has it on disk.
     ///
-    /// Unlike iOS, the handler has no default: in a program's top-level code Swift prefers a
-    /// synchronous overload even under `await`, so with one `try await center.add(request)` called
-    /// this method, which returns at once, and a program that exited next lost its request. Without
-    /// one it calls `add(_:) async throws`, which waits; synchronous code writes
-    /// `center.add(request, withCompletionHandler: nil)`.
-    open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)?) {
-        nonisolated(unsafe) let request = request
-        queue.async {
-            do {
-                let chime = try self.chimeRequest(request)
-                _ = try self.daemon().add(chime)
-                self.state.withLock { self.added[chime.identifier] = request }
-                completionHandler?(nil)
-            } catch {
-                completionHandler?(Self.translated(error))
+    /// Without a handler, the request is with the daemon when this returns (or its failure said on
+    /// standard error): a program may exit right after. With one, this returns at once and the
+    /// handler is called on the center's queue.
+    open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        guard let completionHandler else {
+            let what = "the request \"\(request.identifier)\" was not added"
+            handOver(what) {
+                if let error = self.send(request) { self.report(what, error) }
             }
+            return
+        }
+        queue.async { completionHandler(self.send(request)) }
+    }
+
+    /// Hands `request` to the daemon, on the queue: nil once it has it, else what went wrong.
+    private func send(_ request: UNNotificationRequest) -> (any Error)? {
+        do {
+            let chime = try chimeRequest(request)
+            _ = try daemon().add(chime)
+            state.withLock { added[chime.identifier] = request }
+            return nil
+        } catch {
+            return Self.translated(error)
         }
     }
 
     open func add(_ request: UNNotificationRequest) async throws {
-        nonisolated(unsafe) let request = request
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             add(request) { error in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume() }
@@ -203,62 +240,67 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     /// The program's pending requests, soonest first.
     open func getPendingNotificationRequests(completionHandler: @escaping @Sendable ([UNNotificationRequest]) -> Void) {
-        queue.async {
-            let requests = (try? self.pending()) ?? []
-            nonisolated(unsafe) let result = requests
-            completionHandler(result)
-        }
+        queue.async { completionHandler((try? self.pending()) ?? []) }
     }
 
     open func pendingNotificationRequests() async -> [UNNotificationRequest] {
         await withCheckedContinuation { continuation in
-            getPendingNotificationRequests { requests in
-                nonisolated(unsafe) let requests = requests
-                continuation.resume(returning: requests)
+            getPendingNotificationRequests { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Removes the program's pending requests with these identifiers; done when it returns.
+    open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
+        handOver("pending requests were not removed") {
+            do { _ = try self.daemon().removePendingNotificationRequests(withIdentifiers: identifiers.map(self.daemonIdentifier)) } catch {
+                self.report("pending requests were not removed", error)
             }
         }
     }
 
-    open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
-        queue.async {
-            _ = try? self.daemon().removePendingNotificationRequests(withIdentifiers: identifiers.map(self.daemonIdentifier))
-        }
-    }
-
-    /// Removes the program's pending requests (no one else's).
+    /// Removes the program's pending requests (no one else's); done when it returns.
     open func removeAllPendingNotificationRequests() {
-        queue.async {
-            guard let center = try? self.daemon(), let mine = try? center.pendingSummaries().map(\.identifier).filter(self.isMine) else { return }
-            _ = try? center.removePendingNotificationRequests(withIdentifiers: mine)
+        handOver("pending requests were not removed") {
+            do {
+                let center = try self.daemon()
+                let mine = try center.pendingSummaries().map(\.identifier).filter(self.isMine)
+                if !mine.isEmpty { _ = try center.removePendingNotificationRequests(withIdentifiers: mine) }
+            } catch {
+                self.report("pending requests were not removed", error)
+            }
         }
     }
 
     /// The program's notifications still on screen (or in the server's list).
     open func getDeliveredNotifications(completionHandler: @escaping @Sendable ([UNNotification]) -> Void) {
-        queue.async {
-            let delivered = (try? self.delivered()) ?? []
-            nonisolated(unsafe) let result = delivered
-            completionHandler(result)
-        }
+        queue.async { completionHandler((try? self.delivered()) ?? []) }
     }
 
     open func deliveredNotifications() async -> [UNNotification] {
         await withCheckedContinuation { continuation in
-            getDeliveredNotifications { notifications in
-                nonisolated(unsafe) let notifications = notifications
-                continuation.resume(returning: notifications)
+            getDeliveredNotifications { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Takes these notifications of the program down; done when it returns.
+    open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
+        handOver("delivered notifications were not removed") {
+            do { try self.daemon().removeDeliveredNotifications(withIdentifiers: identifiers.map(self.daemonIdentifier)) } catch {
+                self.report("delivered notifications were not removed", error)
             }
         }
     }
 
-    open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
-        queue.async { try? self.daemon().removeDeliveredNotifications(withIdentifiers: identifiers.map(self.daemonIdentifier)) }
-    }
-
+    /// Takes every notification of the program down; done when it returns.
     open func removeAllDeliveredNotifications() {
-        queue.async {
-            guard let center = try? self.daemon(), let mine = try? center.deliveredNotifications().map(\.identifier).filter(self.isMine) else { return }
-            try? center.removeDeliveredNotifications(withIdentifiers: mine)
+        handOver("delivered notifications were not removed") {
+            do {
+                let center = try self.daemon()
+                let mine = try center.deliveredNotifications().map(\.identifier).filter(self.isMine)
+                if !mine.isEmpty { try center.removeDeliveredNotifications(withIdentifiers: mine) }
+            } catch {
+                self.report("delivered notifications were not removed", error)
+            }
         }
     }
 
@@ -272,8 +314,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     open func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void) {
         let categories = state.withLock { self.categories }
-        nonisolated(unsafe) let result = categories
-        queue.async { completionHandler(result) }
+        queue.async { completionHandler(categories) }
     }
 
     open func notificationCategories() async -> Set<UNNotificationCategory> {
@@ -281,9 +322,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     /// App badges do not exist on the Linux desktop: the handler gets nil and nothing is shown.
-    /// (No default for the handler, as for `add`.)
-    open func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)?) {
-        queue.async { completionHandler?(nil) }
+    open func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        guard let completionHandler else { return }
+        queue.async { completionHandler(nil) }
     }
 
     open func setBadgeCount(_ newBadgeCount: Int) async throws {}
@@ -322,13 +363,8 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         }
         if let image = c.attachments.first { content.icon = image.url.path }
         for (key, value) in c.userInfo {
-            guard let key = key.base as? String else { continue }
-            switch value {
-            case let text as String: content.userInfo[key] = text
-            case let number as NSNumber: content.userInfo[key] = number.stringValue
-            case let value as any LosslessStringConvertible: content.userInfo[key] = value.description
-            default: continue  // not text: dropped (documented)
-            }
+            guard let key = key.base as? String, let text = Self.text(of: value) else { continue }  // not text: dropped (documented)
+            content.userInfo[key] = text
         }
         if !c.threadIdentifier.isEmpty { content.userInfo[Self.threadKey] = c.threadIdentifier }
         // A click on the popup (where the server reports one) is the default action, as a tap is.
@@ -364,7 +400,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         content.body = c.body
         content.categoryIdentifier = c.category
         content.interruptionLevel = UNNotificationInterruptionLevel(c.urgency)
-        content.sound = c.sound.map { UNNotificationSound($0, critical: c.insist, volume: c.volume) }
+        content.sound = c.sound.map { UNNotificationSound(chimeSound: $0, critical: c.insist, volume: c.volume) }
         var info = c.userInfo
         content.threadIdentifier = info.removeValue(forKey: Self.threadKey) ?? ""
         let components = info.removeValue(forKey: Self.componentsKey)
@@ -410,6 +446,16 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         return UNNotificationRequest(identifier: ownIdentifier(identifier), content: content, trigger: nil)
     }
 
+    /// A user-info value as the daemon keeps it: text, numbers and booleans as text; nil for others.
+    static func text(of value: Any) -> String? {
+        switch value {
+        case let text as String: text
+        case let number as NSNumber: number.stringValue
+        case let value as any LosslessStringConvertible: value.description
+        default: nil
+        }
+    }
+
     static func translated(_ error: any Error) -> any Error {
         if let error = error as? DBusError {
             if error.name == SchedulerInterface.neverFires { return UNError(.notificationInvalidNoDate, error.message) }
@@ -449,6 +495,10 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     // MARK: - The delegate's signals
 
+    /// What keeps a popup on screen in the delegate's answer: banner, list, or the older alert
+    /// (deprecated by Apple, still honoured).
+    static let onScreen = UNNotificationPresentationOptions(rawValue: 1 << 4 | 1 << 3 | 1 << 2)
+
     /// Listens on a connection of its own, on a thread of its own, for the daemon's signals about
     /// this program's notifications; the delegate hears of them on the main queue.
     private func startListening() {
@@ -473,20 +523,21 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     private func heard(_ message: Message) {
-        guard let arguments = try? message.arguments(), let identifier = arguments.first?.stringValue, isMine(identifier) else { return }
+        let arguments = message.arguments()
+        guard let identifier = arguments.first?.stringValue, isMine(identifier) else { return }
         let signal = message.member.flatMap { SchedulerSignal(rawValue: $0.rawValue) }
         queue.async { [weak self] in
             guard let self else { return }
             let shown = (try? self.daemon().deliveredNotifications().first { $0.identifier == identifier })
             let request = self.known(identifier, title: shown?.title ?? "")
-            let notification = UNNotification(date: shown.map { Date($0.shown) } ?? Date(), request: request)
-            nonisolated(unsafe) let sendable = notification
+            let sendable = UNNotification(date: shown.map { Date($0.shown) } ?? Date(), request: request)
             switch signal {
             case .fired:
                 DispatchQueue.main.async {
                     guard let delegate = self.delegate else { return }
                     delegate.userNotificationCenter(self, willPresent: sendable) { options in
-                        if options.isDisjoint(with: [.banner, .alert, .list]) { self.removeDeliveredNotifications(withIdentifiers: [request.identifier]) }
+                        guard options.isDisjoint(with: Self.onScreen) else { return }
+                        self.queue.async { try? self.daemon().removeDeliveredNotifications(withIdentifiers: [identifier]) }
                     }
                 }
             case .answered:
@@ -503,7 +554,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     private func respond(_ notification: UNNotification, _ action: String) {
-        nonisolated(unsafe) let response = UNNotificationResponse(notification: notification, actionIdentifier: action)
+        let response = UNNotificationResponse(notification: notification, actionIdentifier: action)
         DispatchQueue.main.async {
             self.delegate?.userNotificationCenter(self, didReceive: response) {}
         }
