@@ -347,6 +347,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     /// Keys of the stored user info that carry what chime's model has no field for.
     static let threadKey = "x-un-thread-identifier"
     static let componentsKey = "x-un-date-components"
+    static let levelKey = "x-un-interruption-level"
 
     /// The request as chime's daemon keeps it.
     func chimeRequest(_ request: UNNotificationRequest) throws -> NotificationRequest {
@@ -367,6 +368,8 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
             content.userInfo[key] = text
         }
         if !c.threadIdentifier.isEmpty { content.userInfo[Self.threadKey] = c.threadIdentifier }
+        // Both are critical urgency on the wire: which one it was is kept for reading it back.
+        if c.interruptionLevel == .critical { content.userInfo[Self.levelKey] = "critical" }
         // A click on the popup (where the server reports one) is the default action, as a tap is.
         content.actions = [NotificationAction(identifier: "default", title: "Open")]
         let category = state.withLock { categories.first { $0.identifier == c.categoryIdentifier } }
@@ -403,6 +406,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         content.sound = c.sound.map { UNNotificationSound(chimeSound: $0, critical: c.insist, volume: c.volume) }
         var info = c.userInfo
         content.threadIdentifier = info.removeValue(forKey: Self.threadKey) ?? ""
+        if info.removeValue(forKey: Self.levelKey) == "critical", c.urgency == .critical { content.interruptionLevel = .critical }
         let components = info.removeValue(forKey: Self.componentsKey)
         content.userInfo = info
         let trigger: UNNotificationTrigger
