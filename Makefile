@@ -171,6 +171,8 @@ SOUND_SUITES := AlarmSoundTests PlaybackTests
 # The calendar suites start Python, a CalDAV server, vdirsyncer and daemons of their own: beside the
 # others they would slow the tests that time alarms to the second, so they run after them, beside the app's tests.
 CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests HolidaysFromOthersTests OneAlarmEveryMachineTests
+# The corpus of UserNotifications programs runs once the Examples package is built (scripts/test-examples.sh).
+EXAMPLE_SUITES := CorpusTests
 
 # The packages' release build (what test-packaging installs and packs) runs from the start beside
 # everything else, in its own build folder: it takes the cycles the tests leave while they wait on
@@ -189,7 +191,7 @@ test: deps-test
 	@# One build: the tests and every program they run.
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	@# The main stage in several test processes at once (scripts/test-shards.sh says why).
-	@scripts/test-shards.sh '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES)))' $(CXX_FLAGS)
+	@scripts/test-shards.sh '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES) $(EXAMPLE_SUITES)))' $(CXX_FLAGS)
 	$(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(SOUND_SUITES)))'
 	@# The calendar suites beside the app's tests: they mostly wait (on a CalDAV server's syncs, on a
 	@# big calendar read by a reader child at nice 10), as the app's tests wait on its window.
@@ -198,7 +200,7 @@ test: deps-test
 	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms
 	@while [ ! -s .build/calendar-tests.rc ]; do sleep 1; done; cat .build/calendar-tests.log; \
 		[ "$$(cat .build/calendar-tests.rc)" = 0 ] || { echo "the calendar suites failed"; exit 1; }
-	@scripts/test-examples.sh
+	@scripts/test-examples.sh $(CXX_FLAGS)
 	@while [ ! -s $(PACKAGING_SCRATCH)/build.rc ]; do sleep 1; done; \
 		[ "$$(cat $(PACKAGING_SCRATCH)/build.rc)" = 0 ] || { cat $(PACKAGING_SCRATCH)/build.log; echo "the packages' release build failed"; exit 1; }
 	$(MAKE) docs
@@ -236,7 +238,8 @@ fuzz: deps-build
 CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Recurrence(Expansion|Next|Reading)|RuleFuzz|Rule|ShortRuleText|ZoneCache|Zone)Tests ValidationTests ContentTests CalendarFileTests HostileCalendarTests RenderingTests ExampleConfigTests DiagnosticTests \
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
-	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests HolidayCalendarTests CalendarAnswersTests
+	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests HolidayCalendarTests CalendarAnswersTests \
+	AppleDeclarationsTests ArchivingTests
 empty :=
 space := $(empty) $(empty)
 

@@ -303,7 +303,7 @@ public struct AlarmDraft: Sendable {
             if case .interval = parsed.rule, parsed.timeZone != nil {
                 // Elapsed time has no zone: a zone given with it is dropped, or refused where the
                 // door asks (a person at the command line most likely meant a clock time).
-                if let timeZone, refusesZoneForElapsedTime {
+                if timeZone != nil, refusesZoneForElapsedTime {
                     throw RequestError(.timeZone, "\"\(text)\" counts elapsed time, which has no time zone; a zone is for clock times such as 16:35")
                 }
                 parsed.timeZone = nil

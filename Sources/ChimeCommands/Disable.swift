@@ -26,6 +26,6 @@ public struct Disable: ParsableCommand {
 
     public func run() throws {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
-        reportingErrors { try center.disable(identifiers) }
+        _ = reportingErrors { try center.disable(identifiers) }
     }
 }

@@ -101,7 +101,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("applet.png").path
         let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 0, 255]
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         #expect(try session.notifySend(["image-path-only", "-i", path]).status == 0)
         #expect(try session.notifySend(["file-uri", "-i", "file://" + path]).status == 0)
         let added = try session.added()
@@ -217,7 +217,7 @@ import TestSupport
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let sound = directory.appendingPathComponent("ding.oga").path
-        FileManager.default.createFile(atPath: sound, contents: Data([79, 103, 103, 83, 0, 1]))
+        _ = FileManager.default.createFile(atPath: sound, contents: Data([79, 103, 103, 83, 0, 1]))
         let runs: [[String]] = [
             ["-c", "alarm.ringing", "-e", "-h", "boolean:resident:true", "-h", "string:sound-name:bell", "Alarm", "It is <b>16:35</b> &amp; time"],
             ["-c", "email.arrived", "-h", "boolean:suppress-sound:true", "Mail", "a < b"],
@@ -268,7 +268,7 @@ import TestSupport
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let big = directory.appendingPathComponent("big.png").path
-        FileManager.default.createFile(atPath: big, contents: Data(count: 17 << 20))
+        _ = FileManager.default.createFile(atPath: big, contents: Data(count: 17 << 20))
         let tooBig = try runChime(["notify", "-i", big, "Big"], environment: session.environment)
         #expect(tooBig.status == 65)
         #expect(tooBig.stderr.hasPrefix("chime: -i \(big): cannot send it through the portal"), "\(tooBig.stderr)")

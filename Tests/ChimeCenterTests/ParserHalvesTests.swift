@@ -41,7 +41,7 @@ import Timekeeping
             let broken = round % 3 == 0
             let text = Self.calendar(&g, broken: broken).joined(separator: "\r\n") + "\r\n"
             let bytes = Array(text.utf8)
-            try bytes.withUnsafeBufferPointer { buffer in
+            bytes.withUnsafeBufferPointer { buffer in
                 let lines = ContentLine.logicalLines(buffer)
                 let inOrder = Result { () throws(ParseError) in try Parser.inOrder(lines[...], buffer) }
                 guard let halves = Parser.inTwoHalves(lines, buffer) else {

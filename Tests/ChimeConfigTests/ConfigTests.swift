@@ -391,7 +391,7 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
             sync-interval = "1m"
             """)
         #expect(good.diagnostics.isEmpty, "\(good.diagnostics)")
-        let calendar = try? #require(good.calendars.first)
+        let calendar = good.calendars.first
         #expect(calendar?.write == true && calendar?.own == true && calendar?.name == "home")
         #expect(calendar?.sync == ["vdirsyncer", "sync", "home"])
         #expect(calendar?.syncInterval == .seconds(60))

@@ -16,8 +16,6 @@ import Timekeeping
     }
 
 
-    /// A one-off alarm with this title, due at `due`.
-    @discardableResult
     /// One-offs `apart` from each other from `start`, in one call (AddAll): one call each could take
     /// longer than the time ahead on a busy machine, and the last would be in the past when sent.
     func addAll(_ titles: [String], from start: Instant, apart: TimeSpan) throws {
@@ -29,6 +27,8 @@ import Timekeeping
         #expect(added.count == titles.count)
     }
 
+    /// A one-off alarm with this title, due at `due`.
+    @discardableResult
     func add(_ title: String, at due: Instant) throws -> String {
         try center().add(NotificationRequest(identifier: "", content: NotificationContent(title: title),
                                              trigger: Trigger(rule: .instant(due), repeats: false, timeZone: nil, anchor: WallClock.system.now()))).identifier

@@ -53,7 +53,7 @@ import Timekeeping
         // (The reader waits for the test: it is still reading.)
         #expect(try center().alarmFileStatus().reading)
         #expect(try runChime(["status"], environment: bus.environment()).stdout.contains("reading it now"))
-        FileManager.default.createFile(atPath: release, contents: Data())
+        _ = FileManager.default.createFile(atPath: release, contents: Data())
         #expect(try waitUntil(10) { try !center().alarmFileStatus().reading })
         #expect(try center().pendingSummaries().map(\.identifier).sorted() == ["ics-shared-1", "own"])
         #expect(daemon.isRunning)

@@ -56,9 +56,9 @@ final class PlaybackTests: XCTestCase {
         let fifo = directory.appendingPathComponent("fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         let empty = directory.appendingPathComponent("empty.wav").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let garbage = directory.appendingPathComponent("garbage.ogg").path
-        FileManager.default.createFile(atPath: garbage, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        _ = FileManager.default.createFile(atPath: garbage, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         let header = directory.appendingPathComponent("header-only.wav").path
         try writeWAV([], rate: 48_000, to: header)
         let linkToFifo = directory.appendingPathComponent("fifo-link.wav").path

@@ -47,7 +47,7 @@ func status(_ pid: pid_t, _ field: String) -> Int {
     defer { fclose(f) }
     var line = [CChar](repeating: 0, count: 512)
     while fgets(&line, 512, f) != nil {
-        let text = String(cString: line)
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if text.hasPrefix(field + ":") {
             let rest = text.dropFirst(field.count + 1)
             let digits = rest.filter { $0.isNumber }
@@ -68,7 +68,7 @@ func readText(_ path: String) -> String {
     defer { fclose(f) }
     var out = ""
     var buffer = [CChar](repeating: 0, count: 4096)
-    while fgets(&buffer, 4096, f) != nil { out += String(cString: buffer) }
+    while fgets(&buffer, 4096, f) != nil { out += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
     return out
 }
 
