@@ -130,7 +130,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     /// daemon's 30 s timeouts): a caller the queue waits on (a handler blocked in
     /// `DispatchQueue.main.sync` while the main thread calls here) is not held forever; the work
     /// then runs when the queue is free.
-    private func handOver(_ what: String, _ work: @escaping @Sendable () -> Void) {
+    private func handOver(_ doing: String, _ work: @escaping @Sendable () -> Void) {
         if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) {
             work()
             return
@@ -141,14 +141,15 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
             done.signal()
         }
         if done.wait(timeout: .now() + .seconds(65)) == .timedOut {
-            report(what, "the center's queue is busy; it is carried out when the queue is free")
+            report(doing, "still waits for the center's queue after 65 s; it goes ahead when the queue is free")
         }
     }
 
-    /// A call without a completion handler that failed: said on standard error, in one line, since
-    /// no one else can hear of it (Apple's platforms log such failures to the system log).
-    private func report(_ what: String, _ why: Any) {
-        FileHandle.standardError.write(Data("UserNotifications: \(what): \(why)\n".utf8))
+    /// What became of a call without a completion handler that failed (or waits): said on standard
+    /// error, in one line, since no one else can hear of it (Apple's platforms write such failures to
+    /// the system log).
+    private func report(_ doing: String, _ outcome: String) {
+        FileHandle.standardError.write(Data("UserNotifications: \(doing) \(outcome)\n".utf8))
     }
 
     // MARK: - Authorization and settings
@@ -209,9 +210,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     /// handler is called on the center's queue.
     open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         guard let completionHandler else {
-            let what = "the request \"\(request.identifier)\" was not added"
-            handOver(what) {
-                if let error = self.send(request) { self.report(what, error) }
+            let doing = "adding the request \"\(request.identifier)\""
+            handOver(doing) {
+                if let error = self.send(request) { self.report(doing, "failed: \(error)") }
             }
             return
         }
@@ -251,22 +252,22 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     /// Removes the program's pending requests with these identifiers; done when it returns.
     open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
-        handOver("pending requests were not removed") {
+        handOver("removing pending requests") {
             do { _ = try self.daemon().removePendingNotificationRequests(withIdentifiers: identifiers.map(self.daemonIdentifier)) } catch {
-                self.report("pending requests were not removed", error)
+                self.report("removing pending requests", "failed: \(error)")
             }
         }
     }
 
     /// Removes the program's pending requests (no one else's); done when it returns.
     open func removeAllPendingNotificationRequests() {
-        handOver("pending requests were not removed") {
+        handOver("removing all pending requests") {
             do {
                 let center = try self.daemon()
                 let mine = try center.pendingSummaries().map(\.identifier).filter(self.isMine)
                 if !mine.isEmpty { _ = try center.removePendingNotificationRequests(withIdentifiers: mine) }
             } catch {
-                self.report("pending requests were not removed", error)
+                self.report("removing all pending requests", "failed: \(error)")
             }
         }
     }
@@ -284,22 +285,22 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     /// Takes these notifications of the program down; done when it returns.
     open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
-        handOver("delivered notifications were not removed") {
+        handOver("removing delivered notifications") {
             do { try self.daemon().removeDeliveredNotifications(withIdentifiers: identifiers.map(self.daemonIdentifier)) } catch {
-                self.report("delivered notifications were not removed", error)
+                self.report("removing delivered notifications", "failed: \(error)")
             }
         }
     }
 
     /// Takes every notification of the program down; done when it returns.
     open func removeAllDeliveredNotifications() {
-        handOver("delivered notifications were not removed") {
+        handOver("removing all delivered notifications") {
             do {
                 let center = try self.daemon()
                 let mine = try center.deliveredNotifications().map(\.identifier).filter(self.isMine)
                 if !mine.isEmpty { try center.removeDeliveredNotifications(withIdentifiers: mine) }
             } catch {
-                self.report("delivered notifications were not removed", error)
+                self.report("removing all delivered notifications", "failed: \(error)")
             }
         }
     }

@@ -141,6 +141,21 @@ import TestSupport
         }
     }
 
+    /// Without a daemon, a call without a handler has no one to tell but standard error: one line says
+    /// what failed and how to start the daemon, and the program goes on.
+    @Test func withoutADaemonACallWithoutHandlerSaysSoOnStandardError() throws {
+        let program = Self.programsFolder.appendingPathComponent("top-level-exit").path
+        try #require(FileManager.default.isExecutableFile(atPath: program), "not built: \(program) (swift build --package-path Examples)")
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let result = try runProgram(program, [], environment: bus.environment(), timeout: 60)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("UserNotifications: adding the request \"") == true, "\(result.stderr)")
+        #expect(result.stderr.contains("failed: the chime daemon is not running"), "\(result.stderr)")
+    }
+
     /// A 1×1 PNG.
     static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")!
 }
