@@ -83,7 +83,8 @@ HOMEPAGE ?= https://chime.example.org
 
 # libsndfile's and libpulse's headers: chime opens the libraries with dlopen when it first plays a
 # sound (never linked), so only their headers are needed to build.
-BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev libsndfile1-dev libpulse-dev
+BUILD_PACKAGES := libdbus-1-dev libsqlite3-dev zlib1g-dev pkg-config dbus-daemon g++ gettext libadwaita-1-dev libsndfile1-dev libpulse-dev \
+	libecal2.0-dev
 RUNTIME_PACKAGES := dbus-daemon dunst xvfb libsndfile1 libpulse0 sound-theme-freedesktop
 # What make check's suites run beside chime: systemd-analyze (calendar expressions), Python's zoneinfo
 # (zones) and pypng (image data), the zone database.
@@ -94,7 +95,7 @@ TEST_PACKAGES := $(CHECK_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin
 	bubblewrap xdg-desktop-portal xdg-desktop-portal-gtk \
 	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin libcap2-bin util-linux \
 	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer \
-	faketime at python3-holidays
+	faketime at python3-holidays evolution-data-server gir1.2-ecal-2.0 gir1.2-edataserver-1.2
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \

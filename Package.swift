@@ -41,6 +41,12 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // libsndfile's and libpulse's headers only: the libraries are opened with dlopen (see its header).
         .systemLibrary(name: "CSound"),
+        // Only chime-eds, the child that speaks to Evolution Data Server, sees libecal and GLib.
+        .systemLibrary(
+            name: "CEcal",
+            pkgConfig: "libecal-2.0",
+            providers: [.apt(["libecal2.0-dev"])]
+        ),
         // Only the desktop app sees GTK.
         .systemLibrary(
             name: "CGtk",
@@ -89,6 +95,7 @@ let package = Package(
         // MARK: - The desktop app
         // The thin Swift layer over GTK and libadwaita, as DBus is over libdbus.
         .target(name: "Gtk", dependencies: ["CGtk"]),
+        .executableTarget(name: "chime-eds", dependencies: ["CEcal"]),
         // What the app shows and sends, without GTK (tested by `make check`).
         .target(name: "AlarmsModel", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping", "Posix"]),
         .executableTarget(

@@ -1,0 +1,207 @@
+#ifndef CHIME_CECAL_SHIM_H
+#define CHIME_CECAL_SHIM_H
+/* Evolution Data Server's calendar library (libecal) for chime-eds only, the child that speaks to
+   EDS: the daemon never links GLib. Swift cannot call GLib's cast and signal macros nor walk a
+   GSList of libecal's types comfortably; the few operations the child needs are written here, each
+   returning plain C strings and GErrors. */
+#include <libecal/libecal.h>
+#include <glib-unix.h>
+
+/* The calendar sources EDS knows, as lines "uid\tdisplay name\tenabled\twritable\tbackend\tparent\n"
+   (g_free the result). */
+static inline gchar *chime_eds_sources(ESourceRegistry *registry) {
+    GString *out = g_string_new(NULL);
+    GList *sources = e_source_registry_list_sources(registry, E_SOURCE_EXTENSION_CALENDAR);
+    for (GList *link = sources; link != NULL; link = link->next) {
+        ESource *source = E_SOURCE(link->data);
+        ESourceBackend *backend = E_SOURCE_BACKEND(e_source_get_extension(source, E_SOURCE_EXTENSION_CALENDAR));
+        const gchar *parent = e_source_get_parent(source);
+        gchar *name = e_source_dup_display_name(source);
+        /* Tabs and newlines cannot be told from the separators: written as spaces. */
+        for (gchar *c = name; c && *c; c++) if (*c == '\t' || *c == '\n' || *c == '\r') *c = ' ';
+        g_string_append_printf(out, "%s\t%s\t%d\t%d\t%s\t%s\n", e_source_get_uid(source), name ? name : "",
+                               e_source_registry_check_enabled(registry, source) ? 1 : 0, e_source_get_writable(source) ? 1 : 0,
+                               e_source_backend_get_backend_name(backend) ? e_source_backend_get_backend_name(backend) : "",
+                               parent ? parent : "");
+        g_free(name);
+    }
+    g_list_free_full(sources, g_object_unref);
+    return g_string_free(out, FALSE);
+}
+
+/* Whether the registry knows any source: a running EDS always has its built-in ones (the
+   registry of a session without EDS is made all the same, empty). */
+static inline gboolean chime_eds_has_sources(ESourceRegistry *registry) {
+    GList *sources = e_source_registry_list_sources(registry, NULL);
+    gboolean any = sources != NULL;
+    g_list_free_full(sources, g_object_unref);
+    return any;
+}
+
+/* The enabled calendar source whose UID or display name is `name` (a new reference), or NULL. */
+static inline ESource *chime_eds_find_source(ESourceRegistry *registry, const gchar *name) {
+    ESource *found = NULL;
+    GList *sources = e_source_registry_list_enabled(registry, E_SOURCE_EXTENSION_CALENDAR);
+    for (GList *link = sources; link != NULL && found == NULL; link = link->next) {
+        ESource *source = E_SOURCE(link->data);
+        gchar *display = e_source_dup_display_name(source);
+        if (g_strcmp0(e_source_get_uid(source), name) == 0 || g_strcmp0(display, name) == 0) found = g_object_ref(source);
+        g_free(display);
+    }
+    g_list_free_full(sources, g_object_unref);
+    return found;
+}
+
+static inline ECalClient *chime_eds_connect(ESource *source, GError **error) {
+    /* The local calendar never reports itself connected: the whole wait is taken unless it is the
+       longest (as GNOME's own clients pass it). */
+    EClient *client = e_cal_client_connect_sync(source, E_CAL_CLIENT_SOURCE_TYPE_EVENTS, (guint32)-1, NULL, error);
+    return client ? E_CAL_CLIENT(client) : NULL;
+}
+
+static inline gboolean chime_eds_is_readonly(ECalClient *client) { return e_client_is_readonly(E_CLIENT(client)); }
+
+/* The UIDs of every event, one a line (g_free the result), or NULL with `error`. */
+static inline gchar *chime_eds_uids(ECalClient *client, GError **error) {
+    GSList *ids = NULL;
+    if (!e_cal_client_get_object_list_as_comps_sync(client, "#t", &ids, NULL, error)) return NULL;
+    GString *out = g_string_new(NULL);
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    for (GSList *link = ids; link != NULL; link = link->next) {
+        const gchar *uid = e_cal_component_get_uid(E_CAL_COMPONENT(link->data));
+        if (uid == NULL || g_hash_table_contains(seen, uid)) continue;
+        g_hash_table_add(seen, (gpointer)uid);
+        g_string_append(out, uid);
+        g_string_append_c(out, '\n');
+    }
+    g_hash_table_destroy(seen);
+    g_slist_free_full(ids, g_object_unref);
+    return g_string_free(out, FALSE);
+}
+
+typedef struct { ECalClient *client; ICalComponent *top; GHashTable *zones; } ChimeZoneWalk;
+
+static inline void chime_eds_add_zone(ICalParameter *param, gpointer data) {
+    ChimeZoneWalk *walk = data;
+    const gchar *tzid = i_cal_parameter_get_tzid(param);
+    if (tzid == NULL || g_hash_table_contains(walk->zones, tzid)) return;
+    g_hash_table_add(walk->zones, g_strdup(tzid));
+    ICalTimezone *zone = NULL;
+    if (!e_cal_client_get_timezone_sync(walk->client, tzid, &zone, NULL, NULL) || zone == NULL) return;
+    ICalComponent *vtimezone = i_cal_timezone_get_component(zone);
+    if (vtimezone != NULL) {
+        i_cal_component_take_component(walk->top, i_cal_component_clone(vtimezone));
+        g_object_unref(vtimezone);
+    }
+}
+
+/* Every component of the event `uid` (its series and moved instances), with the time zones they
+   name, as one VCALENDAR's text (g_free), or NULL: gone (error unset) or failed (error set). */
+static inline gchar *chime_eds_calendar_for_uid(ECalClient *client, const gchar *uid, GError **error) {
+    GSList *comps = NULL;
+    GError *local = NULL;
+    if (!e_cal_client_get_objects_for_uid_sync(client, uid, &comps, NULL, &local)) {
+        if (g_error_matches(local, E_CAL_CLIENT_ERROR, E_CAL_CLIENT_ERROR_OBJECT_NOT_FOUND)) { g_clear_error(&local); return NULL; }
+        g_propagate_error(error, local);
+        return NULL;
+    }
+    if (comps == NULL) return NULL;
+    ICalComponent *top = e_cal_util_new_top_level();
+    ChimeZoneWalk walk = { client, top, g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+    for (GSList *link = comps; link != NULL; link = link->next) {
+        ICalComponent *comp = e_cal_component_get_icalcomponent(E_CAL_COMPONENT(link->data));
+        i_cal_component_foreach_tzid(comp, chime_eds_add_zone, &walk);
+    }
+    for (GSList *link = comps; link != NULL; link = link->next) {
+        ICalComponent *comp = e_cal_component_get_icalcomponent(E_CAL_COMPONENT(link->data));
+        i_cal_component_take_component(top, i_cal_component_clone(comp));
+    }
+    g_hash_table_destroy(walk.zones);
+    g_slist_free_full(comps, g_object_unref);
+    gchar *text = i_cal_component_as_ical_string(top);
+    g_object_unref(top);
+    return text;
+}
+
+/* Writes the events of a VCALENDAR's text into EDS: each VEVENT modified where EDS has it, created
+   where not (its time zones added first). FALSE with `error` on the first that fails. */
+static inline gboolean chime_eds_put(ECalClient *client, const gchar *text, GError **error) {
+    ICalComponent *top = i_cal_component_new_from_string(text);
+    if (top == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "not iCalendar");
+        return FALSE;
+    }
+    gboolean ok = TRUE;
+    for (ICalComponent *zone = i_cal_component_get_first_component(top, I_CAL_VTIMEZONE_COMPONENT); ok && zone != NULL;) {
+        ICalTimezone *tz = i_cal_timezone_new();
+        if (i_cal_timezone_set_component(tz, zone)) ok = e_cal_client_add_timezone_sync(client, tz, NULL, error);
+        g_object_unref(tz);
+        g_object_unref(zone);
+        zone = i_cal_component_get_next_component(top, I_CAL_VTIMEZONE_COMPONENT);
+    }
+    for (ICalComponent *event = i_cal_component_get_first_component(top, I_CAL_VEVENT_COMPONENT); ok && event != NULL;) {
+        const gchar *uid = i_cal_component_get_uid(event);
+        ICalComponent *existing = NULL;
+        gchar *rid = NULL;
+        ICalTime *recurrence = i_cal_component_get_recurrenceid(event);
+        if (recurrence != NULL && !i_cal_time_is_null_time(recurrence)) rid = i_cal_time_as_ical_string(recurrence);
+        g_clear_object(&recurrence);
+        if (uid != NULL && e_cal_client_get_object_sync(client, uid, rid, &existing, NULL, NULL)) {
+            ok = e_cal_client_modify_object_sync(client, event, rid ? E_CAL_OBJ_MOD_THIS : E_CAL_OBJ_MOD_ALL, E_CAL_OPERATION_FLAG_NONE, NULL, error);
+            g_object_unref(existing);
+        } else {
+            ok = e_cal_client_create_object_sync(client, event, E_CAL_OPERATION_FLAG_NONE, NULL, NULL, error);
+        }
+        g_free(rid);
+        g_object_unref(event);
+        event = ok ? i_cal_component_get_next_component(top, I_CAL_VEVENT_COMPONENT) : NULL;
+    }
+    g_object_unref(top);
+    return ok;
+}
+
+static inline gboolean chime_eds_remove(ECalClient *client, const gchar *uid, GError **error) {
+    GError *local = NULL;
+    if (e_cal_client_remove_object_sync(client, uid, NULL, E_CAL_OBJ_MOD_ALL, E_CAL_OPERATION_FLAG_NONE, NULL, &local)) return TRUE;
+    if (g_error_matches(local, E_CAL_CLIENT_ERROR, E_CAL_CLIENT_ERROR_OBJECT_NOT_FOUND)) { g_clear_error(&local); return TRUE; }
+    g_propagate_error(error, local);
+    return FALSE;
+}
+
+/* A change EDS reports: the UID of an event added, changed or removed. */
+typedef void (*ChimeEdsChanged)(const gchar *uid, gpointer data);
+
+static void chime_eds_changed_objects(ECalClientView *view, const GSList *objects, gpointer data) {
+    ChimeEdsChanged callback = (ChimeEdsChanged)g_object_get_data(G_OBJECT(view), "chime-callback");
+    for (const GSList *link = objects; link != NULL; link = link->next) {
+        const gchar *uid = i_cal_component_get_uid((ICalComponent *)link->data);
+        if (uid != NULL) callback(uid, data);
+    }
+}
+
+static void chime_eds_removed_objects(ECalClientView *view, const GSList *ids, gpointer data) {
+    ChimeEdsChanged callback = (ChimeEdsChanged)g_object_get_data(G_OBJECT(view), "chime-callback");
+    for (const GSList *link = ids; link != NULL; link = link->next) {
+        const gchar *uid = e_cal_component_id_get_uid((const ECalComponentId *)link->data);
+        if (uid != NULL) callback(uid, data);
+    }
+}
+
+/* A started view of every event that calls `callback` with each UID EDS adds, changes or removes
+   (g_object_unref to stop), or NULL with `error`. */
+static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChanged callback, gpointer data, GError **error) {
+    ECalClientView *view = NULL;
+    if (!e_cal_client_get_view_sync(client, "#t", &view, NULL, error)) return NULL;
+    /* Only the UIDs are read: EDS need not send whole objects to the view. */
+    e_cal_client_view_set_flags(view, E_CAL_CLIENT_VIEW_FLAGS_NONE, NULL);
+    g_object_set_data(G_OBJECT(view), "chime-callback", (gpointer)callback);
+    g_signal_connect(view, "objects-added", G_CALLBACK(chime_eds_changed_objects), data);
+    g_signal_connect(view, "objects-modified", G_CALLBACK(chime_eds_changed_objects), data);
+    g_signal_connect(view, "objects-removed", G_CALLBACK(chime_eds_removed_objects), data);
+    e_cal_client_view_start(view, error);
+    if (error != NULL && *error != NULL) { g_object_unref(view); return NULL; }
+    return view;
+}
+
+static inline const gchar *chime_error_message(const GError *error) { return error ? error->message : "unknown error"; }
+#endif

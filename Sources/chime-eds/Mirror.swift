@@ -1,0 +1,348 @@
+// Keeps a folder in step with one EDS calendar, both ways (see main.swift).
+import CEcal
+import Glibc
+
+final class Mirror {
+    /// Bounds, as for any followed calendar: a calendar of more events is mirrored up to this many
+    /// (said), and an event whose text is longer is left out (said).
+    static let maximumEvents = 200_000
+    static let maximumEventBytes = 1 << 20
+
+    let name: String
+    let folder: String
+    private var client: UnsafeMutablePointer<ECalClient>?
+    private var view: UnsafeMutablePointer<ECalClientView>?
+    private var loop: OpaquePointer?
+    /// Each file as it was when the folder and EDS last agreed: its event's UID and its text's hash.
+    private var state: [String: Entry] = [:]
+    private var changedUIDs = Set<String>()
+    private var changedFiles = Set<String>()
+    private var scheduled = false
+    private var inotify: Int32 = -1
+
+    struct Entry {
+        var uid: String
+        var hash: String
+    }
+
+    init(name: String, folder: String) {
+        self.name = name
+        self.folder = folder
+    }
+
+    private func path(_ file: String) -> String { folder + "/" + file }
+    private var statePath: String { path(".chime-eds-state") }
+
+    func run() -> Never {
+        guard g_mkdir_with_parents(folder, 0o700) == 0 else { fail(6, "\(folder) cannot be made: \(String(cString: strerror(errno)))") }
+        loadState()
+        let registry = registry()
+        guard let source = chime_eds_find_source(UnsafeMutablePointer(registry), name) else {
+            var known: [String] = []
+            for line in (take(chime_eds_sources(UnsafeMutablePointer(registry))) ?? "").split(separator: "\n") {
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                if fields.count > 2, fields[2] == "1" { known.append("\"" + fields[1] + "\"") }
+            }
+            fail(3, "Evolution Data Server has no calendar \"\(name)\" (its calendars: \(known.joined(separator: ", ")))")
+        }
+        var error: UnsafeMutablePointer<GError>?
+        guard let client = chime_eds_connect(source, &error) else {
+            fail(5, "the calendar \"\(name)\" cannot be opened: \(message(error))")
+        }
+        g_object_unref(source)
+        self.client = client
+
+        putChimesChanges()
+        let count = mirrorAll()
+        save()
+        say("ready \(count)")
+
+        let this = Unmanaged.passUnretained(self).toOpaque()
+        guard let view = chime_eds_watch(client, { uid, data in
+            guard let uid, let data else { return }
+            Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().edsChanged(String(cString: uid))
+        }, this, &error) else {
+            fail(5, "the calendar \"\(name)\" cannot be watched: \(message(error))")
+        }
+        self.view = view
+        watchFolder()
+        loop = g_main_loop_new(nil, 0)
+        for signal in [SIGTERM, SIGINT] {
+            g_unix_signal_add(signal, { data in
+                g_main_loop_quit(OpaquePointer(data))
+                return 0
+            }, UnsafeMutableRawPointer(loop))
+        }
+        g_main_loop_run(loop)
+        exit(0)
+    }
+
+    // MARK: - EDS to the folder
+
+    /// Writes every event EDS holds, removes the files of those it does not: the number mirrored.
+    private func mirrorAll() -> Int {
+        var error: UnsafeMutablePointer<GError>?
+        guard let list = take(chime_eds_uids(client, &error)) else { fail(5, "the calendar \"\(name)\" cannot be read: \(message(error))") }
+        var uids = list.split(separator: "\n").map(String.init)
+        if uids.count > Self.maximumEvents {
+            say("error the calendar \"\(name)\" has \(uids.count) events; the first \(Self.maximumEvents) are followed")
+            uids = Array(uids.prefix(Self.maximumEvents))
+        }
+        let present = Set(uids.map(Self.fileName))
+        for uid in uids { mirror(uid) }
+        for (file, entry) in state where !present.contains(file) {
+            unlink(path(file))
+            state[file] = nil
+            say("removed \(entry.uid)")
+        }
+        return uids.count
+    }
+
+    /// Writes the file of `uid` as EDS holds it now, or removes it where EDS no longer has the event.
+    private func mirror(_ uid: String) {
+        let file = Self.fileName(uid)
+        var error: UnsafeMutablePointer<GError>?
+        guard let text = take(chime_eds_calendar_for_uid(client, uid, &error)) else {
+            if error != nil {
+                say("error \(uid): \(message(error))")
+                return
+            }
+            if state[file] != nil || access(path(file), F_OK) == 0 {
+                unlink(path(file))
+                state[file] = nil
+                say("removed \(uid)")
+            }
+            return
+        }
+        let bytes = Array(text.utf8)
+        guard bytes.count <= Self.maximumEventBytes else {
+            say("error \(uid): \(bytes.count) bytes, more than an event of a followed calendar may have (\(Self.maximumEventBytes)); left out")
+            return
+        }
+        let hash = Self.hash(bytes)
+        if state[file]?.hash == hash, access(path(file), F_OK) == 0 { return }
+        // Known before the file lands: the folder's watch then sees a file that is as EDS has it.
+        state[file] = Entry(uid: uid, hash: hash)
+        if let problem = Self.write(text, to: path(file)) {
+            state[file] = nil
+            say("error \(uid): \(problem)")
+        } else {
+            say("wrote \(uid)")
+        }
+    }
+
+    /// Written whole or not at all (GLib writes a file beside it, then renames it over it): nil, or
+    /// what went wrong.
+    static func write(_ text: String, to path: String) -> String? {
+        var error: UnsafeMutablePointer<GError>?
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { g_file_set_contents(path, $0.baseAddress, gssize($0.count), &error) }
+        }
+        return written != 0 ? nil : message(error)
+    }
+
+    /// A file's bytes (nil: unreadable or gone).
+    static func read(_ path: String) -> [UInt8]? {
+        var contents: UnsafeMutablePointer<gchar>?
+        var length: gsize = 0
+        guard g_file_get_contents(path, &contents, &length, nil) != 0, let contents else { return nil }
+        defer { g_free(contents) }
+        return Array(UnsafeRawBufferPointer(start: contents, count: Int(length)))
+    }
+
+    private func edsChanged(_ uid: String) {
+        changedUIDs.insert(uid)
+        schedule()
+    }
+
+    // MARK: - The folder to EDS
+
+    /// Files chime wrote or removed since the folder and EDS last agreed (while this ran, or
+    /// before it started): put into EDS, or their events removed from it.
+    private func putChimesChanges(only names: Set<String>? = nil) {
+        let files = Set(listFolder().filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") })
+        for file in names.map({ $0.intersection(files) }) ?? files {
+            guard let bytes = Self.read(path(file)) else { continue }
+            let hash = Self.hash(bytes)
+            if state[file]?.hash == hash { continue }
+            guard bytes.count <= Self.maximumEventBytes else {
+                say("error \(file): more than an event of a followed calendar may have; not put into the calendar")
+                continue
+            }
+            var error: UnsafeMutablePointer<GError>?
+            if chime_eds_put(client, String(decoding: bytes, as: UTF8.self), &error) != 0 {
+                let uid = Self.uid(in: bytes) ?? state[file]?.uid ?? file
+                state[file] = Entry(uid: uid, hash: hash)
+                say("put \(uid)")
+            } else {
+                say("error \(file): not put into the calendar: \(message(error))")
+            }
+        }
+        for (file, entry) in state where !files.contains(file) && (names?.contains(file) ?? true) {
+            var error: UnsafeMutablePointer<GError>?
+            if chime_eds_remove(client, entry.uid, &error) != 0 {
+                state[file] = nil
+                say("removed \(entry.uid)")
+            } else {
+                say("error \(entry.uid): not removed from the calendar: \(message(error))")
+            }
+        }
+    }
+
+    private func watchFolder() {
+        inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard inotify >= 0, inotify_add_watch(inotify, folder, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) >= 0 else {
+            fail(6, "\(folder) cannot be watched")
+        }
+        g_unix_fd_add(inotify, G_IO_IN, { _, _, data in
+            guard let data else { return 0 }
+            Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().folderChanged()
+            return 1
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func folderChanged() {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (length, name): (Int, String) = buffer.withUnsafeBytes { raw in
+                    let event = raw.load(fromByteOffset: offset, as: inotify_event.self)
+                    let start = offset + MemoryLayout<inotify_event>.size
+                    let bytes = raw[start..<min(count, start + Int(event.len))].prefix { $0 != 0 }
+                    return (Int(event.len), String(decoding: bytes, as: UTF8.self))
+                }
+                if name.hasSuffix(".ics"), !name.hasPrefix(".") { changedFiles.insert(name) }
+                offset += MemoryLayout<inotify_event>.size + length
+            }
+        }
+        if !changedFiles.isEmpty { schedule() }
+    }
+
+    // MARK: - Both
+
+    /// Changes are taken in together, once the loop is idle: a burst of EDS's signals or of the
+    /// folder's events is one pass.
+    private func schedule() {
+        guard !scheduled else { return }
+        scheduled = true
+        g_idle_add({ data in
+            guard let data else { return 0 }
+            Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().settle()
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func settle() {
+        scheduled = false
+        let files = changedFiles
+        changedFiles = []
+        if !files.isEmpty { putChimesChanges(only: files) }
+        let uids = changedUIDs
+        changedUIDs = []
+        for uid in uids.sorted() { mirror(uid) }
+        save()
+    }
+
+    /// The folder's names.
+    private func listFolder() -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The state, a line a file: "FILE<tab>HASH<tab>UID", the UID's tabs, newlines and backslashes escaped.
+    private func save() {
+        var text = ""
+        for (file, entry) in state.sorted(by: { $0.key < $1.key }) {
+            text += file + "\t" + entry.hash + "\t" + Self.escaped(entry.uid) + "\n"
+        }
+        if let problem = Self.write(text, to: statePath) { say("error \(statePath): \(problem)") }
+    }
+
+    private func loadState() {
+        guard let bytes = Self.read(statePath) else { return }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            state[String(fields[0])] = Entry(uid: Self.unescaped(String(fields[2])), hash: String(fields[1]))
+        }
+    }
+
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func unescaped(_ text: String) -> String {
+        var out = ""
+        var escaping = false
+        for character in text {
+            if escaping {
+                out.append(character == "t" ? "\t" : character == "n" ? "\n" : character)
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    // MARK: - Names
+
+    /// The file of an event: its UID where that is a plain name, else escaped; a long one shortened
+    /// with its hash.
+    static func fileName(_ uid: String) -> String {
+        var name = ""
+        for byte in uid.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "@"), UInt8(ascii: "."):
+                name.append(Character(UnicodeScalar(byte)))
+            default:
+                name += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        if name.hasPrefix(".") { name = "%2E" + name.dropFirst() }
+        if name.utf8.count > 150 { name = String(name.prefix(100)) + "-" + hash(Array(uid.utf8)) }
+        return name + ".ics"
+    }
+
+    /// The first UID of a VEVENT in an iCalendar text.
+    static func uid(in bytes: [UInt8]) -> String? {
+        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) where line.hasPrefix("UID:") {
+            return String(line.dropFirst(4))
+        }
+        return nil
+    }
+
+    /// FNV-1a, 64 bits, in hex: enough to tell a file from the one written.
+    static func hash(_ bytes: [UInt8]) -> String {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value &*= 0x0000_0100_0000_01b3
+        }
+        return String(value, radix: 16)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// chime-eds against Debian's real Evolution Data Server on a private bus (issue 47): the folder it
+/// keeps holds each event of the calendar as EDS does, within moments of a change made as GNOME
+/// Calendar makes it (python's gi), and what chime writes or removes there reaches EDS.
+@Suite(.serialized) struct EDSMirrorTests {
+    static var binary: String {
+        URL(fileURLWithPath: chimeBinaryPath()).deletingLastPathComponent().appendingPathComponent("chime-eds").path
+    }
+
+    /// chime-eds mirror, its lines read as they come.
+    final class Mirror: @unchecked Sendable {
+        let child: ChildProcess
+        let folder: URL
+        private let lock = NSLock()
+        private var _lines: [String] = []
+        var lines: [String] { lock.withLock { _lines } }
+        private var reader: Thread?
+
+        init(_ eds: EDSSession, calendar: String, folder: URL) throws {
+            self.folder = folder
+            child = try ChildProcess(EDSMirrorTests.binary, ["mirror", calendar, folder.path], environment: eds.environment(),
+                                     logDirectory: eds.bus.directory)
+            let thread = Thread { [child, weak self] in
+                while let line = try? child.readLine(timeout: 3600) { self?.lock.withLock { self?._lines.append(line) } }
+            }
+            reader = thread
+            thread.start()
+        }
+
+        /// Waits until it has said `line` (as a whole line), 20 s at most: the bound is for a busy machine.
+        func waitFor(_ line: String) -> Bool { waitUntil(20) { lines.contains(line) } }
+
+        func file(_ uid: String) -> String? { try? String(contentsOf: folder.appendingPathComponent(uid + ".ics"), encoding: .utf8) }
+    }
+
+    static func event(_ uid: String, _ summary: String, start: String = "20270105T093000", rule: String? = "FREQ=WEEKLY;BYDAY=TU") -> String {
+        let head = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//chime tests//EN", "BEGIN:VEVENT", "UID:\(uid)", "SUMMARY:\(summary)",
+                    "DTSTART;TZID=Europe/Berlin:\(start)", "DURATION:PT15M"]
+        let tail = ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(summary)", "TRIGGER:-PT5M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""]
+        return (head + (rule.map { ["RRULE:\($0)"] } ?? []) + tail).joined(separator: "\r\n")
+    }
+
+    @Test func theFolderFollowsEDSAndEDSFollowsTheFolder() throws {
+        let eds = try EDSSession()
+        defer { eds.stop() }
+        let scratch = eds.home.deletingLastPathComponent()
+        let ics = scratch.appendingPathComponent("event.ics")
+        try Self.event("before@example", "Made before").write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python(["create", "Personal", ics.path])
+
+        let folder = scratch.appendingPathComponent("mirror")
+        let mirror = try Mirror(eds, calendar: "Personal", folder: folder)
+        defer { mirror.child.stop() }
+        #expect(mirror.waitFor("ready 1"), "\(mirror.lines)")
+        #expect(mirror.file("before@example")?.contains("SUMMARY:Made before") == true)
+        // The time zone it names comes with it.
+        #expect(mirror.file("before@example")?.contains("BEGIN:VTIMEZONE") == true)
+
+        // Added, changed and removed in EDS, as GNOME Calendar does.
+        try Self.event("live@example", "Standup").write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python(["create", "Personal", ics.path])
+        #expect(mirror.waitFor("wrote live@example"), "\(mirror.lines)")
+        #expect(mirror.file("live@example")?.contains("RRULE:FREQ=WEEKLY;BYDAY=TU") == true)
+        try Self.event("live@example", "Standup moved", start: "20270105T100000").write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python(["modify", "Personal", ics.path])
+        #expect(waitUntil(20) { mirror.file("live@example")?.contains("SUMMARY:Standup moved") == true }, "\(mirror.lines)")
+        #expect(mirror.file("live@example")?.contains("DTSTART;TZID=Europe/Berlin:20270105T100000") == true)
+        try eds.python(["remove", "Personal", "live@example"])
+        #expect(mirror.waitFor("removed live@example"), "\(mirror.lines)")
+        #expect(mirror.file("live@example") == nil)
+
+        // chime writes an event into the folder (as it writes a vdir's), then removes it.
+        let mine = Self.event("chime-1@chime", "Wake up", start: "20270106T070000", rule: nil)
+        try mine.write(to: folder.appendingPathComponent("chime-1@chime.ics"), atomically: true, encoding: .utf8)
+        #expect(mirror.waitFor("put chime-1@chime"), "\(mirror.lines)")
+        #expect(waitUntil(20) { (try? eds.python(["list", "Personal"]).stdout.split(separator: "\n").contains { $0.hasPrefix("chime-1@chime ") }) == true })
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("chime-1@chime.ics"))
+        #expect(mirror.waitFor("removed chime-1@chime"), "\(mirror.lines)")
+        #expect(try eds.python(["list", "Personal"]).stdout.split(separator: "\n").allSatisfy { !$0.hasPrefix("chime-1@chime ") })
+        #expect(!mirror.lines.contains { $0.hasPrefix("error") }, "\(mirror.lines)")
+    }
+
+    /// Changes made while it did not run are taken in when it starts again: EDS's into the folder,
+    /// chime's into EDS.
+    @Test func whatChangedWhileItWasStoppedIsTakenInAtStart() throws {
+        let eds = try EDSSession()
+        defer { eds.stop() }
+        let scratch = eds.home.deletingLastPathComponent()
+        let folder = scratch.appendingPathComponent("mirror")
+        let ics = scratch.appendingPathComponent("event.ics")
+        try Self.event("kept@example", "Kept").write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python(["create", "Personal", ics.path])
+        do {
+            let first = try Mirror(eds, calendar: "Personal", folder: folder)
+            #expect(first.waitFor("ready 1"), "\(first.lines)")
+            first.child.stop()
+        }
+        // Meanwhile: EDS gets an event, chime writes one and removes the file of another.
+        try Self.event("new@example", "New in EDS").write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python(["create", "Personal", ics.path])
+        try Self.event("mine@chime", "Mine", rule: nil).write(to: folder.appendingPathComponent("mine@chime.ics"), atomically: true,
+                                                              encoding: .utf8)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("kept@example.ics"))
+
+        let second = try Mirror(eds, calendar: "Personal", folder: folder)
+        defer { second.child.stop() }
+        #expect(second.waitFor("ready 2"), "\(second.lines)")
+        let listed = try eds.python(["list", "Personal"]).stdout.split(separator: "\n").map { String($0.split(separator: " ").first ?? "") }
+        #expect(Set(listed) == ["new@example", "mine@chime"], "\(listed)")
+        #expect(second.file("new@example") != nil && second.file("mine@chime") != nil && second.file("kept@example") == nil)
+    }
+
+    @Test func aCalendarEDSDoesNotHaveIsSaidWithTheOnesItHas() throws {
+        let eds = try EDSSession()
+        defer { eds.stop() }
+        let result = try runProgram(Self.binary, [Array("mirror".utf8), Array("Work".utf8), Array("/nonexistent-never-made".utf8)],
+                                    environment: eds.environment(), timeout: 120)
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("Evolution Data Server has no calendar \"Work\" (its calendars: \"Birthdays & Anniversaries\", \"Personal\")"),
+                "\(result.stderr)")
+        let sources = try runProgram(Self.binary, [Array("sources".utf8)], environment: eds.environment(), timeout: 120)
+        #expect(sources.stdout.contains("\"name\":\"Personal\",\"uid\":\"system-calendar\",\"writable\":true"), "\(sources)")
+    }
+
+    @Test func withoutEDSItSaysSo() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let result = try runProgram(Self.binary, [Array("sources".utf8)], environment: bus.environment(), timeout: 120)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.hasPrefix("chime-eds: Evolution Data Server cannot be reached"), "\(result.stderr)")
+    }
+}
