@@ -61,38 +61,74 @@ static inline ECalClient *chime_eds_connect(ESource *source, GError **error) {
 
 static inline gboolean chime_eds_is_readonly(ECalClient *client) { return e_client_is_readonly(E_CLIENT(client)); }
 
-/* The UIDs of every event, one a line (g_free the result), or NULL with `error`. */
-static inline gchar *chime_eds_uids(ECalClient *client, GError **error) {
-    GSList *ids = NULL;
-    if (!e_cal_client_get_object_list_as_comps_sync(client, "#t", &ids, NULL, error)) return NULL;
-    GString *out = g_string_new(NULL);
-    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-    for (GSList *link = ids; link != NULL; link = link->next) {
-        const gchar *uid = e_cal_component_get_uid(E_CAL_COMPONENT(link->data));
-        if (uid == NULL || g_hash_table_contains(seen, uid)) continue;
-        g_hash_table_add(seen, (gpointer)uid);
-        g_string_append(out, uid);
-        g_string_append_c(out, '\n');
+typedef struct { ECalClient *client; ICalComponent *top; GHashTable *added; GHashTable *cache; } ChimeZoneWalk;
+
+/* Whether a TZID names a zone of the system's tz database (itself, or the end of a path-like TZID
+   such as Evolution's `/freeassociation.sourceforge.net/Europe/Berlin`): chime reads those by name,
+   so their VTIMEZONE (Evolution's go back to 1893: several kilobytes an event) is left out. */
+static inline gboolean chime_eds_is_system_zone(const gchar *tzid) {
+    const gchar *root = g_getenv("TZDIR") ? g_getenv("TZDIR") : "/usr/share/zoneinfo";
+    gchar **parts = g_strsplit(tzid, "/", -1);
+    guint count = g_strv_length(parts);
+    gboolean found = FALSE;
+    for (guint take = count < 3 ? count : 3; take >= 1 && !found; take--) {
+        gchar *name = g_strjoinv("/", parts + (count - take));
+        if (*name != '\0' && strstr(name, "..") == NULL) {
+            gchar *path = g_build_filename(root, name, NULL);
+            found = g_file_test(path, G_FILE_TEST_IS_REGULAR);
+            g_free(path);
+        }
+        g_free(name);
     }
-    g_hash_table_destroy(seen);
-    g_slist_free_full(ids, g_object_unref);
-    return g_string_free(out, FALSE);
+    g_strfreev(parts);
+    return found;
 }
 
-typedef struct { ECalClient *client; ICalComponent *top; GHashTable *zones; } ChimeZoneWalk;
-
+/* Adds the VTIMEZONE of each TZID a component names to `top`, once (none for the system's zones); EDS is asked for a zone once
+   per pass (`cache`: TZID -> its VTIMEZONE, or NULL where EDS has none). */
 static inline void chime_eds_add_zone(ICalParameter *param, gpointer data) {
     ChimeZoneWalk *walk = data;
     const gchar *tzid = i_cal_parameter_get_tzid(param);
-    if (tzid == NULL || g_hash_table_contains(walk->zones, tzid)) return;
-    g_hash_table_add(walk->zones, g_strdup(tzid));
-    ICalTimezone *zone = NULL;
-    if (!e_cal_client_get_timezone_sync(walk->client, tzid, &zone, NULL, NULL) || zone == NULL) return;
-    ICalComponent *vtimezone = i_cal_timezone_get_component(zone);
-    if (vtimezone != NULL) {
-        i_cal_component_take_component(walk->top, i_cal_component_clone(vtimezone));
-        g_object_unref(vtimezone);
+    if (tzid == NULL || g_hash_table_contains(walk->added, tzid)) return;
+    g_hash_table_add(walk->added, g_strdup(tzid));
+    if (chime_eds_is_system_zone(tzid)) return;
+    ICalComponent *vtimezone = NULL;
+    if (g_hash_table_contains(walk->cache, tzid)) {
+        vtimezone = g_hash_table_lookup(walk->cache, tzid);
+    } else {
+        ICalTimezone *zone = NULL;
+        if (e_cal_client_get_timezone_sync(walk->client, tzid, &zone, NULL, NULL) && zone != NULL) {
+            ICalComponent *component = i_cal_timezone_get_component(zone);
+            if (component != NULL) {
+                vtimezone = i_cal_component_clone(component);
+                g_object_unref(component);
+            }
+        }
+        g_hash_table_insert(walk->cache, g_strdup(tzid), vtimezone);
     }
+    if (vtimezone != NULL) i_cal_component_take_component(walk->top, i_cal_component_clone(vtimezone));
+}
+
+static inline GHashTable *chime_eds_zone_cache_new(void) {
+    return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_object_unref);
+}
+
+/* One VCALENDAR's text (g_free) of `comps` (ECalComponents of one UID) with the zones they name. */
+static inline gchar *chime_eds_calendar_text(ECalClient *client, GSList *comps, GHashTable *cache) {
+    ICalComponent *top = e_cal_util_new_top_level();
+    ChimeZoneWalk walk = { client, top, g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), cache };
+    for (GSList *link = comps; link != NULL; link = link->next) {
+        ICalComponent *comp = e_cal_component_get_icalcomponent(E_CAL_COMPONENT(link->data));
+        i_cal_component_foreach_tzid(comp, chime_eds_add_zone, &walk);
+    }
+    for (GSList *link = comps; link != NULL; link = link->next) {
+        ICalComponent *comp = e_cal_component_get_icalcomponent(E_CAL_COMPONENT(link->data));
+        i_cal_component_take_component(top, i_cal_component_clone(comp));
+    }
+    g_hash_table_destroy(walk.added);
+    gchar *text = i_cal_component_as_ical_string(top);
+    g_object_unref(top);
+    return text;
 }
 
 /* Every component of the event `uid` (its series and moved instances), with the time zones they
@@ -106,21 +142,54 @@ static inline gchar *chime_eds_calendar_for_uid(ECalClient *client, const gchar 
         return NULL;
     }
     if (comps == NULL) return NULL;
-    ICalComponent *top = e_cal_util_new_top_level();
-    ChimeZoneWalk walk = { client, top, g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
-    for (GSList *link = comps; link != NULL; link = link->next) {
-        ICalComponent *comp = e_cal_component_get_icalcomponent(E_CAL_COMPONENT(link->data));
-        i_cal_component_foreach_tzid(comp, chime_eds_add_zone, &walk);
-    }
-    for (GSList *link = comps; link != NULL; link = link->next) {
-        ICalComponent *comp = e_cal_component_get_icalcomponent(E_CAL_COMPONENT(link->data));
-        i_cal_component_take_component(top, i_cal_component_clone(comp));
-    }
-    g_hash_table_destroy(walk.zones);
+    GHashTable *cache = chime_eds_zone_cache_new();
+    gchar *text = chime_eds_calendar_text(client, comps, cache);
+    g_hash_table_destroy(cache);
     g_slist_free_full(comps, g_object_unref);
-    gchar *text = i_cal_component_as_ical_string(top);
-    g_object_unref(top);
     return text;
+}
+
+/* Each event of the calendar, fetched in one call: `each` gets its UID and its VCALENDAR's text
+   (valid during the call), up to `limit` events; the number of events there are (which may be
+   more), or -1 with `error`. */
+typedef void (*ChimeEdsEach)(const gchar *uid, const gchar *text, gpointer data);
+
+static inline gint64 chime_eds_each_event(ECalClient *client, guint limit, ChimeEdsEach each, gpointer data, GError **error) {
+    GSList *comps = NULL;
+    if (!e_cal_client_get_object_list_as_comps_sync(client, "#t", &comps, NULL, error)) return -1;
+    /* UID -> its components, in the order EDS gave them. */
+    GHashTable *byUID = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, NULL);
+    GPtrArray *order = g_ptr_array_new();
+    for (GSList *link = comps; link != NULL; link = link->next) {
+        const gchar *uid = e_cal_component_get_uid(E_CAL_COMPONENT(link->data));
+        if (uid == NULL) continue;
+        GSList *group = g_hash_table_lookup(byUID, uid);
+        if (group == NULL) g_ptr_array_add(order, (gpointer)uid);
+        g_hash_table_insert(byUID, (gpointer)uid, g_slist_append(group, link->data));
+    }
+    GHashTable *cache = chime_eds_zone_cache_new();
+    for (guint i = 0; i < order->len && i < limit; i++) {
+        const gchar *uid = g_ptr_array_index(order, i);
+        GSList *group = g_hash_table_lookup(byUID, uid);
+        gchar *text = chime_eds_calendar_text(client, group, cache);
+        each(uid, text, data);
+        g_free(text);
+    }
+    gint64 count = order->len;
+    GHashTableIter iter;
+    gpointer key, value;
+    g_hash_table_iter_init(&iter, byUID);
+    while (g_hash_table_iter_next(&iter, &key, &value)) g_slist_free(value);
+    g_hash_table_destroy(byUID);
+    g_ptr_array_free(order, TRUE);
+    g_hash_table_destroy(cache);
+    g_slist_free_full(comps, g_object_unref);
+    return count;
+}
+
+/* Calls `died` when the calendar's backend goes away (EDS stopped or crashed). */
+static inline void chime_eds_on_backend_died(ECalClient *client, GCallback died, gpointer data) {
+    g_signal_connect(client, "backend-died", died, data);
 }
 
 /* Writes the events of a VCALENDAR's text into EDS: each VEVENT modified where EDS has it, created

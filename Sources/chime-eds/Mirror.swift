@@ -65,6 +65,12 @@ final class Mirror {
             fail(5, "the calendar \"\(name)\" cannot be watched: \(message(error))")
         }
         self.view = view
+        // EDS stopped or crashed: said, and the child ends (the folder stays as it was; started
+        // again, it takes in what changed meanwhile).
+        chime_eds_on_backend_died(client, unsafeBitCast({ (_: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in
+            say("error Evolution Data Server went away")
+            exit(7)
+        } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), this)
         watchFolder()
         loop = g_main_loop_new(nil, 0)
         for signal in [SIGTERM, SIGINT] {
@@ -79,23 +85,32 @@ final class Mirror {
 
     // MARK: - EDS to the folder
 
-    /// Writes every event EDS holds, removes the files of those it does not: the number mirrored.
+    /// Writes every event EDS holds (fetched in one call), removes the files of those it does not:
+    /// the number mirrored.
     private func mirrorAll() -> Int {
         var error: UnsafeMutablePointer<GError>?
-        guard let list = take(chime_eds_uids(client, &error)) else { fail(5, "the calendar \"\(name)\" cannot be read: \(message(error))") }
-        var uids = list.split(separator: "\n").map(String.init)
-        if uids.count > Self.maximumEvents {
-            say("error the calendar \"\(name)\" has \(uids.count) events; the first \(Self.maximumEvents) are followed")
-            uids = Array(uids.prefix(Self.maximumEvents))
+        var present = Set<String>()
+        var context = (mirror: self, present: present)
+        let count = withUnsafeMutablePointer(to: &context) { pointer in
+            chime_eds_each_event(client, guint(Self.maximumEvents), { uid, text, data in
+                guard let cUID = uid, let text, let data else { return }
+                let context = data.assumingMemoryBound(to: (mirror: Mirror, present: Set<String>).self)
+                let identifier = String(cString: cUID)
+                context.pointee.present.insert(Mirror.fileName(identifier))
+                context.pointee.mirror.store(identifier, String(cString: text))
+            }, pointer, &error)
         }
-        let present = Set(uids.map(Self.fileName))
-        for uid in uids { mirror(uid) }
+        present = context.present
+        guard count >= 0 else { fail(5, "the calendar \"\(name)\" cannot be read: \(message(error))") }
+        if count > Self.maximumEvents {
+            say("error the calendar \"\(name)\" has \(count) events; the first \(Self.maximumEvents) are followed")
+        }
         for (file, entry) in state where !present.contains(file) {
             unlink(path(file))
             state[file] = nil
             say("removed \(entry.uid)")
         }
-        return uids.count
+        return min(Int(count), Self.maximumEvents)
     }
 
     /// Writes the file of `uid` as EDS holds it now, or removes it where EDS no longer has the event.
@@ -114,6 +129,12 @@ final class Mirror {
             }
             return
         }
+        store(uid, text)
+    }
+
+    /// Writes `text`, the event `uid` as EDS holds it, unless the file already says it.
+    private func store(_ uid: String, _ text: String) {
+        let file = Self.fileName(uid)
         let bytes = Array(text.utf8)
         guard bytes.count <= Self.maximumEventBytes else {
             say("error \(uid): \(bytes.count) bytes, more than an event of a followed calendar may have (\(Self.maximumEventBytes)); left out")

@@ -12,7 +12,8 @@
 // What it says on standard output, one line each: `ready N` (the folder holds the calendar's N
 // events), `wrote UID`, `removed UID`, `put UID` (a file of chime's went into EDS), `error …`.
 // Exit statuses: 0 stopped (SIGTERM, SIGINT), 2 usage, 3 no such calendar, 4 EDS cannot be
-// reached, 5 the calendar cannot be opened, 6 the folder cannot be written.
+// reached, 5 the calendar cannot be opened, 6 the folder cannot be written, 7 EDS went away while
+// it ran (the folder stays as it was).
 //
 // No Foundation: libecal's headers bring the system's ICU through libxml2, which Foundation's own
 // ICU cannot sit beside; GLib has what the child needs (atomic writes, folders, checksums).

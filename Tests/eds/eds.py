@@ -7,6 +7,7 @@ started, with EDS's services activated there in a scratch home).
     eds.py modify CALENDAR ICS     change it (the whole series)
     eds.py remove CALENDAR UID
     eds.py list CALENDAR           one line per event: UID, then its iCalendar on one line (folds joined)
+    eds.py bulk CALENDAR N         add N weekly events with a reminder each (bulk-0 ... bulk-N-1), in one call
 """
 import sys
 
@@ -43,6 +44,22 @@ def main():
         client.modify_object_sync(event(open(sys.argv[3]).read()), ECal.ObjModType.ALL, ECal.OperationFlags.NONE, None)
     elif command == "remove":
         client.remove_object_sync(sys.argv[3], None, ECal.ObjModType.ALL, ECal.OperationFlags.NONE, None)
+    elif command == "bulk":
+        events = []
+        for i in range(int(sys.argv[3])):
+            events.append(event(f"""BEGIN:VEVENT
+UID:bulk-{i}
+SUMMARY:Event {i}
+DTSTART;TZID=Europe/Berlin:2027{1 + i % 12:02d}{1 + i % 28:02d}T{8 + i % 10:02d}0000
+DURATION:PT30M
+RRULE:FREQ=WEEKLY
+BEGIN:VALARM
+ACTION:DISPLAY
+DESCRIPTION:Event {i}
+TRIGGER:-PT10M
+END:VALARM
+END:VEVENT"""))
+        client.create_objects_sync(events, ECal.OperationFlags.NONE, None)
     elif command == "list":
         ok, components = client.get_object_list_as_comps_sync("#t", None)
         for component in components:
