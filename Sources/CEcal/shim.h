@@ -272,5 +272,35 @@ static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChange
     return view;
 }
 
+/* Calls `changed` whenever a source is added, removed, switched on or off (an account added in
+   GNOME Settings, a calendar made or removed in GNOME Calendar). */
+typedef void (*ChimeEdsSourcesChanged)(gpointer data);
+
+static void chime_eds_source_signal(ESourceRegistry *registry, ESource *source, gpointer data) {
+    ChimeEdsSourcesChanged changed = (ChimeEdsSourcesChanged)g_object_get_data(G_OBJECT(registry), "chime-sources-changed");
+    if (changed != NULL) changed(data);
+}
+
+static inline void chime_eds_on_sources_changed(ESourceRegistry *registry, ChimeEdsSourcesChanged changed, gpointer data) {
+    g_object_set_data(G_OBJECT(registry), "chime-sources-changed", (gpointer)changed);
+    const gchar *signals[] = { "source-added", "source-removed", "source-enabled", "source-disabled", "source-changed" };
+    for (guint i = 0; i < G_N_ELEMENTS(signals); i++) g_signal_connect(registry, signals[i], G_CALLBACK(chime_eds_source_signal), data);
+}
+
+/* The enabled calendar sources, as lines "uid\tdisplay name\n" (g_free). */
+static inline gchar *chime_eds_enabled_calendars(ESourceRegistry *registry) {
+    GString *out = g_string_new(NULL);
+    GList *sources = e_source_registry_list_enabled(registry, E_SOURCE_EXTENSION_CALENDAR);
+    for (GList *link = sources; link != NULL; link = link->next) {
+        ESource *source = E_SOURCE(link->data);
+        gchar *name = e_source_dup_display_name(source);
+        for (gchar *c = name; c && *c; c++) if (*c == '\t' || *c == '\n' || *c == '\r') *c = ' ';
+        g_string_append_printf(out, "%s\t%s\n", e_source_get_uid(source), name ? name : "");
+        g_free(name);
+    }
+    g_list_free_full(sources, g_object_unref);
+    return g_string_free(out, FALSE);
+}
+
 static inline const gchar *chime_error_message(const GError *error) { return error ? error->message : "unknown error"; }
 #endif

@@ -12,13 +12,13 @@ final class Mirror {
     let folder: String
     private var client: UnsafeMutablePointer<ECalClient>?
     private var view: UnsafeMutablePointer<ECalClientView>?
-    private var loop: OpaquePointer?
     /// Each file as it was when the folder and EDS last agreed: its event's UID and its text's hash.
     private var state: [String: Entry] = [:]
     private var changedUIDs = Set<String>()
     private var changedFiles = Set<String>()
     private var scheduled = false
     private var inotify: Int32 = -1
+    private var watch: guint = 0
 
     struct Entry {
         var uid: String
@@ -33,61 +33,74 @@ final class Mirror {
     private func path(_ file: String) -> String { folder + "/" + file }
     private var statePath: String { path(".chime-eds-state") }
 
-    func run() -> Never {
-        guard g_mkdir_with_parents(folder, 0o700) == 0 else { fail(6, "\(folder) cannot be made: \(String(cString: strerror(errno)))") }
+    /// What it says is prefixed with this (the calendar's UID where one child mirrors them all).
+    var prefix = ""
+
+    /// Opens the calendar `source`, takes in what changed on either side while it did not run, and
+    /// follows both from now on: nil, or why it cannot (with the exit status a lone mirror ends with).
+    func start(_ source: UnsafeMutablePointer<ESource>) -> (status: Int32, message: String)? {
+        guard g_mkdir_with_parents(folder, 0o700) == 0 else { return (6, "\(folder) cannot be made: \(String(cString: strerror(errno)))") }
         loadState()
-        let registry = registry()
-        guard let source = chime_eds_find_source(UnsafeMutablePointer(registry), name) else {
-            var known: [String] = []
-            for line in (take(chime_eds_sources(UnsafeMutablePointer(registry))) ?? "").split(separator: "\n") {
-                let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-                if fields.count > 2, fields[2] == "1" { known.append("\"" + fields[1] + "\"") }
-            }
-            fail(3, "Evolution Data Server has no calendar \"\(name)\" (its calendars: \(known.joined(separator: ", ")))")
-        }
         var error: UnsafeMutablePointer<GError>?
         guard let client = chime_eds_connect(source, &error) else {
-            fail(5, "the calendar \"\(name)\" cannot be opened: \(message(error))")
+            return (5, "the calendar \"\(name)\" cannot be opened: \(message(error))")
         }
-        g_object_unref(source)
         self.client = client
-
         putChimesChanges()
-        let count = mirrorAll()
+        guard let count = mirrorAll() else { return (5, "the calendar \"\(name)\" cannot be read: \(lastError)") }
         save()
-        say("ready \(count)")
-
         let this = Unmanaged.passUnretained(self).toOpaque()
         guard let view = chime_eds_watch(client, { uid, data in
             guard let uid, let data else { return }
             Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().edsChanged(String(cString: uid))
         }, this, &error) else {
-            fail(5, "the calendar \"\(name)\" cannot be watched: \(message(error))")
+            return (5, "the calendar \"\(name)\" cannot be watched: \(message(error))")
         }
         self.view = view
         // EDS stopped or crashed: said, and the child ends (the folder stays as it was; started
         // again, it takes in what changed meanwhile).
-        chime_eds_on_backend_died(client, unsafeBitCast({ (_: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in
-            say("error Evolution Data Server went away")
+        chime_eds_on_backend_died(client, unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in
+            chime_eds.say("error Evolution Data Server went away")
             exit(7)
         } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), this)
-        watchFolder()
-        loop = g_main_loop_new(nil, 0)
-        for signal in [SIGTERM, SIGINT] {
-            g_unix_signal_add(signal, { data in
-                g_main_loop_quit(OpaquePointer(data))
-                return 0
-            }, UnsafeMutableRawPointer(loop))
-        }
-        g_main_loop_run(loop)
-        exit(0)
+        guard watchFolder() else { return (6, "\(folder) cannot be watched") }
+        // Said once both sides are watched: from here no change is missed.
+        say("ready \(count)")
+        return nil
     }
+
+    /// Stops following the calendar; with `removingFolder`, its folder goes too (a calendar removed
+    /// from EDS: its alarms go with it).
+    func stop(removingFolder: Bool) {
+        if watch != 0 { g_source_remove(watch) }
+        watch = 0
+        if inotify >= 0 { close(inotify) }
+        inotify = -1
+        let this = Unmanaged.passUnretained(self).toOpaque()
+        if let view {
+            g_signal_handlers_disconnect_matched(view, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, this)
+            g_object_unref(view)
+        }
+        view = nil
+        if let client {
+            g_signal_handlers_disconnect_matched(client, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, this)
+            g_object_unref(client)
+        }
+        client = nil
+        guard removingFolder else { return }
+        for file in listFolder() { unlink(path(file)) }
+        rmdir(folder)
+    }
+
+    private var lastError = ""
+
+    private func say(_ line: String) { chime_eds.say(prefix + line) }
 
     // MARK: - EDS to the folder
 
     /// Writes every event EDS holds (fetched in one call), removes the files of those it does not:
     /// the number mirrored.
-    private func mirrorAll() -> Int {
+    private func mirrorAll() -> Int? {
         var error: UnsafeMutablePointer<GError>?
         var present = Set<String>()
         var context = (mirror: self, present: present)
@@ -101,7 +114,10 @@ final class Mirror {
             }, pointer, &error)
         }
         present = context.present
-        guard count >= 0 else { fail(5, "the calendar \"\(name)\" cannot be read: \(message(error))") }
+        guard count >= 0 else {
+            lastError = message(error)
+            return nil
+        }
         if count > Self.maximumEvents {
             say("error the calendar \"\(name)\" has \(count) events; the first \(Self.maximumEvents) are followed")
         }
@@ -211,16 +227,17 @@ final class Mirror {
         }
     }
 
-    private func watchFolder() {
+    private func watchFolder() -> Bool {
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0, inotify_add_watch(inotify, folder, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) >= 0 else {
-            fail(6, "\(folder) cannot be watched")
+            return false
         }
-        g_unix_fd_add(inotify, G_IO_IN, { _, _, data in
+        watch = g_unix_fd_add(inotify, G_IO_IN, { _, _, data in
             guard let data else { return 0 }
             Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().folderChanged()
             return 1
         }, Unmanaged.passUnretained(self).toOpaque())
+        return true
     }
 
     private func folderChanged() {
@@ -250,15 +267,17 @@ final class Mirror {
     private func schedule() {
         guard !scheduled else { return }
         scheduled = true
+        // The idle call holds the mirror: one stopped meanwhile is not gone under it.
         g_idle_add({ data in
             guard let data else { return 0 }
-            Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().settle()
+            Unmanaged<Mirror>.fromOpaque(data).takeRetainedValue().settle()
             return 0
-        }, Unmanaged.passUnretained(self).toOpaque())
+        }, Unmanaged.passRetained(self).toOpaque())
     }
 
     private func settle() {
         scheduled = false
+        guard client != nil else { return }
         let files = changedFiles
         changedFiles = []
         if !files.isEmpty { putChimesChanges(only: files) }
@@ -348,6 +367,9 @@ final class Mirror {
         if name.utf8.count > 150 { name = String(name.prefix(100)) + "-" + hash(Array(uid.utf8)) }
         return name + ".ics"
     }
+
+    /// The folder of a calendar (its EDS UID, escaped as event files' names are).
+    static func folderName(_ uid: String) -> String { String(fileName(uid).dropLast(".ics".count)) }
 
     /// The first UID of a VEVENT in an iCalendar text.
     static func uid(in bytes: [UInt8]) -> String? {

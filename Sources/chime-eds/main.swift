@@ -8,9 +8,14 @@
 //
 //     chime-eds sources              the calendars EDS knows, one JSON object a line
 //     chime-eds mirror NAME FOLDER   keep FOLDER in step with the calendar NAME (display name or UID)
+//     chime-eds mirror '*' FOLDER    every enabled calendar, each in FOLDER/UID, and FOLDER/calendars
+//                                    (a line each: UID, tab, name); calendars added, switched off or
+//                                    removed in GNOME Settings or Calendar are followed (a removed
+//                                    one's folder goes)
 //
 // What it says on standard output, one line each: `ready N` (the folder holds the calendar's N
-// events), `wrote UID`, `removed UID`, `put UID` (a file of chime's went into EDS), `error …`.
+// events), `wrote UID`, `removed UID`, `put UID` (a file of chime's went into EDS), `error …`;
+// with '*', each calendar's lines begin with its UID and a space.
 // Exit statuses: 0 stopped (SIGTERM, SIGINT), 2 usage, 3 no such calendar, 4 EDS cannot be
 // reached, 5 the calendar cannot be opened, 6 the folder cannot be written, 7 EDS went away while
 // it ran (the folder stays as it was).
@@ -94,11 +99,110 @@ case "sources":
         say("{\"account\":\(json(fields[5])),\"backend\":\(json(fields[4])),\"enabled\":\(fields[2] == "1"),\"name\":\(json(fields[1])),"
             + "\"uid\":\(json(fields[0])),\"writable\":\(fields[3] == "1")}")
     }
+case "mirror" where arguments.count == 3 && arguments[arguments.startIndex + 1] == "*":
+    let all = AllCalendars(registry: registry(), folder: arguments[arguments.startIndex + 2])
+    all.update()
+    runLoop()
 case "mirror" where arguments.count == 3:
     let name = arguments[arguments.startIndex + 1]
     let folder = arguments[arguments.startIndex + 2]
-    Mirror(name: name, folder: folder).run()
+    let registry = registry()
+    guard let source = chime_eds_find_source(UnsafeMutablePointer(registry), name) else {
+        var known: [String] = []
+        for line in (take(chime_eds_enabled_calendars(UnsafeMutablePointer(registry))) ?? "").split(separator: "\n") {
+            if let tab = line.firstIndex(of: "\t") { known.append("\"" + line[line.index(after: tab)...] + "\"") }
+        }
+        fail(3, "Evolution Data Server has no calendar \"\(name)\" (its calendars: \(known.joined(separator: ", ")))")
+    }
+    let mirror = Mirror(name: name, folder: folder)
+    if let (status, message) = mirror.start(source) { fail(status, message) }
+    g_object_unref(source)
+    runLoop()
 default:
     write(descriptor: 2, "usage: chime-eds sources | chime-eds mirror NAME FOLDER\n")
     exit(2)
+}
+
+/// GLib's loop until SIGTERM or SIGINT; then the process ends (status 0).
+func runLoop() -> Never {
+    let loop = g_main_loop_new(nil, 0)
+    for signal in [SIGTERM, SIGINT] {
+        g_unix_signal_add(signal, { data in
+            g_main_loop_quit(OpaquePointer(data))
+            return 0
+        }, UnsafeMutableRawPointer(loop))
+    }
+    g_main_loop_run(loop)
+    exit(0)
+}
+
+/// Every enabled calendar of EDS, each mirrored in a folder of its own, followed as they come and go.
+final class AllCalendars {
+    let registry: OpaquePointer
+    let folder: String
+    private var mirrors: [String: Mirror] = [:]
+    private var scheduled = false
+
+    init(registry: OpaquePointer, folder: String) {
+        self.registry = registry
+        self.folder = folder
+        guard g_mkdir_with_parents(folder, 0o700) == 0 else { fail(6, "\(folder) cannot be made: \(String(cString: strerror(errno)))") }
+        chime_eds_on_sources_changed(UnsafeMutablePointer(registry), { data in
+            guard let data else { return }
+            Unmanaged<AllCalendars>.fromOpaque(data).takeUnretainedValue().schedule()
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func schedule() {
+        guard !scheduled else { return }
+        scheduled = true
+        g_idle_add({ data in
+            guard let data else { return 0 }
+            let all = Unmanaged<AllCalendars>.fromOpaque(data).takeUnretainedValue()
+            all.scheduled = false
+            all.update()
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Starts a mirror for each enabled calendar that has none, stops (and removes the folder of)
+    /// each whose calendar is gone or switched off, and writes the index of calendars.
+    func update() {
+        var calendars: [(uid: String, name: String)] = []
+        for line in (take(chime_eds_enabled_calendars(UnsafeMutablePointer(registry))) ?? "").split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t") else { continue }
+            calendars.append((String(line[..<tab]), String(line[line.index(after: tab)...])))
+        }
+        let wanted = Set(calendars.map(\.uid))
+        let wantedFolders = Set(calendars.map { Mirror.folderName($0.uid) })
+        for (uid, mirror) in mirrors where !wanted.contains(uid) {
+            mirror.stop(removingFolder: true)
+            mirrors[uid] = nil
+            say("\(uid) gone")
+        }
+        // Folders of calendars removed while the child did not run.
+        if let directory = opendir(folder) {
+            var stale: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if !name.hasPrefix("."), name != "calendars", !wantedFolders.contains(name) { stale.append(name) }
+            }
+            closedir(directory)
+            for name in stale { Mirror(name: name, folder: folder + "/" + name).stop(removingFolder: true) }
+        }
+        for calendar in calendars where mirrors[calendar.uid] == nil {
+            guard let source = chime_eds_find_source(UnsafeMutablePointer(registry), calendar.uid) else { continue }
+            let mirror = Mirror(name: calendar.name, folder: folder + "/" + Mirror.folderName(calendar.uid))
+            mirror.prefix = calendar.uid + " "
+            if let (_, message) = mirror.start(source) {
+                say("\(calendar.uid) error \(message)")
+                mirror.stop(removingFolder: false)
+            } else {
+                mirrors[calendar.uid] = mirror
+            }
+            g_object_unref(source)
+        }
+        let index = calendars.map { Mirror.folderName($0.uid) + "\t" + $0.uid + "\t" + $0.name + "\n" }.joined()
+        if let problem = Mirror.write(index, to: folder + "/calendars") { say("error \(folder)/calendars: \(problem)") }
+    }
 }

@@ -147,6 +147,39 @@ import TestSupport
         #expect(mirror.file("stays@example") != nil)
     }
 
+    /// eds = "*": every enabled calendar in a folder of its own; one added in GNOME Calendar is
+    /// followed as it comes, and its folder goes when it is removed.
+    @Test func everyCalendarIsFollowedAsCalendarsComeAndGo() throws {
+        let eds = try EDSSession()
+        defer { eds.stop() }
+        let scratch = eds.home.deletingLastPathComponent()
+        let ics = scratch.appendingPathComponent("event.ics")
+        try Self.event("personal@example", "In Personal").write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python(["create", "Personal", ics.path])
+        let folder = scratch.appendingPathComponent("all")
+        let all = try Mirror(eds, calendar: "*", folder: folder)
+        defer { all.child.stop() }
+        #expect(all.waitFor("system-calendar ready 1"), "\(all.lines)")
+        #expect(all.waitFor("birthdays ready 0"), "\(all.lines)")
+        let personal = folder.appendingPathComponent("system-calendar/personal@example.ics")
+        #expect(FileManager.default.fileExists(atPath: personal.path))
+        func index() -> String { (try? String(contentsOf: folder.appendingPathComponent("calendars"), encoding: .utf8)) ?? "" }
+        #expect(index().contains("system-calendar\tsystem-calendar\tPersonal\n"), "\(index())")
+
+        let uid = try eds.python(["newcal", "Running"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Self.event("run@example", "Long run", rule: nil).write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python(["create", "Running", ics.path])
+        #expect(waitUntil(30) { FileManager.default.fileExists(atPath: folder.appendingPathComponent("\(uid)/run@example.ics").path) },
+                "\(all.lines)")
+        #expect(waitUntil(20) { index().contains("\t\(uid)\tRunning\n") }, "\(index())")
+
+        try eds.python(["dropcal", uid])
+        #expect(all.waitFor("\(uid) gone"), "\(all.lines)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(uid).path))
+        #expect(waitUntil(20) { !index().contains(uid) }, "\(index())")
+        #expect(FileManager.default.fileExists(atPath: personal.path), "the other calendars stay")
+    }
+
     @Test func aCalendarEDSDoesNotHaveIsSaidWithTheOnesItHas() throws {
         let eds = try EDSSession()
         defer { eds.stop() }

@@ -8,6 +8,8 @@ started, with EDS's services activated there in a scratch home).
     eds.py remove CALENDAR UID
     eds.py list CALENDAR           one line per event: UID, then its iCalendar on one line (folds joined)
     eds.py bulk CALENDAR N         add N weekly events with a reminder each (bulk-0 ... bulk-N-1), in one call
+    eds.py newcal NAME             make a local calendar, as GNOME Calendar's "Add Calendar" does; prints its UID
+    eds.py dropcal UID             remove a calendar, as GNOME Calendar does
 """
 import sys
 
@@ -37,6 +39,18 @@ def event(text):
 
 def main():
     command, calendar = sys.argv[1], sys.argv[2]
+    if command == "newcal":
+        registry = EDataServer.SourceRegistry.new_sync(None)
+        source = EDataServer.Source.new(None, None)
+        source.set_display_name(calendar)
+        source.set_parent("local-stub")
+        source.get_extension(EDataServer.SOURCE_EXTENSION_CALENDAR).set_backend_name("local")
+        registry.commit_source_sync(source, None)
+        print(source.get_uid())
+        return
+    if command == "dropcal":
+        EDataServer.SourceRegistry.new_sync(None).ref_source(calendar).remove_sync(None)
+        return
     client = client_for(calendar)
     if command == "create":
         client.create_object_sync(event(open(sys.argv[3]).read()), ECal.OperationFlags.NONE, None)
