@@ -149,44 +149,6 @@ static inline gchar *chime_eds_calendar_for_uid(ECalClient *client, const gchar 
     return text;
 }
 
-/* Each event of the calendar, fetched in one call: `each` gets its UID and its VCALENDAR's text
-   (valid during the call), up to `limit` events; the number of events there are (which may be
-   more), or -1 with `error`. */
-typedef void (*ChimeEdsEach)(const gchar *uid, const gchar *text, gpointer data);
-
-static inline gint64 chime_eds_each_event(ECalClient *client, guint limit, ChimeEdsEach each, gpointer data, GError **error) {
-    GSList *comps = NULL;
-    if (!e_cal_client_get_object_list_as_comps_sync(client, "#t", &comps, NULL, error)) return -1;
-    /* UID -> its components, in the order EDS gave them. */
-    GHashTable *byUID = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, NULL);
-    GPtrArray *order = g_ptr_array_new();
-    for (GSList *link = comps; link != NULL; link = link->next) {
-        const gchar *uid = e_cal_component_get_uid(E_CAL_COMPONENT(link->data));
-        if (uid == NULL) continue;
-        GSList *group = g_hash_table_lookup(byUID, uid);
-        if (group == NULL) g_ptr_array_add(order, (gpointer)uid);
-        g_hash_table_insert(byUID, (gpointer)uid, g_slist_append(group, link->data));
-    }
-    GHashTable *cache = chime_eds_zone_cache_new();
-    for (guint i = 0; i < order->len && i < limit; i++) {
-        const gchar *uid = g_ptr_array_index(order, i);
-        GSList *group = g_hash_table_lookup(byUID, uid);
-        gchar *text = chime_eds_calendar_text(client, group, cache);
-        each(uid, text, data);
-        g_free(text);
-    }
-    gint64 count = order->len;
-    GHashTableIter iter;
-    gpointer key, value;
-    g_hash_table_iter_init(&iter, byUID);
-    while (g_hash_table_iter_next(&iter, &key, &value)) g_slist_free(value);
-    g_hash_table_destroy(byUID);
-    g_ptr_array_free(order, TRUE);
-    g_hash_table_destroy(cache);
-    g_slist_free_full(comps, g_object_unref);
-    return count;
-}
-
 /* Calls `died` when the calendar's backend goes away (EDS stopped or crashed). */
 static inline void chime_eds_on_backend_died(ECalClient *client, GCallback died, gpointer data) {
     g_signal_connect(client, "backend-died", died, data);
@@ -239,34 +201,92 @@ static inline gboolean chime_eds_remove(ECalClient *client, const gchar *uid, GE
 
 /* A change EDS reports: the UID of an event added, changed or removed. */
 typedef void (*ChimeEdsChanged)(const gchar *uid, gpointer data);
+/* An event of the view's first population, as its VCALENDAR's text (valid during the call). */
+typedef void (*ChimeEdsInitial)(const gchar *uid, const gchar *text, gpointer data);
+/* The first population is over (`error_message` NULL), or failed. */
+typedef void (*ChimeEdsComplete)(const gchar *error_message, gpointer data);
 
-static void chime_eds_changed_objects(ECalClientView *view, const GSList *objects, gpointer data) {
-    ChimeEdsChanged callback = (ChimeEdsChanged)g_object_get_data(G_OBJECT(view), "chime-callback");
+typedef struct {
+    ChimeEdsChanged changed;
+    ChimeEdsInitial initial;
+    ChimeEdsComplete complete;
+    gpointer data;
+    ECalClient *client;
+    gboolean populated;
+    /* UIDs given during the first population, and the zones asked of EDS meanwhile. */
+    GHashTable *seen;
+    GHashTable *zones;
+} ChimeEdsWatch;
+
+static void chime_eds_watch_free(gpointer pointer) {
+    ChimeEdsWatch *watch = pointer;
+    if (watch->seen) g_hash_table_destroy(watch->seen);
+    if (watch->zones) g_hash_table_destroy(watch->zones);
+    g_free(watch);
+}
+
+static void chime_eds_changed_objects(ECalClientView *view, const GSList *objects, gpointer unused) {
+    ChimeEdsWatch *watch = g_object_get_data(G_OBJECT(view), "chime-watch");
     for (const GSList *link = objects; link != NULL; link = link->next) {
-        const gchar *uid = i_cal_component_get_uid((ICalComponent *)link->data);
-        if (uid != NULL) callback(uid, data);
+        ICalComponent *comp = (ICalComponent *)link->data;
+        const gchar *uid = i_cal_component_get_uid(comp);
+        if (uid == NULL) continue;
+        ICalProperty *rid = i_cal_component_get_first_property(comp, I_CAL_RECURRENCEID_PROPERTY);
+        gboolean detached = rid != NULL;
+        g_clear_object(&rid);
+        /* During the first population an event is written from what the view gives, in the batch
+           it comes in (nothing is kept: memory stays that of a batch); one with moved instances is
+           read again whole, by its UID. */
+        if (!watch->populated && !detached && !g_hash_table_contains(watch->seen, uid)) {
+            g_hash_table_add(watch->seen, g_strdup(uid));
+            GSList one = { .data = NULL, .next = NULL };
+            ECalComponent *ecal = e_cal_component_new_from_icalcomponent(i_cal_component_clone(comp));
+            if (ecal == NULL) continue;
+            one.data = ecal;
+            gchar *text = chime_eds_calendar_text(watch->client, &one, watch->zones);
+            watch->initial(uid, text, watch->data);
+            g_free(text);
+            g_object_unref(ecal);
+        } else {
+            if (!watch->populated) g_hash_table_add(watch->seen, g_strdup(uid));
+            watch->changed(uid, watch->data);
+        }
     }
 }
 
-static void chime_eds_removed_objects(ECalClientView *view, const GSList *ids, gpointer data) {
-    ChimeEdsChanged callback = (ChimeEdsChanged)g_object_get_data(G_OBJECT(view), "chime-callback");
+static void chime_eds_removed_objects(ECalClientView *view, const GSList *ids, gpointer unused) {
+    ChimeEdsWatch *watch = g_object_get_data(G_OBJECT(view), "chime-watch");
     for (const GSList *link = ids; link != NULL; link = link->next) {
         const gchar *uid = e_cal_component_id_get_uid((const ECalComponentId *)link->data);
-        if (uid != NULL) callback(uid, data);
+        if (uid != NULL) watch->changed(uid, watch->data);
     }
 }
 
-/* A started view of every event that calls `callback` with each UID EDS adds, changes or removes
-   (g_object_unref to stop), or NULL with `error`. */
-static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChanged callback, gpointer data, GError **error) {
+static void chime_eds_view_complete(ECalClientView *view, const GError *error, gpointer unused) {
+    ChimeEdsWatch *watch = g_object_get_data(G_OBJECT(view), "chime-watch");
+    if (watch->populated) return;
+    watch->populated = TRUE;
+    g_hash_table_remove_all(watch->seen);
+    g_hash_table_remove_all(watch->zones);
+    watch->complete(error ? error->message : NULL, watch->data);
+}
+
+/* A started view of every event: its first population given event by event to `initial` (then
+   `complete`), and from then on each UID EDS adds, changes or removes to `changed` (g_object_unref
+   to stop), or NULL with `error`. */
+static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChanged changed, ChimeEdsInitial initial,
+                                              ChimeEdsComplete complete, gpointer data, GError **error) {
     ECalClientView *view = NULL;
     if (!e_cal_client_get_view_sync(client, "#t", &view, NULL, error)) return NULL;
-    /* Only the UIDs are read: EDS need not send whole objects to the view. */
-    e_cal_client_view_set_flags(view, E_CAL_CLIENT_VIEW_FLAGS_NONE, NULL);
-    g_object_set_data(G_OBJECT(view), "chime-callback", (gpointer)callback);
+    e_cal_client_view_set_flags(view, E_CAL_CLIENT_VIEW_FLAGS_NOTIFY_INITIAL, NULL);
+    ChimeEdsWatch *watch = g_new0(ChimeEdsWatch, 1);
+    *watch = (ChimeEdsWatch){ changed, initial, complete, data, client, FALSE,
+                              g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), chime_eds_zone_cache_new() };
+    g_object_set_data_full(G_OBJECT(view), "chime-watch", watch, chime_eds_watch_free);
     g_signal_connect(view, "objects-added", G_CALLBACK(chime_eds_changed_objects), data);
     g_signal_connect(view, "objects-modified", G_CALLBACK(chime_eds_changed_objects), data);
     g_signal_connect(view, "objects-removed", G_CALLBACK(chime_eds_removed_objects), data);
+    g_signal_connect(view, "complete", G_CALLBACK(chime_eds_view_complete), data);
     e_cal_client_view_start(view, error);
     if (error != NULL && *error != NULL) { g_object_unref(view); return NULL; }
     return view;

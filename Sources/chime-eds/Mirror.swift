@@ -38,6 +38,8 @@ final class Mirror {
 
     /// Opens the calendar `source`, takes in what changed on either side while it did not run, and
     /// follows both from now on: nil, or why it cannot (with the exit status a lone mirror ends with).
+    /// The calendar's events arrive as EDS's view gives them, in batches (a big calendar is never
+    /// held whole); `ready N` is said once the first population is over and the folder holds them.
     func start(_ source: UnsafeMutablePointer<ESource>) -> (status: Int32, message: String)? {
         guard g_mkdir_with_parents(folder, 0o700) == 0 else { return (6, "\(folder) cannot be made: \(String(cString: strerror(errno)))") }
         loadState()
@@ -47,12 +49,18 @@ final class Mirror {
         }
         self.client = client
         putChimesChanges()
-        guard let count = mirrorAll() else { return (5, "the calendar \"\(name)\" cannot be read: \(lastError)") }
         save()
+        guard watchFolder() else { return (6, "\(folder) cannot be watched") }
         let this = Unmanaged.passUnretained(self).toOpaque()
         guard let view = chime_eds_watch(client, { uid, data in
             guard let uid, let data else { return }
             Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().edsChanged(String(cString: uid))
+        }, { uid, text, data in
+            guard let uid, let text, let data else { return }
+            Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().first(String(cString: uid), String(cString: text))
+        }, { problem, data in
+            guard let data else { return }
+            Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().populated(problem.map { String(cString: $0) })
         }, this, &error) else {
             return (5, "the calendar \"\(name)\" cannot be watched: \(message(error))")
         }
@@ -63,10 +71,40 @@ final class Mirror {
             chime_eds.say("error Evolution Data Server went away")
             exit(7)
         } as @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void, to: GCallback.self), this)
-        guard watchFolder() else { return (6, "\(folder) cannot be watched") }
-        // Said once both sides are watched: from here no change is missed.
-        say("ready \(count)")
         return nil
+    }
+
+    /// What a calendar whose first population failed does (a lone mirror ends; one of all is dropped).
+    var onFailure: ((String) -> Void)?
+    /// The files of the events of the first population (nil once it is over).
+    private var firstFiles: Set<String>? = []
+
+    private func first(_ uid: String, _ text: String) {
+        guard firstFiles != nil, firstFiles!.count < Self.maximumEvents else {
+            if firstFiles?.count == Self.maximumEvents { say("error the calendar \"\(name)\" has more than \(Self.maximumEvents) events; the first are followed") }
+            return
+        }
+        firstFiles?.insert(Self.fileName(uid))
+        store(uid, text)
+    }
+
+    /// The first population is over: files of events EDS no longer has go; `ready N`.
+    private func populated(_ problem: String?) {
+        guard let files = firstFiles else { return }
+        if let problem {
+            onFailure?("the calendar \"\(name)\" cannot be read: \(problem)")
+            return
+        }
+        let present = files.union(changedUIDs.map(Self.fileName))
+        firstFiles = nil
+        for (file, entry) in state where !present.contains(file) {
+            unlink(path(file))
+            state[file] = nil
+            say("removed \(entry.uid)")
+        }
+        save()
+        // Said once both sides are watched and the folder holds the calendar: from here no change is missed.
+        say("ready \(files.count)")
     }
 
     /// Stops following the calendar; with `removingFolder`, its folder goes too (a calendar removed
@@ -97,37 +135,6 @@ final class Mirror {
     private func say(_ line: String) { chime_eds.say(prefix + line) }
 
     // MARK: - EDS to the folder
-
-    /// Writes every event EDS holds (fetched in one call), removes the files of those it does not:
-    /// the number mirrored.
-    private func mirrorAll() -> Int? {
-        var error: UnsafeMutablePointer<GError>?
-        var present = Set<String>()
-        var context = (mirror: self, present: present)
-        let count = withUnsafeMutablePointer(to: &context) { pointer in
-            chime_eds_each_event(client, guint(Self.maximumEvents), { uid, text, data in
-                guard let cUID = uid, let text, let data else { return }
-                let context = data.assumingMemoryBound(to: (mirror: Mirror, present: Set<String>).self)
-                let identifier = String(cString: cUID)
-                context.pointee.present.insert(Mirror.fileName(identifier))
-                context.pointee.mirror.store(identifier, String(cString: text))
-            }, pointer, &error)
-        }
-        present = context.present
-        guard count >= 0 else {
-            lastError = message(error)
-            return nil
-        }
-        if count > Self.maximumEvents {
-            say("error the calendar \"\(name)\" has \(count) events; the first \(Self.maximumEvents) are followed")
-        }
-        for (file, entry) in state where !present.contains(file) {
-            unlink(path(file))
-            state[file] = nil
-            say("removed \(entry.uid)")
-        }
-        return min(Int(count), Self.maximumEvents)
-    }
 
     /// Writes the file of `uid` as EDS holds it now, or removes it where EDS no longer has the event.
     private func mirror(_ uid: String) {
@@ -190,6 +197,7 @@ final class Mirror {
 
     private func edsChanged(_ uid: String) {
         changedUIDs.insert(uid)
+        firstFiles?.insert(Self.fileName(uid))
         schedule()
     }
 

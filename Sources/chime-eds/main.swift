@@ -115,6 +115,7 @@ case "mirror" where arguments.count == 3:
         fail(3, "Evolution Data Server has no calendar \"\(name)\" (its calendars: \(known.joined(separator: ", ")))")
     }
     let mirror = Mirror(name: name, folder: folder)
+    mirror.onFailure = { fail(5, $0) }
     if let (status, message) = mirror.start(source) { fail(status, message) }
     g_object_unref(source)
     runLoop()
@@ -194,6 +195,11 @@ final class AllCalendars {
             guard let source = chime_eds_find_source(UnsafeMutablePointer(registry), calendar.uid) else { continue }
             let mirror = Mirror(name: calendar.name, folder: folder + "/" + Mirror.folderName(calendar.uid))
             mirror.prefix = calendar.uid + " "
+            mirror.onFailure = { [weak self, weak mirror] problem in
+                say("\(calendar.uid) error \(problem)")
+                mirror?.stop(removingFolder: false)
+                self?.mirrors[calendar.uid] = nil
+            }
             if let (_, message) = mirror.start(source) {
                 say("\(calendar.uid) error \(message)")
                 mirror.stop(removingFolder: false)
