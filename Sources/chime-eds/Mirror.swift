@@ -208,13 +208,16 @@ final class Mirror {
     private func putChimesChanges(only names: Set<String>? = nil) {
         let files = Set(listFolder().filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") })
         for file in names.map({ $0.intersection(files) }) ?? files {
+            // Its size before its bytes: a file of any size may land here.
+            var info = stat()
+            guard stat(path(file), &info) == 0 else { continue }
+            guard info.st_size <= Self.maximumEventBytes else {
+                say("error \(file): \(info.st_size) bytes, more than an event of a followed calendar may have (\(Self.maximumEventBytes)); not put into the calendar")
+                continue
+            }
             guard let bytes = Self.read(path(file)) else { continue }
             let hash = Self.hash(bytes)
             if state[file]?.hash == hash { continue }
-            guard bytes.count <= Self.maximumEventBytes else {
-                say("error \(file): more than an event of a followed calendar may have; not put into the calendar")
-                continue
-            }
             var error: UnsafeMutablePointer<GError>?
             if chime_eds_put(client, String(decoding: bytes, as: UTF8.self), &error) != 0 {
                 let uid = Self.uid(in: bytes) ?? state[file]?.uid ?? file

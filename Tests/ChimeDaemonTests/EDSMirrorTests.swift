@@ -81,8 +81,17 @@ import TestSupport
         #expect(waitUntil(20) { (try? eds.python(["list", "Personal"]).stdout.split(separator: "\n").contains { $0.hasPrefix("chime-1@chime ") }) == true })
         try FileManager.default.removeItem(at: folder.appendingPathComponent("chime-1@chime.ics"))
         #expect(mirror.waitFor("removed chime-1@chime"), "\(mirror.lines)")
+        // A file that is no event, and one too big to be one: said, nothing put, nothing else disturbed.
+        try "not a calendar".write(to: folder.appendingPathComponent("junk.ics"), atomically: true, encoding: .utf8)
+        #expect(waitUntil(20) { mirror.lines.contains { $0.hasPrefix("error junk.ics: not put into the calendar") } }, "\(mirror.lines)")
+        let big = Data(count: 3 << 20)
+        try big.write(to: folder.appendingPathComponent("big.ics"))
+        #expect(waitUntil(20) { mirror.lines.contains { $0.hasPrefix("error big.ics: 3145728 bytes") } }, "\(mirror.lines)")
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("junk.ics"))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("big.ics"))
         #expect(try eds.python(["list", "Personal"]).stdout.split(separator: "\n").allSatisfy { !$0.hasPrefix("chime-1@chime ") })
-        #expect(!mirror.lines.contains { $0.hasPrefix("error") }, "\(mirror.lines)")
+        #expect(mirror.lines.filter { $0.hasPrefix("error") && !$0.hasPrefix("error junk.ics") && !$0.hasPrefix("error big.ics") }.isEmpty,
+                "\(mirror.lines)")
     }
 
     /// Changes made while it did not run are taken in when it starts again: EDS's into the folder,
