@@ -186,8 +186,11 @@ final class Mirror {
         return written != 0 ? nil : message(error)
     }
 
-    /// A file's bytes (nil: unreadable or gone).
-    static func read(_ path: String) -> [UInt8]? {
+    /// A file's bytes (nil: unreadable, gone, or larger than `limit`, which is checked before any
+    /// byte is read: a file of any size may land in the folder).
+    static func read(_ path: String, limit: Int) -> [UInt8]? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size <= limit else { return nil }
         var contents: UnsafeMutablePointer<gchar>?
         var length: gsize = 0
         guard g_file_get_contents(path, &contents, &length, nil) != 0, let contents else { return nil }
@@ -208,14 +211,13 @@ final class Mirror {
     private func putChimesChanges(only names: Set<String>? = nil) {
         let files = Set(listFolder().filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") })
         for file in names.map({ $0.intersection(files) }) ?? files {
-            // Its size before its bytes: a file of any size may land here.
-            var info = stat()
-            guard stat(path(file), &info) == 0 else { continue }
-            guard info.st_size <= Self.maximumEventBytes else {
-                say("error \(file): \(info.st_size) bytes, more than an event of a followed calendar may have (\(Self.maximumEventBytes)); not put into the calendar")
+            guard let bytes = Self.read(path(file), limit: Self.maximumEventBytes) else {
+                var info = stat()
+                if stat(path(file), &info) == 0, info.st_size > Self.maximumEventBytes {
+                    say("error \(file): \(info.st_size) bytes, more than an event of a followed calendar may have (\(Self.maximumEventBytes)); not put into the calendar")
+                }
                 continue
             }
-            guard let bytes = Self.read(path(file)) else { continue }
             let hash = Self.hash(bytes)
             if state[file]?.hash == hash { continue }
             var error: UnsafeMutablePointer<GError>?
@@ -312,51 +314,25 @@ final class Mirror {
         return names
     }
 
-    /// The state, a line a file: "FILE<tab>HASH<tab>UID", the UID's tabs, newlines and backslashes escaped.
+    /// The state, a line a file: "FILE<tab>HASH<tab>UID". The UID comes last, so a tab in it is
+    /// kept; iCalendar's content lines cannot hold a line break, so no UID has one.
     private func save() {
         var text = ""
         for (file, entry) in state.sorted(by: { $0.key < $1.key }) {
-            text += file + "\t" + entry.hash + "\t" + Self.escaped(entry.uid) + "\n"
+            text += file + "\t" + entry.hash + "\t" + entry.uid + "\n"
         }
         if let problem = Self.write(text, to: statePath) { say("error \(statePath): \(problem)") }
     }
 
+    /// Read back as `save` wrote it; a state file larger than the most events it can describe is
+    /// not the child's, and is left unread (everything is then taken as new, which only rewrites).
     private func loadState() {
-        guard let bytes = Self.read(statePath) else { return }
+        guard let bytes = Self.read(statePath, limit: Self.maximumEvents * 1024) else { return }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3 else { continue }
-            state[String(fields[0])] = Entry(uid: Self.unescaped(String(fields[2])), hash: String(fields[1]))
+            state[String(fields[0])] = Entry(uid: String(fields[2]), hash: String(fields[1]))
         }
-    }
-
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
-
-    static func unescaped(_ text: String) -> String {
-        var out = ""
-        var escaping = false
-        for character in text {
-            if escaping {
-                out.append(character == "t" ? "\t" : character == "n" ? "\n" : character)
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                out.append(character)
-            }
-        }
-        return out
     }
 
     // MARK: - Names

@@ -43,13 +43,19 @@ import TestSupport
         return (head + (rule.map { ["RRULE:\($0)"] } ?? []) + tail).joined(separator: "\r\n")
     }
 
+    /// Writes `event(uid, summary, …)` and adds it to `calendar` through eds.py, as GNOME Calendar adds one.
+    static func create(_ eds: EDSSession, _ uid: String, _ summary: String, start: String = "20270105T093000",
+                       rule: String? = "FREQ=WEEKLY;BYDAY=TU", modify: Bool = false, in calendar: String = "Personal") throws {
+        let ics = eds.home.deletingLastPathComponent().appendingPathComponent("event.ics")
+        try event(uid, summary, start: start, rule: rule).write(to: ics, atomically: true, encoding: .utf8)
+        try eds.python([modify ? "modify" : "create", calendar, ics.path])
+    }
+
     @Test func theFolderFollowsEDSAndEDSFollowsTheFolder() throws {
         let eds = try EDSSession()
         defer { eds.stop() }
         let scratch = eds.home.deletingLastPathComponent()
-        let ics = scratch.appendingPathComponent("event.ics")
-        try Self.event("before@example", "Made before").write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["create", "Personal", ics.path])
+        try Self.create(eds, "before@example", "Made before")
 
         let folder = scratch.appendingPathComponent("mirror")
         let mirror = try Mirror(eds, calendar: "Personal", folder: folder)
@@ -62,12 +68,10 @@ import TestSupport
         #expect(mirror.file("before@example")?.contains("BEGIN:VTIMEZONE") == false)
 
         // Added, changed and removed in EDS, as GNOME Calendar does.
-        try Self.event("live@example", "Standup").write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["create", "Personal", ics.path])
+        try Self.create(eds, "live@example", "Standup")
         #expect(mirror.waitFor("wrote live@example"), "\(mirror.lines)")
         #expect(mirror.file("live@example")?.contains("RRULE:FREQ=WEEKLY;BYDAY=TU") == true)
-        try Self.event("live@example", "Standup moved", start: "20270105T100000").write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["modify", "Personal", ics.path])
+        try Self.create(eds, "live@example", "Standup moved", start: "20270105T100000", modify: true)
         #expect(waitUntil(20) { mirror.file("live@example")?.contains("SUMMARY:Standup moved") == true }, "\(mirror.lines)")
         #expect(mirror.file("live@example")?.contains("DTSTART;TZID=Europe/Berlin:20270105T100000") == true)
         try eds.python(["remove", "Personal", "live@example"])
@@ -101,17 +105,14 @@ import TestSupport
         defer { eds.stop() }
         let scratch = eds.home.deletingLastPathComponent()
         let folder = scratch.appendingPathComponent("mirror")
-        let ics = scratch.appendingPathComponent("event.ics")
-        try Self.event("kept@example", "Kept").write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["create", "Personal", ics.path])
+        try Self.create(eds, "kept@example", "Kept")
         do {
             let first = try Mirror(eds, calendar: "Personal", folder: folder)
             #expect(first.waitFor("ready 1"), "\(first.lines)")
             first.child.stop()
         }
         // Meanwhile: EDS gets an event, chime writes one and removes the file of another.
-        try Self.event("new@example", "New in EDS").write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["create", "Personal", ics.path])
+        try Self.create(eds, "new@example", "New in EDS")
         try Self.event("mine@chime", "Mine", rule: nil).write(to: folder.appendingPathComponent("mine@chime.ics"), atomically: true,
                                                               encoding: .utf8)
         try FileManager.default.removeItem(at: folder.appendingPathComponent("kept@example.ics"))
@@ -143,9 +144,7 @@ import TestSupport
         let eds = try EDSSession()
         defer { eds.stop() }
         let scratch = eds.home.deletingLastPathComponent()
-        let ics = scratch.appendingPathComponent("event.ics")
-        try Self.event("stays@example", "Stays").write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["create", "Personal", ics.path])
+        try Self.create(eds, "stays@example", "Stays")
         let folder = scratch.appendingPathComponent("mirror")
         let mirror = try Mirror(eds, calendar: "Personal", folder: folder)
         defer { mirror.child.stop() }
@@ -162,9 +161,7 @@ import TestSupport
         let eds = try EDSSession()
         defer { eds.stop() }
         let scratch = eds.home.deletingLastPathComponent()
-        let ics = scratch.appendingPathComponent("event.ics")
-        try Self.event("personal@example", "In Personal").write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["create", "Personal", ics.path])
+        try Self.create(eds, "personal@example", "In Personal")
         let folder = scratch.appendingPathComponent("all")
         let all = try Mirror(eds, calendar: "*", folder: folder)
         defer { all.child.stop() }
@@ -176,8 +173,7 @@ import TestSupport
         #expect(index().contains("system-calendar\tsystem-calendar\tPersonal\n"), "\(index())")
 
         let uid = try eds.python(["newcal", "Running"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        try Self.event("run@example", "Long run", rule: nil).write(to: ics, atomically: true, encoding: .utf8)
-        try eds.python(["create", "Running", ics.path])
+        try Self.create(eds, "run@example", "Long run", rule: nil, in: "Running")
         #expect(waitUntil(30) { FileManager.default.fileExists(atPath: folder.appendingPathComponent("\(uid)/run@example.ics").path) },
                 "\(all.lines)")
         #expect(waitUntil(20) { index().contains("\t\(uid)\tRunning\n") }, "\(index())")
