@@ -6,6 +6,14 @@
    returning plain C strings and GErrors. */
 #include <libecal/libecal.h>
 #include <glib-unix.h>
+#include <signal.h>
+#include <sys/prctl.h>
+
+/* The child ends with the process that started it (the daemon, killed or crashed): it is sent
+   SIGTERM, and stops as it would on any. */
+static inline void chime_eds_end_with_parent(void) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
 
 /* The calendar sources EDS knows, as lines "uid\tdisplay name\tenabled\twritable\tbackend\tparent\n"
    (g_free the result). */

@@ -94,6 +94,7 @@ public struct DaemonCommand: ParsableCommand {
     @Option(help: .hidden) var readAlarmFile: String?
     @Option(help: .hidden) var now: Int64?
     @Flag(help: .hidden) var careful = false
+    @Option(help: .hidden) var edsRoot: String?
     @Option(help: .hidden) var refuse: [String] = []
     @Option(help: .hidden) var noNext: [String] = []
     @Option(help: .hidden) var away: [String] = []
@@ -110,6 +111,7 @@ public struct DaemonCommand: ParsableCommand {
         if let readAlarmFile {
             var request = AlarmFileReader.Request(path: readAlarmFile, now: now.map(Instant.init(nanosecondsSinceEpoch:)) ?? WallClock.system.now())
             request.careful = careful
+            request.edsRoot = edsRoot
             for refusal in refuse {
                 let parts = refusal.split(separator: "\t", maxSplits: 1).map(String.init)
                 if parts.count == 2 { request.refused[parts[0]] = parts[1] }

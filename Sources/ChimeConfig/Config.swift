@@ -60,6 +60,8 @@ public struct AlarmFile: Hashable, Sendable {
     public var timers: [TimerPreset] = []
     /// The calendars it follows (`[[calendar]]`): their alarms are among `alarms`.
     public var calendars: [FollowedCalendar] = []
+    /// The EDS calendars it follows: `calendars` holds what each gives, as a vdir.
+    public var edsMirrors: [EDSMirror] = []
     public var diagnostics: [Diagnostic] = []
     /// What the calendars hold that chime cannot represent (`FILE:LINE: why`): left out, and said,
     /// without stopping the rest (a calendar is written by other programs, and synchronised).
@@ -115,8 +117,54 @@ public struct FollowedCalendar: Hashable, Sendable {
     /// How often a sync may run at most, and at least.
     public static let syncIntervals = TimeSpan.seconds(10)...TimeSpan.seconds(86_400)
 
-    /// What `--calendar` names it by: its label, else its directory's name.
-    public var name: String { label ?? String(path.split(separator: "/").last ?? Substring(path)) }
+    /// The Evolution Data Server calendar it is (`eds = "Personal"`: its display name or source
+    /// UID; `"*"`: every enabled one): `path` is then the folder chime-eds keeps in step with it,
+    /// in the daemon's state directory, and chime follows that folder as it follows a vdir.
+    public var eds: String? = nil
+    /// One of EDS's calendars that `eds = "*"` follows: its name in EDS (what `--calendar` names it
+    /// by) and its source UID.
+    public var edsName: String? = nil
+    public var edsUID: String? = nil
+
+    /// What `--calendar` names it by: EDS's name for one of `eds = "*"`'s calendars, else its label,
+    /// else the EDS calendar it names, else its directory's name.
+    public var name: String { edsName ?? label ?? eds ?? String(path.split(separator: "/").last ?? Substring(path)) }
+
+    /// Where chime-eds keeps the EDS calendar `eds` in step, under `root` (the daemon's state
+    /// directory's `eds`): `all` for every calendar, else the name's letters and a hash of it.
+    public static func edsFolder(_ eds: String, root: String) -> String {
+        if eds == "*" { return root + "/all" }
+        let slug = AlarmConfig.slug(eds)
+        return root + "/" + (slug.isEmpty ? "" : String(slug.prefix(40)) + "-") + AlarmConfig.shortHash(eds)
+    }
+
+    /// The calendars of `eds = "*"` as chime-eds last listed them (`FOLDER/calendars`, a line each:
+    /// folder, tab, EDS's UID, tab, name): a calendar each, as the one that names them all says.
+    public func edsCalendars() -> [FollowedCalendar] {
+        guard eds == "*", let bytes = try? Sys.readFile(path + "/calendars", limit: 1 << 20), bytes.count < 1 << 20 else { return [] }
+        var out: [FollowedCalendar] = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(1000) {
+            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            // A folder name is chime-eds's own escaping of the UID: no slash, no dot first.
+            guard fields.count == 3, !fields[0].isEmpty, !fields[0].contains("/"), !fields[0].hasPrefix("."), !fields[2].isEmpty else { continue }
+            var calendar = self
+            calendar.path = path + "/" + fields[0]
+            calendar.edsName = fields[2]
+            calendar.edsUID = fields[1]
+            out.append(calendar)
+        }
+        return out
+    }
+}
+
+/// An EDS calendar the file follows (`[[calendar]] eds`): the daemon runs `chime-eds mirror EDS
+/// FOLDER` for each enabled one, and follows the folder as a vdir.
+public struct EDSMirror: Hashable, Sendable, Codable {
+    public var eds: String
+    public var folder: String
+    public var enabled: Bool
+    public var write: Bool
+    public var line: Int
 }
 
 /// How each followed calendar file is read: `refusal` says why one is left out (nil: it is read),
@@ -132,6 +180,15 @@ public struct CalendarReading {
     public var refusal: (String) -> String?
     public var around: (String, () -> Void) -> Void
     public var streaming: Streaming?
+    /// Where chime-eds keeps EDS's calendars (`[[calendar]] eds`): the daemon's state directory's
+    /// `eds` (by default `$XDG_STATE_HOME/chime/eds`).
+    public var edsRoot: String = CalendarReading.defaultEDSRoot
+
+    public static var defaultEDSRoot: String {
+        if let state = Sys.environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/chime/eds" }
+        let home = Sys.environment("HOME").flatMap { $0.hasPrefix("/") && $0 != "/" ? $0 : nil } ?? ""
+        return home + "/.local/state/chime/eds"
+    }
 
     public struct Streaming {
         public var validated: (AlarmFile) -> Void
@@ -165,7 +222,7 @@ public enum AlarmConfig {
                                      "volume", "fade", "fade-from", "insist", "on-holiday", "working-days", "notice", "calendar"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "fade-from", "insist"]
-    public static let calendarKeys = ["path", "label", "enabled", "own", "write", "sync", "sync-interval"]
+    public static let calendarKeys = ["path", "eds", "label", "enabled", "own", "write", "sync", "sync-interval"]
     public static let holidaysKeys = ["path", "label", "enabled"]
     public static let offKeys = ["from", "until", "alarms"]
     static let tables = ["defaults", "alarm", "timer", "calendar", "holidays", "off"]
@@ -231,12 +288,13 @@ public enum AlarmConfig {
             file.diagnostics.append(Diagnostic(file: path, message: "TOML: \(error)"))
             return file
         }
-        var validator = Validator(path: path, locator: locator, anchor: anchor)
+        var validator = Validator(path: path, locator: locator, anchor: anchor, edsRoot: reading.edsRoot)
         validator.validate(table)
         file.alarms = validator.alarms.filter { $0.calendar == nil }
         file.intoCalendars = validator.alarms.filter { $0.calendar != nil }
         file.timers = validator.timers
         file.calendars = validator.calendars
+        file.edsMirrors = validator.edsMirrors
         file.diagnostics = validator.diagnostics.sorted { ($0.position ?? SourcePosition(line: 0, column: 0)) < ($1.position ?? SourcePosition(line: 0, column: 0)) }
         file.holidays = validator.holidays
         file.workingDays = validator.workingDays

@@ -66,10 +66,16 @@ struct Validator {
         var notice: TimeSpan? = nil
     }
 
-    init(path: String, locator: KeyLocator, anchor: Instant) {
+    /// Where chime-eds keeps EDS's calendars (`CalendarReading.edsRoot`).
+    let edsRoot: String
+    /// The EDS calendars the file follows (`[[calendar]] eds`), each as chime-eds mirrors it.
+    var edsMirrors: [EDSMirror] = []
+
+    init(path: String, locator: KeyLocator, anchor: Instant, edsRoot: String = CalendarReading.defaultEDSRoot) {
         self.path = path
         self.locator = locator
         self.anchor = anchor
+        self.edsRoot = edsRoot
     }
 
     // MARK: - Reporting
@@ -305,19 +311,26 @@ struct Validator {
             let entries = Entries(table)
             let p = "calendar[\(index)]"
             checkKeys(entries, known: AlarmConfig.calendarKeys, prefix: p, section: "[[calendar]]")
-            guard let path = calendarPath(entries, p, what: "calendar") else { continue }
+            let eds = edsName(entries, p)
+            if entries["eds"] != nil, eds == nil { continue }
+            guard let path = eds.map({ FollowedCalendar.edsFolder($0, root: edsRoot) }) ?? calendarPath(entries, p, what: "calendar") else { continue }
             let label = string(entries, "label", p + ".label")
             let enabled = bool(entries, "enabled", p + ".enabled") ?? true
             let write = bool(entries, "write", p + ".write") ?? false
             // A calendar chime writes to is the person's own.
             let own = bool(entries, "own", p + ".own") ?? write
             if write, !own { report(p + ".own", "a calendar chime writes to is yours: 'own' cannot be false with 'write'") }
-            if write, path.hasSuffix(".ics") {
+            if write, eds == nil, path.hasSuffix(".ics") {
                 report(p + ".path", "a calendar chime writes to is a directory of events (a vdir, as vdirsyncer keeps one), not one .ics file")
             }
             var calendar = FollowedCalendar(path: path, label: label, enabled: enabled, own: own, line: locator.header("calendar", index)?.line ?? 0)
             calendar.write = write
-            if let value = entries["sync"] {
+            calendar.eds = eds
+            if eds != nil, entries["sync"] != nil || entries["sync-interval"] != nil {
+                report(p + (entries["sync"] != nil ? ".sync" : ".sync-interval"),
+                       "Evolution Data Server syncs its calendars with their servers itself: leave out 'sync' and 'sync-interval'", atValue: false)
+            }
+            if let value = entries["sync"], eds == nil {
                 let words = value.string.map { $0.split(separator: " ").map(String.init) } ?? value.array?.compactMap(\.string)
                 if let words, !words.isEmpty, words.count == (value.array?.count ?? words.count), !words[0].isEmpty {
                     calendar.sync = words
@@ -325,22 +338,39 @@ struct Validator {
                     report(p + ".sync", "'sync' must be a command, e.g. [\"vdirsyncer\", \"sync\", \"work\"]")
                 }
             }
-            if let interval = duration(entries, "sync-interval", p + ".sync-interval", range: FollowedCalendar.syncIntervals) {
+            if eds == nil, let interval = duration(entries, "sync-interval", p + ".sync-interval", range: FollowedCalendar.syncIntervals) {
                 calendar.syncInterval = interval
                 if calendar.sync == nil, entries["sync"] == nil { report(p + ".sync-interval", "'sync-interval' needs 'sync': the command that syncs it") }
             }
             if write, let other = calendars.first(where: { $0.write && $0.name == calendar.name }) {
                 report(p, "another calendar chime writes to is named '\(calendar.name)' (line \(other.line)); give one a 'label'", atValue: false)
             }
+            if let eds, let other = edsMirrors.first(where: { $0.eds == eds }) {
+                report(p + ".eds", "the file already follows the EDS calendar \"\(eds)\" (line \(other.line))")
+                continue
+            }
+            if let eds { edsMirrors.append(EDSMirror(eds: eds, folder: path, enabled: enabled, write: write, line: calendar.line)) }
             calendars.append(calendar)
         }
+        // `eds = "*"`: each of EDS's calendars as chime-eds last listed them, but those the file
+        // names on their own (by name or UID), which are followed as their own entries say.
+        if let index = calendars.firstIndex(where: { $0.eds == "*" }) {
+            let all = calendars.remove(at: index)
+            let named = Set(calendars.compactMap(\.eds))
+            for calendar in all.edsCalendars() where !named.contains(calendar.edsName ?? "") && !named.contains(calendar.edsUID ?? "") {
+                calendars.append(calendar)
+            }
+        }
+        // With every EDS calendar followed for writing, a calendar named that EDS has not listed
+        // yet (chime-eds has not run) is not an error: its alarms wait for it.
+        let writesToEDS = edsMirrors.contains { $0.eds == "*" && $0.enabled && $0.write }
         // An alarm's calendar, and the default one, name calendars chime writes to.
-        for (index, name) in alarmCalendars where !calendars.contains(where: { $0.write && $0.enabled && $0.name == name }) {
+        for (index, name) in alarmCalendars where !writesToEDS && !calendars.contains(where: { $0.write && $0.enabled && $0.name == name }) {
             let names = calendars.filter(\.write).map { "'\($0.name)'" }
             report("alarm[\(index)].calendar", "'calendar' must name a [[calendar]] with write = true; "
                    + (names.isEmpty ? "the file has none" : "the file's are " + names.joined(separator: ", ")) + ", found \"\(name)\"")
         }
-        if let name = defaultCalendar, !calendars.contains(where: { $0.write && $0.name == name }) {
+        if let name = defaultCalendar, !writesToEDS, !calendars.contains(where: { $0.write && $0.name == name }) {
             let names = calendars.filter(\.write).map { "'\($0.name)'" }
             report("defaults.calendar", "'calendar' must name a [[calendar]] with write = true; "
                    + (names.isEmpty ? "the file has none" : "the file's are " + names.joined(separator: ", ")) + ", found \"\(name)\"")
@@ -388,6 +418,23 @@ struct Validator {
             names[timer.name] = timer.line
             timers.append(timer)
         }
+    }
+
+    /// `eds`: the name or source UID of a calendar of Evolution Data Server, or `*` for all of them;
+    /// nil (said) when it is not a usable name. It becomes an argument of chime-eds: no NUL, no
+    /// control character, and short.
+    mutating func edsName(_ entries: Entries, _ p: String) -> String? {
+        guard entries["eds"] != nil, let name = string(entries, "eds", p + ".eds") else { return nil }
+        if entries["path"] != nil {
+            report(p, "a calendar is either a 'path' (a file or a vdir) or 'eds' (a calendar of GNOME's Evolution Data Server), not both",
+                   atValue: false)
+            return nil
+        }
+        guard !name.isEmpty, name.utf8.count <= 256, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            report(p + ".eds", "'eds' must be the name of a calendar as GNOME Calendar shows it (or its UID), or \"*\" for all of them")
+            return nil
+        }
+        return name
     }
 
     /// A calendar's `path` (an .ics file or a directory of them), `~/` read as the home directory;

@@ -113,9 +113,15 @@ final class AlarmFileFollower: LoopPart {
     var status: AlarmFileStatus {
         var status = reported
         status.reading = run != nil
-        status.conflicts += sync.notes
+        status.conflicts += sync.notes + eds.notes
         return status
     }
+    /// The calendars of Evolution Data Server, each kept in step with a folder by a child.
+    private(set) lazy var eds = EDSCalendars(children: children, clock: clock, logger: logger, changed: { [unowned self] in
+        events.calendarsChanged()
+    })
+    /// Where chime-eds keeps EDS's calendars (the daemon's state directory's `eds`); nil: the default.
+    var edsRoot: String?
     /// The syncs of the calendars chime writes to.
     private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger, urgency: { [unowned self] now in
         syncUrgency(now: now, ringing: events.ringingNow())
@@ -198,6 +204,7 @@ final class AlarmFileFollower: LoopPart {
     /// The daemon stops: its reader too, if one runs.
     func stopReading() {
         run?.child?.kill()
+        eds.stopAll()
     }
 
     var descriptors: [Int32] {
@@ -206,13 +213,13 @@ final class AlarmFileFollower: LoopPart {
         if let run, let child = run.child, child.output >= 0, run.stream.pendingBytes < Self.bufferLimit || !run.stream.hasFrame {
             fds.append(child.output)
         }
-        return fds
+        return fds + eds.descriptors
     }
 
     var deadline: Instant? {
         // Work waiting: due already (any instant in the past wakes the loop at once).
         if let run, hasWork(run) { return .epoch }
-        return [reloadAt, sync.deadline].compactMap { $0 }.min()
+        return [reloadAt, sync.deadline, eds.deadline].compactMap { $0 }.min()
     }
 
     func readable(_ fd: Int32) {
@@ -220,6 +227,7 @@ final class AlarmFileFollower: LoopPart {
             touched()
             return
         }
+        if eds.readable(fd) { return }
         guard let run, let child = run.child, fd == child.output else { return }
         // What is there now, a bounded amount: applied in steps from the deadline.
         var read = 0
@@ -238,6 +246,7 @@ final class AlarmFileFollower: LoopPart {
         if let run, hasWork(run) { advance(run) }
         reloadIfSettled(now: now)
         sync.due(now: now)
+        eds.due(now: now)
     }
 
     /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
@@ -335,6 +344,7 @@ final class AlarmFileFollower: LoopPart {
         run.request.refused = refusals.calendars
         run.request.noNext = refusals.alarms
         run.request.away = schedule.commandAway
+        run.request.edsRoot = edsRoot
         var environment = childEnvironment
         var program = readerProgram
         #if DEBUG
@@ -461,6 +471,8 @@ final class AlarmFileFollower: LoopPart {
                         known?.reserveCapacity(room)
                         // The calendars it follows are watched too (a calendar server's sync rewrites them).
                         watcher?.followed = summary.followed
+                        // EDS's calendars are followed from now (their folders are read as they fill).
+                        if summary.diagnostics.isEmpty { eds.configure(summary.eds ?? [], now: clock.now()) }
                     case .frame(.room, let payload):
                         guard run.summary != nil, let more = Int(String(decoding: payload, as: UTF8.self)), more >= 0 else {
                             run.broken = "a room frame it could not read"

@@ -136,6 +136,7 @@ public final class SchedulerDaemon {
                               ringing: ringing, waking: waking, ledger: ledger, signals: announce, clock: clock, logger: logger)
         zone = ZoneFollower(clock: clock, logger: logger)
         alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, children: children, clock: clock, logger: logger)
+        alarmFile.edsRoot = store.directory + "/eds"
         for warning in store.warnings { logger.warning("\(warning)") }
 
         service = SchedulerService(connection: connection, parts: DaemonParts(

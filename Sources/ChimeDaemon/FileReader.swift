@@ -161,8 +161,18 @@ struct ReaderSummary: Codable, Equatable {
         /// The command that syncs it (nil: none).
         var sync: [String]?
         var syncInterval: Int64
-        /// chime writes to it (else it only syncs it).
+        /// chime writes to it (else it only syncs it, or follows it through EDS).
         var write = true
+        /// The EDS calendar (`eds`) whose folder it is: chime-eds keeps it in step, and EDS syncs it.
+        var eds: String? = nil
+    }
+
+    /// The EDS calendars followed: a `chime-eds mirror EDS FOLDER` runs for each.
+    var eds: [WireEDS]? = nil
+
+    struct WireEDS: Codable, Equatable, Hashable {
+        var eds: String
+        var folder: String
     }
 
     struct WireAway: Codable, Equatable {
@@ -450,6 +460,9 @@ public enum AlarmFileReader {
             return !noted.isEmpty && noted != DefinitionDigest.stored(DefinitionDigest(definition), fromCalendar: false)
         }
 
+        /// Where chime-eds keeps EDS's calendars (nil: the default, `CalendarReading.defaultEDSRoot`).
+        public var edsRoot: String?
+
         public init(path: String, now: Instant) {
             self.path = path
             self.now = now
@@ -459,6 +472,7 @@ public enum AlarmFileReader {
         var arguments: [String] {
             var arguments = ["--now", String(now.nanosecondsSinceEpoch)]
             if careful { arguments.append("--careful") }
+            if let edsRoot { arguments += ["--eds-root", edsRoot] }
             for (path, reason) in refused.sorted(by: { $0.key < $1.key }) { arguments += ["--refuse", path + "\t" + reason] }
             for (identifier, noted) in noNext.sorted(by: { $0.key < $1.key }) { arguments += ["--no-next", identifier + "\t" + noted] }
             for stretch in away {
@@ -485,14 +499,19 @@ public enum AlarmFileReader {
             calendar = nil
             writer.stage(.alarmFile)
         })
+        if let root = request.edsRoot { reading.edsRoot = root }
         func summary(_ file: AlarmFile) -> [UInt8] {
             var summary = ReaderSummary()
             summary.diagnostics = file.diagnostics.map(\.description)
             // The calendars followed, holiday calendars among them: both are watched.
+            // chime-eds's list of every EDS calendar is watched as a calendar file is (a calendar added
+            // or removed in EDS changes it).
             summary.followed = file.calendars.filter(\.enabled).map(\.path) + file.holidays.filter(\.enabled).map(\.path)
+                + file.edsMirrors.filter { $0.enabled && $0.eds == "*" }.map { $0.folder + "/calendars" }
+            summary.eds = file.edsMirrors.filter(\.enabled).map { .init(eds: $0.eds, folder: $0.folder) }
             summary.holidays = file.daysOff
-            summary.writable = file.calendars.filter { $0.enabled && ($0.write || $0.sync != nil) }.map {
-                .init(name: $0.name, path: $0.path, sync: $0.sync, syncInterval: $0.syncInterval.nanoseconds, write: $0.write)
+            summary.writable = file.calendars.filter { $0.enabled && ($0.write || $0.sync != nil || $0.eds != nil) }.map {
+                .init(name: $0.name, path: $0.path, sync: $0.sync, syncInterval: $0.syncInterval.nanoseconds, write: $0.write, eds: $0.eds)
             }
             summary.defaultCalendar = file.defaultCalendar
             summary.intoCalendars = file.intoCalendars.compactMap { alarm in

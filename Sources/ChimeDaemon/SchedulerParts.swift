@@ -223,7 +223,10 @@ final class DaemonParts: SchedulerParts {
     var alarmFilePath: String? { alarmFile.path }
     var timerPresets: [TimerPreset] { alarmFile.timerPresets }
     var calendars: [(name: String, write: Bool, syncs: Bool, isDefault: Bool, failing: String)] {
-        alarmFile.followed.map { ($0.name, $0.write, $0.sync != nil, $0.write && $0.name == alarmFile.defaultCalendar, alarmFile.sync.failure($0.name) ?? "") }
+        alarmFile.followed.map {
+            ($0.name, $0.write, $0.sync != nil || $0.eds != nil, $0.write && $0.name == alarmFile.defaultCalendar,
+             ($0.eds != nil ? alarmFile.eds.failure(folder: $0.path) : alarmFile.sync.failure($0.name)) ?? "")
+        }
     }
     var defaultCalendar: String? { alarmFile.defaultCalendar }
     var alarmFileStatus: AlarmFileStatus { alarmFile.status }

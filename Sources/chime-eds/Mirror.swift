@@ -14,6 +14,9 @@ final class Mirror {
     private var view: UnsafeMutablePointer<ECalClientView>?
     /// Each file as it was when the folder and EDS last agreed: its event's UID and its text's hash.
     private var state: [String: Entry] = [:]
+    /// The file each event is in: its UID's own name (`fileName`), or the name chime gave a file it
+    /// wrote (chime escapes a UID its own way): an event EDS changes is written back where it is.
+    private var fileOf: [String: String] = [:]
     private var changedUIDs = Set<String>()
     private var changedFiles = Set<String>()
     private var scheduled = false
@@ -31,6 +34,15 @@ final class Mirror {
     }
 
     private func path(_ file: String) -> String { folder + "/" + file }
+
+    private func file(of uid: String) -> String { fileOf[uid] ?? Self.fileName(uid) }
+
+    /// What the folder and EDS agree `file` holds (nil: nothing).
+    private func setState(_ file: String, _ entry: Entry?) {
+        if let old = state[file], fileOf[old.uid] == file { fileOf[old.uid] = nil }
+        state[file] = entry
+        if let entry { fileOf[entry.uid] = file }
+    }
     private var statePath: String { path(".chime-eds-state") }
 
     /// What it says is prefixed with this (the calendar's UID where one child mirrors them all).
@@ -84,7 +96,7 @@ final class Mirror {
             if firstFiles?.count == Self.maximumEvents { say("error the calendar \"\(name)\" has more than \(Self.maximumEvents) events; the first are followed") }
             return
         }
-        firstFiles?.insert(Self.fileName(uid))
+        firstFiles?.insert(file(of: uid))
         store(uid, text)
     }
 
@@ -95,11 +107,11 @@ final class Mirror {
             onFailure?("the calendar \"\(name)\" cannot be read: \(problem)")
             return
         }
-        let present = files.union(changedUIDs.map(Self.fileName))
+        let present = files.union(changedUIDs.map(file(of:)))
         firstFiles = nil
         for (file, entry) in state where !present.contains(file) {
             unlink(path(file))
-            state[file] = nil
+            setState(file, nil)
             say("removed \(entry.uid)")
         }
         save()
@@ -138,7 +150,7 @@ final class Mirror {
 
     /// Writes the file of `uid` as EDS holds it now, or removes it where EDS no longer has the event.
     private func mirror(_ uid: String) {
-        let file = Self.fileName(uid)
+        let file = file(of: uid)
         var error: UnsafeMutablePointer<GError>?
         guard let text = take(chime_eds_calendar_for_uid(client, uid, &error)) else {
             if error != nil {
@@ -147,7 +159,7 @@ final class Mirror {
             }
             if state[file] != nil || access(path(file), F_OK) == 0 {
                 unlink(path(file))
-                state[file] = nil
+                setState(file, nil)
                 say("removed \(uid)")
             }
             return
@@ -157,7 +169,7 @@ final class Mirror {
 
     /// Writes `text`, the event `uid` as EDS holds it, unless the file already says it.
     private func store(_ uid: String, _ text: String) {
-        let file = Self.fileName(uid)
+        let file = file(of: uid)
         let bytes = Array(text.utf8)
         guard bytes.count <= Self.maximumEventBytes else {
             say("error \(uid): \(bytes.count) bytes, more than an event of a followed calendar may have (\(Self.maximumEventBytes)); left out")
@@ -166,9 +178,9 @@ final class Mirror {
         let hash = Self.hash(bytes)
         if state[file]?.hash == hash, access(path(file), F_OK) == 0 { return }
         // Known before the file lands: the folder's watch then sees a file that is as EDS has it.
-        state[file] = Entry(uid: uid, hash: hash)
+        setState(file, Entry(uid: uid, hash: hash))
         if let problem = Self.write(text, to: path(file)) {
-            state[file] = nil
+            setState(file, nil)
             say("error \(uid): \(problem)")
         } else {
             say("wrote \(uid)")
@@ -200,7 +212,7 @@ final class Mirror {
 
     private func edsChanged(_ uid: String) {
         changedUIDs.insert(uid)
-        firstFiles?.insert(Self.fileName(uid))
+        firstFiles?.insert(file(of: uid))
         schedule()
     }
 
@@ -223,7 +235,7 @@ final class Mirror {
             var error: UnsafeMutablePointer<GError>?
             if chime_eds_put(client, String(decoding: bytes, as: UTF8.self), &error) != 0 {
                 let uid = Self.uid(in: bytes) ?? state[file]?.uid ?? file
-                state[file] = Entry(uid: uid, hash: hash)
+                setState(file, Entry(uid: uid, hash: hash))
                 say("put \(uid)")
             } else {
                 say("error \(file): not put into the calendar: \(message(error))")
@@ -232,7 +244,7 @@ final class Mirror {
         for (file, entry) in state where !files.contains(file) && (names?.contains(file) ?? true) {
             var error: UnsafeMutablePointer<GError>?
             if chime_eds_remove(client, entry.uid, &error) != 0 {
-                state[file] = nil
+                setState(file, nil)
                 say("removed \(entry.uid)")
             } else {
                 say("error \(entry.uid): not removed from the calendar: \(message(error))")
@@ -331,7 +343,7 @@ final class Mirror {
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3 else { continue }
-            state[String(fields[0])] = Entry(uid: String(fields[2]), hash: String(fields[1]))
+            setState(String(fields[0]), Entry(uid: String(fields[2]), hash: String(fields[1])))
         }
     }
 

@@ -89,6 +89,7 @@ func registry() -> OpaquePointer {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "mirror" { chime_eds_end_with_parent() }
 switch arguments.first {
 case "sources":
     let registry = registry()

@@ -1,0 +1,176 @@
+import ChimeCenter
+import Foundation
+import Testing
+import TestSupport
+
+/// GNOME's calendars through Evolution Data Server, end to end (issue 47): Debian's EDS on a
+/// private bus, chime's daemon on the same bus following `[[calendar]] eds = "Personal"` (its
+/// chime-eds child keeps a folder in step), events made as GNOME Calendar makes them (python's gi).
+/// A reminder rings on time; a moved event moves its alarm, a removed one is forgotten; `chime at
+/// --calendar Personal` makes an event EDS lists, and Stop writes ACKNOWLEDGED that EDS then holds;
+/// the child killed, EDS killed: a plain alarm beside them rings and `chime status` says what happened.
+@Suite(.serialized) struct EDSCalendarTests {
+    final class Home {
+        let eds: EDSSession
+        let recorder: RecordingServer
+        let alarmFile: URL
+        let state: URL
+        var daemon: DaemonProcess?
+
+        init(calendar: String = "eds = \"Personal\"\nwrite = true\n") throws {
+            eds = try EDSSession()
+            recorder = try RecordingServer(address: eds.bus.address)
+            let config = eds.home.appendingPathComponent(".config/chime")
+            try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+            alarmFile = config.appendingPathComponent("alarms.toml")
+            try ("[[calendar]]\n" + calendar).write(to: alarmFile, atomically: true, encoding: .utf8)
+            state = eds.home.deletingLastPathComponent().appendingPathComponent("state")
+            // A stand-in sound player (each play a third of a second), so alarms ring here.
+            let players = eds.home.deletingLastPathComponent().appendingPathComponent("bin")
+            try FileManager.default.createDirectory(at: players, withIntermediateDirectories: true)
+            try installExecutable("#!/bin/sh\nsleep 0.3\n", at: players.appendingPathComponent("canberra-gtk-play").path)
+            var environment = eds.environment()
+            environment["PATH"] = players.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            daemon = try DaemonProcess(bus: eds.bus, stateDirectory: state.path, environment: environment)
+        }
+
+        func chime(_ arguments: [String]) throws -> CommandResult { try runChime(arguments, environment: eds.environment()) }
+
+        func pending() throws -> [String: [String: Any]] {
+            let items = try JSONSerialization.jsonObject(with: Data(try chime(["list", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
+            return Dictionary(uniqueKeysWithValues: items.map { ($0["id"] as? String ?? "", $0) })
+        }
+
+        /// The alarm made of the EDS event `uid` (its id is the UID's, maybe with its calendar's hash).
+        func alarm(_ uid: String) throws -> [String: Any]? {
+            try pending().first { $0.key == "ics-" + uid || $0.key.hasPrefix("ics-" + uid + "@") }?.value
+        }
+
+        func status() throws -> String { try chime(["status"]).stdout }
+        /// What `chime status` says now, for a failure's message.
+        var said: String { (try? status()) ?? "" }
+
+        /// What EDS holds of the calendar: a line per event (eds.py list).
+        func listed(_ calendar: String = "Personal") throws -> String { try eds.python(["list", calendar]).stdout }
+
+        func stop() {
+            daemon?.stop()
+            recorder.stop()
+            eds.stop()
+        }
+    }
+
+    static func utc(_ date: Date) -> String {
+        let format = DateFormatter()
+        format.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.locale = Locale(identifier: "en_US_POSIX")
+        return format.string(from: date)
+    }
+
+    static func local(_ date: Date) -> String {
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        format.locale = Locale(identifier: "en_US_POSIX")
+        return format.string(from: date)
+    }
+
+    /// An event as GNOME Calendar writes one (UTC start, a display reminder `minutes` before).
+    static func add(_ home: Home, _ uid: String, _ summary: String, start: Date, reminder: String = "-PT1M", modify: Bool = false) throws {
+        let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//GNOME//Calendar//EN", "BEGIN:VEVENT", "UID:\(uid)", "SUMMARY:\(summary)",
+                    "DTSTART:\(utc(start))", "DTEND:\(utc(start.addingTimeInterval(1800)))", "BEGIN:VALARM", "ACTION:DISPLAY",
+                    "DESCRIPTION:\(summary)", "TRIGGER:\(reminder)", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        let ics = home.eds.home.deletingLastPathComponent().appendingPathComponent("event.ics")
+        try text.write(to: ics, atomically: true, encoding: .utf8)
+        try home.eds.python([modify ? "modify" : "create", "Personal", ics.path])
+    }
+
+    @Test func aReminderMadeInGNOMECalendarRingsAndFollowsItsEvent() throws {
+        let home = try Home(calendar: "eds = \"Personal\"\n")
+        defer { home.stop() }
+        // Rings 20 s from now: its event starts in 80 s, the reminder a minute before.
+        let ringsAt = Date().addingTimeInterval(20)
+        try Self.add(home, "standup@example", "Standup", start: ringsAt.addingTimeInterval(60))
+        try #require(try waitUntil(30) { try home.alarm("standup@example") != nil }, "chime never learned of the event: \(home.daemon?.log ?? "")")
+        #expect(try home.status().contains("EDS calendar \"Personal\": followed live (1 event)"), "\(home.said)")
+        #expect(waitUntil(60) { home.recorder.calls.contains { $0.summary.contains("Standup") } }, "it did not ring: \(home.daemon?.log ?? "")")
+        let shown = try #require(home.recorder.calls.first { $0.summary.contains("Standup") })
+        #expect(shown.receivedAt.timeIntervalSince(ringsAt) > -1 && shown.receivedAt.timeIntervalSince(ringsAt) < 5, "rang at \(shown.receivedAt), due \(ringsAt)")
+
+        // Moved in GNOME Calendar: the alarm moves.
+        try Self.add(home, "later@example", "Review", start: Date().addingTimeInterval(86_400))
+        try #require(try waitUntil(30) { try home.alarm("later@example") != nil })
+        let before = try #require(try home.alarm("later@example")?["nextFire"] as? String)
+        try Self.add(home, "later@example", "Review", start: Date().addingTimeInterval(2 * 86_400), modify: true)
+        #expect(try waitUntil(30) { (try home.alarm("later@example")?["nextFire"] as? String).map { $0 != before } ?? false },
+                "the alarm stayed where it was")
+        // Removed: forgotten.
+        try home.eds.python(["remove", "Personal", "later@example"])
+        #expect(try waitUntil(30) { try home.alarm("later@example") == nil }, "the alarm of a removed event stayed")
+        // The calendars' list (the app's, and chime status's) shows it, synced by EDS.
+        let calendars = try UserNotificationCenter(connection: try home.eds.bus.connect()).perform(Scheduler1.listCalendars)
+        #expect(calendars.map(\.name) == ["Personal"] && calendars[0].syncs && !calendars[0].write && calendars[0].failing.isEmpty, "\(calendars)")
+    }
+
+    @Test func chimeAtPutsAnAlarmIntoGNOMECalendarAndStopIsWrittenThere() throws {
+        let home = try Home()
+        defer { home.stop() }
+        try #require(try waitUntil(30) { try home.status().contains("followed live") }, "\(home.said)")
+        let due = Date().addingTimeInterval(10)
+        let set = try home.chime(["at", Self.local(due), "--calendar", "Personal", "--id", "call", "--sound", "bell", "--ring", "5m", "Call"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try waitUntil(30) { try home.listed().contains("call@chime") }, "EDS never got the event: \((try? home.listed()) ?? "")")
+        #expect(try home.listed().contains("SUMMARY:Call"))
+        #expect(try waitUntil(60) { try home.chime(["list", "--ringing"]).stdout.contains("call") }, "it did not ring: \(home.daemon?.log ?? "")")
+        #expect(try home.chime(["stop", "call"]).status == 0)
+        // The answer, as RFC 9074 writes it, is what EDS holds (and syncs to the account's server).
+        #expect(try waitUntil(30) { try home.listed().contains("ACKNOWLEDGED:") }, "EDS never got the answer: \((try? home.listed()) ?? "")")
+        // A weekly one, cancelled: gone from EDS too.
+        #expect(try home.chime(["at", "06:30", "--days", "sat", "--calendar", "Personal", "--id", "gym", "Gym"]).status == 0)
+        #expect(try waitUntil(30) { try home.listed().contains("gym@chime") }, "EDS never got the event")
+        let cancelled = try home.chime(["cancel", "gym"])
+        #expect(cancelled.status == 0, "\(cancelled.stderr)")
+        #expect(try waitUntil(30) { try !home.listed().contains("gym@chime") }, "the event stayed in EDS")
+    }
+
+    @Test func theChildOrEDSKilledCostsNoAlarm() throws {
+        let home = try Home()
+        defer { home.stop() }
+        try #require(try waitUntil(30) { try home.status().contains("followed live") }, "\(home.said)")
+        try Self.add(home, "known@example", "Known", start: Date().addingTimeInterval(60 + 25))
+        try #require(try waitUntil(30) { try home.alarm("known@example") != nil })
+        let plain = try home.chime(["at", Self.local(Date().addingTimeInterval(15)), "--here", "--id", "plain", "Plain"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+
+        // The child killed (by its PID): started again, and following again.
+        let child = try #require(Self.children(of: home.daemon!.pid, named: "chime-eds").first, "no chime-eds child")
+        kill(child, SIGKILL)
+        #expect(try waitUntil(30) { try home.status().contains("killed by signal 9") || Self.children(of: home.daemon!.pid, named: "chime-eds").first != child },
+                "\(home.said)")
+        #expect(try waitUntil(60) { try home.status().contains("followed live") && Self.children(of: home.daemon!.pid, named: "chime-eds").first != child },
+                "it never came back: \(home.said)")
+
+        // EDS killed (as a crash): said, and what was known keeps ringing; the child comes back once
+        // EDS is activated again.
+        home.eds.killEDS()
+        #expect(try waitUntil(30) { try home.status().contains("Evolution Data Server went away") || home.status().contains("cannot be reached") },
+                "\(home.said)")
+        #expect(waitUntil(60) { home.recorder.calls.contains { $0.summary.contains("Plain") } }, "the plain alarm did not ring")
+        #expect(waitUntil(60) { home.recorder.calls.contains { $0.summary.contains("Known") } }, "the known reminder did not ring")
+        #expect(try waitUntil(60) { try home.status().contains("followed live") }, "it never followed EDS again: \(home.said)")
+        #expect(try home.alarm("known@example") != nil || home.recorder.calls.contains { $0.summary.contains("Known") })
+    }
+
+    /// The PIDs of `parent`'s children whose command is `name`.
+    static func children(of parent: Int32, named name: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            let comm = stat[stat.index(after: stat.firstIndex(of: "(")!)..<close]
+            return fields.count > 1 && Int32(fields[1]) == parent && comm == name
+        }
+    }
+}
