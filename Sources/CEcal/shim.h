@@ -330,5 +330,100 @@ static inline gchar *chime_eds_enabled_calendars(ESourceRegistry *registry) {
     return g_string_free(out, FALSE);
 }
 
+
+/* Calls `changed(data)` whenever the source changes (its name, its switches). */
+typedef void (*ChimeEdsSourceChanged)(gpointer data);
+static inline void chime_eds_source_changed_signal(ESource *source, gpointer data) {
+    ChimeEdsSourceChanged changed = (ChimeEdsSourceChanged)g_object_get_data(G_OBJECT(source), "chime-source-changed");
+    if (changed) changed(data);
+}
+static inline void chime_eds_on_source_changed(ESource *source, ChimeEdsSourceChanged changed, gpointer data) {
+    g_object_set_data(G_OBJECT(source), "chime-source-changed", (gpointer)changed);
+    g_signal_connect(source, "changed", G_CALLBACK(chime_eds_source_changed_signal), data);
+}
+
+/* GNOME's own reminders (EReminderWatcher, which evolution-alarm-notify shows) for a calendar:
+   whether they include it (its ESourceAlarms "include-me", the switch Evolution's preferences show
+   as the calendars selected for reminders). */
+static inline gboolean chime_eds_reminders_included(ESource *source) {
+    /* Asked of the extension even where the source has none yet (it is made here, holding the
+       default, and nothing is written): a change made elsewhere later reaches only an extension
+       that exists, and only then is the source's "changed" signal sent. */
+    return e_source_alarms_get_include_me(E_SOURCE_ALARMS(e_source_get_extension(source, E_SOURCE_EXTENSION_ALARMS)));
+}
+
+/* Switches GNOME's reminders for the calendar on or off, written through the registry. */
+static inline gboolean chime_eds_set_reminders_included(ESource *source, gboolean included, GError **error) {
+    ESourceAlarms *alarms = E_SOURCE_ALARMS(e_source_get_extension(source, E_SOURCE_EXTENSION_ALARMS));
+    if (e_source_alarms_get_include_me(alarms) == included) return TRUE;
+    e_source_alarms_set_include_me(alarms, included);
+    return e_source_write_sync(source, NULL, error);
+}
+
+/* An answer made in chime (ACKNOWLEDGED at `acknowledged`, seconds since the epoch) in
+   EReminderWatcher's own state: the calendar's reminders count as notified up to then (its
+   "last-notified", which only moves forward, never past now), and the event's reminders that
+   triggered by then leave its past and snoozed lists (GSettings org.gnome.evolution-data-server.calendar,
+   reminders-past and reminders-snoozed: one entry each, "source UID\nalarm UID\ntrigger\nstart\nend\niCalendar").
+   Answers how many entries left the lists, or -1 when the settings' schema is not installed. */
+static inline gint chime_eds_answered(ESource *source, const gchar *uid, gint64 acknowledged) {
+    const gchar *source_uid = e_source_get_uid(source);
+    gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+    if (acknowledged > now) acknowledged = now;
+    ESourceAlarms *alarms = E_SOURCE_ALARMS(e_source_get_extension(source, E_SOURCE_EXTENSION_ALARMS));
+    gchar *last = e_source_alarms_dup_last_notified(alarms);
+    GDateTime *previous = last && *last ? g_date_time_new_from_iso8601(last, NULL) : NULL;
+    g_free(last);
+    if (!previous || g_date_time_to_unix(previous) < acknowledged) {
+        GDateTime *moment = g_date_time_new_from_unix_utc(acknowledged);
+        gchar *text = g_date_time_format_iso8601(moment);
+        e_source_alarms_set_last_notified(alarms, text);
+        e_source_write_sync(source, NULL, NULL);
+        g_free(text);
+        g_date_time_unref(moment);
+    }
+    if (previous) g_date_time_unref(previous);
+
+    GSettingsSchema *schema = g_settings_schema_source_lookup(g_settings_schema_source_get_default(),
+                                                              "org.gnome.evolution-data-server.calendar", TRUE);
+    if (!schema) return -1;
+    g_settings_schema_unref(schema);
+    GSettings *settings = g_settings_new("org.gnome.evolution-data-server.calendar");
+    gint removed = 0;
+    const gchar *keys[] = { "reminders-past", "reminders-snoozed" };
+    for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
+        gchar **entries = g_settings_get_strv(settings, keys[k]);
+        GPtrArray *kept = g_ptr_array_new();
+        gint here = 0;
+        for (gchar **entry = entries; entry && *entry; entry++) {
+            gchar **fields = g_strsplit(*entry, "\n", 6);
+            gboolean answered = FALSE;
+            if (g_strv_length(fields) == 6 && g_strcmp0(fields[0], source_uid) == 0
+                && g_ascii_strtoll(fields[2], NULL, 10) <= acknowledged) {
+                ICalComponent *component = i_cal_component_new_from_string(fields[5]);
+                if (component) {
+                    ICalComponent *event = i_cal_component_isa(component) == I_CAL_VCALENDAR_COMPONENT
+                        ? i_cal_component_get_first_component(component, I_CAL_VEVENT_COMPONENT) : g_object_ref(component);
+                    answered = event && g_strcmp0(i_cal_component_get_uid(event), uid) == 0;
+                    if (event) g_object_unref(event);
+                    g_object_unref(component);
+                }
+            }
+            g_strfreev(fields);
+            if (answered) here++; else g_ptr_array_add(kept, *entry);
+        }
+        if (here > 0) {
+            g_ptr_array_add(kept, NULL);
+            g_settings_set_strv(settings, keys[k], (const gchar * const *)kept->pdata);
+            removed += here;
+        }
+        g_ptr_array_free(kept, TRUE);
+        g_strfreev(entries);
+    }
+    g_settings_sync();
+    g_object_unref(settings);
+    return removed;
+}
+
 static inline const gchar *chime_error_message(const GError *error) { return error ? error->message : "unknown error"; }
 #endif

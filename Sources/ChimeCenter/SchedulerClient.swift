@@ -362,6 +362,9 @@ public struct AlarmFileStatus: Hashable, Sendable {
     public var conflicts: [String]
     /// A reading of the file (and its calendars) is under way: what is listed may change when it is over.
     public var reading = false
+    /// How each of GNOME's calendars (`[[calendar]] eds`) is followed: a line each, with what to do
+    /// where it is not followed live or where GNOME's own reminders ring it too.
+    public var calendars: [String] = []
 
     public init(path: String, exists: Bool = false, alarms: Int = 0, disabled: Int = 0, loaded: Instant? = nil,
                 checked: Instant? = nil, problems: [String] = [], conflicts: [String] = []) {

@@ -221,7 +221,7 @@ extension NotificationSettings {
 
 extension AlarmFileStatus {
     /// `a{sv}`: path (s), exists (b), alarms, disabled (u), loaded, checked (x, when known),
-    /// problems, conflicts (as), reading (b).
+    /// problems, conflicts (as), reading (b), calendars (as).
     public var dbusValue: Value {
         var entries: [(String, Value)] = [
             ("path", .string(path)), ("exists", .boolean(exists)), ("alarms", .uint32(UInt32(clamping: alarms))),
@@ -229,7 +229,8 @@ extension AlarmFileStatus {
         ]
         if let loaded { entries.append(("loaded", wireTime(loaded))) }
         if let checked { entries.append(("checked", wireTime(checked))) }
-        entries += [("problems", .strings(problems)), ("conflicts", .strings(conflicts)), ("reading", .boolean(reading))]
+        entries += [("problems", .strings(problems)), ("conflicts", .strings(conflicts)), ("reading", .boolean(reading)),
+                    ("calendars", .strings(calendars))]
         return .vardict(entries)
     }
 
@@ -240,6 +241,7 @@ extension AlarmFileStatus {
                   checked: r.values["checked"].flatMap(instant(fromWire:)), problems: r.strings("problems"),
                   conflicts: r.strings("conflicts"))
         reading = r.bool("reading") ?? false
+        calendars = r.strings("calendars")
     }
 }
 

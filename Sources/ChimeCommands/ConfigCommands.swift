@@ -4,6 +4,7 @@ import ChimeCenter
 import DBus
 import ChimeConfig
 import Timekeeping
+import Posix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,7 @@ public struct ConfigCommand: ParsableCommand {
               $EDITOR "$(chime config path)"
               chime config reload
             """,
-        subcommands: [Check.self, Path.self, Reload.self])
+        subcommands: [Check.self, Path.self, Reload.self, GNOMEReminders.self])
 
     /// `chime config check [FILE]`.
     public struct Check: ParsableCommand {
@@ -178,6 +179,7 @@ func alarmFileDatum(_ status: AlarmFileStatus) -> Datum {
         Field("problems", "", .list(status.problems.map { .text($0) })),
         Field("conflicts", "", .list(status.conflicts.map { .text($0) })),
         Field("reading", "", .flag(status.reading)),
+        Field("calendars", "", .list(status.calendars.map { .text($0) })),
     ])
 }
 
@@ -303,5 +305,97 @@ struct ConfigCheckReport: Report {
             lines.append("timer \(row["name"])  \(row["duration"])  \(row["title"])")
         }
         return lines
+    }
+}
+
+extension ConfigCommand {
+    /// `chime config gnome-reminders [on|off]`: GNOME's own reminders for the calendars chime follows
+    /// through Evolution Data Server.
+    public struct GNOMEReminders: ParsableCommand {
+        public init() {}
+        public static let configuration = CommandConfiguration(
+            commandName: "gnome-reminders",
+            abstract: "Show, or switch off or on, GNOME's own reminders for the GNOME calendars chime follows.",
+            discussion: """
+                A calendar the alarm file follows through Evolution Data Server ([[calendar]] eds = "Personal", \
+                or "*" for all) rings through chime; GNOME's own reminder popups (evolution-alarm-notify) ring it \
+                too unless they leave it out. `off` leaves those calendars out of GNOME's reminders, so each \
+                reminder rings once, through chime; `on` puts them back. This is GNOME's own switch, the one \
+                Evolution's preferences show as the calendars selected for reminder notifications (each \
+                calendar's "include in reminders" setting, which Evolution Data Server keeps and which follows \
+                the calendar, not the machine): chime changes it only when told to here. Without an argument, \
+                it says where each stands.
+
+                Exits 0; 78 when the alarm file follows none of GNOME's calendars; 72 when chime-eds (which \
+                speaks to Evolution Data Server) is not installed; 1 when Evolution Data Server cannot be \
+                reached or a calendar cannot be changed.
+
+                Examples:
+                  chime config gnome-reminders
+                  chime config gnome-reminders off
+                """)
+
+        @Argument(help: ArgumentHelp("on or off (nothing: show)", valueName: "on|off"))
+        var state: String?
+
+        @Option(help: ArgumentHelp("The alarm file to read the calendars from.", valueName: "FILE"))
+        var config: String?
+
+        public func validate() throws {
+            if let state, state != "on", state != "off" { throw ValidationError("say on or off (or nothing, to show where they stand), not '\(state)'") }
+        }
+
+        public func run() throws {
+            let path = AlarmConfig.path(option: config)
+            let file = AlarmConfig.load(path: path, anchor: WallClock.system.now())
+            let names = file.edsMirrors.filter(\.enabled).map(\.eds)
+            guard !names.isEmpty else {
+                ExitStatus.configError.exit("\(path) follows none of GNOME's calendars ([[calendar]] with eds = \"Personal\", or \"*\" for every one)")
+            }
+            let program = Self.chimeEDS()
+            guard Sys.isExecutable(program) else {
+                ExitStatus.missingPart.exit("\(program) is missing: chime-eds, which speaks to Evolution Data Server, is not installed beside chime")
+            }
+            var failed = false
+            // "*" covers every calendar: the others need no asking of their own.
+            for name in names.contains("*") ? ["*"] : names {
+                let (status, lines) = Self.run(program, ["reminders", name, state ?? "show"])
+                for line in lines {
+                    let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                    guard fields.count == 3 else { continue }
+                    printLine("\(fields[1]): " + (fields[2] == "on" ? "GNOME's reminders ring it too" : "rings through chime alone (GNOME's reminders leave it out)"))
+                }
+                if status != 0 { failed = true }
+            }
+            if failed { ExitStatus.serverError.exit("Evolution Data Server could not be asked, or a calendar could not be changed (said above)") }
+        }
+
+        /// chime-eds beside this program (libexec/chime, or the build folder).
+        static func chimeEDS() -> String {
+            let own = Sys.linkTarget("/proc/self/exe") ?? "/proc/self/exe"
+            return String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/chime-eds"
+        }
+
+        /// Runs `program` with `arguments`; its exit status and its standard output's lines (its
+        /// standard error is the user's).
+        static func run(_ program: String, _ arguments: [String]) -> (Int32, [String]) {
+            guard let pipe = try? Sys.pipe() else { return (1, []) }
+            let pid: pid_t
+            do {
+                pid = try Spawn.start(program, arguments: ([program] + arguments).map { Array($0.utf8) }, stdout: .descriptor(pipe.write))
+            } catch {
+                try? Sys.close(pipe.read)
+                try? Sys.close(pipe.write)
+                printError("cannot start \(program): \(error)")
+                return (1, [])
+            }
+            try? Sys.close(pipe.write)
+            var output: [UInt8] = []
+            while output.count < 1 << 20, let chunk = try? Sys.read(pipe.read, upTo: 65536), !chunk.isEmpty { output += chunk }
+            try? Sys.close(pipe.read)
+            let status = (try? Sys.wait(pid)) ?? 0x100
+            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 1
+            return (code, String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init))
+        }
     }
 }

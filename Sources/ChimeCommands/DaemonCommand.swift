@@ -28,7 +28,7 @@ public struct DaemonCommand: ParsableCommand {
 
             Environment of its children (body commands, sound players): PATH, HOME, USER, LOGNAME, LANG, \
             LANGUAGE, the LC_ variables, TZ, DISPLAY, WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS, PULSE_SERVER, \
-            PULSE_SINK, XDG_RUNTIME_DIR, XDG_CURRENT_DESKTOP, XDG_SESSION_TYPE and the XDG_*_HOME and \
+            PULSE_SINK, XDG_RUNTIME_DIR, XDG_CURRENT_DESKTOP, XDG_SESSION_TYPE, GSETTINGS_BACKEND and the XDG_*_HOME and \
             XDG_*_DIRS folders, as the daemon has them; nothing else it was started with.
 
             Time: the daemon sleeps until the next alarm is due. A jump of the wall clock (the kernel tells \

@@ -141,7 +141,7 @@ extension Status {
             },
             Field("alarmFile", "Alarm file", file.map(alarmFileDatum) ?? .none) { _ in
                 guard let file else { return nil }
-                return ([alarmFileSummary(file)] + (file.problems + file.conflicts).map { "  " + $0 }).joined(separator: "\n")
+                return ([alarmFileSummary(file)] + (file.problems + file.conflicts + file.calendars).map { "  " + $0 }).joined(separator: "\n")
             },
             Field("portal", "Portal", .optional(portal) { $0.datum }) { _ in portal.map { "chime notify: " + $0.line } },
             // Time away set (chime off, the alarm file's [[off]]), ahead or now; null when no daemon runs.

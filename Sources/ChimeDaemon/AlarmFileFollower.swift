@@ -113,7 +113,8 @@ final class AlarmFileFollower: LoopPart {
     var status: AlarmFileStatus {
         var status = reported
         status.reading = run != nil
-        status.conflicts += sync.notes + eds.notes
+        status.conflicts += sync.notes
+        status.calendars = eds.notes
         return status
     }
     /// The calendars of Evolution Data Server, each kept in step with a folder by a child.

@@ -33,6 +33,8 @@ final class EDSCalendars {
         var since: Instant?
         /// The last problem it reported about one event or calendar (said in `chime status`).
         var lastError: String?
+        /// The calendars (by UID for `*`) that GNOME's own reminders ring too.
+        var gnomeReminders: Set<String> = []
     }
 
     private var mirrors: [ReaderSummary.WireEDS: Mirror] = [:]
@@ -132,7 +134,7 @@ final class EDSCalendars {
     private func heard(_ line: String, _ mirror: inout Mirror) -> Bool {
         var words = line.split(separator: " ", maxSplits: 1).map(String.init)
         var calendar = ""
-        if mirror.wanted.eds == "*", words.count == 2, !["ready", "error", "wrote", "removed", "put"].contains(words[0]) {
+        if mirror.wanted.eds == "*", words.count == 2, !["ready", "events", "error", "wrote", "removed", "put", "reminders", "dismissed"].contains(words[0]) {
             calendar = words[0]
             words = words[1].split(separator: " ", maxSplits: 1).map(String.init)
         }
@@ -149,9 +151,21 @@ final class EDSCalendars {
             mirror.problem = nil
             mirror.since = nil
             return news
+        case "events":
+            mirror.events[calendar] = Int(rest) ?? 0
+            return true
         case "gone":
             mirror.events[calendar] = nil
+            mirror.gnomeReminders.remove(calendar)
             return true
+        case "reminders":
+            let before = mirror.gnomeReminders
+            if rest == "on" { mirror.gnomeReminders.insert(calendar) } else { mirror.gnomeReminders.remove(calendar) }
+            if before != mirror.gnomeReminders {
+                logger.info("EDS calendar \(mirror.wanted.eds): GNOME's own reminders \(rest == "on" ? "ring it too" : "leave it to chime")",
+                            metadata: ["calendar": "\(calendar)"])
+            }
+            return before != mirror.gnomeReminders
         case "error":
             logger.warning("EDS calendar \(mirror.wanted.eds): \(calendar.isEmpty ? "" : calendar + ": ")\(rest)")
             mirror.lastError = (calendar.isEmpty ? "" : calendar + ": ") + rest
@@ -239,7 +253,12 @@ final class EDSCalendars {
             }
             if !mirror.ready { return "\(name): reading it" }
             let events = mirror.events.values.reduce(0, +)
-            return "\(name): followed live (\(events) event\(events == 1 ? "" : "s"))" + (mirror.lastError.map { "; last problem: " + $0 } ?? "")
+            var line = "\(name): followed live (\(events) event\(events == 1 ? "" : "s"))"
+            if !mirror.gnomeReminders.isEmpty {
+                let which = key.eds == "*" ? " \(mirror.gnomeReminders.count) of them" : " it"
+                line += "; GNOME's own reminders ring\(which) too: `chime config gnome-reminders off` leaves the ringing to chime"
+            }
+            return line + (mirror.lastError.map { "; last problem: " + $0 } ?? "")
         }
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 
 /// Debian's Evolution Data Server on a private session bus, headless: the source registry and the
 /// calendar factory are activated on that bus, in a scratch home (their folders and settings are
-/// the test's, never the user's), and stopped by their PIDs with it.
+/// the test's, never the user's: GSettings too, in the scratch home's keyfile, which every process
+/// of the test shares, as dconf shares them in a session), and stopped by their PIDs with it.
 public final class EDSSession: @unchecked Sendable {
     public let bus: PrivateBus
     /// The scratch home EDS keeps its sources and calendars in.
@@ -40,7 +41,7 @@ public final class EDSSession: @unchecked Sendable {
 
     static func scratchEnvironment(_ home: URL) -> [String: String] {
         ["HOME": home.path, "XDG_CONFIG_HOME": home.path + "/.config", "XDG_DATA_HOME": home.path + "/.local/share",
-         "XDG_CACHE_HOME": home.path + "/.cache", "XDG_RUNTIME_DIR": home.path + "/.run", "GSETTINGS_BACKEND": "memory"]
+         "XDG_CACHE_HOME": home.path + "/.cache", "XDG_RUNTIME_DIR": home.path + "/.run", "GSETTINGS_BACKEND": "keyfile"]
     }
 
     /// What a client of this EDS needs: the bus, the scratch home.

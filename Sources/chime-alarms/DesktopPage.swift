@@ -55,6 +55,8 @@ final class DesktopPage {
             var items = [(tr("File"), status.path.isEmpty ? tr("None") : status.path),
                          (tr("Alarms"), "\(status.alarms)")]
             for problem in status.problems { items.append((tr("Problem"), problem)) }
+            // GNOME's calendars: how each is followed, and how to leave their ringing to chime.
+            for calendar in status.calendars { items.append((tr("GNOME calendar"), calendar)) }
             set(file, items)
         }
         refreshMissed()

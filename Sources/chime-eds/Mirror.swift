@@ -11,6 +11,10 @@ final class Mirror {
     let name: String
     let folder: String
     private var client: UnsafeMutablePointer<ECalClient>?
+    /// The calendar's source (held while it runs): GNOME's reminder switch and state for it.
+    private var source: UnsafeMutablePointer<ESource>?
+    /// Whether GNOME's own reminders include the calendar, as last said.
+    private var remindersSaid: Bool?
     private var view: UnsafeMutablePointer<ECalClientView>?
     /// Each file as it was when the folder and EDS last agreed: its event's UID and its text's hash.
     private var state: [String: Entry] = [:]
@@ -54,6 +58,12 @@ final class Mirror {
     /// held whole); `ready N` is said once the first population is over and the folder holds them.
     func start(_ source: UnsafeMutablePointer<ESource>) -> (status: Int32, message: String)? {
         guard g_mkdir_with_parents(folder, 0o700) == 0 else { return (6, "\(folder) cannot be made: \(String(cString: strerror(errno)))") }
+        self.source = UnsafeMutablePointer(OpaquePointer(g_object_ref(source)))
+        sayReminders()
+        chime_eds_on_source_changed(source, { data in
+            guard let data else { return }
+            Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue().sayReminders()
+        }, Unmanaged.passUnretained(self).toOpaque())
         loadState()
         var error: UnsafeMutablePointer<GError>?
         guard let client = chime_eds_connect(source, &error) else {
@@ -86,6 +96,16 @@ final class Mirror {
         return nil
     }
 
+    /// `reminders on` (GNOME's own reminders ring the calendar too: it rings twice) or `reminders
+    /// off`, at the start and whenever it changes.
+    private func sayReminders() {
+        guard let source else { return }
+        let included = chime_eds_reminders_included(source) != 0
+        guard included != remindersSaid else { return }
+        remindersSaid = included
+        say("reminders " + (included ? "on" : "off"))
+    }
+
     /// What a calendar whose first population failed does (a lone mirror ends; one of all is dropped).
     var onFailure: ((String) -> Void)?
     /// The files of the events of the first population (nil once it is over).
@@ -116,7 +136,8 @@ final class Mirror {
         }
         save()
         // Said once both sides are watched and the folder holds the calendar: from here no change is missed.
-        say("ready \(files.count)")
+        eventsSaid = state.count
+        say("ready \(state.count)")
     }
 
     /// Stops following the calendar; with `removingFolder`, its folder goes too (a calendar removed
@@ -137,6 +158,11 @@ final class Mirror {
             g_object_unref(client)
         }
         client = nil
+        if let source {
+            g_signal_handlers_disconnect_matched(source, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, this)
+            g_object_unref(source)
+        }
+        source = nil
         guard removingFolder else { return }
         for file in listFolder() { unlink(path(file)) }
         rmdir(folder)
@@ -237,6 +263,12 @@ final class Mirror {
                 let uid = Self.uid(in: bytes) ?? state[file]?.uid ?? file
                 setState(file, Entry(uid: uid, hash: hash))
                 say("put \(uid)")
+                // An answer made in chime, in GNOME's reminder state too: its reminder window
+                // (and evolution-alarm-notify at its next start) does not show it again.
+                if let acknowledged = Self.acknowledged(in: bytes), let source {
+                    let dismissed = chime_eds_answered(source, uid, acknowledged)
+                    if dismissed > 0 { say("dismissed \(uid) \(dismissed)") }
+                }
             } else {
                 say("error \(file): not put into the calendar: \(message(error))")
             }
@@ -310,7 +342,14 @@ final class Mirror {
         changedUIDs = []
         for uid in uids.sorted() { mirror(uid) }
         save()
+        if firstFiles == nil, state.count != eventsSaid {
+            eventsSaid = state.count
+            say("events \(state.count)")
+        }
     }
+
+    /// How many events the folder held when it last said so (`ready N`, then `events N`).
+    private var eventsSaid = -1
 
     /// The folder's names.
     private func listFolder() -> [String] {
@@ -376,6 +415,34 @@ final class Mirror {
             return String(line.dropFirst(4))
         }
         return nil
+    }
+
+    /// The latest ACKNOWLEDGED of an event's alarms (RFC 9074: a UTC date-time), in seconds since
+    /// the epoch; nil when none is answered.
+    static func acknowledged(in bytes: [UInt8]) -> gint64? {
+        var latest: gint64?
+        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) where line.hasPrefix("ACKNOWLEDGED") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let digits = Array(line[line.index(after: colon)...].utf8)
+            // YYYYMMDDTHHMMSSZ
+            guard digits.count == 16, digits[8] == UInt8(ascii: "T"), digits[15] == UInt8(ascii: "Z") else { continue }
+            func number(_ range: Range<Int>) -> Int32? {
+                var value: Int32 = 0
+                for byte in digits[range] {
+                    guard byte >= 0x30, byte <= 0x39 else { return nil }
+                    value = value * 10 + Int32(byte - 0x30)
+                }
+                return value
+            }
+            guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8), let hour = number(9..<11),
+                let minute = number(11..<13), let second = number(13..<15),
+                let moment = g_date_time_new_utc(year, month, day, hour, minute, Double(second))
+            else { continue }
+            let seconds = g_date_time_to_unix(moment)
+            g_date_time_unref(moment)
+            latest = max(latest ?? seconds, seconds)
+        }
+        return latest
     }
 
     /// FNV-1a, 64 bits, in hex: enough to tell a file from the one written.

@@ -8,13 +8,20 @@
 //
 //     chime-eds sources              the calendars EDS knows, one JSON object a line
 //     chime-eds mirror NAME FOLDER   keep FOLDER in step with the calendar NAME (display name or UID)
+//     chime-eds reminders NAME on|off|show
+//                                    GNOME's own reminders (evolution-alarm-notify) for the calendar
+//                                    ('*': every enabled one): Evolution's "include in reminders"
+//                                    switch, set or shown; a line each: UID, tab, name, tab, on/off
 //     chime-eds mirror '*' FOLDER    every enabled calendar, each in FOLDER/UID, and FOLDER/calendars
 //                                    (a line each: UID, tab, name); calendars added, switched off or
 //                                    removed in GNOME Settings or Calendar are followed (a removed
 //                                    one's folder goes)
 //
 // What it says on standard output, one line each: `ready N` (the folder holds the calendar's N
-// events), `wrote UID`, `removed UID`, `put UID` (a file of chime's went into EDS), `error …`;
+// events), `events N` (it holds N now), `wrote UID`, `removed UID`, `put UID` (a file of chime's went into EDS), `dismissed UID
+// N` (an answer put into EDS took N reminders off GNOME's reminder list), `reminders on|off`
+// (whether GNOME's own reminders ring the calendar too; said at the start and when it changes),
+// `error …`;
 // with '*', each calendar's lines begin with its UID and a space.
 // Exit statuses: 0 stopped (SIGTERM, SIGINT), 2 usage, 3 no such calendar, 4 EDS cannot be
 // reached, 5 the calendar cannot be opened, 6 the folder cannot be written, 7 EDS went away while
@@ -120,8 +127,34 @@ case "mirror" where arguments.count == 3:
     if let (status, message) = mirror.start(source) { fail(status, message) }
     g_object_unref(source)
     runLoop()
+case "reminders" where arguments.count == 3 && ["on", "off", "show"].contains(arguments[arguments.startIndex + 2]):
+    let name = arguments[arguments.startIndex + 1]
+    let wanted = arguments[arguments.startIndex + 2]
+    let registry = registry()
+    var calendars: [(uid: String, name: String)] = []
+    for line in (take(chime_eds_enabled_calendars(UnsafeMutablePointer(registry))) ?? "").split(separator: "\n") {
+        guard let tab = line.firstIndex(of: "\t") else { continue }
+        let calendar = (uid: String(line[..<tab]), name: String(line[line.index(after: tab)...]))
+        if name == "*" || name == calendar.uid || name == calendar.name { calendars.append(calendar) }
+    }
+    if calendars.isEmpty, name != "*" { fail(3, "Evolution Data Server has no calendar \"\(name)\"") }
+    var failed = false
+    for calendar in calendars {
+        guard let source = chime_eds_find_source(UnsafeMutablePointer(registry), calendar.uid) else { continue }
+        defer { g_object_unref(source) }
+        if wanted != "show" {
+            var error: UnsafeMutablePointer<GError>?
+            if chime_eds_set_reminders_included(source, wanted == "on" ? 1 : 0, &error) == 0 {
+                write(descriptor: 2, "chime-eds: the calendar \"\(calendar.name)\" cannot be changed: \(message(error))\n")
+                failed = true
+                continue
+            }
+        }
+        say(calendar.uid + "\t" + calendar.name + "\t" + (chime_eds_reminders_included(source) != 0 ? "on" : "off"))
+    }
+    exit(failed ? 5 : 0)
 default:
-    write(descriptor: 2, "usage: chime-eds sources | chime-eds mirror NAME FOLDER\n")
+    write(descriptor: 2, "usage: chime-eds sources | chime-eds mirror NAME FOLDER | chime-eds reminders NAME on|off|show\n")
     exit(2)
 }
 

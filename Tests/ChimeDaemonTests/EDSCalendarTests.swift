@@ -92,7 +92,7 @@ import TestSupport
         let ringsAt = Date().addingTimeInterval(20)
         try Self.add(home, "standup@example", "Standup", start: ringsAt.addingTimeInterval(60))
         try #require(try waitUntil(30) { try home.alarm("standup@example") != nil }, "chime never learned of the event: \(home.daemon?.log ?? "")")
-        #expect(try home.status().contains("EDS calendar \"Personal\": followed live (1 event)"), "\(home.said)")
+        #expect(try waitUntil(20) { try home.status().contains("EDS calendar \"Personal\": followed live (1 event)") }, "\(home.said)")
         #expect(waitUntil(60) { home.recorder.calls.contains { $0.summary.contains("Standup") } }, "it did not ring: \(home.daemon?.log ?? "")")
         let shown = try #require(home.recorder.calls.first { $0.summary.contains("Standup") })
         #expect(shown.receivedAt.timeIntervalSince(ringsAt) > -1 && shown.receivedAt.timeIntervalSince(ringsAt) < 5, "rang at \(shown.receivedAt), due \(ringsAt)")
@@ -159,6 +159,39 @@ import TestSupport
         #expect(waitUntil(60) { home.recorder.calls.contains { $0.summary.contains("Known") } }, "the known reminder did not ring")
         #expect(try waitUntil(60) { try home.status().contains("followed live") }, "it never followed EDS again: \(home.said)")
         #expect(try home.alarm("known@example") != nil || home.recorder.calls.contains { $0.summary.contains("Known") })
+    }
+
+    /// Rings once: GNOME's own reminders are left out of the calendar when the person says so
+    /// (GNOME's own switch, the calendar's "include in reminders"), and a Stop in chime takes the
+    /// reminder off GNOME's reminder window's list (EReminderWatcher's past reminders).
+    @Test func GNOMEsRemindersLeaveTheRingingToChimeAndHearItsAnswers() throws {
+        let home = try Home()
+        defer { home.stop() }
+        try #require(try waitUntil(30) { try home.status().contains("followed live") }, "\(home.said)")
+        #expect(try home.status().contains("GNOME's own reminders ring it too: `chime config gnome-reminders off`"), "\(home.said)")
+        let shown = try home.chime(["config", "gnome-reminders"])
+        #expect(shown.status == 0 && shown.stdout.contains("Personal: GNOME's reminders ring it too"), "\(shown.stdout)\(shown.stderr)")
+        let off = try home.chime(["config", "gnome-reminders", "off"])
+        #expect(off.status == 0 && off.stdout.contains("Personal: rings through chime alone"), "\(off.stdout)\(off.stderr)")
+        #expect(try home.eds.python(["included", "Personal"]).stdout == "off\n")
+        #expect(try waitUntil(30) { try !home.status().contains("GNOME's own reminders") }, "\(home.said)")
+
+        // A reminder GNOME's window holds (as if it had shown it), answered in chime: it leaves the list.
+        let due = Date().addingTimeInterval(10)
+        let set = try home.chime(["at", Self.local(due), "--calendar", "Personal", "--id", "call", "--sound", "bell", "--ring", "5m", "Call"])
+        #expect(set.status == 0, "\(set.stderr)")
+        try #require(try waitUntil(30) { try home.listed().contains("call@chime") }, "EDS never got the event")
+        try home.eds.python(["remind", "Personal", "call@chime", String(Int(due.timeIntervalSince1970))])
+        #expect(try home.eds.python(["past", "Personal"]).stdout.contains("call@chime"))
+        #expect(try waitUntil(60) { try home.chime(["list", "--ringing"]).stdout.contains("call") }, "it did not ring")
+        #expect(try home.chime(["stop", "call"]).status == 0)
+        #expect(try waitUntil(30) { try !home.eds.python(["past", "Personal"]).stdout.contains("call@chime") },
+                "the answered reminder stayed on GNOME's list: \(home.daemon?.log ?? "")")
+
+        // On again, as it was.
+        #expect(try home.chime(["config", "gnome-reminders", "on"]).status == 0)
+        #expect(try home.eds.python(["included", "Personal"]).stdout == "on\n")
+        #expect(try waitUntil(30) { try home.status().contains("GNOME's own reminders ring it too") }, "\(home.said)")
     }
 
     /// The PIDs of `parent`'s children whose command is `name`.

@@ -70,7 +70,7 @@ import TestSupport
         #expect(!names.contains("CHIME_TEST_SECRET"), "\(names)")
         let allowed: Set<String> = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "DISPLAY", "WAYLAND_DISPLAY",
                                     "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "PULSE_SERVER", "PULSE_SINK", "XDG_CURRENT_DESKTOP",
-                                    "XDG_SESSION_TYPE"]
+                                    "XDG_SESSION_TYPE", "GSETTINGS_BACKEND"]
         let unexpected = names.filter { !allowed.contains($0) && !$0.hasPrefix("LC_") && !$0.hasPrefix("XDG_") && $0 != "PWD" }
         #expect(unexpected.isEmpty, "\(unexpected)")
     }

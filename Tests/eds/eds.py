@@ -10,6 +10,12 @@ started, with EDS's services activated there in a scratch home).
     eds.py bulk CALENDAR N         add N weekly events with a reminder each (bulk-0 ... bulk-N-1), in one call
     eds.py newcal NAME             make a local calendar, as GNOME Calendar's "Add Calendar" does; prints its UID
     eds.py dropcal UID             remove a calendar, as GNOME Calendar does
+    eds.py remind CALENDAR UID TRIGGER
+                                   put the event's reminder that triggered at TRIGGER (seconds since
+                                   the epoch) on EReminderWatcher's past list, as GNOME's reminder
+                                   window keeps it (GSettings org.gnome.evolution-data-server.calendar)
+    eds.py past CALENDAR           the past list's entries of the calendar: event UID, tab, trigger
+    eds.py included CALENDAR       "on" or "off": whether GNOME's reminders include the calendar
 """
 import sys
 
@@ -18,7 +24,17 @@ import gi
 gi.require_version("EDataServer", "1.2")
 gi.require_version("ECal", "2.0")
 gi.require_version("ICalGLib", "3.0")
-from gi.repository import ECal, EDataServer, ICalGLib  # noqa: E402
+from gi.repository import ECal, EDataServer, Gio, ICalGLib  # noqa: E402
+
+SETTINGS = "org.gnome.evolution-data-server.calendar"
+
+
+def source_for(name):
+    registry = EDataServer.SourceRegistry.new_sync(None)
+    for source in registry.list_sources(EDataServer.SOURCE_EXTENSION_CALENDAR):
+        if name in (source.get_uid(), source.get_display_name()):
+            return source
+    sys.exit(f"eds.py: no calendar {name!r}")
 
 
 def client_for(name):
@@ -51,8 +67,30 @@ def main():
     if command == "dropcal":
         EDataServer.SourceRegistry.new_sync(None).ref_source(calendar).remove_sync(None)
         return
+    if command == "past":
+        uid = source_for(calendar).get_uid()
+        for entry in Gio.Settings.new(SETTINGS).get_strv("reminders-past"):
+            fields = entry.split("\n", 5)
+            if len(fields) == 6 and fields[0] == uid:
+                component = ICalGLib.Component.new_from_string(fields[5])
+                print(f"{component.get_uid()}\t{fields[2]}")
+        return
+    if command == "included":
+        source = source_for(calendar)
+        print("on" if source.get_extension(EDataServer.SOURCE_EXTENSION_ALARMS).get_include_me() else "off")
+        return
     client = client_for(calendar)
-    if command == "create":
+    if command == "remind":
+        uid, trigger = sys.argv[3], int(sys.argv[4])
+        ok, component = client.get_object_sync(uid, None, None)
+        # As EReminderWatcher writes an entry: source UID, alarm UID, trigger, occurrence start and end, the event.
+        entry = "\n".join([client.get_source().get_uid(), "", str(trigger), str(trigger), str(trigger + 1800),
+                           component.as_ical_string()])
+        settings = Gio.Settings.new(SETTINGS)
+        past = [e for e in settings.get_strv("reminders-past") if e]
+        settings.set_strv("reminders-past", past + [entry])
+        Gio.Settings.sync()
+    elif command == "create":
         client.create_object_sync(event(open(sys.argv[3]).read()), ECal.OperationFlags.NONE, None)
     elif command == "modify":
         client.modify_object_sync(event(open(sys.argv[3]).read()), ECal.ObjModType.ALL, ECal.OperationFlags.NONE, None)
