@@ -139,18 +139,20 @@ public struct FollowedCalendar: Hashable, Sendable {
     }
 
     /// The calendars of `eds = "*"` as chime-eds last listed them (`FOLDER/calendars`, a line each:
-    /// folder, tab, EDS's UID, tab, name): a calendar each, as the one that names them all says.
+    /// folder, EDS's UID, `rw` or `ro`, name, tab-separated): a calendar each, as the one that names
+    /// them all says, but one EDS keeps read-only is never written to.
     public func edsCalendars() -> [FollowedCalendar] {
         guard eds == "*", let bytes = try? Sys.readFile(path + "/calendars", limit: 1 << 20), bytes.count < 1 << 20 else { return [] }
         var out: [FollowedCalendar] = []
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(1000) {
-            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
             // A folder name is chime-eds's own escaping of the UID: no slash, no dot first.
-            guard fields.count == 3, !fields[0].isEmpty, !fields[0].contains("/"), !fields[0].hasPrefix("."), !fields[2].isEmpty else { continue }
+            guard fields.count == 4, !fields[0].isEmpty, !fields[0].contains("/"), !fields[0].hasPrefix("."), !fields[3].isEmpty else { continue }
             var calendar = self
             calendar.path = path + "/" + fields[0]
-            calendar.edsName = fields[2]
+            calendar.edsName = fields[3]
             calendar.edsUID = fields[1]
+            if fields[2] != "rw" { calendar.write = false }
             out.append(calendar)
         }
         return out

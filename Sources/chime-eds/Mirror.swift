@@ -49,6 +49,9 @@ final class Mirror {
     }
     private var statePath: String { path(".chime-eds-state") }
 
+    /// Whether EDS keeps the calendar read-only (a subscription, the contacts' birthdays), or it is not open.
+    var isReadOnly: Bool { client.map { chime_eds_is_readonly($0) != 0 } ?? true }
+
     /// What it says is prefixed with this (the calendar's UID where one child mirrors them all).
     var prefix = ""
 

@@ -13,7 +13,8 @@
 //                                    ('*': every enabled one): Evolution's "include in reminders"
 //                                    switch, set or shown; a line each: UID, tab, name, tab, on/off
 //     chime-eds mirror '*' FOLDER    every enabled calendar, each in FOLDER/UID, and FOLDER/calendars
-//                                    (a line each: UID, tab, name); calendars added, switched off or
+//                                    (a line each: folder, UID, rw or ro (whether EDS lets it be
+//                                    written), name, tab-separated); calendars added, switched off or
 //                                    removed in GNOME Settings or Calendar are followed (a removed
 //                                    one's folder goes)
 //
@@ -242,7 +243,10 @@ final class AllCalendars {
             }
             g_object_unref(source)
         }
-        let index = calendars.map { Mirror.folderName($0.uid) + "\t" + $0.uid + "\t" + $0.name + "\n" }.joined()
+        // (Whether chime may write to it: EDS's own answer, once the calendar is open.)
+        let index = calendars.map {
+            Mirror.folderName($0.uid) + "\t" + $0.uid + "\t" + (mirrors[$0.uid]?.isReadOnly == false ? "rw" : "ro") + "\t" + $0.name + "\n"
+        }.joined()
         if let problem = Mirror.write(index, to: folder + "/calendars") { say("error \(folder)/calendars: \(problem)") }
     }
 }

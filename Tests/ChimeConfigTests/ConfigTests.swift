@@ -487,3 +487,63 @@ func tomlString(_ s: String) -> String {
     }
     return out + "\""
 }
+
+/// `[[calendar]] eds`: GNOME's calendars through Evolution Data Server (issue 47).
+@Suite struct EDSCalendarConfigTests {
+    func parse(_ text: String, root: String = "/state/chime/eds") -> AlarmFile {
+        var reading = CalendarReading.plain
+        reading.edsRoot = root
+        return AlarmConfig.parse(Array(text.utf8), path: "alarms.toml", anchor: 1_800_000_000, calendars: reading)
+    }
+
+    @Test func aCalendarOfEDSIsFollowedInAFolderOfTheStateDirectory() {
+        let file = parse("[[calendar]]\neds = \"Personal\"\nwrite = true\n")
+        #expect(file.diagnostics.isEmpty, "\(file.diagnostics.map(\.description))")
+        #expect(file.edsMirrors.map(\.eds) == ["Personal"])
+        let calendar = file.calendars.first
+        #expect(calendar?.eds == "Personal" && calendar?.name == "Personal" && calendar?.write == true && calendar?.own == true)
+        #expect(calendar?.path == "/state/chime/eds/personal-" + AlarmConfig.shortHash("Personal"), "\(calendar?.path ?? "")")
+        #expect(file.edsMirrors.first?.folder == calendar?.path)
+        // The label names it for --calendar, as for a vdir.
+        #expect(parse("[[calendar]]\neds = \"system-calendar\"\nlabel = \"home\"\n").calendars.first?.name == "home")
+        // "*": a folder of its own; a name of no letters keeps a hash alone.
+        #expect(parse("[[calendar]]\neds = \"*\"\n").edsMirrors.first?.folder == "/state/chime/eds/all")
+        #expect(FollowedCalendar.edsFolder("!!!", root: "/r") == "/r/" + AlarmConfig.shortHash("!!!"))
+    }
+
+    @Test func whatAnEDSCalendarCannotBeIsSaidWhereItIsWritten() {
+        func errors(_ text: String) -> [String] { parse(text).diagnostics.map(\.description) }
+        #expect(errors("[[calendar]]\neds = \"Personal\"\npath = \"/cal\"\n")
+            == ["alarms.toml:1:1: a calendar is either a 'path' (a file or a vdir) or 'eds' (a calendar of GNOME's Evolution Data Server), not both"])
+        #expect(errors("[[calendar]]\neds = \"Personal\"\nsync = \"vdirsyncer sync\"\n")
+            == ["alarms.toml:3:1: Evolution Data Server syncs its calendars with their servers itself: leave out 'sync' and 'sync-interval'"])
+        #expect(errors("[[calendar]]\neds = \"\"\n").first?.hasSuffix("'eds' must be the name of a calendar as GNOME Calendar shows it (or its UID), or \"*\" for all of them") == true)
+        #expect(errors("[[calendar]]\neds = \"a\\u0001b\"\n").count == 1)
+        #expect(errors("[[calendar]]\neds = \"" + String(repeating: "x", count: 300) + "\"\n").count == 1)
+        #expect(errors("[[calendar]]\neds = 3\n") == ["alarms.toml:2:7: 'eds' must be a string, found an integer"])
+        #expect(errors("[[calendar]]\neds = \"Work\"\n[[calendar]]\neds = \"Work\"\nlabel = \"w2\"\n")
+            == ["alarms.toml:4:7: the file already follows the EDS calendar \"Work\" (line 1)"])
+    }
+
+    @Test func everyCalendarIsEachOfTheCalendarsChimeEDSListed() throws {
+        let root = try makeTemporaryDirectory("chime-eds-config")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let all = root.appendingPathComponent("all")
+        try FileManager.default.createDirectory(at: all, withIntermediateDirectories: true)
+        // Before chime-eds ever ran: no calendar yet, and an alarm may name one it has not listed.
+        let before = parse("[[calendar]]\neds = \"*\"\nwrite = true\n[[alarm]]\nlabel = \"Gym\"\nwhen = \"07:00\"\ncalendar = \"Work\"\n", root: root.path)
+        #expect(before.diagnostics.isEmpty, "\(before.diagnostics.map(\.description))")
+        #expect(before.calendars.isEmpty && before.edsMirrors.count == 1)
+        // As chime-eds lists them (one EDS keeps read-only, a line that is not one of its own, a folder that is no name).
+        try ("system-calendar\tsystem-calendar\trw\tPersonal\nbirthdays\tbirthdays\tro\tBirthdays & Anniversaries\n"
+             + "garbage\n../up\tx\trw\tEscape\nabc123\tabc123\trw\tWork\n").write(to: all.appendingPathComponent("calendars"), atomically: true, encoding: .utf8)
+        let file = parse("[[calendar]]\neds = \"*\"\nwrite = true\n[[calendar]]\neds = \"abc123\"\nlabel = \"job\"\n", root: root.path)
+        #expect(file.diagnostics.isEmpty, "\(file.diagnostics.map(\.description))")
+        let names = file.calendars.map(\.name)
+        // Work is followed as its own entry says (by UID, labelled job), not twice.
+        #expect(names == ["job", "Personal", "Birthdays & Anniversaries"], "\(names)")
+        #expect(file.calendars.first { $0.name == "Personal" }?.path == all.path + "/system-calendar")
+        #expect(file.calendars.first { $0.name == "Personal" }?.write == true)
+        #expect(file.calendars.first { $0.name.hasPrefix("Birthdays") }?.write == false)
+    }
+}

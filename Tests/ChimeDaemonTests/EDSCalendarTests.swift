@@ -76,13 +76,14 @@ import TestSupport
     }
 
     /// An event as GNOME Calendar writes one (UTC start, a display reminder `minutes` before).
-    static func add(_ home: Home, _ uid: String, _ summary: String, start: Date, reminder: String = "-PT1M", modify: Bool = false) throws {
+    static func add(_ home: Home, _ uid: String, _ summary: String, start: Date, reminder: String = "-PT1M", modify: Bool = false,
+                    in calendar: String = "Personal") throws {
         let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//GNOME//Calendar//EN", "BEGIN:VEVENT", "UID:\(uid)", "SUMMARY:\(summary)",
                     "DTSTART:\(utc(start))", "DTEND:\(utc(start.addingTimeInterval(1800)))", "BEGIN:VALARM", "ACTION:DISPLAY",
                     "DESCRIPTION:\(summary)", "TRIGGER:\(reminder)", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
         let ics = home.eds.home.deletingLastPathComponent().appendingPathComponent("event.ics")
         try text.write(to: ics, atomically: true, encoding: .utf8)
-        try home.eds.python([modify ? "modify" : "create", "Personal", ics.path])
+        try home.eds.python([modify ? "modify" : "create", calendar, ics.path])
     }
 
     @Test func aReminderMadeInGNOMECalendarRingsAndFollowsItsEvent() throws {
@@ -159,6 +160,28 @@ import TestSupport
         #expect(waitUntil(60) { home.recorder.calls.contains { $0.summary.contains("Known") } }, "the known reminder did not ring")
         #expect(try waitUntil(60) { try home.status().contains("followed live") }, "it never followed EDS again: \(home.said)")
         #expect(try home.alarm("known@example") != nil || home.recorder.calls.contains { $0.summary.contains("Known") })
+    }
+
+    /// `eds = "*"`: every calendar, those added in GNOME Calendar (or by an account) later too;
+    /// `chime at --calendar` names any of them; a calendar removed takes its alarms with it.
+    @Test func everyCalendarIsFollowedAsTheyComeAndGo() throws {
+        let home = try Home(calendar: "eds = \"*\"\nwrite = true\n")
+        defer { home.stop() }
+        try #require(try waitUntil(30) { try home.status().contains("every EDS calendar: followed live") }, "\(home.said)")
+        let work = try home.eds.python(["newcal", "Work"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Self.add(home, "review@example", "Review", start: Date().addingTimeInterval(86_400), in: "Work")
+        #expect(try waitUntil(30) { try home.alarm("review@example") != nil }, "the new calendar's event never rang here: \(home.said)")
+        let calendars = try UserNotificationCenter(connection: try home.eds.bus.connect()).perform(Scheduler1.listCalendars)
+        // (The contacts' birthdays are followed, never written to: EDS keeps them read-only.)
+        #expect(Set(calendars.map(\.name)) == ["Birthdays & Anniversaries", "Personal", "Work"], "\(calendars)")
+        #expect(calendars.allSatisfy { $0.syncs && $0.write == ($0.name != "Birthdays & Anniversaries") }, "\(calendars)")
+        let set = try home.chime(["at", "06:30", "--days", "sat", "--calendar", "Work", "--id", "gym", "Gym"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try waitUntil(30) { try home.listed("Work").contains("gym@chime") }, "EDS's Work never got the event")
+        #expect(try !home.listed("Personal").contains("gym@chime"))
+        // Removed in GNOME Calendar: its alarms go.
+        try home.eds.python(["dropcal", work])
+        #expect(try waitUntil(30) { try home.alarm("review@example") == nil && home.pending()["gym"] == nil }, "\((try? home.pending().keys.sorted()) ?? [])")
     }
 
     /// Rings once: GNOME's own reminders are left out of the calendar when the person says so

@@ -170,13 +170,15 @@ import TestSupport
         let personal = folder.appendingPathComponent("system-calendar/personal@example.ics")
         #expect(FileManager.default.fileExists(atPath: personal.path))
         func index() -> String { (try? String(contentsOf: folder.appendingPathComponent("calendars"), encoding: .utf8)) ?? "" }
-        #expect(index().contains("system-calendar\tsystem-calendar\tPersonal\n"), "\(index())")
+        #expect(index().contains("system-calendar\tsystem-calendar\trw\tPersonal\n"), "\(index())")
+        // The contacts' birthdays: EDS keeps them read-only, and says so.
+        #expect(index().contains("birthdays\tbirthdays\tro\tBirthdays & Anniversaries\n"), "\(index())")
 
         let uid = try eds.python(["newcal", "Running"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try Self.create(eds, "run@example", "Long run", rule: nil, in: "Running")
         #expect(waitUntil(30) { FileManager.default.fileExists(atPath: folder.appendingPathComponent("\(uid)/run@example.ics").path) },
                 "\(all.lines)")
-        #expect(waitUntil(20) { index().contains("\t\(uid)\tRunning\n") }, "\(index())")
+        #expect(waitUntil(20) { index().contains("\t\(uid)\trw\tRunning\n") }, "\(index())")
 
         try eds.python(["dropcal", uid])
         #expect(all.waitFor("\(uid) gone"), "\(all.lines)")
