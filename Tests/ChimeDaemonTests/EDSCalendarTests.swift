@@ -17,8 +17,9 @@ import TestSupport
         let state: URL
         var daemon: DaemonProcess?
 
-        init(calendar: String = "eds = \"Personal\"\nwrite = true\n") throws {
+        init(calendar: String = "eds = \"Personal\"\nwrite = true\n", prepare: (EDSSession) throws -> Void = { _ in }) throws {
             eds = try EDSSession()
+            try prepare(eds)
             recorder = try RecordingServer(address: eds.bus.address)
             let config = eds.home.appendingPathComponent(".config/chime")
             try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
@@ -182,6 +183,66 @@ import TestSupport
         // Removed in GNOME Calendar: its alarms go.
         try home.eds.python(["dropcal", work])
         #expect(try waitUntil(30) { try home.alarm("review@example") == nil && home.pending()["gym"] == nil }, "\((try? home.pending().keys.sorted()) ?? [])")
+    }
+
+    /// A CalDAV calendar through EDS's own CalDAV backend (Debian's radicale on loopback, which lets
+    /// anyone in): `chime at --calendar` reaches the server, and so does the Stop; an event another
+    /// client puts on the server rings here once EDS has fetched it.
+    @Test func aCalDAVCalendarThroughEDSCarriesAlarmsAndAnswersToTheServer() throws {
+        let work = try makeTemporaryDirectory("chime-eds-caldav")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let store = work.appendingPathComponent("store")
+        try "[anyone]\nuser: .*\ncollection: .*\npermissions: RrWw\n".write(to: work.appendingPathComponent("rights"), atomically: true, encoding: .utf8)
+        let port = try CalendarSyncTests.freePort(in: work)
+        let radicale = try ChildProcess("/usr/bin/radicale", [
+            "--storage-filesystem-folder", store.path, "--server-hosts", "127.0.0.1:\(port)", "--auth-type", "none",
+            "--rights-type", "from_file", "--rights-file", work.appendingPathComponent("rights").path, "--logging-level", "warning",
+        ], logDirectory: work)
+        defer { radicale.stop() }
+        let script = work.appendingPathComponent("caldav.py").path
+        try CalendarSyncTests.caldav.write(toFile: script, atomically: true, encoding: .utf8)
+        func http(_ method: String, _ url: String, _ body: String? = nil) throws -> String {
+            var arguments = [script, method, url]
+            if let body {
+                let file = work.appendingPathComponent("body.ics")
+                try body.write(to: file, atomically: true, encoding: .utf8)
+                arguments.append(file.path)
+            }
+            let result = try runProgram("/usr/bin/python3", arguments.map { Array($0.utf8) }, environment: ProcessInfo.processInfo.environment)
+            return result.status == 0 ? result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "failed: \(result.stderr)"
+        }
+        let root = "http://127.0.0.1:\(port)/"
+        try #require(waitUntil(10) { (try? http("PROPFIND", root)).map { !$0.hasPrefix("failed") } ?? false })
+        try #require(try http("MKCOL", root + "anyone/") == "201")
+        try #require(try http("MKCALENDAR", root + "anyone/work/") == "201")
+        /// What the server holds: each event file's text.
+        func onServer() -> [String] {
+            let folder = store.appendingPathComponent("collection-root/anyone/work")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return names.filter { $0.hasSuffix(".ics") }.compactMap { try? String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+        }
+
+        let home = try Home(calendar: "eds = \"Work\"\nwrite = true\n") { eds in
+            try eds.python(["newcaldav", "Work", root + "anyone/work/"])
+        }
+        defer { home.stop() }
+        try #require(try waitUntil(30) { try home.status().contains("EDS calendar \"Work\": followed live") }, "\(home.said)")
+        let due = Date().addingTimeInterval(10)
+        let set = try home.chime(["at", Self.local(due), "--calendar", "Work", "--id", "call", "--sound", "bell", "--ring", "5m", "Call"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(waitUntil(30) { onServer().contains { $0.contains("UID:call@chime") } }, "the server never got the event: \(onServer())")
+        #expect(try waitUntil(60) { try home.chime(["list", "--ringing"]).stdout.contains("call") }, "it did not ring: \(home.daemon?.log ?? "")")
+        #expect(try home.chime(["stop", "call"]).status == 0)
+        #expect(waitUntil(30) { onServer().contains { $0.contains("UID:call@chime") && $0.contains("ACKNOWLEDGED") } },
+                "the server never got the answer: \(onServer())")
+
+        // Put on the server by another client (another machine, the web calendar): fetched by EDS, it is chime's.
+        let other = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//other//EN", "BEGIN:VEVENT", "UID:web@example", "SUMMARY:From the web",
+                     "DTSTART:\(Self.utc(Date().addingTimeInterval(86_400)))", "DURATION:PT30M", "BEGIN:VALARM", "ACTION:DISPLAY",
+                     "DESCRIPTION:From the web", "TRIGGER:-PT10M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+        #expect(try http("PUT", root + "anyone/work/web.ics", other) == "201")
+        try home.eds.python(["refresh", "Work"])
+        #expect(try waitUntil(60) { try home.alarm("web@example") != nil }, "the server's event never rang here: \(home.said)")
     }
 
     /// Rings once: GNOME's own reminders are left out of the calendar when the person says so

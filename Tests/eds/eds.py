@@ -10,6 +10,10 @@ started, with EDS's services activated there in a scratch home).
     eds.py bulk CALENDAR N         add N weekly events with a reminder each (bulk-0 ... bulk-N-1), in one call
     eds.py newcal NAME             make a local calendar, as GNOME Calendar's "Add Calendar" does; prints its UID
     eds.py dropcal UID             remove a calendar, as GNOME Calendar does
+    eds.py newcaldav NAME URL      add a calendar of a CalDAV server (EDS's own CalDAV backend, no
+                                   password: the test's server lets anyone in), as GNOME Calendar's
+                                   "Add Calendar" from a URL does; prints its UID
+    eds.py refresh CALENDAR        have EDS fetch the server's changes now
     eds.py remind CALENDAR UID TRIGGER
                                    put the event's reminder that triggered at TRIGGER (seconds since
                                    the epoch) on EReminderWatcher's past list, as GNOME's reminder
@@ -24,7 +28,7 @@ import gi
 gi.require_version("EDataServer", "1.2")
 gi.require_version("ECal", "2.0")
 gi.require_version("ICalGLib", "3.0")
-from gi.repository import ECal, EDataServer, Gio, ICalGLib  # noqa: E402
+from gi.repository import ECal, EDataServer, Gio, GLib, ICalGLib  # noqa: E402
 
 SETTINGS = "org.gnome.evolution-data-server.calendar"
 
@@ -64,6 +68,22 @@ def main():
         registry.commit_source_sync(source, None)
         print(source.get_uid())
         return
+    if command == "newcaldav":
+        registry = EDataServer.SourceRegistry.new_sync(None)
+        source = EDataServer.Source.new(None, None)
+        source.set_display_name(calendar)
+        source.set_parent("caldav-stub")
+        source.get_extension(EDataServer.SOURCE_EXTENSION_CALENDAR).set_backend_name("caldav")
+        uri = GLib.Uri.parse(sys.argv[3], GLib.UriFlags.NONE)
+        authentication = source.get_extension(EDataServer.SOURCE_EXTENSION_AUTHENTICATION)
+        authentication.set_host(uri.get_host())
+        authentication.set_port(uri.get_port())
+        authentication.set_method("none")
+        source.get_extension(EDataServer.SOURCE_EXTENSION_WEBDAV_BACKEND).set_uri(uri)
+        source.get_extension(EDataServer.SOURCE_EXTENSION_OFFLINE).set_stay_synchronized(True)
+        registry.commit_source_sync(source, None)
+        print(source.get_uid())
+        return
     if command == "dropcal":
         EDataServer.SourceRegistry.new_sync(None).ref_source(calendar).remove_sync(None)
         return
@@ -90,6 +110,8 @@ def main():
         past = [e for e in settings.get_strv("reminders-past") if e]
         settings.set_strv("reminders-past", past + [entry])
         Gio.Settings.sync()
+    elif command == "refresh":
+        client.refresh_sync(None)
     elif command == "create":
         client.create_object_sync(event(open(sys.argv[3]).read()), ECal.OperationFlags.NONE, None)
     elif command == "modify":
