@@ -75,6 +75,11 @@ AT_RELEASE := --scratch-path $(RELEASE_SCRATCH)
 RELEASE_BIN := $(RELEASE_SCRATCH)/release/chime
 COMMANDS_BIN := $(RELEASE_SCRATCH)/release/chime-commands
 APP_BIN := $(RELEASE_SCRATCH)/release/chime-alarms
+# chime-eds, the daemon's child that speaks to Evolution Data Server (GNOME's calendars), is built
+# and installed where libecal's headers are; EDS=0 leaves it out (it links libecal and GLib, which
+# nothing else of chime does, and it ships in a package of its own).
+EDS_BIN := $(RELEASE_SCRATCH)/release/chime-eds
+EDS ?= $(shell pkg-config --exists libecal-2.0 2>/dev/null && echo 1 || echo 0)
 # The desktop app (GTK 4 + libadwaita) is built and installed where libadwaita's headers are
 # (the build dependencies bring them); APP=0 leaves it out (a server without a desktop).
 APP ?= $(shell pkg-config --exists libadwaita-1 2>/dev/null && echo 1 || echo 0)
@@ -105,7 +110,7 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
 	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser radicale vdirsyncer
 
-.PHONY: all build release release-app demo test test-app check check-suites fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app release-eds demo test test-app check check-suites fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -163,6 +168,10 @@ $(STATIC_LIBS)/libstdc++.a:
 release-app: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(PIE_FLAGS) --product chime-alarms
 
+# chime-eds, position-independent (as Debian builds binaries).
+release-eds: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(PIE_FLAGS) --product chime-eds
+
 demo: release deps-demo
 	@scripts/demo.sh $(RELEASE_BIN)
 
@@ -171,7 +180,8 @@ demo: release deps-demo
 SOUND_SUITES := AlarmSoundTests PlaybackTests
 # The calendar suites start Python, a CalDAV server, vdirsyncer and daemons of their own: beside the
 # others they would slow the tests that time alarms to the second, so they run after them, beside the app's tests.
-CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests HolidaysFromOthersTests OneAlarmEveryMachineTests
+CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests HolidaysFromOthersTests OneAlarmEveryMachineTests \
+	EDSMirrorTests EDSCalendarTests
 # The corpus of UserNotifications programs runs once the Examples package is built (scripts/test-examples.sh).
 EXAMPLE_SUITES := CorpusTests
 
@@ -292,11 +302,14 @@ po/chime.pot: $(wildcard Sources/*/*.swift) $(APP_IN)
 
 # Man pages and completions, generated from the release binary; the app's translated desktop entry
 # and metainfo.
+DIST_PARTS := release
 ifeq ($(APP),1)
-dist: release release-app
-else
-dist: release
+DIST_PARTS += release-app
 endif
+ifeq ($(EDS),1)
+DIST_PARTS += release-eds
+endif
+dist: $(DIST_PARTS)
 	@APP=$(APP) HOMEPAGE=$(HOMEPAGE) VERSION=$(VERSION) scripts/dist.sh $(RELEASE_BIN)
 
 INSTALLED := $(BINDIR)/chime $(LIBEXECDIR)/chime-commands $(UNITDIR)/chime.service $(DATADIR)/dbus-1/services/org.chime.Scheduler.service \
@@ -305,6 +318,8 @@ INSTALLED := $(BINDIR)/chime $(LIBEXECDIR)/chime-commands $(UNITDIR)/chime.servi
 	$(DATADIR)/bash-completion/completions/chime $(DATADIR)/zsh/site-functions/_chime \
 	$(DATADIR)/fish/vendor_completions.d/chime.fish \
 	$(foreach lang,$(basename $(notdir $(wildcard po/*.po))),$(DATADIR)/locale/$(lang)/LC_MESSAGES/chime.mo)
+
+EDS_INSTALLED := $(LIBEXECDIR)/chime-eds
 
 APP_INSTALLED := $(BINDIR)/chime-alarms $(DATADIR)/applications/org.chime.Alarms.desktop $(DATADIR)/man/man1/chime-alarms.1 \
 	$(DATADIR)/metainfo/org.chime.Alarms.metainfo.xml $(DATADIR)/icons/hicolor/scalable/apps/org.chime.Alarms.svg \
@@ -347,6 +362,9 @@ install: dist
 			install -Dm644 packaging/app/icons/$$icon $(DESTDIR)$(DATADIR)/icons/$$icon || exit 1; done; \
 		echo "installed the app: $(BINDIR)/chime-alarms"; \
 	else echo "the app is left out (APP=0, or no libadwaita-1-dev)"; fi
+	@# GNOME's calendars' child, where it was built (EDS=1).
+	@if [ "$(EDS)" = 1 ]; then install -Dm755 $(EDS_BIN) $(DESTDIR)$(LIBEXECDIR)/chime-eds && echo "installed $(LIBEXECDIR)/chime-eds"; \
+	else echo "chime-eds is left out (EDS=0, or no libecal2.0-dev): GNOME's calendars cannot be followed"; fi
 	@# Opt-in: chime started as notify-send is notify-send (README, "chime as notify-send").
 	@if [ "$(NOTIFY_SEND_LINK)" = 1 ]; then \
 		if [ -e $(DESTDIR)$(BINDIR)/notify-send ] && [ "$$(readlink $(DESTDIR)$(BINDIR)/notify-send)" != chime ]; then \
@@ -357,7 +375,8 @@ install: dist
 uninstall:
 	@# The notify-send link, only where it is chime's.
 	@if [ "$$(readlink $(DESTDIR)$(BINDIR)/notify-send 2>/dev/null)" = chime ]; then rm -f $(DESTDIR)$(BINDIR)/notify-send; fi
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED) $(APP_INSTALLED))
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED) $(APP_INSTALLED) $(EDS_INSTALLED))
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 	rm -f $(DESTDIR)$(DATADIR)/man/man1/chime.1 $(DESTDIR)$(DATADIR)/man/man1/chime-*.1
 	rm -rf $(DESTDIR)$(DOCDIR)
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds .build/chime_VERSION_ARCH.deb and, where the app was built, .build/chime-alarms_VERSION_ARCH.deb
+# Builds .build/chime_VERSION_ARCH.deb and, where they were built, .build/chime-alarms_VERSION_ARCH.deb
+# (the app) and .build/chime-eds_VERSION_ARCH.deb (GNOME's calendars' child, which links libecal)
 # with dpkg-deb: `make install PREFIX=/usr` into a staging root, split in two (the command line and
 # daemon never pull in GTK), Debian's documentation conventions (compressed man pages and changelog,
 # copyright), binaries stripped, dependencies from dpkg-shlibdeps, then lintian when it is installed.
@@ -31,6 +32,14 @@ if [ -x "$root/usr/bin/chime-alarms" ]; then
     find "$root/usr/share" -type d -empty -delete
 fi
 
+# chime-eds too: the command line and the daemon never pull in libecal and GLib.
+eds_root=$stage/eds-root
+if [ -x "$root/usr/libexec/chime/chime-eds" ]; then
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/libexec/chime/chime-eds"
+    mkdir -p "$eds_root/usr/libexec/chime"
+    mv "$root/usr/libexec/chime/chime-eds" "$eds_root/usr/libexec/chime/chime-eds"
+fi
+
 # A native package (chime packages itself): its changelog is changelog.gz.
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
 mkdir -p "$stage/debian"
@@ -45,7 +54,7 @@ package() {
     for more in "$@"; do executables+=("-e${root#"$stage"/}/$more"); done
     local doc=$root/usr/share/doc/$name
     mkdir -p "$doc"
-    gzip -9n "$root"/usr/share/man/man1/*.1
+    if compgen -G "$root/usr/share/man/man1/*.1" >/dev/null; then gzip -9n "$root"/usr/share/man/man1/*.1; fi
     install -m644 packaging/deb/copyright "$doc/copyright"
     sed -e "s/^chime (/$name (/" -e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" packaging/deb/changelog.in | gzip -9n >"$doc/changelog.gz"
     printf 'Source: chime\n\nPackage: %s\nArchitecture: any\n' "$name" >"$stage/debian/control"
@@ -73,6 +82,9 @@ built=()
 package "$root" chime usr/bin/chime packaging/deb/control.in usr/libexec/chime/chime-commands
 if [ -d "$app_root" ]; then
     package "$app_root" chime-alarms usr/bin/chime-alarms packaging/deb/control-app.in
+fi
+if [ -d "$eds_root" ]; then
+    package "$eds_root" chime-eds usr/libexec/chime/chime-eds packaging/deb/control-eds.in
 fi
 if command -v lintian >/dev/null; then
     # Errors fail the build; the packages have no warnings either (README, "Install"). One run for

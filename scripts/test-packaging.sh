@@ -9,9 +9,10 @@
 #     starts `chime daemon` when `chime list` calls, and the call succeeds;
 #  4b. waking as documented, as a user who is not root: setcap as the daemon advises works for a
 #     daemon started by hand and by D-Bus activation; under NoNewPrivileges the advice is the unit's;
-#  5. the .debs build (lintian errors fail them): chime, which pulls in no GTK, and chime-alarms,
-#     the app; both install with dpkg -i, `chime --version`, `chime-alarms --version` and `man
-#     chime` work from the installed paths, and dpkg --purge leaves none of their files;
+#  5. the .debs build (lintian errors fail them): chime, which pulls in no GTK and no libecal,
+#     chime-alarms, the app, and chime-eds (GNOME's calendars); all install with dpkg -i, `chime
+#     --version`, `chime-alarms --version`, chime-eds and `man chime` work from the installed paths,
+#     and dpkg --purge leaves none of their files;
 #  6. the app's desktop entry passes desktop-file-validate and its metainfo appstreamcli validate.
 # Processes it starts are stopped by PID.
 set -euo pipefail
@@ -56,7 +57,7 @@ for f in bin/chime libexec/chime/chime-commands lib/systemd/user/chime.service s
          share/fish/vendor_completions.d/chime.fish share/doc/chime/examples/alarms.toml \
          bin/chime-alarms share/applications/org.chime.Alarms.desktop share/metainfo/org.chime.Alarms.metainfo.xml \
          share/icons/hicolor/scalable/apps/org.chime.Alarms.svg share/icons/hicolor/symbolic/apps/org.chime.Alarms-symbolic.svg \
-         share/man/man1/chime-alarms.1 share/locale/de/LC_MESSAGES/chime.mo; do
+         share/man/man1/chime-alarms.1 share/locale/de/LC_MESSAGES/chime.mo libexec/chime/chime-eds; do
     [ -f "$prefix/$f" ] || fail "make install did not install $f"
 done
 grep -qx "Exec=$prefix/bin/chime daemon" "$prefix/share/dbus-1/services/org.chime.Scheduler.service" \
@@ -227,14 +228,22 @@ left=$(find "$prefix" -type f -o -type l)
 [ -z "$left" ] && pass "make uninstall removed every installed file" || fail "make uninstall left: $left"
 
 # 5. the Debian packages, installed and purged for real.
-if dpkg -s chime >/dev/null 2>&1 || dpkg -s chime-alarms >/dev/null 2>&1; then
+if dpkg -s chime >/dev/null 2>&1 || dpkg -s chime-alarms >/dev/null 2>&1 || dpkg -s chime-eds >/dev/null 2>&1; then
     fail "a chime package is already installed here; remove it to run the package test"
 else
     debs=$(make --no-print-directory deb 2>"$scratch/deb.log" | grep '\.deb$') || { cat "$scratch/deb.log"; fail "make deb failed"; debs=""; }
     deb=$(grep '/chime_' <<<"$debs" || true)
     app_deb=$(grep '/chime-alarms_' <<<"$debs" || true)
-    if [ -n "$deb" ] && [ -f "$deb" ] && [ -n "$app_deb" ] && [ -f "$app_deb" ]; then
-        pass "make deb built $deb and $app_deb (lintian: no errors)"
+    eds_deb=$(grep '/chime-eds_' <<<"$debs" || true)
+    if [ -n "$deb" ] && [ -f "$deb" ] && [ -n "$app_deb" ] && [ -f "$app_deb" ] && [ -n "$eds_deb" ] && [ -f "$eds_deb" ]; then
+        pass "make deb built $deb, $app_deb and $eds_deb (lintian: no errors)"
+        # libecal and GLib come with chime-eds alone.
+        if ! dpkg-deb -f "$deb" Depends | grep -qE 'libecal|libglib' && dpkg-deb -f "$eds_deb" Depends | grep -q 'libecal-2.0' \
+            && dpkg-deb -f "$eds_deb" Depends | grep -q "chime (= $version)"; then
+            pass "chime depends on no libecal; chime-eds on libecal and chime (= $version)"
+        else
+            fail "chime-eds's dependencies: chime: $(dpkg-deb -f "$deb" Depends); chime-eds: $(dpkg-deb -f "$eds_deb" Depends)"
+        fi
         # libdbus is linked in (STATIC_DBUS=1): no libdbus dependency, and Built-Using names its source.
         # chime opens libpulse and libsndfile itself (dlopen): recommended, never a dependency.
         if dpkg-deb -f "$deb" Recommends | grep -q 'libpulse0' && ! dpkg-deb -f "$deb" Depends | grep -q 'libpulse'; then
@@ -254,7 +263,10 @@ else
         else
             fail "the packages' dependencies: chime: $(dpkg-deb -f "$deb" Depends); chime-alarms: $(dpkg-deb -f "$app_deb" Depends)"
         fi
-        dpkg -i "$deb" "$app_deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
+        dpkg -i "$deb" "$app_deb" "$eds_deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
+        # The daemon finds it beside chime-commands; without arguments it says how it is used (exit 2).
+        /usr/libexec/chime/chime-eds 2>&1 | grep -q '^usage: chime-eds' && pass "/usr/libexec/chime/chime-eds runs" \
+            || fail "/usr/libexec/chime/chime-eds did not run: $(/usr/libexec/chime/chime-eds 2>&1)"
         [ "$(/usr/bin/chime --version)" = "chime $version" ] && pass "/usr/bin/chime --version says chime $version" \
             || fail "/usr/bin/chime --version said $(/usr/bin/chime --version)"
         # Every command but notify runs in /usr/libexec/chime/chime-commands.
@@ -269,13 +281,15 @@ else
         else
             fail "man cannot find chime's pages"
         fi
-        files=$(dpkg -L chime chime-alarms | while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done)
-        dpkg --purge chime-alarms chime >>"$scratch/dpkg.log" 2>&1 || fail "dpkg --purge failed"
+        files=$(dpkg -L chime chime-alarms chime-eds | while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done)
+        dpkg --purge chime-eds chime-alarms chime >>"$scratch/dpkg.log" 2>&1 || fail "dpkg --purge failed"
         left=$(for f in $files; do if [ -e "$f" ]; then echo "$f"; fi; done)
         [ -z "$left" ] && pass "dpkg --purge removed all $(wc -w <<<"$files") files" || fail "purge left: $left"
-        if dpkg -s chime >/dev/null 2>&1 || dpkg -s chime-alarms >/dev/null 2>&1; then fail "a chime package is still installed after purge"; fi
+        if dpkg -s chime >/dev/null 2>&1 || dpkg -s chime-alarms >/dev/null 2>&1 || dpkg -s chime-eds >/dev/null 2>&1; then
+            fail "a chime package is still installed after purge"
+        fi
     else
-        fail "make deb did not build both packages: $debs"
+        fail "make deb did not build the three packages: $debs"
     fi
 fi
 
