@@ -214,56 +214,103 @@ typedef void (*ChimeEdsInitial)(const gchar *uid, const gchar *text, gpointer da
 /* The first population is over (`error_message` NULL), or failed. */
 typedef void (*ChimeEdsComplete)(const gchar *error_message, gpointer data);
 
+/* How many events of the first population are fetched in one turn of the loop. */
+#define CHIME_EDS_FETCHES 32
+
 typedef struct {
     ChimeEdsChanged changed;
     ChimeEdsInitial initial;
     ChimeEdsComplete complete;
     gpointer data;
     ECalClient *client;
+    ECalClientView *view;
+    /* The view has listed every UID (its first population), and every UID listed was fetched. */
+    gboolean listed;
     gboolean populated;
-    /* UIDs given during the first population, and the zones asked of EDS meanwhile. */
+    gboolean stopped;
+    gchar *failure;
+    /* UIDs listed during the first population, those still to fetch, the idle source fetching
+       them, and the zones asked of EDS meanwhile. */
     GHashTable *seen;
+    GQueue *queue;
+    guint pumping;
     GHashTable *zones;
 } ChimeEdsWatch;
 
 static void chime_eds_watch_free(gpointer pointer) {
     ChimeEdsWatch *watch = pointer;
+    if (watch->pumping) g_source_remove(watch->pumping);
     if (watch->seen) g_hash_table_destroy(watch->seen);
     if (watch->zones) g_hash_table_destroy(watch->zones);
+    if (watch->queue) g_queue_free_full(watch->queue, g_free);
+    g_free(watch->failure);
     g_free(watch);
+}
+
+/* The first population is over once the view has listed every UID and each was fetched. */
+static void chime_eds_maybe_populated(ChimeEdsWatch *watch) {
+    if (watch->stopped || watch->populated || !watch->listed || watch->pumping || !g_queue_is_empty(watch->queue)) return;
+    watch->populated = TRUE;
+    g_hash_table_remove_all(watch->seen);
+    g_hash_table_remove_all(watch->zones);
+    watch->complete(watch->failure, watch->data);
+}
+
+/* Fetches a few of the UIDs waiting, whole (series and moved instances), one by one, then gives
+   the loop back (a stop, a change, the folder's events are taken between turns): the events come
+   as fast as EDS gives them one at a time, and no more of them are held than one (a calendar of
+   100,000 events costs its UIDs, never its events, however fast EDS lists them; given whole by
+   the view, EDS's own client held 700 MB of them). */
+static gboolean chime_eds_pump_turn(gpointer pointer) {
+    ChimeEdsWatch *watch = pointer;
+    for (guint i = 0; i < CHIME_EDS_FETCHES && !watch->stopped && !g_queue_is_empty(watch->queue); i++) {
+        gchar *uid = g_queue_pop_head(watch->queue);
+        GSList *comps = NULL;
+        GError *error = NULL;
+        if (e_cal_client_get_objects_for_uid_sync(watch->client, uid, &comps, NULL, &error) && comps != NULL) {
+            gchar *text = chime_eds_calendar_text(watch->client, comps, watch->zones);
+            watch->initial(uid, text, watch->data);
+            g_free(text);
+        } else if (error != NULL && !g_error_matches(error, E_CAL_CLIENT_ERROR, E_CAL_CLIENT_ERROR_OBJECT_NOT_FOUND)) {
+            /* Asked again later, as a change is. */
+            watch->changed(uid, watch->data);
+        }
+        g_slist_free_full(comps, g_object_unref);
+        g_clear_error(&error);
+        g_free(uid);
+    }
+    if (!watch->stopped && !g_queue_is_empty(watch->queue)) return G_SOURCE_CONTINUE;
+    watch->pumping = 0;
+    chime_eds_maybe_populated(watch);
+    return G_SOURCE_REMOVE;
+}
+
+static void chime_eds_pump(ChimeEdsWatch *watch) {
+    if (watch->stopped || watch->pumping || g_queue_is_empty(watch->queue)) return;
+    watch->pumping = g_idle_add(chime_eds_pump_turn, watch);
 }
 
 static void chime_eds_changed_objects(ECalClientView *view, const GSList *objects, gpointer unused) {
     ChimeEdsWatch *watch = g_object_get_data(G_OBJECT(view), "chime-watch");
+    if (watch == NULL || watch->stopped) return;
     for (const GSList *link = objects; link != NULL; link = link->next) {
-        ICalComponent *comp = (ICalComponent *)link->data;
-        const gchar *uid = i_cal_component_get_uid(comp);
+        const gchar *uid = i_cal_component_get_uid((ICalComponent *)link->data);
         if (uid == NULL) continue;
-        ICalProperty *rid = i_cal_component_get_first_property(comp, I_CAL_RECURRENCEID_PROPERTY);
-        gboolean detached = rid != NULL;
-        g_clear_object(&rid);
-        /* During the first population an event is written from what the view gives, in the batch
-           it comes in (nothing is kept: memory stays that of a batch); one with moved instances is
-           read again whole, by its UID. */
-        if (!watch->populated && !detached && !g_hash_table_contains(watch->seen, uid)) {
+        /* The view gives UIDs alone (its fields of interest): during the first population each is
+           fetched once, whole (its series and moved instances); a change is the mirror's to read. */
+        if (!watch->populated && !g_hash_table_contains(watch->seen, uid)) {
             g_hash_table_add(watch->seen, g_strdup(uid));
-            GSList one = { .data = NULL, .next = NULL };
-            ECalComponent *ecal = e_cal_component_new_from_icalcomponent(i_cal_component_clone(comp));
-            if (ecal == NULL) continue;
-            one.data = ecal;
-            gchar *text = chime_eds_calendar_text(watch->client, &one, watch->zones);
-            watch->initial(uid, text, watch->data);
-            g_free(text);
-            g_object_unref(ecal);
+            g_queue_push_tail(watch->queue, g_strdup(uid));
         } else {
-            if (!watch->populated) g_hash_table_add(watch->seen, g_strdup(uid));
             watch->changed(uid, watch->data);
         }
     }
+    chime_eds_pump(watch);
 }
 
 static void chime_eds_removed_objects(ECalClientView *view, const GSList *ids, gpointer unused) {
     ChimeEdsWatch *watch = g_object_get_data(G_OBJECT(view), "chime-watch");
+    if (watch == NULL || watch->stopped) return;
     for (const GSList *link = ids; link != NULL; link = link->next) {
         const gchar *uid = e_cal_component_id_get_uid((const ECalComponentId *)link->data);
         if (uid != NULL) watch->changed(uid, watch->data);
@@ -272,24 +319,34 @@ static void chime_eds_removed_objects(ECalClientView *view, const GSList *ids, g
 
 static void chime_eds_view_complete(ECalClientView *view, const GError *error, gpointer unused) {
     ChimeEdsWatch *watch = g_object_get_data(G_OBJECT(view), "chime-watch");
-    if (watch->populated) return;
-    watch->populated = TRUE;
-    g_hash_table_remove_all(watch->seen);
-    g_hash_table_remove_all(watch->zones);
-    watch->complete(error ? error->message : NULL, watch->data);
+    if (watch == NULL || watch->stopped || watch->listed) return;
+    watch->listed = TRUE;
+    if (error != NULL) watch->failure = g_strdup(error->message);
+    chime_eds_maybe_populated(watch);
 }
 
 /* A started view of every event: its first population given event by event to `initial` (then
-   `complete`), and from then on each UID EDS adds, changes or removes to `changed` (g_object_unref
-   to stop), or NULL with `error`. */
+   `complete`), and from then on each UID EDS adds, changes or removes to `changed` (stopped with
+   chime_eds_unwatch), or NULL with `error`. */
 static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChanged changed, ChimeEdsInitial initial,
                                               ChimeEdsComplete complete, gpointer data, GError **error) {
     ECalClientView *view = NULL;
     if (!e_cal_client_get_view_sync(client, "#t", &view, NULL, error)) return NULL;
     e_cal_client_view_set_flags(view, E_CAL_CLIENT_VIEW_FLAGS_NOTIFY_INITIAL, NULL);
+    /* UIDs alone: EDS sends a whole calendar's first population as fast as it can, and the
+       client holds what it has not handed on yet (700 MB for 100,000 events given whole). */
+    GSList uid_only = { .data = (gpointer)"UID", .next = NULL };
+    e_cal_client_view_set_fields_of_interest(view, &uid_only, NULL);
     ChimeEdsWatch *watch = g_new0(ChimeEdsWatch, 1);
-    *watch = (ChimeEdsWatch){ changed, initial, complete, data, client, FALSE,
-                              g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), chime_eds_zone_cache_new() };
+    watch->changed = changed;
+    watch->initial = initial;
+    watch->complete = complete;
+    watch->data = data;
+    watch->client = client;
+    watch->view = view;
+    watch->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    watch->queue = g_queue_new();
+    watch->zones = chime_eds_zone_cache_new();
     g_object_set_data_full(G_OBJECT(view), "chime-watch", watch, chime_eds_watch_free);
     g_signal_connect(view, "objects-added", G_CALLBACK(chime_eds_changed_objects), data);
     g_signal_connect(view, "objects-modified", G_CALLBACK(chime_eds_changed_objects), data);
@@ -298,6 +355,18 @@ static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChange
     e_cal_client_view_start(view, error);
     if (error != NULL && *error != NULL) { g_object_unref(view); return NULL; }
     return view;
+}
+
+/* Stops a view chime_eds_watch started: nothing more is said of it, and the view is let go. */
+static inline void chime_eds_unwatch(ECalClientView *view) {
+    ChimeEdsWatch *watch = g_object_get_data(G_OBJECT(view), "chime-watch");
+    if (watch != NULL) {
+        watch->stopped = TRUE;
+        if (watch->pumping) g_source_remove(watch->pumping);
+        watch->pumping = 0;
+    }
+    e_cal_client_view_stop(view, NULL);
+    g_object_unref(view);
 }
 
 /* Calls `changed` whenever a source is added, removed, switched on or off (an account added in

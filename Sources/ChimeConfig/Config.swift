@@ -230,6 +230,10 @@ public enum AlarmConfig {
     static let tables = ["defaults", "alarm", "timer", "calendar", "holidays", "off"]
     /// The most .ics files one calendar directory is read for.
     public static let maximumCalendarFiles = 20_000
+    /// The most .ics files the folder of one of EDS's calendars is read for: chime-eds writes it,
+    /// a file an event, and bounds it itself; a shared calendar of 100,000 events is read whole
+    /// (its alarms count against `maximumCalendarAlarms` as any calendar's do).
+    public static let maximumEDSCalendarFiles = 200_000
     /// The most alarms all followed calendars together give (a shared calendar of years of
     /// events must not crowd out everything else).
     public static let maximumCalendarAlarms = 100_000
@@ -341,9 +345,10 @@ public enum AlarmConfig {
             if Sys.isDirectory(calendar.path) {
                 paths = Sys.directoryEntries(calendar.path).filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") }.sorted()
                     .map { calendar.path + "/" + $0 }
-                if paths.count > maximumCalendarFiles {
-                    file.calendarNotes.append("\(calendar.path): \(paths.count) files; the first \(maximumCalendarFiles) are read")
-                    paths = Array(paths.prefix(maximumCalendarFiles))
+                let most = calendar.eds == nil ? maximumCalendarFiles : maximumEDSCalendarFiles
+                if paths.count > most {
+                    file.calendarNotes.append("\(calendar.path): \(paths.count) files; the first \(most) are read")
+                    paths = Array(paths.prefix(most))
                 }
             } else {
                 paths = [calendar.path]

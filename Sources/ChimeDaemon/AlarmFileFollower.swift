@@ -843,15 +843,24 @@ extension AlarmFileFollower {
         return path
     }
 
-    /// A file name for an event's UID: what is safe in a name as it is, the rest as hex.
+    /// A file name for an event's UID: what is safe in a name as it is, the rest as two hex digits
+    /// after `%`; a name longer than 150 bytes is its first 100 and a hash of the whole UID. The
+    /// same name chime-eds gives an event of GNOME's calendars (chime-eds/Mirror.swift), so an
+    /// answer finds its event's file at once, whatever the UID.
     static func fileName(uid: String) -> String {
         var name = ""
         for byte in uid.utf8 {
             let safe = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D || byte == 0x5F || byte == 0x2E || byte == 0x40
-            if safe { name.append(Character(UnicodeScalar(byte))) } else { name += "%" + String(byte, radix: 16, uppercase: true) }
+            if safe { name.append(Character(UnicodeScalar(byte))) } else { name += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
         }
         if name.hasPrefix(".") { name = "%2E" + name.dropFirst() }
-        return String(name.prefix(200)) + ".ics"
+        if name.utf8.count > 150 {
+            // FNV-1a, 64 bits, in hex.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in uid.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            name = String(name.prefix(100)) + "-" + String(hash, radix: 16)
+        }
+        return name + ".ics"
     }
 }
 

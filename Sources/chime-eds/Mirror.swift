@@ -2,6 +2,9 @@
 import CEcal
 import Glibc
 
+/// The mirrors running, whose state is written before the child ends (SIGTERM, SIGINT).
+nonisolated(unsafe) var runningMirrors: [ObjectIdentifier: Mirror] = [:]
+
 final class Mirror {
     /// Bounds, as for any followed calendar: a calendar of more events is mirrored up to this many
     /// (said), and an event whose text is longer is left out (said).
@@ -30,6 +33,23 @@ final class Mirror {
     struct Entry {
         var uid: String
         var hash: String
+        /// The file as the mirror left it (inode, size, change time), when it wrote it this run: a
+        /// file the folder's watch reports that still is just that is its own write, not chime's,
+        /// and is not read again.
+        var stamp: Stamp? = nil
+    }
+
+    struct Stamp: Equatable {
+        var inode: UInt
+        var size: Int
+        var seconds: Int
+        var nanoseconds: Int
+
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            (inode, size, seconds, nanoseconds) = (UInt(info.st_ino), Int(info.st_size), info.st_ctim.tv_sec, info.st_ctim.tv_nsec)
+        }
     }
 
     init(name: String, folder: String) {
@@ -90,6 +110,7 @@ final class Mirror {
             return (5, "the calendar \"\(name)\" cannot be watched: \(message(error))")
         }
         self.view = view
+        runningMirrors[ObjectIdentifier(self)] = self
         // EDS stopped or crashed: said, and the child ends (the folder stays as it was; started
         // again, it takes in what changed meanwhile).
         chime_eds_on_backend_died(client, unsafeBitCast({ (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in
@@ -146,6 +167,8 @@ final class Mirror {
     /// Stops following the calendar; with `removingFolder`, its folder goes too (a calendar removed
     /// from EDS: its alarms go with it).
     func stop(removingFolder: Bool) {
+        if !removingFolder, client != nil { save() }
+        runningMirrors[ObjectIdentifier(self)] = nil
         if watch != 0 { g_source_remove(watch) }
         watch = 0
         if inotify >= 0 { close(inotify) }
@@ -153,7 +176,7 @@ final class Mirror {
         let this = Unmanaged.passUnretained(self).toOpaque()
         if let view {
             g_signal_handlers_disconnect_matched(view, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, this)
-            g_object_unref(view)
+            chime_eds_unwatch(view)
         }
         view = nil
         if let client {
@@ -212,6 +235,7 @@ final class Mirror {
             setState(file, nil)
             say("error \(uid): \(problem)")
         } else {
+            state[file]?.stamp = Stamp(path(file))
             say("wrote \(uid)")
         }
     }
@@ -252,6 +276,7 @@ final class Mirror {
     private func putChimesChanges(only names: Set<String>? = nil) {
         let files = Set(listFolder().filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") })
         for file in names.map({ $0.intersection(files) }) ?? files {
+            if let stamp = state[file]?.stamp, stamp == Stamp(path(file)) { continue }
             guard let bytes = Self.read(path(file), limit: Self.maximumEventBytes) else {
                 var info = stat()
                 if stat(path(file), &info) == 0, info.st_size > Self.maximumEventBytes {
@@ -344,7 +369,7 @@ final class Mirror {
         let uids = changedUIDs
         changedUIDs = []
         for uid in uids.sorted() { mirror(uid) }
-        save()
+        saveSoon()
         if firstFiles == nil, state.count != eventsSaid {
             eventsSaid = state.count
             say("events \(state.count)")
@@ -370,7 +395,25 @@ final class Mirror {
 
     /// The state, a line a file: "FILE<tab>HASH<tab>UID". The UID comes last, so a tab in it is
     /// kept; iCalendar's content lines cannot hold a line break, so no UID has one.
-    private func save() {
+    private var saving: guint = 0
+
+    /// The state is written within two seconds of a change (each writing is the whole of it: once
+    /// per change would cost a big calendar's first population the square of its size).
+    private func saveSoon() {
+        guard saving == 0 else { return }
+        saving = g_timeout_add(2000, { data in
+            guard let data else { return 0 }
+            let mirror = Unmanaged<Mirror>.fromOpaque(data).takeUnretainedValue()
+            mirror.saving = 0
+            mirror.save()
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Writes the state now (at the end of the first population, and when the mirror stops).
+    func save() {
+        if saving != 0 { g_source_remove(saving) }
+        saving = 0
         var text = ""
         for (file, entry) in state.sorted(by: { $0.key < $1.key }) {
             text += file + "\t" + entry.hash + "\t" + entry.uid + "\n"
@@ -392,7 +435,7 @@ final class Mirror {
     // MARK: - Names
 
     /// The file of an event: its UID where that is a plain name, else escaped; a long one shortened
-    /// with its hash.
+    /// with its hash (the daemon names a file it writes the same way: AlarmFileFollower.fileName).
     static func fileName(_ uid: String) -> String {
         var name = ""
         for byte in uid.utf8 {

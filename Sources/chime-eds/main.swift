@@ -169,6 +169,7 @@ func runLoop() -> Never {
         }, UnsafeMutableRawPointer(loop))
     }
     g_main_loop_run(loop)
+    for mirror in runningMirrors.values { mirror.save() }
     exit(0)
 }
 

@@ -245,6 +245,25 @@ import TestSupport
         #expect(try waitUntil(60) { try home.alarm("web@example") != nil }, "the server's event never rang here: \(home.said)")
     }
 
+    /// An answer finds its event's file at once whatever its UID (Exchange's run to 180 characters):
+    /// chime-eds and the daemon name the file alike, and the Stop reaches EDS.
+    @Test func anAnswerReachesAnEventWithALongUID() throws {
+        let home = try Home()
+        defer { home.stop() }
+        try #require(try waitUntil(30) { try home.status().contains("followed live") }, "\(home.said)")
+        let uid = "040000008200E00074C5B7101A82E008" + String(repeating: "0A1B2C3D", count: 18) + "@example"
+        let ringsAt = Date().addingTimeInterval(15)
+        try Self.add(home, uid, "Board meeting", start: ringsAt.addingTimeInterval(60))
+        // (Its alarm's id is the UID's first 80 letters and digits and a hash of the whole.)
+        try #require(try waitUntil(30) { try home.pending().keys.contains { $0.hasPrefix("ics-040000008200E") } }, "chime never learned of the event")
+        let id = try #require(try home.pending().keys.first { $0.hasPrefix("ics-040000008200E") })
+        #expect(try waitUntil(60) { try home.chime(["list", "--ringing"]).stdout.contains(id) || home.recorder.calls.contains { $0.summary.contains("Board meeting") } },
+                "it did not ring")
+        #expect(try home.chime(["stop", id]).status == 0)
+        #expect(try waitUntil(30) { try home.listed().split(separator: "\n").contains { $0.hasPrefix(uid) && $0.contains("ACKNOWLEDGED:") } },
+                "EDS never got the answer: \(home.daemon?.log ?? "")")
+    }
+
     /// Rings once: GNOME's own reminders are left out of the calendar when the person says so
     /// (GNOME's own switch, the calendar's "include in reminders"), and a Stop in chime takes the
     /// reminder off GNOME's reminder window's list (EReminderWatcher's past reminders).
