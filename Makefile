@@ -108,7 +108,8 @@ DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2
 	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
 # The alarm sound's peers: canberra-gtk-play (with libcanberra's PulseAudio backend) and paplay.
 BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
-	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser radicale vdirsyncer
+	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser radicale vdirsyncer \
+	evolution-data-server gir1.2-ecal-2.0 gir1.2-edataserver-1.2 python3-dbus
 
 .PHONY: all build release release-app release-eds demo test test-app check check-suites fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
@@ -288,6 +289,7 @@ bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench-nextfire
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench-daemon
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench-config
+	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-eds
 	$(MAKE) --no-print-directory release-app
 	@scripts/bench.sh
 

@@ -48,6 +48,10 @@ echo "== an alarm's sound: due time → first sample at the sink, chime vs papla
 echo "== a followed 16 MiB calendar of 100,000 events: the first answer, a plain alarm beside it, all known, an edit, memory"
 /usr/bin/python3 bench/big_calendar.py "$chime" "$out/trivial_server" 100000 2>"$out/big-calendar.log" >"$out/big-calendar.json"
 
+EDS_EVENTS=${EDS_EVENTS:-100000}
+echo "== GNOME's calendar of $EDS_EVENTS events through Evolution Data Server: all known, the loop's holds, a change in EDS → known, memory"
+/usr/bin/python3 bench/eds_calendar.py "$chime" "$out/trivial_server" "$EDS_EVENTS" 2>"$out/eds-calendar.log" >"$out/eds-calendar.json"
+
 source scripts/private-session.sh
 start_private_bus
 # The release builds just wrote hundreds of MB; let their writeback finish before timing anything.

@@ -120,7 +120,20 @@ final class AlarmFileFollower: LoopPart {
     /// The calendars of Evolution Data Server, each kept in step with a folder by a child.
     private(set) lazy var eds = EDSCalendars(children: children, clock: clock, logger: logger, changed: { [unowned self] in
         events.calendarsChanged()
+    }, ready: { [unowned self] in
+        // A calendar's first pass is over: its folder is watched from now, and read once, whole.
+        watchFollowed()
+        reloadAt = clock.now()
     })
+    /// The calendars the file follows, as its last reading said.
+    private var followedPaths: [String] = []
+
+    /// Watches the followed calendars, but the folders chime-eds is filling for the first time: a
+    /// calendar of 100,000 events would otherwise have the whole folder read again for each few
+    /// events it writes, and the watch's queue hold the loop; each is read once it is ready.
+    private func watchFollowed() {
+        watcher?.followed = followedPaths.filter { !eds.isFilling($0) }
+    }
     /// Where chime-eds keeps EDS's calendars (the daemon's state directory's `eds`); nil: the default.
     var edsRoot: String?
     /// The syncs of the calendars chime writes to.
@@ -471,9 +484,10 @@ final class AlarmFileFollower: LoopPart {
                         run.seen.reserveCapacity(room)
                         known?.reserveCapacity(room)
                         // The calendars it follows are watched too (a calendar server's sync rewrites them).
-                        watcher?.followed = summary.followed
-                        // EDS's calendars are followed from now (their folders are read as they fill).
+                        // EDS's calendars are followed from now.
                         if summary.diagnostics.isEmpty { eds.configure(summary.eds ?? [], now: clock.now()) }
+                        followedPaths = summary.followed
+                        watchFollowed()
                     case .frame(.room, let payload):
                         guard run.summary != nil, let more = Int(String(decoding: payload, as: UTF8.self)), more >= 0 else {
                             run.broken = "a room frame it could not read"

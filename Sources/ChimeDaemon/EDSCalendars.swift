@@ -22,8 +22,12 @@ final class EDSCalendars {
         var partial: [UInt8] = []
         /// When it is started again (nil: running, or left stopped).
         var restartAt: Instant?
-        /// Its folder holds the calendar (it said `ready`) since it last started.
+        /// Its folder holds the calendar (it said `ready`) since it last started; ever, this run;
+        /// and whether a state of an earlier run was there when it first started (a folder in step
+        /// but for what changed meanwhile, read as it is).
         var ready = false
+        var everReady = false
+        var hadState = false
         /// How many events the calendar held when last ready (by calendar UID for `*`).
         var events: [String: Int] = [:]
         /// Ends in a row without being ready, and how the last one ended.
@@ -43,6 +47,8 @@ final class EDSCalendars {
     private let logger: Logger
     /// Something `chime status` or the calendars' list says changed.
     private let changed: () -> Void
+    /// A calendar's first pass is over (`ready`): its folder holds it whole.
+    private let ready: () -> Void
     /// The program (chime-eds beside the daemon's own, as installed in libexec).
     var program: String = EDSCalendars.defaultProgram
 
@@ -64,11 +70,20 @@ final class EDSCalendars {
         return String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/chime-eds"
     }
 
-    init(children: ChildProcesses, clock: WallClock, logger: Logger, changed: @escaping () -> Void) {
+    init(children: ChildProcesses, clock: WallClock, logger: Logger, changed: @escaping () -> Void, ready: @escaping () -> Void) {
         self.children = children
         self.clock = clock
         self.logger = logger
         self.changed = changed
+        self.ready = ready
+    }
+
+    /// Whether `path` is (or is in) the folder of an EDS calendar that chime-eds is filling for
+    /// the first time (it has never said `ready` to this daemon, and its folder holds no state yet).
+    func isFilling(_ path: String) -> Bool {
+        mirrors.values.contains { mirror in
+            (path == mirror.wanted.folder || path.hasPrefix(mirror.wanted.folder + "/")) && !mirror.everReady && !mirror.hadState
+        }
     }
 
     /// The EDS calendars as the alarm file says them now: a new one starts, one gone stops (its
@@ -90,7 +105,9 @@ final class EDSCalendars {
                 }
                 continue
             }
-            mirrors[key] = Mirror(wanted: key, restartAt: now)
+            var mirror = Mirror(wanted: key, restartAt: now)
+            mirror.hadState = key.eds == "*" ? Sys.isDirectory(key.folder) : ((try? Sys.status(key.folder + "/.chime-eds-state")) ?? nil) != nil
+            mirrors[key] = mirror
         }
         startDue(now: now)
     }
@@ -123,9 +140,12 @@ final class EDSCalendars {
             mirror.partial += rest.prefix(max(0, Self.lineLimit - mirror.partial.count))
         }
         var news = false
+        let wasReady = mirror.everReady
         for line in lines { news = heard(line, &mirror) || news }
+        if mirror.ready { mirror.everReady = true }
         mirrors[key] = mirror
         if news { changed() }
+        if mirror.everReady, !wasReady { ready() }
         return true
     }
 
