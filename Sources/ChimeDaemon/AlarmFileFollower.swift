@@ -485,7 +485,9 @@ final class AlarmFileFollower: LoopPart {
                         known?.reserveCapacity(room)
                         // The calendars it follows are watched too (a calendar server's sync rewrites them).
                         // EDS's calendars are followed from now.
-                        if summary.diagnostics.isEmpty { eds.configure(summary.eds ?? [], now: clock.now()) }
+                        if summary.diagnostics.isEmpty {
+                            eds.configure(summary.eds ?? [], now: clock.now(), fresh: run.reason == "SIGHUP" || run.reason == "asked over D-Bus")
+                        }
                         followedPaths = summary.followed
                         watchFollowed()
                     case .frame(.room, let payload):

@@ -4,8 +4,8 @@
 // bounds). libecal and GLib's loop live in that child only: the daemon never links them, and the
 // child's crash, hang or end costs it nothing. What the child says is read here line by line;
 // when it ends it is started again after a pause that grows (2 s to 5 min), and a child that
-// keeps crashing before its calendar is ready is left stopped until the file changes (never a
-// restart loop). Whatever happens, the folder stays as it was: the alarms known keep ringing.
+// keeps crashing before its calendar is ready is left stopped until the person has the file read
+// again (SIGHUP, `chime config reload`: never a restart loop). Whatever happens, the folder stays as it was: the alarms known keep ringing.
 // Owned by the alarm file's follower, whose descriptors and deadline it shares.
 import Logging
 import Posix
@@ -88,8 +88,9 @@ final class EDSCalendars {
 
     /// The EDS calendars as the alarm file says them now: a new one starts, one gone stops (its
     /// folder stays: the file may name it again), the rest go on. A child left stopped after its
-    /// crashes gets a fresh chance when the file is read again.
-    func configure(_ wanted: [ReaderSummary.WireEDS], now: Instant) {
+    /// crashes gets a fresh chance when the person asks for the file to be read again (`fresh`:
+    /// SIGHUP, `chime config reload`), never by a reading its own folder's changes caused.
+    func configure(_ wanted: [ReaderSummary.WireEDS], now: Instant, fresh: Bool = false) {
         let set = Set(wanted)
         for (key, mirror) in mirrors where !set.contains(key) {
             if let child = mirror.child { children.stop(child.pid) }
@@ -98,7 +99,7 @@ final class EDSCalendars {
         }
         for key in wanted {
             if var mirror = mirrors[key] {
-                if mirror.child == nil, mirror.crashes >= Self.crashesBeforeQuarantine {
+                if fresh, mirror.child == nil, mirror.crashes >= Self.crashesBeforeQuarantine {
                     mirror.crashes = 0
                     mirror.restartAt = now
                     mirrors[key] = mirror
@@ -219,7 +220,7 @@ final class EDSCalendars {
         mirror.since = mirror.since ?? now
         if mirror.crashes >= Self.crashesBeforeQuarantine {
             mirror.restartAt = nil
-            mirror.problem = why + "; crashed \(mirror.crashes) times before the calendar was read, so it is left stopped until the alarm file changes"
+            mirror.problem = why + "; crashed \(mirror.crashes) times before the calendar was read, so it is left stopped until `chime config reload`"
             logger.error("EDS calendar \(key.eds): \(mirror.problem!); the alarms it gave keep ringing")
         } else {
             var pause = Self.firstPause

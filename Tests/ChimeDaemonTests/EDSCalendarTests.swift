@@ -17,7 +17,8 @@ import TestSupport
         let state: URL
         var daemon: DaemonProcess?
 
-        init(calendar: String = "eds = \"Personal\"\nwrite = true\n", prepare: (EDSSession) throws -> Void = { _ in }) throws {
+        init(calendar: String = "eds = \"Personal\"\nwrite = true\n", edsProgram: String? = nil,
+             prepare: (EDSSession) throws -> Void = { _ in }) throws {
             eds = try EDSSession()
             try prepare(eds)
             recorder = try RecordingServer(address: eds.bus.address)
@@ -32,6 +33,7 @@ import TestSupport
             try installExecutable("#!/bin/sh\nsleep 0.3\n", at: players.appendingPathComponent("canberra-gtk-play").path)
             var environment = eds.environment()
             environment["PATH"] = players.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            if let edsProgram { environment["CHIME_TEST_EDS_PROGRAM"] = edsProgram }
             daemon = try DaemonProcess(bus: eds.bus, stateDirectory: state.path, environment: environment)
         }
 
@@ -269,6 +271,20 @@ import TestSupport
         #expect(try home.chime(["stop", id]).status == 0)
         #expect(try waitUntil(30) { try home.listed().split(separator: "\n").contains { $0.hasPrefix(uid) && $0.contains("ACKNOWLEDGED:") } },
                 "EDS never got the answer: \(home.daemon?.log ?? "")")
+    }
+
+    /// A chime-eds that crashes before it has read its calendar is started again after a pause, and
+    /// after three crashes left stopped (never a restart loop) until the person has the file read again.
+    @Test func aChildThatKeepsCrashingIsLeftStoppedUntilTheFileIsReadAgain() throws {
+        let crashing = try makeTemporaryDirectory("chime-eds-crash").appendingPathComponent("chime-eds")
+        try installExecutable("#!/bin/sh\nkill -SEGV $$\n", at: crashing.path)
+        let home = try Home(edsProgram: crashing.path)
+        defer { home.stop() }
+        func quarantines() -> Int { (home.daemon?.log ?? "").components(separatedBy: "so it is left stopped until `chime config reload`").count - 1 }
+        #expect(try waitUntil(60) { try home.status().contains("left stopped until `chime config reload`") }, "\(home.said)")
+        #expect(quarantines() == 1, "\(home.daemon?.log ?? "")")
+        #expect(try home.chime(["config", "reload"]).status == 0)
+        #expect(waitUntil(60) { quarantines() == 2 }, "it was not started again: \(home.daemon?.log ?? "")")
     }
 
     /// Rings once: GNOME's own reminders are left out of the calendar when the person says so
