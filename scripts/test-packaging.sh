@@ -265,8 +265,9 @@ else
         fi
         dpkg -i "$deb" "$app_deb" "$eds_deb" >"$scratch/dpkg.log" 2>&1 || { cat "$scratch/dpkg.log"; fail "dpkg -i failed"; }
         # The daemon finds it beside chime-commands; without arguments it says how it is used (exit 2).
-        /usr/libexec/chime/chime-eds 2>&1 | grep -q '^usage: chime-eds' && pass "/usr/libexec/chime/chime-eds runs" \
-            || fail "/usr/libexec/chime/chime-eds did not run: $(/usr/libexec/chime/chime-eds 2>&1)"
+        eds_usage=$(/usr/libexec/chime/chime-eds 2>&1 || true)
+        grep -q '^usage: chime-eds' <<<"$eds_usage" && pass "/usr/libexec/chime/chime-eds runs" \
+            || fail "/usr/libexec/chime/chime-eds did not run: $eds_usage"
         [ "$(/usr/bin/chime --version)" = "chime $version" ] && pass "/usr/bin/chime --version says chime $version" \
             || fail "/usr/bin/chime --version said $(/usr/bin/chime --version)"
         # Every command but notify runs in /usr/libexec/chime/chime-commands.
