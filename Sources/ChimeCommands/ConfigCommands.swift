@@ -14,7 +14,7 @@ public struct ConfigCommand: ParsableCommand {
     public init() {}
     public static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Check the alarm file, say which one is used, or have the daemon read it again.",
+        abstract: "Check the alarm file, say which one is used, have the daemon read it again, or leave GNOME's reminders to chime.",
         discussion: """
             The file is --config FILE, else $CHIME_CONFIG, else $XDG_CONFIG_HOME/chime/alarms.toml \
             (~/.config/chime/alarms.toml). See config/alarms.toml for every key. The running daemon \
@@ -25,6 +25,7 @@ public struct ConfigCommand: ParsableCommand {
               chime config check ~/alarms-draft.toml
               $EDITOR "$(chime config path)"
               chime config reload
+              chime config gnome-reminders off
             """,
         subcommands: [Check.self, Path.self, Reload.self, GNOMEReminders.self])
 
