@@ -323,8 +323,8 @@ extension ConfigCommand {
                 too unless they leave it out. `off` leaves those calendars out of GNOME's reminders, so each \
                 reminder rings once, through chime; `on` puts them back. This is GNOME's own switch, the one \
                 Evolution's preferences show as the calendars selected for reminder notifications (each \
-                calendar's "include in reminders" setting, which Evolution Data Server keeps and which follows \
-                the calendar, not the machine): chime changes it only when told to here. Without an argument, \
+                calendar's "include in reminders" setting, which Evolution Data Server keeps for each \
+                calendar on this machine): chime changes it only when told to here. Without an argument, \
                 it says where each stands.
 
                 Exits 0; 78 when the alarm file follows none of GNOME's calendars; 72 when chime-eds (which \
