@@ -353,7 +353,7 @@ extension ConfigCommand {
             guard !names.isEmpty else {
                 ExitStatus.configError.exit("\(path) follows none of GNOME's calendars ([[calendar]] with eds = \"Personal\", or \"*\" for every one)")
             }
-            let program = Self.chimeEDS()
+            let program = Sys.besideThisProgram("chime-eds")
             guard Sys.isExecutable(program) else {
                 ExitStatus.missingPart.exit("\(program) is missing: chime-eds, which speaks to Evolution Data Server, is not installed beside chime")
             }
@@ -369,12 +369,6 @@ extension ConfigCommand {
                 if status != 0 { failed = true }
             }
             if failed { ExitStatus.serverError.exit("Evolution Data Server could not be asked, or a calendar could not be changed (said above)") }
-        }
-
-        /// chime-eds beside this program (libexec/chime, or the build folder).
-        static func chimeEDS() -> String {
-            let own = Sys.linkTarget("/proc/self/exe") ?? "/proc/self/exe"
-            return String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/chime-eds"
         }
 
         /// Runs `program` with `arguments`; its exit status and its standard output's lines (its

@@ -66,8 +66,7 @@ final class EDSCalendars {
         #if DEBUG
         if let other = Sys.environment("CHIME_TEST_EDS_PROGRAM") { return other }
         #endif
-        let own = Sys.linkTarget("/proc/self/exe") ?? "/proc/self/exe"
-        return String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/chime-eds"
+        return Sys.besideThisProgram("chime-eds")
     }
 
     init(children: ChildProcesses, clock: WallClock, logger: Logger, changed: @escaping () -> Void, ready: @escaping () -> Void) {

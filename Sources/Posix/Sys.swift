@@ -235,6 +235,13 @@ public enum Sys {
         return names
     }
 
+    /// The program `name` in the folder of the running program (chime-commands' helpers sit beside it,
+    /// in libexec/chime as in the build folder).
+    public static func besideThisProgram(_ name: String) -> String {
+        let own = linkTarget("/proc/self/exe") ?? "/proc/self/exe"
+        return String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/" + name
+    }
+
     /// `readlink(2)`: the link's target, or nil when `path` is not a symbolic link.
     public static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
