@@ -94,7 +94,9 @@ let package = Package(
 
         // MARK: - The desktop app
         // The thin Swift layer over GTK and libadwaita, as DBus is over libdbus.
-        .target(name: "Gtk", dependencies: ["CGtk"]),
+        .target(name: "Gtk", dependencies: ["CGtk", "CListModel"]),
+        // A list model that is only a count (GObject's type macros are C's).
+        .target(name: "CListModel", dependencies: ["CGtk"]),
         .executableTarget(name: "chime-eds", dependencies: ["CEcal"]),
         // What the app shows and sends, without GTK (tested by `make check`).
         .target(name: "AlarmsModel", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping", "Posix"]),

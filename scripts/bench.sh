@@ -38,7 +38,7 @@ swiftc -O -static-stdlib -L.build-static-libs -Xclang-linker -no-pie bench/hello
 # The desktop app beside gnome-clocks: sessions of their own (Xvfb, bus, dunst, the daemon), before
 # this script's bus and server start.
 APP_RUNS=${APP_RUNS:-5}
-echo "== the desktop app vs gnome-clocks: launch to first frame with 100 alarms, memory ($APP_RUNS alternated runs); 10,000 alarms"
+echo "== the desktop app vs gnome-clocks: launch to first frame with 100 alarms, memory ($APP_RUNS alternated runs); 100,000 alarms opened and scrolled"
 /usr/bin/python3 bench/app.py "$chime" "$PWD/.build/release/chime-alarms" "$APP_RUNS" 2>"$out/app.log" >"$out/app.json"
 
 SOUND_ROUNDS=${SOUND_ROUNDS:-60}

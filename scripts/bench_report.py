@@ -170,7 +170,7 @@ import json  # noqa: E402
 app = json.loads((out / "app.json").read_text())
 for renderer, name in (("gl", "GTK's default renderer (GL; under Xvfb, Mesa's software rasterizer)"), ("cairo", "GSK_RENDERER=cairo")):
     r = app[renderer]
-    ours, clocks, big = r["chime-alarms"], r["gnome-clocks"], r["chime-alarms-10000"]
+    ours, clocks, big = r["chime-alarms"], r["gnome-clocks"], r["chime-alarms-100000"]
     lines.append("")
     lines.append("The desktop app beside gnome-clocks 43, %d alarms each, under Xvfb, %s (median of %d alternated launches):"
                  % (app["alarms"], name, app["runs"]))
@@ -178,8 +178,12 @@ for renderer, name in (("gl", "GTK's default renderer (GL; under Xvfb, Mesa's so
                  % (ours["first_frame_ms"], clocks["first_frame_ms"], r["ratio_first_frame"], verdict(r["ratio_first_frame"] <= 1)))
     lines.append("  memory 1 s after it (RSS): chime-alarms %.0f MiB, gnome-clocks %.0f MiB: %.2f× (target ≤ 1×, goal 0.5×): %s"
                  % (ours["rss_mib"], clocks["rss_mib"], r["ratio_rss"], verdict(r["ratio_rss"] <= 1)))
-    lines.append("  10,000 alarms: launch → first frame of the list %.0f ms (target ≤ 1 s): %s; RSS %.0f MiB"
-                 % (big["first_frame_ms"], verdict(big["first_frame_ms"] <= 1000), big["rss_mib"]))
+    lines.append("  100,000 alarms: launch → first frame of the list %.0f ms (median of %d; target < 0.5 s): %s; RSS %.0f MiB"
+                 % (big["first_frame_ms"], len(big["first_frame_ms_all"]), verdict(big["first_frame_ms"] < 500), big["rss_mib"]))
+    lines.append("  100,000 alarms scrolled (the wheel at 120/s for 3 s): %d frames, work median %.1f ms, longest %.1f ms; "
+                 "frames over 16.7 ms (dropped at 60 Hz): %d (target 0): %s"
+                 % (big["scroll_frames"], big["scroll_work_ms_median"], big["scroll_work_ms_max"],
+                    big["scroll_frames_over_16_7_ms"], verdict(big["scroll_frames_over_16_7_ms"] == 0)))
 
 sound = json.loads((out / "sound.json").read_text())
 lines.append("")

@@ -273,6 +273,15 @@ public struct AlarmRow: Hashable, Sendable {
     /// Whether the row offers Skip next (or Undo skip): an alarm that repeats and is planned.
     public var canSkip: Bool { kind == .alarm && repeats && (state == .scheduled || skipped != nil) && isOn }
 
+    /// Whether `summary` is a timer (`kind == .timer`), read without making its row: only a rule
+    /// said as `in …` (any case, after any blanks) can be one.
+    public static func isTimer(_ summary: PendingSummary) -> Bool {
+        let start = summary.rule.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let i = start.first, i | 0x20 == UInt8(ascii: "i"), let n = start.dropFirst().first, n | 0x20 == UInt8(ascii: "n"),
+              case .interval(_, false)? = try? Rule(parsing: summary.rule) else { return false }
+        return true
+    }
+
     public init(_ summary: PendingSummary, now: Instant, zone: Zone, language: PhraseLanguage = .english, skipped: Instant? = nil,
                 offUntil: Instant? = nil) {
         self.skipped = skipped

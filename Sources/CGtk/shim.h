@@ -8,8 +8,4 @@
 static inline void chime_gtk_set_accessible_label(GtkAccessible *accessible, const char *label) {
     gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
 }
-
-static inline gboolean chime_g_is_string_object(gpointer object) {
-    return object != NULL && GTK_IS_STRING_OBJECT(object);
-}
 #endif

@@ -1,7 +1,7 @@
 import CGtk
+import CListModel
 
-/// A list of strings as a GTK model (`GtkStringList`): the list view's items are identifiers,
-/// and the rows read what to show from the app's own model.
+/// A list of strings as a GTK model (`GtkStringList`): a combo row's choices.
 public final class StringList: Object {
     public init(_ strings: [String] = []) {
         super.init(adopting: UnsafeMutableRawPointer(gtk_string_list_new(nil)))
@@ -22,17 +22,35 @@ public final class StringList: Object {
     }
 }
 
-/// A scrolling list over a `StringList` that makes only the rows on screen (GtkListView with a
-/// signal factory): 10,000 items cost 10,000 strings, not 10,000 widgets.
+/// A list model that is only a count (`chime_count_model`): the list view's items are positions,
+/// and the rows read what to show from the app's own array. Filling it with 100,000 costs one
+/// call; the items of the rows on screen are made as the view asks for them.
+public final class CountModel: Object {
+    public private(set) var count = 0
+
+    public init() {
+        super.init(adopting: UnsafeMutableRawPointer(chime_count_model_new()))
+    }
+
+    /// Replaces `removing` items at `position` with `adding` new ones, in one change the view sees once.
+    public func splice(at position: Int, removing: Int, adding: Int) {
+        precondition(position >= 0 && removing >= 0 && adding >= 0 && position + removing <= count)
+        count += adding - removing
+        chime_count_model_splice(opaque, UInt32(position), UInt32(removing), UInt32(adding))
+    }
+}
+
+/// A scrolling list over a `CountModel` that makes only the rows on screen (GtkListView with a
+/// signal factory): 100,000 items cost no widgets, and no objects until scrolled to.
 ///
 /// `makeRow` builds a row (called for as many rows as fit on screen and a few more); `bind` fills
-/// a row for one item; rows are reused as the list scrolls.
+/// a row for one position; rows are reused as the list scrolls.
 public final class ListView<Row: AnyObject>: Widget {
-    public let model: StringList
+    public let model: CountModel
     private let factory: Object
     private var rows: [UnsafeMutableRawPointer: (row: Row, widget: Widget)] = [:]
 
-    public init(model: StringList, name: String, makeRow: @escaping () -> (Row, Widget), bind: @escaping (Row, String, Int) -> Void) {
+    public init(model: CountModel, name: String, makeRow: @escaping () -> (Row, Widget), bind: @escaping (Row, Int) -> Void) {
         self.model = model
         factory = Object(adopting: UnsafeMutableRawPointer(gtk_signal_list_item_factory_new()))
         g_object_ref(model.raw)  // the selection model takes a reference
@@ -49,9 +67,9 @@ public final class ListView<Row: AnyObject>: Widget {
         }
         factory.onPointer("bind") { [unowned self] item in
             guard let item, let row = rows[item]?.row else { return }
-            let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
-            guard let object = gtk_list_item_get_item(OpaquePointer(item)), chime_g_is_string_object(object) != 0 else { return }
-            bind(row, String(cString: gtk_string_object_get_string(OpaquePointer(object))), position)
+            let position = gtk_list_item_get_position(OpaquePointer(item))
+            guard position != GTK_INVALID_LIST_POSITION, Int(position) < model.count else { return }
+            bind(row, Int(position))
         }
         factory.onPointer("teardown") { [unowned self] item in
             guard let item else { return }
@@ -65,8 +83,13 @@ public final class ListView<Row: AnyObject>: Widget {
         onNumber("activate") { body(Int($0)) }
     }
 
-    /// Every row that exists now (those on screen and the few GTK keeps around them).
-    public func forEachRow(_ body: (Row) -> Void) {
-        for entry in rows.values { body(entry.row) }
+    /// Every row bound now (those on screen and the few GTK keeps around them), with its position.
+    public func forEachRow(_ body: (Row, Int) -> Void) {
+        for (item, entry) in rows {
+            let position = gtk_list_item_get_position(OpaquePointer(item))
+            guard position != GTK_INVALID_LIST_POSITION, Int(position) < model.count,
+                  gtk_list_item_get_item(OpaquePointer(item)) != nil else { continue }
+            body(entry.row, Int(position))
+        }
     }
 }

@@ -9,14 +9,31 @@ open class Widget: Object {
         set { gtk_widget_set_visible(widget, newValue ? 1 : 0) }
     }
 
+    /// Whether it is on screen (mapped: it and every widget above it shown, in a window shown).
+    public var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
+
     public var isSensitive: Bool {
         get { gtk_widget_get_sensitive(widget) != 0 }
         set { gtk_widget_set_sensitive(widget, newValue ? 1 : 0) }
     }
 
+    /// Its tooltip ("" for none). GTK asks the display server where the pointer is after each
+    /// change of a shown widget's tooltip (two round trips on X11): a list's rows set theirs as they
+    /// are made and bound, before they are on screen, so an unchanged text is not set again and a
+    /// widget not on screen (which no pointer is over) has its text changed while it is hidden.
     public var tooltip: String {
         get { String(glib: gtk_widget_get_tooltip_text(widget)) ?? "" }
-        set { gtk_widget_set_tooltip_text(widget, newValue.isEmpty ? nil : newValue) }
+        set {
+            guard newValue != tooltip else { return }
+            let text = newValue.isEmpty ? nil : newValue
+            if gtk_widget_get_mapped(widget) == 0 && gtk_widget_get_visible(widget) != 0 {
+                gtk_widget_set_visible(widget, 0)
+                gtk_widget_set_tooltip_text(widget, text)
+                gtk_widget_set_visible(widget, 1)
+            } else {
+                gtk_widget_set_tooltip_text(widget, text)
+            }
+        }
     }
 
     /// The name assistive technologies read (and the AT-SPI tests find it by), as last set here
@@ -84,23 +101,29 @@ open class Widget: Object {
     /// Runs `body` after each frame the widget's window draws (the frame clock's `after-paint`),
     /// from the first one on.
     public func onPaint(_ body: @escaping () -> Void) {
-        paintWatches.append(FrameWatch(widget: self, body: body))
+        paintWatches.append(FrameWatch(widget: self, signal: "after-paint", body: body))
+    }
+
+    /// Runs `body` as each frame of the widget's window begins (the frame clock's `before-paint`:
+    /// the frame's work, its layout and drawing, follows).
+    public func onFrameStart(_ body: @escaping () -> Void) {
+        paintWatches.append(FrameWatch(widget: self, signal: "before-paint", body: body))
     }
 
     private var paintWatches: [FrameWatch] = []
 }
 
-/// Calls back after every paint of a widget's frame clock, once the widget is mapped.
+/// Calls back at a phase of every frame of a widget's frame clock, once the widget is mapped.
 final class FrameWatch {
     private var clock: Object?
     private let body: () -> Void
 
-    init(widget: Widget, body: @escaping () -> Void) {
+    init(widget: Widget, signal: String, body: @escaping () -> Void) {
         self.body = body
         widget.on("map") { [unowned self, unowned widget] in
             guard clock == nil, let frameClock = gtk_widget_get_frame_clock(widget.widget) else { return }
             let clock = Object(sinking: UnsafeMutableRawPointer(frameClock))
-            clock.on("after-paint") { [unowned self] in self.body() }
+            clock.on(signal) { [unowned self] in self.body() }
             self.clock = clock
         }
     }

@@ -43,3 +43,41 @@ private final class Half<T>: HalfRunner, @unchecked Sendable {
 
     override func run() { result = body(range) }
 }
+
+/// `body` run on a thread of its own from now, its result taken with `wait()`: the desktop app lists
+/// the alarms while GTK starts. When no thread can be started, `body` runs in `wait()`.
+public final class Background<T: Sendable>: @unchecked Sendable {
+    private let job: Job<T>
+    private var thread = pthread_t()
+    private let started: Bool
+
+    public init(_ body: @escaping @Sendable () -> T) {
+        job = Job(body)
+        let context = Unmanaged.passRetained(job as JobRunner).toOpaque()
+        started = pthread_create(&thread, nil, { context in
+            let job = Unmanaged<JobRunner>.fromOpaque(context!).takeRetainedValue()
+            job.run()
+            return nil
+        }, context) == 0
+        if !started { Unmanaged<JobRunner>.fromOpaque(context).release() }
+    }
+
+    /// The result, once the thread has ended (called once).
+    public func wait() -> T {
+        if started { pthread_join(thread, nil) } else { job.run() }
+        return job.result!
+    }
+}
+
+private class JobRunner: @unchecked Sendable {
+    func run() {}
+}
+
+private final class Job<T>: JobRunner, @unchecked Sendable {
+    let body: () -> T
+    var result: T?
+
+    init(_ body: @escaping () -> T) { self.body = body }
+
+    override func run() { result = body() }
+}

@@ -49,7 +49,11 @@ final class MainWindow {
     private var drawnFirst = false
     private var changeToDraw = false
 
-    init(app: Application, link: SchedulerLink?, linkError: String?) {
+    /// The listing started before the window (taken by the first `refresh`).
+    private var firstListing: Background<Result<[PendingSummary], any Error>>?
+
+    init(app: Application, link: SchedulerLink?, linkError: String?, firstListing: Background<Result<[PendingSummary], any Error>>? = nil) {
+        self.firstListing = firstListing
         self.app = app
         self.link = link
         window = Window(application: app)
@@ -91,7 +95,14 @@ final class MainWindow {
         }
 
         if tracing {
+            // Each frame's work (its layout and drawing), for the benchmark's scrolling.
+            var frameStart: Int64 = 0
+            window.onFrameStart { frameStart = monotonicMicroseconds() }
             window.onPaint { [unowned self] in
+                if frameStart != 0 {
+                    trace("frame \(frameStart) \(monotonicMicroseconds())")
+                    frameStart = 0
+                }
                 if !drawnFirst {
                     drawnFirst = true
                     trace("first frame at \(monotonicMicroseconds())")
@@ -205,10 +216,21 @@ final class MainWindow {
         toasts.show(toast)
     }
 
-    /// Reads the pending alarms, waiting for the answer (at start, so the first frame shows them).
+    /// Reads the pending alarms, waiting for the answer (at start, so the first frame shows them;
+    /// the first time, the listing started with the app).
     func refresh() {
         let started = monotonicMicroseconds()
-        guard let summaries = call(tr("Reading the alarms"), { try $0.pendingSummaries() }) else { return }
+        let listed: [PendingSummary]?
+        if let early = firstListing {
+            firstListing = nil
+            switch early.wait() {
+            case .success(let read): listed = read
+            case .failure: listed = call(tr("Reading the alarms"), { try $0.pendingSummaries() })
+            }
+        } else {
+            listed = call(tr("Reading the alarms"), { try $0.pendingSummaries() })
+        }
+        guard let summaries = listed else { return }
         if tracing { trace("listed \(summaries.count) in \(monotonicMicroseconds() - started) us") }
         self.summaries = summaries
         render()
@@ -224,15 +246,24 @@ final class MainWindow {
             }
         }
         let now = WallClock.system.now()
-        var alarmRows: [AlarmRow] = []
         var timerRows: [AlarmRow] = []
         let current = away.filter { $0.contains(now) }
-        for summary in summaries {
+        let (zone, skipped) = (zone, skipped)
+        // A row's words are made when it shows (a timer's now: the timers are few).
+        let makeRow = { (summary: PendingSummary) -> AlarmRow in
             let offUntil = current.filter { $0.alarms?.contains(summary.identifier) ?? true }.map(\.until).max()
-            let row = AlarmRow(summary, now: now, zone: zone, language: .ofUser, skipped: skipped[summary.identifier], offUntil: offUntil)
-            if row.kind == .timer { timerRows.append(row) } else { alarmRows.append(row) }
+            return AlarmRow(summary, now: now, zone: zone, language: .ofUser, skipped: skipped[summary.identifier], offUntil: offUntil)
         }
-        alarms.show(alarmRows)
+        // The list shares the summaries as read unless timers are to be taken out.
+        let timerIndices = summaries.indices.filter { AlarmRow.isTimer(summaries[$0]) }
+        var alarmSummaries = summaries
+        if !timerIndices.isEmpty {
+            timerRows = timerIndices.map { makeRow(summaries[$0]) }
+            let timerSet = Set(timerIndices)
+            alarmSummaries = summaries.indices.filter { !timerSet.contains($0) }.map { summaries[$0] }
+        }
+        alarms.show(alarmSummaries, makeRow: makeRow)
+        if tracing { trace("shown at \(monotonicMicroseconds())") }
         self.timerRows = timerRows
         timers?.show(timerRows)
         // Time away for every alarm, now or ahead: the banner says until when.
@@ -333,7 +364,7 @@ final class MainWindow {
 
     /// Skip next (or Undo skip) on a row: the daemon skips its next occurrence, as `chime skip`.
     func skip(_ identifier: String, undo: Bool) {
-        let name = alarms.rows[identifier]?.name ?? identifier
+        let name = alarms.shownRow(identifier)?.name ?? identifier
         send(undo ? tr("Bringing the skipped time back") : tr("Skipping the next time"), Scheduler1.skip(identifier, undo: undo)) { [unowned self] answer in
             guard !undo else { return }
             toast(tr("“%s” skipped", name) + " (" + relativeTime(from: WallClock.system.now(), to: answer.occurrence, zone: zone) + ")") { [unowned self] in
@@ -359,7 +390,7 @@ final class MainWindow {
 
     /// Deletes an alarm, with Undo: the request is read in full first, and added back as it was.
     func delete(_ identifier: String) {
-        let wasOff = alarms.rows[identifier].map { !$0.isOn } ?? timerRows.first { $0.identifier == identifier }.map { !$0.isOn } ?? false
+        let wasOff = alarms.shownRow(identifier).map { !$0.isOn } ?? timerRows.first { $0.identifier == identifier }.map { !$0.isOn } ?? false
         send(tr("Reading the alarm"), Scheduler1.get(identifier)) { [unowned self] request in
             send(tr("Deleting the alarm"), Scheduler1.remove([identifier])) { [unowned self] _ in
                 let name = request.content.label.isEmpty ? request.content.title : request.content.label

@@ -1,9 +1,11 @@
 // chime-alarms: chime's alarms and timers in a GNOME app, a client of the daemon's D-Bus
 // interface (org.chime.Scheduler1) and of nothing else.
 import ChimeCenter
+import DBus
 import Notifications
 import Gtk
 import Posix
+import Timekeeping
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,6 +28,11 @@ if arguments.contains("--help") || arguments.contains("-h") {
 
 let tracing = Sys.environment("CHIME_TRACE") != nil
 if tracing { trace("main at \(monotonicMicroseconds())") }
+// The alarms are listed on a thread of their own (its own connection) while GTK and libadwaita
+// start: with 100,000 alarms the listing takes as long as they do.
+let firstListing = Background { () -> Result<[PendingSummary], any Error> in
+    Result { try UserNotificationCenter(connection: Connection(.session), timeout: .seconds(5)).pendingSummaries() }
+}
 Localization.setUp()
 let app = Application(id: "org.chime.Alarms")
 var main: MainWindow?
@@ -42,7 +49,7 @@ app.onActivate {
     var link: SchedulerLink?
     var problem: String?
     do { link = try SchedulerLink() } catch { problem = describe(error) }
-    let window = MainWindow(app: app, link: link, linkError: problem)
+    let window = MainWindow(app: app, link: link, linkError: problem, firstListing: firstListing)
     main = window
     if tracing { trace("window built at \(monotonicMicroseconds())") }
     window.present()

@@ -241,6 +241,15 @@ import Timekeeping
         #expect(every.kind == .alarm)
     }
 
+    /// The app sorts 100,000 alarms from its few timers without making their rows: the quick test
+    /// must agree with the row's kind for every rule.
+    @Test(arguments: ["in 5m", "In 90s", "  in 1h 30m", "IN 2d", "every 25m", "07:00 mon-fri", "*-*-* *:00/15:00", "2026-11-23 22:59:05",
+                      "", "in", "inside", "information 07:00", "in 99999999999999999999m", "FREQ=DAILY"])
+    func aTimerIsKnownWithoutItsRow(rule: String) {
+        let summary = PendingSummary(identifier: "x", nextFire: monday8 + .seconds(60), title: "X", label: "", timeZone: nil, rule: rule)
+        #expect(AlarmRow.isTimer(summary) == (AlarmRow(summary, now: monday8, zone: zone).kind == .timer), "\(rule)")
+    }
+
     @Test func timesAheadAreSaidAsAClockSaysThem() {
         func said(_ seconds: Int64) -> String { relativeTime(from: monday8, to: monday8 + .seconds(seconds), zone: zone) }
         #expect(said(30) == "in less than a minute")
