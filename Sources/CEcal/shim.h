@@ -211,6 +211,8 @@ static inline gboolean chime_eds_remove(ECalClient *client, const gchar *uid, GE
 typedef void (*ChimeEdsChanged)(const gchar *uid, gpointer data);
 /* An event of the view's first population, as its VCALENDAR's text (valid during the call). */
 typedef void (*ChimeEdsInitial)(const gchar *uid, const gchar *text, gpointer data);
+/* Whether the folder already holds `uid` as EDS had it at the revision the watch trusts. */
+typedef gboolean (*ChimeEdsKnown)(const gchar *uid, gpointer data);
 /* The first population is over (`error_message` NULL), or failed. */
 typedef void (*ChimeEdsComplete)(const gchar *error_message, gpointer data);
 
@@ -235,7 +237,22 @@ typedef struct {
     GQueue *queue;
     guint pumping;
     GHashTable *zones;
+    /* The calendar's revision when the mirror's folder last held all of it, when EDS's is the same
+       now (NULL: none): the events the folder holds are then not fetched again, unless the
+       revision moved before the view had listed them all (then they are). `known` says which the
+       folder holds (given to `initial` with a NULL text); `skipped` keeps them meanwhile. */
+    gchar *revision;
+    ChimeEdsKnown known;
+    GPtrArray *skipped;
 } ChimeEdsWatch;
+
+/* The calendar's revision as its backend says it (every change moves it), or NULL. */
+static inline gchar *chime_eds_revision(ECalClient *client) {
+    gchar *revision = NULL;
+    if (!e_client_get_backend_property_sync(E_CLIENT(client), CLIENT_BACKEND_PROPERTY_REVISION, &revision, NULL, NULL)) return NULL;
+    if (revision != NULL && *revision == '\0') g_clear_pointer(&revision, g_free);
+    return revision;
+}
 
 static void chime_eds_watch_free(gpointer pointer) {
     ChimeEdsWatch *watch = pointer;
@@ -243,6 +260,8 @@ static void chime_eds_watch_free(gpointer pointer) {
     if (watch->seen) g_hash_table_destroy(watch->seen);
     if (watch->zones) g_hash_table_destroy(watch->zones);
     if (watch->queue) g_queue_free_full(watch->queue, g_free);
+    if (watch->skipped) g_ptr_array_free(watch->skipped, TRUE);
+    g_free(watch->revision);
     g_free(watch->failure);
     g_free(watch);
 }
@@ -300,7 +319,12 @@ static void chime_eds_changed_objects(ECalClientView *view, const GSList *object
            fetched once, whole (its series and moved instances); a change is the mirror's to read. */
         if (!watch->populated && !g_hash_table_contains(watch->seen, uid)) {
             g_hash_table_add(watch->seen, g_strdup(uid));
-            g_queue_push_tail(watch->queue, g_strdup(uid));
+            if (watch->revision != NULL && !watch->listed && watch->known(uid, watch->data)) {
+                g_ptr_array_add(watch->skipped, g_strdup(uid));
+                watch->initial(uid, NULL, watch->data);
+            } else {
+                g_queue_push_tail(watch->queue, g_strdup(uid));
+            }
         } else {
             watch->changed(uid, watch->data);
         }
@@ -322,6 +346,16 @@ static void chime_eds_view_complete(ECalClientView *view, const GError *error, g
     if (watch == NULL || watch->stopped || watch->listed) return;
     watch->listed = TRUE;
     if (error != NULL) watch->failure = g_strdup(error->message);
+    if (watch->revision != NULL) {
+        /* Changed between the revision read and the view's start: what was not fetched is. */
+        gchar *now = chime_eds_revision(watch->client);
+        if (g_strcmp0(now, watch->revision) != 0) {
+            for (guint i = 0; i < watch->skipped->len; i++) g_queue_push_tail(watch->queue, g_strdup(g_ptr_array_index(watch->skipped, i)));
+        }
+        g_free(now);
+        g_ptr_array_set_size(watch->skipped, 0);
+        chime_eds_pump(watch);
+    }
     chime_eds_maybe_populated(watch);
 }
 
@@ -329,7 +363,8 @@ static void chime_eds_view_complete(ECalClientView *view, const GError *error, g
    `complete`), and from then on each UID EDS adds, changes or removes to `changed` (stopped with
    chime_eds_unwatch), or NULL with `error`. */
 static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChanged changed, ChimeEdsInitial initial,
-                                              ChimeEdsComplete complete, gpointer data, GError **error) {
+                                              ChimeEdsComplete complete, const gchar *trusted_revision, ChimeEdsKnown known,
+                                              gpointer data, GError **error) {
     ECalClientView *view = NULL;
     if (!e_cal_client_get_view_sync(client, "#t", &view, NULL, error)) return NULL;
     e_cal_client_view_set_flags(view, E_CAL_CLIENT_VIEW_FLAGS_NOTIFY_INITIAL, NULL);
@@ -347,6 +382,9 @@ static inline ECalClientView *chime_eds_watch(ECalClient *client, ChimeEdsChange
     watch->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     watch->queue = g_queue_new();
     watch->zones = chime_eds_zone_cache_new();
+    watch->revision = trusted_revision != NULL && known != NULL ? g_strdup(trusted_revision) : NULL;
+    watch->known = known;
+    watch->skipped = g_ptr_array_new_with_free_func(g_free);
     g_object_set_data_full(G_OBJECT(view), "chime-watch", watch, chime_eds_watch_free);
     g_signal_connect(view, "objects-added", G_CALLBACK(chime_eds_changed_objects), data);
     g_signal_connect(view, "objects-modified", G_CALLBACK(chime_eds_changed_objects), data);

@@ -95,6 +95,8 @@ public struct DaemonCommand: ParsableCommand {
     @Option(help: .hidden) var now: Int64?
     @Flag(help: .hidden) var careful = false
     @Option(help: .hidden) var edsRoot: String?
+    @Option(help: .hidden) var only: [String] = []
+    @Option(help: .hidden) var calendarAlarms: Int = 0
     @Option(help: .hidden) var refuse: [String] = []
     @Option(help: .hidden) var noNext: [String] = []
     @Option(help: .hidden) var away: [String] = []
@@ -112,6 +114,8 @@ public struct DaemonCommand: ParsableCommand {
             var request = AlarmFileReader.Request(path: readAlarmFile, now: now.map(Instant.init(nanosecondsSinceEpoch:)) ?? WallClock.system.now())
             request.careful = careful
             request.edsRoot = edsRoot
+            request.only = only
+            request.calendarAlarmsBefore = max(0, calendarAlarms)
             for refusal in refuse {
                 let parts = refusal.split(separator: "\t", maxSplits: 1).map(String.init)
                 if parts.count == 2 { request.refused[parts[0]] = parts[1] }

@@ -185,6 +185,13 @@ public struct CalendarReading {
     /// Where chime-eds keeps EDS's calendars (`[[calendar]] eds`): the daemon's state directory's
     /// `eds` (by default `$XDG_STATE_HOME/chime/eds`).
     public var edsRoot: String = CalendarReading.defaultEDSRoot
+    /// Read only these files of the calendar folders (nil: every file): what changed since the
+    /// last reading. A calendar that is one file is then not read at all, and a file named here
+    /// that is not there any more gives nothing (its alarms are the daemon's to take out).
+    public var only: Set<String>?
+    /// How many alarms the calendars not read now gave (with `only`): the bound on all calendars'
+    /// alarms counts from there.
+    public var calendarAlarmsBefore = 0
 
     public static var defaultEDSRoot: String {
         if let state = Sys.environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/chime/eds" }
@@ -339,7 +346,7 @@ public enum AlarmConfig {
     /// represent becomes a note, and the rest is read.
     static func readCalendars(_ file: inout AlarmFile, anchor: Instant, reading: CalendarReading) {
         var ids = Set(file.alarms.map(\.id))
-        var calendarAlarms = 0
+        var calendarAlarms = reading.only == nil ? 0 : reading.calendarAlarmsBefore
         for calendar in file.calendars where calendar.enabled {
             var paths: [String]
             if Sys.isDirectory(calendar.path) {
@@ -350,8 +357,9 @@ public enum AlarmConfig {
                     file.calendarNotes.append("\(calendar.path): \(paths.count) files; the first \(most) are read")
                     paths = Array(paths.prefix(most))
                 }
+                if let only = reading.only { paths = paths.filter(only.contains) }
             } else {
-                paths = [calendar.path]
+                paths = reading.only == nil ? [calendar.path] : []
             }
             for path in paths {
                 if let refusal = reading.refusal(path) {

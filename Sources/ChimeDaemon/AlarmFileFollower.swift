@@ -14,6 +14,13 @@
 // charged to what it said it was doing (the file, a calendar, an alarm) and run again; a second
 // time leaves that out until it changes. Asked to read again meanwhile, it reads once more after.
 //
+// A change that inotify reports only in files of calendar folders (a vdir's event, one of
+// chime-eds's files of an EDS calendar) is read as a part: the alarm file and only those files,
+// and only what those files gave may go (each alarm is known with the file that gave it, as a
+// 64-bit name of its path, `ReaderRecord.source`). What only a whole reading settles (an
+// identifier another file gives too, a twin's name, alarms known from the store alone after a
+// start) reads all.
+//
 // A part of the daemon: it owns the path, the watch, the settle deadline, the file's status, the
 // reading under way and the alarms as the store holds them, and the store's `file_alarms` table
 // (its face: `AlarmFileStore`). It starts its reader through the children (`startStreaming`);
@@ -53,6 +60,11 @@ public struct ReloadOutcome: Hashable, Sendable, CustomStringConvertible {
 struct KnownFileAlarm {
     var digest: DefinitionDigest
     var fromCalendar: Bool
+    /// The calendar file that gave it (`ReaderRecord.source`; 0: the alarm file), and whether it
+    /// counted as scheduled or off, as the last reading that sent it said (nil: read from the
+    /// store, not yet sent by a reading of this daemon).
+    var source: UInt64? = nil
+    var enabled: Bool? = nil
 }
 
 /// One reading of the file by the reader child, and its application a step at a time.
@@ -91,10 +103,20 @@ final class ReaderRun {
     var answeredElsewhere: [String: Instant] = [:]
     /// What the events say was answered, of the alarms answered here (`.earliest`: nothing).
     var answersRead: [String: Instant] = [:]
+    /// A reading of only the calendar files that changed: their sources (nil: all is read). Its
+    /// counts are then changes to the last ones, and only alarms these files gave can go.
+    let part: Set<UInt64>?
+    /// The part met what only a whole reading can settle (an identifier another file gave).
+    var wantsWhole = false
+    /// A whole reading: the alarms kept without a known source (all is read whole until none is).
+    var unknownSources = 0
+    /// A whole reading: the identifiers that have a twin (`AlarmFileFollower.twinned`).
+    var twinned: Set<String> = []
 
     init(reason: String, request: AlarmFileReader.Request) {
         self.reason = reason
         self.request = request
+        part = request.only.isEmpty ? nil : Set(request.only.map(ReaderRecord.source(of:)))
     }
 }
 
@@ -123,6 +145,7 @@ final class AlarmFileFollower: LoopPart {
     }, ready: { [unowned self] in
         // A calendar's first pass is over: its folder is watched from now, and read once, whole.
         watchFollowed()
+        owedWhole = true
         reloadAt = clock.now()
     })
     /// The calendars the file follows, as its last reading said.
@@ -166,8 +189,10 @@ final class AlarmFileFollower: LoopPart {
     var keptHere: [String: (request: NotificationRequest, settings: [String])]?
     /// The reading under way, if any.
     private var run: ReaderRun?
-    /// Asked again while a reading was under way: why (one more reading follows it).
+    /// Asked again while a reading was under way: why (one more reading follows it), and of which
+    /// calendar files only (nil: all).
     private var again: String?
+    private var againFiles: Set<String>?
     /// Who waits for the reading under way, and who for the one after it.
     private var waiting: [(AlarmFileStatus) -> Void] = []
     private var waitingAgain: [(AlarmFileStatus) -> Void] = []
@@ -265,7 +290,10 @@ final class AlarmFileFollower: LoopPart {
 
     /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
     func alarmsRemoved() {
-        if !reported.conflicts.isEmpty { reloadAt = clock.now() }
+        if !reported.conflicts.isEmpty {
+            owedWhole = true
+            reloadAt = clock.now()
+        }
     }
 
     /// How long after an inotify event the file is read: an editor's write, rename and
@@ -291,27 +319,58 @@ final class AlarmFileFollower: LoopPart {
         reloadAt = clock.now() + Self.settleTime
     }
 
-    /// Reads the alarm file when the settle time after an edit has passed.
+    /// Reads the alarm file when the settle time after an edit has passed: only the calendar files
+    /// that changed when nothing else did (a change in a folder of 100,000 events is one file).
     private func reloadIfSettled(now: Instant) {
         guard let at = reloadAt, at <= now else { return }
         reloadAt = nil
-        reload(now: now, reason: "the file changed")
+        let changes = watcher?.takeChanges() ?? ConfigWatcher.Changes(whole: true)
+        let whole = changes.whole || owedWhole || changes.files.isEmpty
+        reload(now: now, reason: "the file changed", only: whole ? nil : changes.files)
+    }
+
+    /// Something only a whole reading settles happened since the last one (a calendar's first
+    /// pass, an alarm removed that one of the file's may replace).
+    private var owedWhole = true
+    /// Whether every alarm a calendar gave is known with the file that gave it: else a part
+    /// cannot say what its files no longer give, and all is read.
+    private var sourcesKnown = false
+    /// The most files a part reads (more, and all is read).
+    static let mostFilesInPart = 2000
+    /// The calendars' identifiers that may have a twin: a second event of the same UID is named
+    /// `ID@HASH`, and which of the two keeps `ID` only a whole reading says; a part that takes one of
+    /// these out reads all again.
+    private var twinned: Set<String> = []
+
+    /// The identifier a twin was named after (`ID@` and eight hex digits), or nil.
+    static func twinBase(_ identifier: String) -> String? {
+        let bytes = identifier.utf8
+        guard bytes.count > 9 else { return nil }
+        let tail = bytes.suffix(9)
+        guard tail.first == UInt8(ascii: "@"), tail.dropFirst().allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        return String(identifier.dropLast(9))
     }
 
     /// Reads the file (in the reader child) and applies it, or keeps the last good set and says
     /// why; `then` gets the status once that is over. Asked while a reading is under way, it reads
     /// once more after it.
-    func reload(now: Instant, reason: String, then: ((AlarmFileStatus) -> Void)? = nil) {
+    func reload(now: Instant, reason: String, only: Set<String>? = nil, then: ((AlarmFileStatus) -> Void)? = nil) {
         guard let path else {
             then?(status)
             return
         }
         reloadAt = nil
         if run != nil {
+            // One more reading after this one: of the files that changed, or (asked once) of all.
+            againFiles = again == nil ? only : (againFiles.flatMap { files in only.map { files.union($0) } })
             again = reason
             if let then { waitingAgain.append(then) }
             return
         }
+        // A part is read only where it can be applied as one.
+        var only = only
+        if let files = only, !sourcesKnown || known == nil || owedWhole || files.count > Self.mostFilesInPart { only = nil }
+        if only == nil { owedWhole = false }
         if let then { waiting.append(then) }
         // The watches follow what the file is now (a symlink made or re-pointed since the last
         // event, a directory that appeared): set before reading, so no later change is missed.
@@ -341,7 +400,13 @@ final class AlarmFileFollower: LoopPart {
             logger.error("\(reported.problems[0])")
             return over()
         }
-        let run = ReaderRun(reason: reason, request: AlarmFileReader.Request(path: path, now: now))
+        var request = AlarmFileReader.Request(path: path, now: now)
+        if let only, let known {
+            request.only = only.sorted()
+            let sources = Set(only.map(ReaderRecord.source(of:)))
+            request.calendarAlarmsBefore = known.values.count { $0.fromCalendar && !sources.contains($0.source ?? 0) }
+        }
+        let run = ReaderRun(reason: reason, request: request)
         self.run = run
         startReader(run)
     }
@@ -531,7 +596,19 @@ final class AlarmFileFollower: LoopPart {
         var record = record
         let identifier = record.identifier
         guard run.seen.insert(identifier).inserted else { return }
+        let before = known?[identifier]
+        if run.part != nil, record.fromCalendar, let was = before?.source, was != record.source {
+            // Another file gave this identifier (an event moved between files, a UID in two
+            // calendars): only a whole reading says which wins.
+            run.wantsWhole = true
+            return
+        }
+        if record.fromCalendar, let base = Self.twinBase(identifier) {
+            if run.part == nil { run.twinned.insert(base) } else { twinned.insert(base) }
+        }
         if record.enabled { run.scheduled += 1 } else { run.disabled += 1 }
+        // A part's counts are changes: what this alarm counted as before is taken off.
+        if run.part != nil, let was = before?.enabled { if was { run.scheduled -= 1 } else { run.disabled -= 1 } }
         let digest = record.digest
         // One that rings here: what its calendar now says was answered (on another machine); one
         // answered here: whether its calendar says so (changed or not: a reading may have missed
@@ -543,8 +620,9 @@ final class AlarmFileFollower: LoopPart {
             if let acknowledged, run.ringing.contains(identifier) { run.answeredElsewhere[identifier] = acknowledged }
             if answersMadeHere[identifier] != nil { run.answersRead[identifier] = acknowledged ?? .earliest }
         }
-        let before = known?[identifier]
         if before?.digest == digest {
+            known?[identifier]?.source = record.source
+            known?[identifier]?.enabled = record.enabled
             run.outcome.unchanged += 1
             return
         }
@@ -575,7 +653,7 @@ final class AlarmFileFollower: LoopPart {
         try schedule.storeFromFile(record, next: next, fresh: presence.origin == nil && !presence.state)
         // Its digest, not its whole definition: the request is stored once, beside it.
         try store.setFileDefinition(identifier, DefinitionDigest.stored(digest, fromCalendar: record.fromCalendar))
-        known?[identifier] = KnownFileAlarm(digest: digest, fromCalendar: record.fromCalendar)
+        known?[identifier] = KnownFileAlarm(digest: digest, fromCalendar: record.fromCalendar, source: record.source, enabled: record.enabled)
         requeued.append((identifier, next, record.hasReminders))
         if before == nil { run.outcome.added += 1 } else { run.outcome.changed += 1 }
     }
@@ -583,15 +661,25 @@ final class AlarmFileFollower: LoopPart {
     /// Looks through the known alarms, a step at a time, for those the file no longer has. While a
     /// calendar cannot be read, the alarms calendars gave are kept (which calendar gave one is not
     /// recorded: all of them wait, rather than one being lost).
+    /// A part looks only among the alarms its files gave (but those of a file it could not read).
     private func scanStep(_ run: ReaderRun, until stepEnd: Instant) {
         guard let known, var index = run.scan, let summary = run.summary else { return }
         let keepCalendars = !summary.unread.isEmpty
+        let unread = run.part == nil ? [] : Set(summary.unread.map(ReaderRecord.source(of:)))
         var count = 0
         while index != known.endIndex {
             if count & 255 == 255, clock.now() >= stepEnd { break }
             count += 1
             let (identifier, alarm) = known[index]
-            if !run.seen.contains(identifier), !(keepCalendars && alarm.fromCalendar) { run.found.append(identifier) }
+            if let part = run.part {
+                if alarm.fromCalendar, let source = alarm.source, part.contains(source), !unread.contains(source), !run.seen.contains(identifier) {
+                    run.found.append(identifier)
+                }
+            } else if !run.seen.contains(identifier), !(keepCalendars && alarm.fromCalendar) {
+                run.found.append(identifier)
+            } else if alarm.fromCalendar, (alarm.source ?? 0) == 0 {
+                run.unknownSources += 1
+            }
             index = known.index(after: index)
         }
         if index == known.endIndex {
@@ -615,6 +703,10 @@ final class AlarmFileFollower: LoopPart {
                     count += 1
                     try schedule.removeFromFile(identifier)
                     try store.setFileDefinition(identifier, nil)
+                    if run.part != nil {
+                        if let was = known?[identifier]?.enabled { if was { run.scheduled -= 1 } else { run.disabled -= 1 } }
+                        if twinned.contains(identifier) { run.wantsWhole = true }
+                    }
                     known?[identifier] = nil
                     requeued.append((identifier, nil, false))
                     run.outcome.removed += 1
@@ -702,14 +794,29 @@ final class AlarmFileFollower: LoopPart {
             timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
             reported.problems = []
             reported.loaded = run.request.now
-            reported.alarms = run.scheduled
-            reported.disabled = run.disabled
-            reported.conflicts = run.conflicts + summary.notes
+            if run.part == nil {
+                reported.alarms = run.scheduled
+                reported.disabled = run.disabled
+                reported.conflicts = run.conflicts + summary.notes
+                sourcesKnown = run.unknownSources == 0
+                twinned = run.twinned
+            } else {
+                // What the files read say now, beside what the rest said at the last readings.
+                reported.alarms += run.scheduled
+                reported.disabled += run.disabled
+                let read = run.request.only.map { $0 + ":" }
+                let said = run.conflicts + summary.notes
+                reported.conflicts = reported.conflicts.filter { note in !said.contains(note) && !read.contains { note.hasPrefix($0) } } + said
+            }
+            if run.wantsWhole {
+                owedWhole = true
+                reloadAt = clock.now()
+            }
             // Its holiday calendars, working days and time away: every alarm is planned again when
             // they changed.
             schedule.setFileDaysOff(summary.daysOff, now: clock.now())
             logger.info("alarm file loaded: \(run.outcome)", metadata: [
-                "reason": "\(run.reason)", "path": "\(run.request.path)",
+                "reason": "\(run.reason)", "path": "\(run.request.path)", "read": "\(run.part == nil ? "all" : "\(run.request.only.count) calendar file(s)")",
                 "ms": "\((clock.now() - run.request.now).milliseconds)",
             ])
             for conflict in run.conflicts { logger.warning("\(conflict)") }
@@ -727,10 +834,12 @@ final class AlarmFileFollower: LoopPart {
             events.firstReadOver()
         }
         if let reason = again {
+            let files = againFiles
             again = nil
+            againFiles = nil
             waiting = waitingAgain
             waitingAgain = []
-            reload(now: clock.now(), reason: reason)
+            reload(now: clock.now(), reason: reason, only: files)
         }
     }
 

@@ -80,23 +80,47 @@ public final class ConfigWatcher {
         }
     }
 
+    /// What changed since `takeChanges()` was last asked: the files of calendar folders by path,
+    /// and whether anything else did (the alarm file, a calendar that is one file, a folder itself,
+    /// a lost event): then all is read again.
+    public struct Changes: Equatable {
+        public var files: Set<String> = []
+        public var whole = false
+        public var isEmpty: Bool { files.isEmpty && !whole }
+    }
+    private var changes = Changes()
+
+    /// The changes seen since the last call, and none from now.
+    public func takeChanges() -> Changes {
+        defer { changes = Changes() }
+        return changes
+    }
+
     /// Reads pending events after poll said the descriptor is readable; true when one may have
-    /// changed the file (the watches are then refreshed).
+    /// changed the file (the watches are then refreshed). What changed waits in `takeChanges()`.
     public func read() -> Bool {
         var relevant = false
+        var whole = false
         // A read that fails (it should not) is taken as a change: the file is read again.
         let events: [InotifyDescriptor.Event]
-        do { events = try inotify.read() } catch { events = []; relevant = true }
+        do { events = try inotify.read() } catch { events = []; relevant = true; whole = true }
         for event in events {
-            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true; continue }
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true; whole = true; continue }
             guard let watch = watches[event.watch] else { continue }
             if event.mask & (Self.selfEvents | UInt32(IN_IGNORED)) != 0 {
                 watches[event.watch] = nil
                 relevant = true
-            } else if watch.names.contains(event.name) || (watch.names.contains(Self.anyCalendar) && event.name.hasSuffix(".ics")) {
+                whole = true
+            } else if watch.names.contains(event.name) {
                 relevant = true
+                whole = true
+            } else if watch.names.contains(Self.anyCalendar) && event.name.hasSuffix(".ics") {
+                relevant = true
+                // (A directory named *.ics changing is not one file's change.)
+                if event.mask & UInt32(IN_ISDIR) != 0 { whole = true } else { changes.files.insert(watch.directory + "/" + event.name) }
             }
         }
+        if whole { changes.whole = true }
         if relevant { refresh() }
         return relevant
     }

@@ -154,7 +154,7 @@ final class EDSCalendars {
     private func heard(_ line: String, _ mirror: inout Mirror) -> Bool {
         var words = line.split(separator: " ", maxSplits: 1).map(String.init)
         var calendar = ""
-        if mirror.wanted.eds == "*", words.count == 2, !["ready", "events", "error", "wrote", "removed", "put", "reminders", "dismissed"].contains(words[0]) {
+        if mirror.wanted.eds == "*", words.count == 2, !["ready", "unchanged", "events", "error", "wrote", "removed", "put", "reminders", "dismissed"].contains(words[0]) {
             calendar = words[0]
             words = words[1].split(separator: " ", maxSplits: 1).map(String.init)
         }

@@ -219,6 +219,16 @@ struct ReaderRecord: Equatable {
     var hasReminders = false
     /// Its definition's digest (computed by the reader, which has the time).
     var digest: DefinitionDigest
+    /// The calendar file that gave it, as `ReaderRecord.source(of:)` names it (0: the alarm file,
+    /// or not said): a reading of only the files that changed takes out what they no longer give.
+    var source: UInt64 = 0
+
+    /// A calendar file's path as records name it: FNV-1a, 64 bits (never 0).
+    static func source(of path: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash == 0 ? 1 : hash
+    }
 
     init(identifier: String, enabled: Bool, line: Int, fromCalendar: Bool, definition: String, next: Instant?, json: String, title: String,
          label: String, timeZone: String?, rule: String, sound: String, hasReminders: Bool = false, digest: DefinitionDigest? = nil) {
@@ -311,8 +321,9 @@ final class FrameWriter {
         bytes.reserveCapacity(record.definition.utf8.count + record.json.utf8.count + 128)
         append(record.identifier, to: &bytes)
         bytes.append((record.enabled ? 1 : 0) | (record.fromCalendar ? 2 : 0) | (record.next != nil ? 4 : 0) | (record.timeZone != nil ? 8 : 0)
-                     | (record.json == jsonPart(of: record.definition) ? 16 : 0) | (record.hasReminders ? 32 : 0))
+                     | (record.json == jsonPart(of: record.definition) ? 16 : 0) | (record.hasReminders ? 32 : 0) | (record.source != 0 ? 64 : 0))
         append(Int64(record.line), to: &bytes)
+        if record.source != 0 { append(Int64(bitPattern: record.source), to: &bytes) }
         append(record.next?.nanosecondsSinceEpoch ?? 0, to: &bytes)
         append(Int64(bitPattern: UInt64(truncatingIfNeeded: record.digest.value >> 64)), to: &bytes)
         append(Int64(bitPattern: UInt64(truncatingIfNeeded: record.digest.value)), to: &bytes)
@@ -373,9 +384,13 @@ struct FrameReader {
 
     static func record(_ payload: ArraySlice<UInt8>) -> ReaderRecord? {
         var reader = FrameReader(payload)
-        guard let identifier = reader.string(), let flags = reader.byte(), let line = reader.int64(), let next = reader.int64(),
-              let high = reader.int64(), let low = reader.int64(), let definition = reader.string()
-        else { return nil }
+        guard let identifier = reader.string(), let flags = reader.byte(), let line = reader.int64() else { return nil }
+        var source: Int64 = 0
+        if flags & 64 != 0 {
+            guard let said = reader.int64(), said != 0 else { return nil }
+            source = said
+        }
+        guard let next = reader.int64(), let high = reader.int64(), let low = reader.int64(), let definition = reader.string() else { return nil }
         let digest = DefinitionDigest(value: UInt128(UInt64(bitPattern: high)) << 64 | UInt128(UInt64(bitPattern: low)))
         let json: String
         if flags & 16 != 0 { json = String(FrameWriter.jsonPart(of: definition)) } else {
@@ -385,10 +400,12 @@ struct FrameReader {
         guard let title = reader.string(), let label = reader.string(), let zone = reader.string(), let rule = reader.string(),
               let sound = reader.string()
         else { return nil }
-        return ReaderRecord(identifier: identifier, enabled: flags & 1 != 0, line: Int(truncatingIfNeeded: line), fromCalendar: flags & 2 != 0,
-                            definition: definition, next: flags & 4 != 0 ? Instant(nanosecondsSinceEpoch: next) : nil, json: json,
-                            title: title, label: label, timeZone: flags & 8 != 0 ? zone : nil, rule: rule, sound: sound,
-                            hasReminders: flags & 32 != 0, digest: digest)
+        var record = ReaderRecord(identifier: identifier, enabled: flags & 1 != 0, line: Int(truncatingIfNeeded: line), fromCalendar: flags & 2 != 0,
+                                  definition: definition, next: flags & 4 != 0 ? Instant(nanosecondsSinceEpoch: next) : nil, json: json,
+                                  title: title, label: label, timeZone: flags & 8 != 0 ? zone : nil, rule: rule, sound: sound,
+                                  hasReminders: flags & 32 != 0, digest: digest)
+        record.source = UInt64(bitPattern: source)
+        return record
     }
 }
 
@@ -462,6 +479,11 @@ public enum AlarmFileReader {
 
         /// Where chime-eds keeps EDS's calendars (nil: the default, `CalendarReading.defaultEDSRoot`).
         public var edsRoot: String?
+        /// Only these files of the calendar folders are read (empty: every calendar, whole): those
+        /// that changed since the last reading (`CalendarReading.only`).
+        public var only: [String] = []
+        /// How many alarms the calendars not read gave (with `only`).
+        public var calendarAlarmsBefore = 0
 
         public init(path: String, now: Instant) {
             self.path = path
@@ -473,6 +495,10 @@ public enum AlarmFileReader {
             var arguments = ["--now", String(now.nanosecondsSinceEpoch)]
             if careful { arguments.append("--careful") }
             if let edsRoot { arguments += ["--eds-root", edsRoot] }
+            if !only.isEmpty {
+                arguments += ["--calendar-alarms", String(calendarAlarmsBefore)]
+                for path in only.sorted() { arguments += ["--only", path] }
+            }
             for (path, reason) in refused.sorted(by: { $0.key < $1.key }) { arguments += ["--refuse", path + "\t" + reason] }
             for (identifier, noted) in noNext.sorted(by: { $0.key < $1.key }) { arguments += ["--no-next", identifier + "\t" + noted] }
             for stretch in away {
@@ -500,6 +526,10 @@ public enum AlarmFileReader {
             writer.stage(.alarmFile)
         })
         if let root = request.edsRoot { reading.edsRoot = root }
+        if !request.only.isEmpty {
+            reading.only = Set(request.only)
+            reading.calendarAlarmsBefore = request.calendarAlarmsBefore
+        }
         func summary(_ file: AlarmFile) -> [UInt8] {
             var summary = ReaderSummary()
             summary.diagnostics = file.diagnostics.map(\.description)
@@ -545,7 +575,7 @@ public enum AlarmFileReader {
             var off = DaysOff.none
             func send(_ alarms: [ConfigAlarm]) {
                 writer.stage(.alarms)
-                encodeInParallel(alarms, request: request, off: off, writer: writer)
+                encodeInParallel(alarms, request: request, off: off, source: calendar.map(ReaderRecord.source(of:)) ?? 0, writer: writer)
                 writer.stage(calendar.map(ReaderStage.calendar) ?? .alarmFile)
             }
             reading.streaming = CalendarReading.Streaming(
@@ -578,14 +608,18 @@ public enum AlarmFileReader {
 
     /// Encodes the alarms (and computes their first fires) on two threads, a slice each, written
     /// in the file's order as each pair of slices is done (the daemon applies as they come).
-    static func encodeInParallel(_ alarms: [ConfigAlarm], request: Request, off: DaysOff, writer: FrameWriter) {
+    static func encodeInParallel(_ alarms: [ConfigAlarm], request: Request, off: DaysOff, source: UInt64, writer: FrameWriter) {
         let slice = 1024
         var start = 0
         while start < alarms.count {
             let end = min(alarms.count, start + 2 * slice)
             let (first, second) = onTwoThreads(start..<end) { part in
                 lowerPriority()
-                return part.map { FrameWriter.encode(record(alarms[$0], now: request.now, request: request, off: off)) }
+                return part.map {
+                    var record = record(alarms[$0], now: request.now, request: request, off: off)
+                    record.source = source
+                    return FrameWriter.encode(record)
+                }
             }
             for bytes in first + second { writer.frame(.record, bytes) }
             start = end

@@ -19,7 +19,8 @@
 //                                    one's folder goes)
 //
 // What it says on standard output, one line each: `ready N` (the folder holds the calendar's N
-// events), `events N` (it holds N now), `wrote UID`, `removed UID`, `put UID` (a file of chime's went into EDS), `dismissed UID
+// events), before it `unchanged N` (at a start where EDS's revision of the calendar was the one
+// the folder last held whole: N events were only listed, not fetched again), `events N` (it holds N now), `wrote UID`, `removed UID`, `put UID` (a file of chime's went into EDS), `dismissed UID
 // N` (an answer put into EDS took N reminders off GNOME's reminder list), `reminders on|off`
 // (whether GNOME's own reminders ring the calendar too; said at the start and when it changes),
 // `error …`;

@@ -125,6 +125,33 @@ import TestSupport
         #expect(second.file("new@example") != nil && second.file("mine@chime") != nil && second.file("kept@example") == nil)
     }
 
+    /// Started again with nothing changed in EDS (its revision of the calendar is the one the folder
+    /// last held whole), the events are listed, not fetched again; a change made in EDS meanwhile
+    /// moves the revision, and all is fetched.
+    @Test func anUnchangedCalendarIsNotFetchedAgain() throws {
+        let eds = try EDSSession()
+        defer { eds.stop() }
+        let folder = eds.home.deletingLastPathComponent().appendingPathComponent("mirror")
+        try Self.create(eds, "one@example", "One")
+        try Self.create(eds, "two@example", "Two")
+        func run(_ expected: [String]) throws -> [String] {
+            let mirror = try Mirror(eds, calendar: "Personal", folder: folder)
+            defer { mirror.child.stop() }
+            #expect(mirror.waitFor("ready 2"), "\(mirror.lines)")
+            for line in expected { #expect(mirror.lines.contains(line), "\(mirror.lines)") }
+            return mirror.lines
+        }
+        let first = try run(["wrote one@example", "wrote two@example"])
+        #expect(!first.contains { $0.hasPrefix("unchanged") }, "nothing to trust the first time: \(first)")
+        _ = try run(["unchanged 2"])
+        try Self.create(eds, "two@example", "Two moved", start: "20270106T100000", modify: true)
+        let changed = try run(["wrote two@example"])
+        #expect(!changed.contains { $0.hasPrefix("unchanged") }, "\(changed)")
+        let moved = try? String(contentsOf: folder.appendingPathComponent("two@example.ics"), encoding: .utf8)
+        #expect(moved?.contains("SUMMARY:Two moved") == true, "\(moved ?? "no file")")
+        _ = try run(["unchanged 2"])
+    }
+
     /// A calendar of thousands of events is fetched in one call and written an event a file.
     @Test func aBigCalendarIsMirroredWhole() throws {
         let eds = try EDSSession()

@@ -118,4 +118,57 @@ import TestSupport
         #expect(try runChime(["config", "reload"], environment: bus.environment()).status == 0)
         #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-other@example.org"] })
     }
+
+    /// A folder of events (a vdir, or chime-eds's folder of an EDS calendar): a change to one event
+    /// is one file, and only that file is read (a folder of 100,000 events is not read again for
+    /// it); what the files read no longer give goes, the rest stays, and the counts stay true.
+    /// Where only a whole reading can say (an event moved to another file), all is read.
+    @Test func aChangeInAFolderReadsOnlyTheFilesThatChanged() throws {
+        let folder = bus.directory.appendingPathComponent("team")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        func write(_ name: String, uid: String, start: String) throws {
+            try Self.calendar(uid: uid, start: start).write(toFile: folder.appendingPathComponent(name).path, atomically: true, encoding: .utf8)
+        }
+        for (name, day) in [("a", "01"), ("b", "02"), ("c", "03")] { try write("\(name).ics", uid: "\(name)@example.org", start: "202712\(day)T090000Z") }
+        let config = bus.directory.appendingPathComponent("alarms.toml").path
+        try "[[alarm]]\nid = \"own\"\nwhen = \"07:00\"\ntitle = \"Own\"\n\n[[calendar]]\npath = \"\(folder.path)\"\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", config])
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        func ids() throws -> [String] { try center().pendingSummaries().map(\.identifier).sorted() }
+        func counted() throws -> Int? {
+            let status = try runChime(["status", "--json"], environment: bus.environment())
+            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            return (json?["alarmFile"] as? [String: Any])?["alarms"] as? Int
+        }
+        func readings(_ what: String) -> Int { daemon.log.components(separatedBy: "read=\(what)").count - 1 }
+        #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-c@example.org", "own"] }, "\(daemon.log)")
+        #expect(try waitUntil(10) { readings("all") == 1 }, "\(daemon.log)")
+
+        // One event moved: only its file is read.
+        try write("b.ics", uid: "b@example.org", start: "20271212T090000Z")
+        #expect(try waitUntil(10) { try center().request(withIdentifier: "ics-b@example.org").summaryRule == "DTSTART:20271212T090000Z" },
+                "\(daemon.log)")
+        #expect(try waitUntil(10) { readings("1 calendar file(s)") == 1 }, "\(daemon.log)")
+        #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:20271201T090000Z")
+        #expect(try counted() == 4)
+        // One taken out, one added: those two files.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("c.ics"))
+        try write("d.ics", uid: "d@example.org", start: "20271204T090000Z")
+        #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
+        #expect(try waitUntil(10) { try counted() == 4 }, "\(daemon.log)")
+        #expect(readings("all") == 1, "no whole reading for files that changed: \(daemon.log)")
+        // An event moved to another file, in two steps (another program copied it, then took out
+        // the first): while both hold it, both ring (the second named after its calendar); then
+        // the one left keeps its name. Only a whole reading says which is which: all is read.
+        try write("e.ics", uid: "a@example.org", start: "20271205T090000Z")
+        #expect(try waitUntil(10) { try ids().count == 5 }, "\(daemon.log)")
+        #expect(try waitUntil(10) { readings("all") == 2 }, "\(daemon.log)")
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("a.ics"))
+        #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
+        #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:20271205T090000Z", "\(daemon.log)")
+        #expect(try waitUntil(10) { readings("all") == 3 }, "\(daemon.log)")
+        #expect(try waitUntil(10) { try counted() == 4 }, "\(daemon.log)")
+    }
 }
