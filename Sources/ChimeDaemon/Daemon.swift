@@ -238,11 +238,21 @@ public final class SchedulerDaemon {
         speaker.resume()
         ringing.resume()
         logger.info("chime daemon ready", metadata: ["pending": "\(schedule.queuedCount)"])
+        // CHIME_TRACE: a turn that held the loop over 10 ms is said, with what took the time.
+        let tracingTurns = logger.logLevel <= .debug
+        var turnStarted: Int64 = 0
+        var spent: [(String, Int64)] = []
+        func timed(_ what: @autoclosure () -> String, _ body: () -> Void) {
+            guard tracingTurns else { return body() }
+            let start = Sys.monotonicNanoseconds()
+            body()
+            spent.append((what(), Sys.monotonicNanoseconds() - start))
+        }
         while !stopping {
-            connection.dispatchPending()
+            timed("the bus's queue") { connection.dispatchPending() }
             sleep?.beforeWait()
             if stopping { break }
-            prepareParts(now: clock.now())
+            timed("the parts prepared") { prepareParts(now: clock.now()) }
             let parts = self.parts
             do { try armTimer(parts) } catch { throw DaemonError("cannot arm the daemon's timer: \(error)") }
             guard let busFD = connection.fileDescriptor else { throw DaemonError(Self.busGone) }
@@ -254,17 +264,31 @@ public final class SchedulerDaemon {
                 let writing = part.writing
                 for fd in part.descriptors { sources.add(.part(index, fd), fd: fd, writable: writing.contains(fd)) }
             }
+            if tracingTurns, turnStarted != 0 {
+                let took = Sys.monotonicNanoseconds() - turnStarted
+                if took > 10_000_000 {
+                    logger.debug("a turn of the loop took \(took / 1_000_000) ms", metadata: [
+                        "spent": "\(spent.filter { $0.1 >= 1_000_000 }.map { "\($0.0) \($0.1 / 1_000_000) ms" }.joined(separator: ", "))",
+                    ])
+                }
+            }
             do { try sources.wait() } catch { throw DaemonError("\(error)") }
+            if tracingTurns {
+                turnStarted = Sys.monotonicNanoseconds()
+                spent.removeAll(keepingCapacity: true)
+            }
 
-            for case .part(let index, let fd) in sources.ready { parts[index].readable(fd) }
+            for case .part(let index, let fd) in sources.ready { timed("\(type(of: parts[index])) read") { parts[index].readable(fd) } }
             if sources.isReady(.signals) { handleSignals() }
             if sources.isReady(.timer), timer.read() == .clockChanged { wallClockJumped() }
             for part in self.parts {
                 let now = clock.now()
-                if let due = part.deadline, due <= now { part.deadlineReached(now: now) }
+                if let due = part.deadline, due <= now { timed("\(type(of: part)) deadline") { part.deadlineReached(now: now) } }
             }
             if sources.isReady(.bus) || connection.hasMessagesToSend {
-                guard connection.processAvailable() else { throw DaemonError(Self.busGone) }
+                var alive = true
+                timed("the bus") { alive = connection.processAvailable() }
+                guard alive else { throw DaemonError(Self.busGone) }
             }
         }
         // A reading under way is not left running (a reader stuck at a calendar would otherwise

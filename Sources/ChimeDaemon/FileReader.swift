@@ -609,6 +609,16 @@ public enum AlarmFileReader {
     /// Encodes the alarms (and computes their first fires) on two threads, a slice each, written
     /// in the file's order as each pair of slices is done (the daemon applies as they come).
     static func encodeInParallel(_ alarms: [ConfigAlarm], request: Request, off: DaysOff, source: UInt64, writer: FrameWriter) {
+        // A few (an event's file of a folder: 100,000 of them) are encoded here: a thread started
+        // for each file cost a folder of 100,000 events several seconds.
+        if alarms.count < 64 {
+            for alarm in alarms {
+                var record = record(alarm, now: request.now, request: request, off: off)
+                record.source = source
+                writer.frame(.record, FrameWriter.encode(record))
+            }
+            return
+        }
         let slice = 1024
         var start = 0
         while start < alarms.count {

@@ -400,3 +400,12 @@ public enum Sys {
     }
 
 }
+
+extension Sys {
+    /// CLOCK_MONOTONIC in nanoseconds: for measuring how long something took.
+    public static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}
