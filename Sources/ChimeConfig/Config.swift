@@ -358,6 +358,10 @@ public enum AlarmConfig {
                     paths = Array(paths.prefix(most))
                 }
                 if let only = reading.only { paths = paths.filter(only.contains) }
+                // A folder's events are about one alarm each: room for them all is made once,
+                // before the first (a streaming reader's tables then never grow, and rehash, as
+                // 100,000 of them come in).
+                if paths.count > 1 { reading.streaming?.counted(paths.count) }
             } else {
                 paths = reading.only == nil ? [calendar.path] : []
             }

@@ -282,10 +282,23 @@ final class AlarmFileFollower: LoopPart {
     }
 
     func deadlineReached(now: Instant) {
-        if let run, hasWork(run) { advance(run) }
-        reloadIfSettled(now: now)
+        traced("a step of the reading") { if let run, hasWork(run) { advance(run) } }
+        traced("a reading started") { reloadIfSettled(now: now) }
         sync.due(now: now)
         eds.due(now: now)
+    }
+
+    /// CHIME_TRACE: what of the follower's work held the loop over 10 ms.
+    private func traced(_ what: String, _ body: () -> Void) {
+        guard logger.logLevel <= .debug else { return body() }
+        let start = Sys.monotonicNanoseconds()
+        let cpu = Sys.threadCPUNanoseconds()
+        let phase = run.map { $0.removals != nil ? "removing" : $0.scan != nil ? "scanning" : known == nil ? "loading the known" : "applying" } ?? "idle"
+        body()
+        let took = Sys.monotonicNanoseconds() - start
+        if took > 10_000_000 {
+            logger.debug("the alarm file's follower: \(what) (\(phase)) took \(took / 1_000_000) ms, \((Sys.threadCPUNanoseconds() - cpu) / 1_000_000) ms of it working")
+        }
     }
 
     /// After a command-line alarm is cancelled, a file alarm left out for its identifier may fit now.
@@ -498,7 +511,7 @@ final class AlarmFileFollower: LoopPart {
         while !finished, clock.now() < stepEnd {
             var count = 0
             do {
-                try store.fileDefinitions(after: after, limit: 500) { identifier, definition in
+                try store.fileDefinitions(after: after, limit: 100) { identifier, definition in
                     loading[identifier] = DefinitionDigest.known(definition)
                     after = identifier
                     count += 1
@@ -506,7 +519,7 @@ final class AlarmFileFollower: LoopPart {
             } catch {
                 logger.error("\(error)")
             }
-            if count < 500 { finished = true }
+            if count < 100 { finished = true }
         }
         knownAfter = after
         pendingKnown.merge(loading) { $1 }

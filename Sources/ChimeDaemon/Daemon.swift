@@ -72,6 +72,8 @@ public final class SchedulerDaemon {
     private let children: ChildProcesses
     private let speaker: Speaker
     private let ringing: Ringing
+    /// A phone's vibration and light, through feedbackd.
+    private let vibration: Vibration
     private let sleep: SleepFollower?
     private let waking: Waking
     private let zone: ZoneFollower
@@ -80,7 +82,7 @@ public final class SchedulerDaemon {
     private let announce: SchedulerSignals
     /// Every part, for the loop, in the order their deadlines are served.
     private var parts: [any LoopPart] {
-        [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter]
+        [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter, vibration]
     }
     /// The exported interface.
     let service: SchedulerService
@@ -130,6 +132,7 @@ public final class SchedulerDaemon {
         speaker = Speaker(store: store, children: children, clock: clock, logger: logger, useSoundServer: soundServer)
         ledger = PopupLedger(connection: connection, store: store, session: session, clock: clock, logger: logger)
         ringing = Ringing(store: store, speaker: speaker, ledger: ledger, client: client, clock: clock, logger: logger)
+        vibration = Vibration(connection: connection, clock: clock, logger: logger)
         sleep = SleepFollower(clock: clock, logger: logger)
         waking = Waking(connection: connection, sleep: sleep, clock: clock, logger: logger)
         presenter = Presenter(store: store, schedule: schedule, session: session, doNotDisturb: doNotDisturb, children: children,
@@ -183,6 +186,12 @@ public final class SchedulerDaemon {
         }
         ringing.events.resuming = { [unowned self] identifier, body in schedule.reading(.ring(identifier), body) }
         ringing.events.resumeRefusal = { [unowned self] identifier in schedule.readRefusal(.ring(identifier)) }
+        // A phone's vibration and light (feedbackd), and its profile over chime's own sound.
+        ringing.events.ringStarted = { [unowned self] identifier, timer, insist in vibration.ring(identifier, timer ? .timer : .alarm, insist: insist) }
+        ringing.events.ringStopped = { [unowned self] identifier in vibration.end(identifier) }
+        ringing.events.playedOnce = { [unowned self] timer, insist in vibration.once(timer ? .timer : .alarm, insist: insist) }
+        ringing.events.soundAllowed = { [unowned self] insist in vibration.soundAllowed(insist: insist) }
+        presenter.events.reminderShown = { [unowned self] insist in vibration.once(.reminder, insist: insist) }
         speaker.events.ended = { [unowned self] play in ringing.soundEnded(play) }
         speaker.events.silent = { [unowned self] play, output in ringing.soundSilent(play, output) }
         speaker.events.previewEnded = { [announce] play, how, note in announce.soundEnded(play: play, how: how, note: note) }
@@ -227,6 +236,7 @@ public final class SchedulerDaemon {
         alarmFile.start(now: clock.now())
         zone.start()
         sleep?.start()
+        vibration.start()
         do {
             try schedule.catchUp(now: clock.now(), holdingFile: alarmFile.isReading)
             // Occurrences held for a server, or waiting to be tried again, before the daemon stopped.
@@ -240,6 +250,11 @@ public final class SchedulerDaemon {
         logger.info("chime daemon ready", metadata: ["pending": "\(schedule.queuedCount)"])
         // CHIME_TRACE: a turn that held the loop over 10 ms is said, with what took the time.
         let tracingTurns = logger.logLevel <= .debug
+        if tracingTurns {
+            connection.methodCallObserver = { [logger] message, took in
+                if took > 10_000_000 { logger.debug("\(message.member?.rawValue ?? "?") took \(took / 1_000_000) ms to answer") }
+            }
+        }
         var turnStarted: Int64 = 0
         var spent: [(String, Int64)] = []
         func timed(_ what: @autoclosure () -> String, _ body: () -> Void) {

@@ -63,6 +63,8 @@ final class Presenter: LoopPart {
         /// to, in its event, and tells `then`; false: it lives in none (the schedule skips it).
         var skipInCalendar: (_ identifier: String, _ occurrence: Instant, _ undo: Bool,
                              _ then: @escaping (Result<Void, SchedulerError>) -> Void) -> Bool = { _, _, _, _ in false }
+        /// A reminder or the notice before an alarm was shown (a phone vibrates once).
+        var reminderShown: (_ insist: Bool) -> Void = { _ in }
     }
     var events = Events()
 
@@ -343,6 +345,7 @@ final class Presenter: LoopPart {
             return
         }
         showNotice(NoticePopup(request: request, occurrence: occurrence, lead: lead), replacing: 0, capabilities: capabilities)
+        events.reminderShown(request.content.insist)
     }
 
     /// Sends a notice's popup (in place of `replacing`, when not 0), and keeps what its buttons are for.
@@ -565,7 +568,8 @@ final class Presenter: LoopPart {
         logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
                                         "timeliness": "\(occurrence.timeliness.rawValue)"])
         if silent { return }
-        ringing.start(identifier, serverID: serverID, due: occurrence.due, content: content, capabilities: capabilities)
+        let timer = if case .interval(_, false) = occurrence.request.trigger.rule { true } else { false }
+        ringing.start(identifier, serverID: serverID, due: occurrence.due, content: content, capabilities: capabilities, timer: timer)
         waking.keepAwake(for: identifier, content: content)
         if case .after(let span) = content.expiry {
             closeDeadlines.append((clock.now() + span + Self.closeSlack, identifier, serverID))

@@ -73,6 +73,15 @@ final class Ringing: LoopPart {
         var resuming: (_ identifier: String, _ body: () -> Void) -> Void = { _, body in body() }
         /// Why an alarm's ring is not resumed (the daemon stopped while resuming it last time), or nil.
         var resumeRefusal: (_ identifier: String) -> String? = { _ in nil }
+        /// A ring began (`timer`: a timer's), or resumed after a restart: the phone vibrates until
+        /// `ringStopped`.
+        var ringStarted: (_ identifier: String, _ timer: Bool, _ insist: Bool) -> Void = { _, _, _ in }
+        var ringStopped: (_ identifier: String) -> Void = { _ in }
+        /// A sound played once (a timer's or alarm's that does not ring).
+        var playedOnce: (_ timer: Bool, _ insist: Bool) -> Void = { _, _ in }
+        /// Whether chime's own sound may play now (not while a phone is set to vibrate or silent,
+        /// unless the alarm insists).
+        var soundAllowed: (_ insist: Bool) -> Bool = { _ in true }
     }
     var events = Events()
 
@@ -138,11 +147,14 @@ final class Ringing: LoopPart {
 
     /// Plays a shown alarm's sound: rings it until answered when it rings, else once (where the
     /// server does not play it).
-    func start(_ identifier: String, serverID: UInt32, due: Instant, content: NotificationContent, capabilities: [Capability]) {
+    func start(_ identifier: String, serverID: UInt32, due: Instant, content: NotificationContent, capabilities: [Capability],
+               timer: Bool = false) {
         guard let sound = content.sound else { return }
         let byServer = capabilities.contains(.sound)
+        let audible = events.soundAllowed(content.insist)
         guard content.rings else {
-            if !byServer, let request = soundRequest(content, looping: false) { _ = speaker.play(request) }
+            if audible, !byServer, let request = soundRequest(content, looping: false) { _ = speaker.play(request) }
+            events.playedOnce(timer, content.insist)
             return
         }
         stop(identifier, because: "it rang again")
@@ -153,11 +165,13 @@ final class Ringing: LoopPart {
             ring.plays = 1  // the server played it with the popup
             ring.nextPlay = now + RingPolicy.serverRepeat
         } else {
-            ring.play = soundRequest(content, looping: true).map(speaker.play)
+            ring.play = audible ? soundRequest(content, looping: true).map(speaker.play) : nil
             ring.plays = 1
         }
+        if !audible { logger.info("ringing without chime's sound: the phone is set to vibrate or to silence", metadata: ["alarm.id": "\(identifier)"]) }
         rings[identifier] = ring
         record(ring)
+        events.ringStarted(identifier, timer, content.insist)
         logger.info("ringing until answered, at most \(content.ring ?? .zero)", metadata: ["alarm.id": "\(identifier)"])
     }
 
@@ -210,8 +224,9 @@ final class Ringing: LoopPart {
         // to this connection (dunst tells only the connection that showed a popup).
         sendAgain(&ring)
         ledger.shown(ring.serverID)  // its answers come to this connection now
-        if !ring.byServer { ring.play = soundRequest(ring.content, looping: true).map(speaker.play) }
+        if !ring.byServer, events.soundAllowed(ring.content.insist) { ring.play = soundRequest(ring.content, looping: true).map(speaker.play) }
         rings[saved.identifier] = ring
+        events.ringStarted(saved.identifier, false, ring.content.insist)
     }
 
     // MARK: - The loop
@@ -290,6 +305,7 @@ final class Ringing: LoopPart {
     func stop(_ identifier: String, because reason: String) {
         guard let ring = rings.removeValue(forKey: identifier) else { return }
         if let play = ring.play { speaker.stop(play) }
+        events.ringStopped(identifier)
         forget(identifier)
         logger.info("stopped ringing: \(reason) (\(ring.plays) play(s))", metadata: ["alarm.id": "\(identifier)"])
     }

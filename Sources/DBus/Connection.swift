@@ -58,6 +58,9 @@ public final class Connection {
     var objects: [(path: ObjectPath, object: ExportedObject)] = []
     /// Well-known names whose signals subscriptions wait for, with each one's owner now.
     var followedOwners: [(name: BusName, owner: String?)] = []
+    /// Told of each method call this connection answered and how long its handler took, in
+    /// nanoseconds (a daemon's tracing of what holds its loop).
+    public var methodCallObserver: ((Message, Int64) -> Void)?
     private var filterInstalled = false
 
     // MARK: - Connecting
@@ -317,7 +320,14 @@ public final class Connection {
             deliverSignal(message)
             return false  // other filters may want it too
         case .methodCall:
-            return dispatchMethodCall(message)
+            guard let observer = methodCallObserver else { return dispatchMethodCall(message) }
+            var start = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &start)
+            let handled = dispatchMethodCall(message)
+            var end = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &end)
+            observer(message, (Int64(end.tv_sec) - Int64(start.tv_sec)) * 1_000_000_000 + Int64(end.tv_nsec) - Int64(start.tv_nsec))
+            return handled
         default:
             return false
         }

@@ -402,6 +402,14 @@ public enum Sys {
 }
 
 extension Sys {
+    /// The CPU time this thread has used, in nanoseconds (beside `monotonicNanoseconds`: whether a
+    /// long stretch was work or waiting for a core).
+    public static func threadCPUNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
     /// CLOCK_MONOTONIC in nanoseconds: for measuring how long something took.
     public static func monotonicNanoseconds() -> Int64 {
         var now = timespec()
