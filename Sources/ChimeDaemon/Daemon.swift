@@ -47,6 +47,8 @@ public enum Timeliness: String, Sendable {
 /// - `Speaker`: how sounds are played (each file decoded by a process of its own, Sound's
 ///   `DecodedSound`), previews, outputs raised by insist (`raised_outputs`). Asks the children.
 /// - `Ringing`: rings until answered (`ringing`). Asks the speaker, the client and the ledger.
+/// - `Vibration`: a phone's vibration and light through feedbackd, and its profile. Asks nobody;
+///   ringing and the presenter tell it (through the daemon) what rings and what was shown.
 /// - `SleepFollower`: logind's sleep signal, the delay lock, block locks. Asks nobody.
 /// - `Waking`: the wake timer or systemd's transient timer, staying awake. Asks sleep.
 /// - `AlarmFileFollower`: the alarm file and its calendars (`file_alarms`), read by its reader child

@@ -559,8 +559,8 @@ struct PhraseParser {
             return  // words that join
         case .am where current.map(isDayLike) == true:
             return  // German `am Montag`, `am 24.12.`, `am Wochenende`: on
-        case .morning, .evening where meaning.time == nil && partOfDay == nil:
-            partOfDay = w  // `morgen früh um 7`: the time follows
+        case .morning where meaning.time == nil && partOfDay == nil, .evening where meaning.time == nil && partOfDay == nil:
+            partOfDay = w  // `morgen früh um 7`: the time follows (a `where` holds for its own pattern only)
         case .am, .pm, .morning, .evening:
             throw fail("'\(token.text)' after what time? e.g. '7 \(token.text)'", token)
         case .today: try setDay(.offset(0), token)

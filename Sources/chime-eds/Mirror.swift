@@ -249,6 +249,14 @@ final class Mirror {
             }
             return
         }
+        if state[file] != nil, access(path(file), F_OK) != 0 {
+            // Taken out of the folder since it was last written or put (chime cancelled it), and the
+            // folder's watch has not said so yet: the folder's change wins, and goes into EDS.
+            // (Written back here, the cancel would be lost: EDS's echo of chime's own put racing it.)
+            changedFiles.insert(file)
+            schedule()
+            return
+        }
         store(uid, text)
     }
 
