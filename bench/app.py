@@ -110,16 +110,22 @@ def session_with_alarms(n, clocks):
     return s
 
 
+def launch_env(s, renderer):
+    """The session's environment for a launch with `renderer` (the test harness picks cairo; here
+    each run says which one it measures), without the app's trace."""
+    env = dict(s.env)
+    env.pop("CHIME_TRACE", None)
+    if renderer == "gl":
+        env.pop("GSK_RENDERER", None)
+    else:
+        env["GSK_RENDERER"] = renderer
+    return env
+
+
 def measure(which, n, renderer):
     s = session_with_alarms(n, clocks=which == "gnome-clocks")
     try:
-        env = dict(s.env)
-        env.pop("CHIME_TRACE", None)
-        # (The test harness picks the cairo renderer; here each run says which one it measures.)
-        if renderer == "gl":
-            env.pop("GSK_RENDERER", None)
-        else:
-            env["GSK_RENDERER"] = renderer
+        env = launch_env(s, renderer)
         argv = [CLOCKS] if which == "gnome-clocks" else [APP]
         took, rss, _ = first_frame(s, argv, env)
         return took, rss
@@ -162,12 +168,7 @@ def scroll(s, env, seconds=3.0, rate=120):
 def big_list(renderer, n=100000, launches=3):
     s = session_with_alarms(n, clocks=False)
     try:
-        env = dict(s.env)
-        env.pop("CHIME_TRACE", None)
-        if renderer == "gl":
-            env.pop("GSK_RENDERER", None)
-        else:
-            env["GSK_RENDERER"] = renderer
+        env = launch_env(s, renderer)
         firsts = []
         for _ in range(launches):
             took, rss, proc = first_frame(s, [APP], env)

@@ -90,6 +90,9 @@ public final class ConfigWatcher {
     }
     private var changes = Changes()
 
+    /// The most files kept as changed: past them, all is read (a sync that rewrote a whole folder).
+    static let mostFiles = 4096
+
     /// The changes seen since the last call, and none from now.
     public func takeChanges() -> Changes {
         defer { changes = Changes() }
@@ -117,10 +120,17 @@ public final class ConfigWatcher {
             } else if watch.names.contains(Self.anyCalendar) && event.name.hasSuffix(".ics") {
                 relevant = true
                 // (A directory named *.ics changing is not one file's change.)
-                if event.mask & UInt32(IN_ISDIR) != 0 { whole = true } else { changes.files.insert(watch.directory + "/" + event.name) }
+                if event.mask & UInt32(IN_ISDIR) != 0 || changes.whole || changes.files.count >= Self.mostFiles {
+                    whole = true
+                } else {
+                    changes.files.insert(watch.directory + "/" + event.name)
+                }
             }
         }
-        if whole { changes.whole = true }
+        if whole {
+            changes.whole = true
+            changes.files = []  // (all is read: which files is not kept)
+        }
         if relevant { refresh() }
         return relevant
     }
