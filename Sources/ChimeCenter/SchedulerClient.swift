@@ -210,8 +210,13 @@ public final class UserNotificationCenter {
     /// Pending requests in full, soonest first (`ListPending`, then `Get` for each;
     /// quarantined ones are left out, as they will not fire).
     public func pendingNotificationRequests() throws -> [PendingRequest] {
-        try pendingSummaries().filter { $0.state != .quarantined }.map {
-            PendingRequest(request: try request(withIdentifier: $0.identifier), nextFire: $0.nextFire)
+        // One that fired (or was cancelled) between the listing and its reading is no longer pending.
+        try pendingSummaries().filter { $0.state != .quarantined }.compactMap { summary in
+            do {
+                return PendingRequest(request: try request(withIdentifier: summary.identifier), nextFire: summary.nextFire)
+            } catch let error as DBusError where error.name == SchedulerInterface.unknownIdentifier {
+                return nil
+            }
         }
     }
 
