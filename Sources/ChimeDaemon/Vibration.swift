@@ -50,12 +50,11 @@ final class Vibration: LoopPart {
     private(set) var owner = ""
     /// Its profile (`full`, `quiet`, `silent`), as last read (nil: not known).
     private(set) var profile: String?
-    /// What rings, by alarm: how it was asked for, the call that triggered it, and the id
+    /// What rings, by alarm: how it was asked for, and the id
     /// feedbackd gave it (once it answered).
     private struct Feedback {
         var kind: Kind
         var insist: Bool
-        var call: PendingCall?
         var id: UInt32?
     }
     private var rings: [String: Feedback] = [:]
@@ -144,11 +143,10 @@ final class Vibration: LoopPart {
 
     private func trigger(_ identifier: String, _ kind: Kind, insist: Bool) {
         guard !owner.isEmpty else { return }
-        let call = send(Self.interface, "TriggerFeedback",
+        send(Self.interface, "TriggerFeedback",
                         [.string(Self.appID), .string(kind.event), hints(insist: insist), .int32(0)]) { [weak self] reply in
             self?.triggered(identifier, reply?.first?.uint32Value)
         }
-        rings[identifier]?.call = call
     }
 
     private func triggered(_ identifier: String, _ id: UInt32?) {
@@ -159,7 +157,6 @@ final class Vibration: LoopPart {
             return
         }
         rings[identifier]?.id = id
-        rings[identifier]?.call = nil
     }
 
     /// The ring of `identifier` ended (answered, cancelled, rung out): its feedback ends.
