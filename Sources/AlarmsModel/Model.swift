@@ -66,6 +66,8 @@ public struct ClockAlarm: Hashable, Sendable {
     public var insist = false
     public var snooze: TimeSpan = AlarmDefaults.snooze
     public var wake = false
+    /// Told not to wake (kept as it was: the app's switch says only whether it wakes).
+    public var stayAsleep = false
     public var doNotDisturb: DoNotDisturbPolicy = .breakThrough
     /// What a day off of the alarm file's holiday calendars does to it.
     public var onHoliday: HolidayPolicy = .ring
@@ -111,6 +113,7 @@ public struct ClockAlarm: Hashable, Sendable {
         insist = content.insist
         snooze = content.snooze ?? AlarmDefaults.snooze
         wake = content.wake
+        stayAsleep = content.stayAsleep
         doNotDisturb = content.doNotDisturb ?? .breakThrough
         onHoliday = request.trigger.holidayPolicy
         notice = request.trigger.notice
@@ -191,7 +194,7 @@ public struct ClockAlarm: Hashable, Sendable {
         // Ringing itself out needs a ring to end.
         if draft.ring == nil || draft.ring == .zero { draft.autoSnooze = nil }
         draft.snooze = snooze
-        draft.wake = wake
+        draft.wake = wake ? true : stayAsleep ? false : nil
         draft.doNotDisturb = doNotDisturb
         draft.onHoliday = onHoliday
         draft.notice = notice

@@ -201,7 +201,7 @@ public enum KeptHere {
         if a.bodyIsMarkup != b.bodyIsMarkup { kept.append("markup") }
         if a.grace != b.grace { kept.append("grace") }
         if a.autoSnooze != b.autoSnooze { kept.append("auto-snooze") }
-        if a.wake != b.wake { kept.append("wake") }
+        if a.wake != b.wake || a.stayAsleep != b.stayAsleep { kept.append("wake") }
         if a.doNotDisturb != b.doNotDisturb { kept.append("do-not-disturb") }
         if a.insist != b.insist { kept.append("insist") }
         return kept
@@ -223,7 +223,9 @@ public enum KeptHere {
             case "markup": request.content.bodyIsMarkup = from.bodyIsMarkup
             case "grace": request.content.grace = from.grace
             case "auto-snooze": request.content.autoSnooze = from.autoSnooze
-            case "wake": request.content.wake = from.wake
+            case "wake":
+                request.content.wake = from.wake
+                request.content.stayAsleep = from.stayAsleep
             case "do-not-disturb": request.content.doNotDisturb = from.doNotDisturb
             case "insist": request.content.insist = from.insist
             default: break

@@ -152,6 +152,9 @@ public struct NotificationContent: Hashable, Sendable, Codable {
     public var insist = false
     /// Whether the machine is woken from suspend for it (`--wake`).
     public var wake = false
+    /// Told not to wake the machine (`wake = false`, `--no-wake`): a phone, which otherwise wakes
+    /// for every alarm with a sound, leaves it asleep. (Neither this nor `wake`: the machine decides.)
+    public var stayAsleep = false
     /// What happens while the notification server's do-not-disturb is on (nil: `.breakThrough`).
     public var doNotDisturb: DoNotDisturbPolicy? = nil
 
@@ -244,7 +247,9 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         fade = try c.decodeIfPresent(Int64.self, forKey: .fade).map { .seconds($0) }
         fadeFrom = try c.decodeIfPresent(Int.self, forKey: .fadeFrom)
         insist = try c.decodeIfPresent(Bool.self, forKey: .insist) ?? false
-        wake = try c.decodeIfPresent(Bool.self, forKey: .wake) ?? false
+        let wakes = try c.decodeIfPresent(Bool.self, forKey: .wake)
+        wake = wakes == true
+        stayAsleep = wakes == false
         // A policy from a newer chime reads as the default.
         doNotDisturb = (try? c.decodeIfPresent(String.self, forKey: .doNotDisturb)).flatMap { $0.flatMap(DoNotDisturbPolicy.init(rawValue:)) }
     }
@@ -272,7 +277,7 @@ public struct NotificationContent: Hashable, Sendable, Codable {
         try c.encodeIfPresent(fade?.seconds, forKey: .fade)
         try c.encodeIfPresent(fadeFrom, forKey: .fadeFrom)
         if insist { try c.encode(true, forKey: .insist) }
-        if wake { try c.encode(true, forKey: .wake) }
+        if wake { try c.encode(true, forKey: .wake) } else if stayAsleep { try c.encode(false, forKey: .wake) }
         try c.encodeIfPresent(doNotDisturb?.rawValue, forKey: .doNotDisturb)
     }
 }

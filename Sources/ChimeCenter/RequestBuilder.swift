@@ -135,7 +135,7 @@ public struct AlarmDraft: Sendable {
         grace = content.grace
         ring = content.ring
         autoSnooze = content.autoSnooze
-        wake = content.wake
+        wake = content.wake ? true : content.stayAsleep ? false : nil
         doNotDisturb = content.doNotDisturb
         if let command = content.bodyCommand {
             bodyCommand = command.arguments
@@ -206,6 +206,7 @@ public struct AlarmDraft: Sendable {
         if sound != nil, ring == nil, kind != .asGiven { content.ring = AlarmDefaults.ring }
         content.autoSnooze = autoSnooze ?? false
         content.wake = wake ?? false
+        content.stayAsleep = wake == false
         content.doNotDisturb = doNotDisturb
         if let bodyCommand {
             content.bodyCommand = BodyCommand(arguments: bodyCommand, timeLimit: bodyTimeout ?? BodyCommand.defaultTimeLimit,

@@ -68,7 +68,7 @@ extension NotificationRequest {
         if let grace = c.grace { entries.append(("grace", .uint32(UInt32(clamping: grace.seconds)))) }
         if let ring = c.ring { entries.append(("ring", .uint32(UInt32(clamping: ring.seconds)))) }
         if c.autoSnooze { entries.append(("auto-snooze", .boolean(true))) }
-        if c.wake { entries.append(("wake", .boolean(true))) }
+        if c.wake { entries.append(("wake", .boolean(true))) } else if c.stayAsleep { entries.append(("wake", .boolean(false))) }
         if let policy = c.doNotDisturb { entries.append(("dnd", .string(policy.rawValue))) }
         if let command = c.bodyCommand {
             entries.append(("body-command", .strings(command.arguments)))

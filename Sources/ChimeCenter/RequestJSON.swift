@@ -98,7 +98,7 @@ public enum RequestJSON {
                     }
                 }
                 if let volume = c.volume { $0.member("volume") { $0.integer(Int64(volume)) } }
-                if c.wake { $0.member("wake") { $0.bool(true) } }
+                if c.wake { $0.member("wake") { $0.bool(true) } } else if c.stayAsleep { $0.member("wake") { $0.bool(false) } }
             }
         }
 

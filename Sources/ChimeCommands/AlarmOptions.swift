@@ -78,8 +78,9 @@ struct AlarmOptions: ParsableArguments {
     @Flag(help: "When the alarm rings out unanswered, snooze it (the ring time is recorded either way).")
     var autoSnooze = false
 
-    @Flag(help: "Wake the machine from suspend for this alarm (chime says so when this system cannot).")
-    var wake = false
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Wake the machine from suspend for this alarm (chime says so when this system cannot); --no-wake: never, not even on a phone, which otherwise wakes for every alarm with a sound."))
+    var wake: Bool?
 
     @Option(help: ArgumentHelp(
         "While the server's do-not-disturb is on: break-through (default: shown as critical, which servers let through), defer (shown when it ends, marked late) or silent (recorded, not shown).",

@@ -247,7 +247,7 @@ final class AlarmFileFollower: LoopPart {
     }
 
     var descriptors: [Int32] {
-        var fds = watcher.map { [$0.fd] } ?? []
+        var fds = watcher.map { [$0.fd] + ($0.addingFD.map { [$0] } ?? []) } ?? []
         // Read on while under the bound, or while a frame bigger than it is still coming in.
         if let run, let child = run.child, child.output >= 0, run.stream.pendingBytes < Self.bufferLimit || !run.stream.hasFrame {
             fds.append(child.output)
@@ -264,6 +264,10 @@ final class AlarmFileFollower: LoopPart {
     func readable(_ fd: Int32) {
         if let watcher, fd == watcher.fd {
             touched()
+            return
+        }
+        if let watcher, fd == watcher.addingFD {
+            if watcher.added() { reloadAt = clock.now() + Self.settleTime }
             return
         }
         if eds.readable(fd) { return }
@@ -540,13 +544,28 @@ final class AlarmFileFollower: LoopPart {
     private func applyStep(_ run: ReaderRun, until stepEnd: Instant) {
         run.ringing = Set(events.ringingNow())
         var requeued: [(identifier: String, next: Instant?, hasReminders: Bool)] = []
+        // CHIME_TRACE: the slowest frame, and the commit, of a step that took long.
+        let tracing = logger.logLevel <= .debug
+        var slowest: (kind: String, took: Int64) = ("none", 0)
+        var framesDone: Int64 = 0
+        let started = tracing ? Sys.monotonicNanoseconds() : 0
         do throws(StoreError) {
             try store.write(.firing) { () throws(StoreError) in
                 var count = 0
+                var frameStart = started
+                defer { if tracing { framesDone = Sys.monotonicNanoseconds() } }
                 while run.broken == nil {
                     if count & 15 == 15, clock.now() >= stepEnd { break }
                     count += 1
-                    switch run.stream.next() {
+                    let frame = run.stream.next()
+                    defer {
+                        if tracing {
+                            let now = Sys.monotonicNanoseconds()
+                            if now - frameStart > slowest.took { slowest = (Self.kind(frame), now - frameStart) }
+                            frameStart = now
+                        }
+                    }
+                    switch frame {
                     case .incomplete: return
                     case .malformed(let why): run.broken = why
                     case .frame(.stage, let payload):
@@ -604,7 +623,22 @@ final class AlarmFileFollower: LoopPart {
             run.broken = "\(error)"
         }
         if run.broken != nil { run.child?.kill() }
+        let committed = tracing ? Sys.monotonicNanoseconds() : 0
         schedule.replaced(requeued)
+        if tracing, Sys.monotonicNanoseconds() - started > 10_000_000 {
+            logger.debug("""
+                the alarm file's follower: slowest frame \(slowest.kind) \(slowest.took / 1_000) µs, commit \((committed - framesDone) / 1_000) µs, \
+                requeueing \(requeued.count): \((Sys.monotonicNanoseconds() - committed) / 1_000) µs
+                """)
+        }
+    }
+
+    private static func kind(_ frame: FrameStream.Next) -> String {
+        switch frame {
+        case .frame(let kind, _): "\(kind)"
+        case .incomplete: "incomplete"
+        case .malformed: "malformed"
+        }
     }
 
     /// Applies one alarm of the file (inside the step's transaction).

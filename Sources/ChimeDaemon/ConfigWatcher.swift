@@ -3,6 +3,11 @@
 // old one replaces the inode a file watch would follow. A symlinked file (dotfiles
 // kept elsewhere) is followed to its target's directory too, and a directory that
 // does not exist yet is waited for from its nearest existing ancestor.
+//
+// Watches made after the start are added on a thread of their own (`addingFD` says when they
+// are): the kernel marks every cached entry of a directory when it is first watched, 13 ms for a
+// folder of 100,000 events that was just read, which would hold the daemon's loop. Events that
+// come for them meanwhile wait, and are taken once they are known.
 import Posix
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +33,40 @@ public final class ConfigWatcher {
         self.path = path
         do { inotify = try InotifyDescriptor() } catch { throw DaemonError("cannot watch \(path): \(error)") }
         refresh()
+        offLoop = true
+    }
+
+    /// Whether new watches are added on a thread (from the first refresh after the start).
+    private var offLoop = false
+    /// The watches being added on a thread of their own: their directories and names, and the
+    /// descriptor that says the thread is done.
+    private var adding: (job: Background<[Int32]>, directories: [(directory: String, names: Set<String>)], done: EventDescriptor)?
+    /// Events read while watches were being added, for watches not known yet.
+    private var early: [InotifyDescriptor.Event] = []
+    /// A refresh asked for while watches were being added: done once they are.
+    private var refreshOwed = false
+
+    /// Readable when the watches being added are (then `added()`); nil when none are.
+    public var addingFD: Int32? { adding?.done.fd }
+
+    /// The thread adding watches is done: they are known from now, with the events that came for
+    /// them meanwhile. True when one of those may have changed the file (as `read()`).
+    public func added() -> Bool {
+        guard let (job, directories, done) = adding else { return false }
+        adding = nil
+        done.clear()
+        for ((directory, names), wd) in zip(directories, job.wait()) where wd >= 0 {
+            // (The same directory twice, as two paths to it, is one watch.)
+            if watches[wd] != nil { watches[wd]?.names.formUnion(names) } else { watches[wd] = (directory, names) }
+        }
+        let waiting = early
+        early = []
+        let relevant = take(waiting)
+        if refreshOwed {
+            refreshOwed = false
+            refresh()
+        }
+        return relevant
     }
 
     /// The directories to watch now, each with the name of the entry that matters in it.
@@ -68,13 +107,32 @@ public final class ConfigWatcher {
             inotify.removeWatch(wd)
             watches[wd] = nil
         }
+        var new: [(directory: String, names: Set<String>)] = []
         for (directory, names) in want {
             if let wd = watches.first(where: { $0.value.directory == directory })?.key {
                 watches[wd]?.names = names
                 continue
             }
+            new.append((directory, names))
+        }
+        guard !new.isEmpty else { return }
+        if adding != nil {
+            refreshOwed = true
+            return
+        }
+        let mask = Self.entryEvents | Self.selfEvents | UInt32(IN_ONLYDIR)
+        if offLoop, let done = try? EventDescriptor() {
+            let fd = inotify.fd, directories = new.map(\.directory)
+            let job = Background { () -> [Int32] in
+                defer { done.signal() }
+                return directories.map { inotify_add_watch(fd, $0, mask) }
+            }
+            adding = (job, new, done)
+            return
+        }
+        for (directory, names) in new {
             // A directory that cannot be watched (gone meanwhile, no permission) is looked for again at the next event.
-            if let wd = try? inotify.addWatch(directory, mask: Self.entryEvents | Self.selfEvents | UInt32(IN_ONLYDIR)) {
+            if let wd = try? inotify.addWatch(directory, mask: mask) {
                 watches[wd] = (directory, names)
             }
         }
@@ -102,14 +160,30 @@ public final class ConfigWatcher {
     /// Reads pending events after poll said the descriptor is readable; true when one may have
     /// changed the file (the watches are then refreshed). What changed waits in `takeChanges()`.
     public func read() -> Bool {
+        let events: [InotifyDescriptor.Event]
+        do { events = try inotify.read() } catch {
+            // A read that fails (it should not) is taken as a change: all is read again.
+            changes = Changes(whole: true)
+            refresh()
+            return true
+        }
+        return take(events)
+    }
+
+    /// What the events say changed, into `changes`; true when one may have changed the file (the
+    /// watches are then refreshed).
+    private func take(_ events: [InotifyDescriptor.Event]) -> Bool {
         var relevant = false
         var whole = false
-        // A read that fails (it should not) is taken as a change: the file is read again.
-        let events: [InotifyDescriptor.Event]
-        do { events = try inotify.read() } catch { events = []; relevant = true; whole = true }
         for event in events {
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true; whole = true; continue }
-            guard let watch = watches[event.watch] else { continue }
+            guard let watch = watches[event.watch] else {
+                // (For a watch being added: taken once it is known; past a bound, all is read.)
+                if adding != nil {
+                    if early.count < Self.mostFiles { early.append(event) } else { relevant = true; whole = true }
+                }
+                continue
+            }
             if event.mask & (Self.selfEvents | UInt32(IN_IGNORED)) != 0 {
                 watches[event.watch] = nil
                 relevant = true

@@ -225,6 +225,16 @@ public final class SchedulerDaemon {
         }
     }
 
+    /// Whether this machine is a phone: hostnamed says (or, without it, the files it reads).
+    private func learnChassis() {
+        let learnt: (String?) -> Void = { [unowned self] said in
+            let chassis = said.flatMap { $0.isEmpty ? nil : $0 } ?? Chassis.fromFiles()
+            waking.handset = chassis == Chassis.handset
+            if waking.handset { logger.info("this machine is a phone (chassis handset): every alarm with a sound wakes it unless told not to") }
+        }
+        if let sleep { sleep.askChassis(learnt) } else { learnt(nil) }
+    }
+
     // MARK: - The loop
 
     /// Runs until SIGTERM or SIGINT. Sleeps in `poll` while nothing is due: no periodic wake-ups.
@@ -238,6 +248,7 @@ public final class SchedulerDaemon {
         alarmFile.start(now: clock.now())
         zone.start()
         sleep?.start()
+        learnChassis()
         vibration.start()
         do {
             try schedule.catchUp(now: clock.now(), holdingFile: alarmFile.isReading)
@@ -320,7 +331,7 @@ public final class SchedulerDaemon {
     /// (one indexed query), the next alarm, whether alarms are deferred; and what changed in the
     /// pending and the ringing alarms during this turn, in one signal each (the app follows them).
     private func prepareParts(now: Instant) {
-        waking.arrange(for: schedule.nextWake(), now: now)
+        waking.arrange(for: schedule.nextWake(handset: waking.handset), now: now)
         doNotDisturb.expectAlarm(at: schedule.deadline)
         speaker.expectAlarm(at: schedule.deadline, now: now)
         doNotDisturb.recheck(presenter.deferredCount > 0)

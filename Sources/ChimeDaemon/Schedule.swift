@@ -458,9 +458,10 @@ final class Schedule: LoopPart {
     /// When `identifier` is queued to fire next (nil: it is not).
     func queuedTime(of identifier: String) -> Instant? { queue.time(of: identifier) }
 
-    /// The earliest wake alarm that will fire (one indexed query), for waking.
-    func nextWake() -> (identifier: String, time: Instant, title: String)? {
-        do { return try store.nextWake() } catch {
+    /// The earliest wake alarm that will fire (an indexed query or two), for waking; on a phone
+    /// (`handset`) every alarm with a sound wakes it unless told not to.
+    func nextWake(handset: Bool) -> (identifier: String, time: Instant, title: String)? {
+        do { return try store.nextWake(handset: handset) } catch {
             logger.error("\(error)")
             return nil
         }

@@ -8,8 +8,11 @@
 // Nothing here waits: each Inhibit is a pending call on the system bus connection (which the
 // loop polls), with a deadline; a logind that never answers holds up no alarm.
 //
-// Other parts may: `holdBlock(_:)` a block lock for a reason (nil: let go), read `following`,
-// `blockReason` and `blockRefusal`. The part tells the others (`events`) before a sleep and after the resume.
+// Being the daemon's system bus, it also asks hostnamed once what kind of machine this is
+// (`askChassis`, Chassis.swift), with the same deadline.
+//
+// Other parts may: `holdBlock(_:)` a block lock for a reason (nil: let go), `askChassis`, read
+// `following`, `blockReason` and `blockRefusal`. The part tells the others (`events`) before a sleep and after the resume.
 import DBus
 import Logging
 import Posix
@@ -64,6 +67,7 @@ final class SleepFollower: LoopPart {
     /// The Inhibit calls in flight, each with when it is given up.
     private var delayCall: (call: PendingCall, deadline: Instant)?
     private var blockCall: (call: PendingCall, reason: String, deadline: Instant)?
+    private var chassisCall: (call: PendingCall, answered: (String?) -> Void, deadline: Instant)?
 
     /// Connects to the system bus (`$DBUS_SYSTEM_BUS_ADDRESS`, else the default), or nil when there is none.
     init?(clock: WallClock, logger: Logger) {
@@ -196,6 +200,35 @@ final class SleepFollower: LoopPart {
         logger.warning("logind refused a lock to keep the machine awake for \(reason): \(why)")
     }
 
+    /// hostnamed's `Chassis` ("handset", "laptop", ...), to `answered` (nil: no hostnamed
+    /// answered, within `timeout`). hostnamed is started by the bus if it is not running.
+    func askChassis(_ answered: @escaping (String?) -> Void) {
+        guard let connection else { return answered(nil) }
+        do {
+            let message = try Message.methodCall(destination: "org.freedesktop.hostname1", path: "/org/freedesktop/hostname1",
+                                                 interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                                 arguments: [.string("org.freedesktop.hostname1"), .string("Chassis")])
+            let call = try connection.send(message, timeout: .milliseconds(Int32(Self.timeout.milliseconds)))
+            try call.onCompletion { [weak self] answer in
+                guard let self, let pending = self.chassisCall else { return }
+                self.chassisCall = nil
+                do {
+                    guard case .variant(let value)? = try answer.get().arguments().first, let chassis = value.stringValue else {
+                        throw DaemonError("hostnamed answered Get(Chassis) without a string")
+                    }
+                    pending.answered(chassis)
+                } catch {
+                    self.logger.info("hostnamed does not say the chassis (\(error))")
+                    pending.answered(nil)
+                }
+            }
+            chassisCall = (call, answered, clock.now() + Self.timeout)
+        } catch {
+            logger.info("cannot ask hostnamed the chassis (\(error))")
+            answered(nil)
+        }
+    }
+
     private func inhibit(why: String, mode: String, answered: @escaping (Result<Int32, any Error>) -> Void) throws -> PendingCall {
         guard let connection else { throw DaemonError("no system bus") }
         let message = try Message.methodCall(destination: Self.login1, path: Self.managerPath, interface: Self.manager, member: "Inhibit",
@@ -229,9 +262,15 @@ final class SleepFollower: LoopPart {
     /// Messages read meanwhile (during a blocking call elsewhere) are handled before the loop waits.
     func beforeWait() { connection?.dispatchPending() }
 
-    var deadline: Instant? { [delayCall?.deadline, blockCall?.deadline].compactMap { $0 }.min() }
+    var deadline: Instant? { [delayCall?.deadline, blockCall?.deadline, chassisCall?.deadline].compactMap { $0 }.min() }
 
     func deadlineReached(now: Instant) {
+        if let (call, answered, deadline) = chassisCall, deadline <= now {
+            call.cancel()
+            chassisCall = nil
+            logger.info("hostnamed did not say the chassis within \(Self.timeout)")
+            answered(nil)
+        }
         if let (call, deadline) = delayCall, deadline <= now {
             call.cancel()
             delayCall = nil

@@ -11,6 +11,8 @@
 //
 // The sound libraries are loaded and the server connected at the first sound, or when someone asks
 // how sounds are played (`whenSettled`): a daemon whose alarms have no sound never loads them.
+// They are loaded on a thread of their own (20-80 ms of dlopen and libpulse's start, which held
+// the loop when `Status` first asked); a sound wanted meanwhile waits for that thread.
 //
 // Other parts may: `play` a sound (for an alarm, once or looping), `stop` a play, `preview` one
 // (the app's Preview button and `chime sound play`), ask `playsItself` (a popup then carries no
@@ -155,17 +157,44 @@ final class Speaker: LoopPart {
         }
         if let server {
             server.reconnect()
-        } else {
-            do {
-                server = try SoundServer(applicationName: "chime")
-            } catch {
-                // The libraries are missing: the player programs it is, for good.
-                serverState = .unavailable(error.message, since: .distantFuture)
-                logger.info("chime cannot play sounds itself (\(error.message)); \(player?.name ?? "no player program") plays them")
-                return settled()
+        } else if opening == nil {
+            guard let done = try? EventDescriptor() else { return opened(Result { () throws(SoundError) in try SoundServer(applicationName: "chime") }) }
+            let job = Background { () -> OpenedServer in
+                defer { done.signal() }
+                return OpenedServer(result: Result { () throws(SoundError) in try SoundServer(applicationName: "chime") })
             }
+            opening = (job, done)
         }
         serverState = .connecting(since: clock.now())
+    }
+
+    /// The thread loading the libraries and starting the server's connection, and its signal.
+    private var opening: (job: Background<OpenedServer>, done: EventDescriptor)?
+
+    /// What that thread made, handed to the loop once it ended.
+    private struct OpenedServer: @unchecked Sendable {
+        let result: Result<SoundServer, SoundError>
+    }
+
+    /// Takes what the opening thread made (waiting for it, when a sound cannot wait).
+    private func finishOpening() {
+        guard let (job, done) = opening else { return }
+        opening = nil
+        done.clear()
+        opened(job.wait().result)
+    }
+
+    private func opened(_ result: Result<SoundServer, SoundError>) {
+        switch result {
+        case .success(let made):
+            server = made  // connecting: its events say when it is done
+            serverState = .connecting(since: clock.now())
+        case .failure(let error):
+            // The libraries are missing: the player programs it is, for good.
+            serverState = .unavailable(error.message, since: .distantFuture)
+            logger.info("chime cannot play sounds itself (\(error.message)); \(player?.name ?? "no player program") plays them")
+            settled()
+        }
     }
 
     /// Calls `body` once it is known how sounds are played (connecting first if nothing was tried
@@ -225,6 +254,7 @@ final class Speaker: LoopPart {
     private func start(_ id: Int) {
         guard var play = plays[id] else { return }
         connectIfNeeded()
+        finishOpening()
         if let server, playsItself {
             if let file = Self.file(for: play.request.sound) {
                 do {
@@ -303,6 +333,7 @@ final class Speaker: LoopPart {
         if let previewPlay { stop(previewPlay) }
         previewPlay = nil
         connectIfNeeded()
+        finishOpening()
         let file = Self.file(for: sound)
         var length = duration ?? .zero
         if playsItself, let file {
@@ -410,7 +441,7 @@ final class Speaker: LoopPart {
 
     // MARK: - The loop
 
-    var descriptors: [Int32] { server.map { [$0.wakeup.fd] } ?? [] }
+    var descriptors: [Int32] { (server.map { [$0.wakeup.fd] } ?? []) + (opening.map { [$0.done.fd] } ?? []) }
 
     var deadline: Instant? {
         var times = plays.values.compactMap(\.nextStart) + (previewUntil.map { [$0] } ?? [])
@@ -428,6 +459,7 @@ final class Speaker: LoopPart {
     }
 
     func readable(_ fd: Int32) {
+        if fd == opening?.done.fd { return finishOpening() }
         guard let server else { return }
         for event in server.takeEvents() { handle(event) }
     }

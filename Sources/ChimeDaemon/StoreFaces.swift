@@ -47,7 +47,7 @@ protocol ScheduleStore: MissedJournal {
     func daysOffRecord(_ key: String) throws(StoreError) -> String?
     func setDaysOffRecord(_ key: String, _ value: String) throws(StoreError)
     func setDisabled(_ identifier: String, _ disabled: Bool) throws(StoreError)
-    func nextWake() throws(StoreError) -> (identifier: String, time: Instant, title: String)?
+    func nextWake(handset: Bool) throws(StoreError) -> (identifier: String, time: Instant, title: String)?
     func nextSequenceNumber() throws(StoreError) -> Int64
     func identifierInUse(_ identifier: String) throws(StoreError) -> Bool
     func quarantine(_ identifier: String, reason: String) throws(StoreError)

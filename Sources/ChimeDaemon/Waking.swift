@@ -239,10 +239,20 @@ final class Waking: LoopPart {
     /// A shown wake alarm keeps the machine awake until it is answered, rings out, or (not ringing)
     /// `stayAwakeAfter` passes.
     func keepAwake(for identifier: String, content: NotificationContent) {
-        guard content.wake else { return }
+        guard wakes(content) else { return }
         let span = content.rings ? content.ring ?? .zero : Self.stayAwakeAfter
         awakeFor[identifier] = (clock.now() + span, content.title)
     }
+
+    /// Whether the machine wakes for an alarm: asked to (`--wake`), or on a phone one with a sound
+    /// not told otherwise (`wake = false`, `--no-wake`).
+    func wakes(_ content: NotificationContent) -> Bool {
+        content.wake || (handset && content.sound != nil && !content.stayAsleep)
+    }
+
+    /// This machine is a phone (hostnamed's `Chassis` is `handset`): it suspends itself when idle,
+    /// and an alarm that does not wake it never rings. Learnt at start (`Chassis.swift`).
+    var handset = false
 
     /// The alarm was answered (or rang out): it keeps the machine awake no longer.
     func release(_ identifier: String) { awakeFor[identifier] = nil }
@@ -374,7 +384,7 @@ final class Waking: LoopPart {
     /// What `chime status` says of waking.
     var status: String {
         guard let method else { return "not known yet: systemd's user manager is being asked" }
-        var text = method.description
+        var text = (handset ? "a phone: every alarm with a sound wakes it (wake = false, --no-wake: not that one); " : "") + method.description
         if case .unavailable = method { return text }
         if let next = nextAlarm, armed != nil {
             text += "; next: \u{201C}\(next.title)\u{201D} at \(clockText(next.time)) (the machine wakes \(Self.lead) before)"

@@ -28,7 +28,7 @@ final class ZoneFollower: LoopPart {
         self.logger = logger
     }
 
-    var descriptors: [Int32] { watcher.map { [$0.fd] } ?? [] }
+    var descriptors: [Int32] { watcher.map { [$0.fd] + ($0.addingFD.map { [$0] } ?? []) } ?? [] }
 
     func start() {
         #if DEBUG
@@ -47,8 +47,13 @@ final class ZoneFollower: LoopPart {
     /// Something changed where the system's zone is named: when the zone is another one now, every
     /// alarm's next time is computed again (a wall-clock rule keeps its wall time in the new zone).
     func readable(_ fd: Int32) {
-        guard let watcher, watcher.read() else { return }
-        watcher.refresh()
+        guard let watcher else { return }
+        if fd == watcher.addingFD {
+            guard watcher.added() else { return }
+        } else {
+            guard watcher.read() else { return }
+            watcher.refresh()
+        }
         let zone = Self.fingerprint(now: clock.now())
         guard zone != plannedZone else { return }
         logger.info("the system time zone changed (\(plannedZone) → \(zone)); re-evaluating every alarm")

@@ -35,6 +35,7 @@ import Timekeeping
         if g.chance(30) { content.fadeFrom = g.below(100) }
         content.insist = g.chance(30)
         content.wake = g.chance(30)
+        content.stayAsleep = !content.wake && g.chance(30)
         if g.chance(50) { content.doNotDisturb = DoNotDisturbPolicy.allCases[g.below(DoNotDisturbPolicy.allCases.count)] }
 
         let anchor = g.chance(50) ? g.instant() : Instant(seconds: Int64(g.below(2_000_000_000)))

@@ -1,5 +1,6 @@
 import ChimeCenter
 import DBus
+import Foundation
 import PropertyBased
 import Testing
 import TestSupport
@@ -114,6 +115,20 @@ import Timekeeping
             } catch {
                 Issue.record("not a RequestError: \(error)")
             }
+        }
+    }
+
+    /// `wake` false is kept as said (a phone, which wakes for every alarm with a sound, leaves this
+    /// one asleep); not said, it is neither; true, it wakes: through D-Bus and the stored JSON alike.
+    @Test func wakeFalseIsKeptApartFromNotSaid() throws {
+        for (said, wake, stayAsleep) in [(Value?.none, false, false), (.boolean(false), false, true), (.boolean(true), true, false)] {
+            let pairs: [(String, Value)] = [("title", .string("T")), ("rule", .string("in 5m"))] + (said.map { [("wake", $0)] } ?? [])
+            let request = try NotificationRequest.fromDBus(entries(pairs), now: now).request
+            #expect(request.content.wake == wake && request.content.stayAsleep == stayAsleep, "\(String(describing: said))")
+            let again = try NotificationRequest.fromDBus(request.dbusRequest.dictionaryEntries ?? [], now: now).request
+            #expect(again.content.wake == wake && again.content.stayAsleep == stayAsleep)
+            let stored = try JSONDecoder().decode(NotificationRequest.self, from: Data(RequestJSON.encode(request).utf8))
+            #expect(stored.content == request.content)
         }
     }
 

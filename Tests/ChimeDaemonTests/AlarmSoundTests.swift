@@ -281,7 +281,7 @@ import Timekeeping
         try waitForSoundServer()
         try set(["in", "1s", "--sound", file, "--insist", "--id", "crashy", "Crashy"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { daemon.log.contains("the decoder of \(file) stopped (killed by signal") }, "\(daemon.log)")
+        #expect(waitUntil(10) { daemon.log.contains("the decoder of \(file) stopped (killed by signal") }, "\(daemon.log)")
         let crashed = monotonicSeconds()
         // The tone's decoder died a quarter second in; what sounds from here on is the default sound.
         #expect(recording.hears(after: crashed + 0.5, above: 0.05),
@@ -304,7 +304,7 @@ import Timekeeping
         try pulse.setSink(muted: false, percent: 55)
         let id = try #require(try popup(of: "changed"))
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(10) { daemon.log.contains("changed during the ring") })
+        #expect(waitUntil(10) { daemon.log.contains("changed during the ring") })
         #expect(try pulse.sinkState() == (false, 55))
     }
 
@@ -370,7 +370,7 @@ import Timekeeping
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("canberra-gtk-play plays them"), "\(status.stdout)")
         try set(["in", "1s", "--sound", file, "--volume", "50", "--id", "fallback", "Fallback"])
-        #expect(try waitUntil(4) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(file) }, "\(daemon.log)")
+        #expect(waitUntil(4) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(file) }, "\(daemon.log)")
         let arguments = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(arguments.contains("--volume=-18.1"), "50% through canberra-gtk-play's decibels: \(arguments)")
     }

@@ -44,14 +44,14 @@ import Timekeeping
         let titles = (0..<10).map { "refused \($0)" }
         for title in titles { try add(title, at: due) }
         // Refused, and kept: each is retrying, with the server's reason.
-        #expect(try waitUntil(5) { Set(recorder.refusedCalls.map(\.summary)).count == 10 })
+        #expect(waitUntil(5) { Set(recorder.refusedCalls.map(\.summary)).count == 10 })
         #expect(try waitUntil(10) { try center().pendingSummaries().filter { $0.state == .retrying }.count == 10 })
         let list = try runChime(["list"], environment: bus.environment())
         #expect(list.stdout.contains("retrying: attempt 1 failed: org.freedesktop.Notifications.Error.Failed: the test server refuses"),
                 "\(list.stdout)")
         // The server mends: every alarm arrives, once.
         recorder.fault = .none
-        #expect(try waitUntil(10) { recorder.calls.count >= 10 })
+        #expect(waitUntil(10) { recorder.calls.count >= 10 })
         #expect(try waitUntil(10) { try center().pendingSummaries().isEmpty })
         usleep(300_000)  // and none comes twice
         #expect(recorder.calls.map(\.summary).sorted() == titles.sorted())
@@ -68,7 +68,7 @@ import Timekeeping
         let due = WallClock.system.now() + .seconds(1)
         try add("Stand up", at: due)
         try add("Stand up", at: due)
-        #expect(try waitUntil(4) { recorder.calls.count == 2 })
+        #expect(waitUntil(4) { recorder.calls.count == 2 })
         #expect(recorder.refusedCalls.count == 1)
         let shown = recorder.calls
         try #require(shown.count == 2)
@@ -101,7 +101,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         recorder.fault = .neverReply
         try add("hung", at: WallClock.system.now() + .seconds(1))
-        #expect(try waitUntil(5) { recorder.refusedCalls.count == 1 })
+        #expect(waitUntil(5) { recorder.refusedCalls.count == 1 })
         // The Notify hangs; the daemon does not.
         for arguments in [["list"], ["in", "1h", "Tea"], ["status"]] {
             let started = Date()
@@ -113,7 +113,7 @@ import Timekeeping
         // After the server's time is up the alarm is retrying, and arrives once the server answers.
         #expect(try waitUntil(15) { try center().pendingSummaries().contains { $0.state == .retrying } })
         recorder.fault = .none
-        #expect(try waitUntil(10) { recorder.calls.contains { $0.summary == "hung" } })
+        #expect(waitUntil(10) { recorder.calls.contains { $0.summary == "hung" } })
     }
 
     @Test func aSlowServerMakesNoOtherAlarmLate() throws {
@@ -124,7 +124,7 @@ import Timekeeping
         let first = WallClock.system.now() + .seconds(2)
         try add("first", at: first)
         try add("second", at: first + .seconds(1))
-        #expect(try waitUntil(10) { recorder.calls.count == 2 })
+        #expect(waitUntil(10) { recorder.calls.count == 2 })
         // The second reached the server on time although the first was still unanswered.
         let second = try #require(recorder.calls.first { $0.summary == "second" })
         let due = Date(timeIntervalSince1970: Double((first + .seconds(1)).nanosecondsSinceEpoch) / 1e9)
@@ -141,9 +141,9 @@ import Timekeeping
         let titles = (0..<60).map { "burst \($0)" }
         try addAll(titles, from: start, apart: .milliseconds(20))
         // Half-way through the burst the server dies on the Notify it is given.
-        #expect(try waitUntil(10) { first.calls.count >= 25 })
+        #expect(waitUntil(10) { first.calls.count >= 25 })
         first.fault = .exitOnNotify
-        #expect(try waitUntil(5) { !first.isServing })
+        #expect(waitUntil(5) { !first.isServing })
         first.stop()
         let shownByFirst = Set(first.calls.map(\.summary))
         // A healthy server appears: every alarm the first did not show arrives, once, marked late.
@@ -151,7 +151,7 @@ import Timekeeping
         let second = try RecordingServer(address: bus.address)
         defer { second.stop() }
         let expected = Set(titles).subtracting(shownByFirst)
-        #expect(try waitUntil(15) { Set(second.calls.map(\.summary)) == expected })
+        #expect(waitUntil(15) { Set(second.calls.map(\.summary)) == expected })
         usleep(500_000)
         let shownBySecond = second.calls.map(\.summary)
         #expect(shownBySecond.count == Set(shownBySecond).count, "shown twice: \(shownBySecond)")
@@ -186,7 +186,7 @@ import Timekeeping
         recorder.fault = .none
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop() }
-        #expect(try waitUntil(10) { recorder.calls.contains { $0.summary == "Stubborn" } })
+        #expect(waitUntil(10) { recorder.calls.contains { $0.summary == "Stubborn" } })
         #expect(try waitUntil(10) { try center().pendingSummaries().isEmpty })
         usleep(300_000)  // and it does not come twice
         #expect(recorder.calls.filter { $0.summary == "Stubborn" }.count == 1)
@@ -232,9 +232,9 @@ import Timekeeping
         let titles = (0..<200).map { "alarm \($0)" }
         try addAll(titles, from: start, apart: .milliseconds(5))
         // Part-way through the burst, the session bus dies (its dbus-daemon killed).
-        #expect(try waitUntil(10) { recorder.calls.count >= 60 })
+        #expect(waitUntil(10) { recorder.calls.count >= 60 })
         kill(bus.pid, SIGKILL)
-        #expect(try waitUntil(10) { !daemon.isRunning })
+        #expect(waitUntil(10) { !daemon.isRunning })
         #expect(daemon.log.contains("the session bus went away"))
         let shownOnFirst = Set(recorder.calls.map(\.summary))
         recorder.stop()
@@ -245,7 +245,7 @@ import Timekeeping
         let again = try DaemonProcess(bus: next, stateDirectory: state)
         defer { again.stop(); server.stop(); next.stop() }
         let rest = Set(titles).subtracting(shownOnFirst)
-        #expect(try waitUntil(15) { Set(server.calls.map(\.summary)).isSuperset(of: rest) }, "never shown: \(rest.subtracting(server.calls.map(\.summary)).sorted().prefix(5))")
+        #expect(waitUntil(15) { Set(server.calls.map(\.summary)).isSuperset(of: rest) }, "never shown: \(rest.subtracting(server.calls.map(\.summary)).sorted().prefix(5))")
         usleep(500_000)
         let shownOnSecond = server.calls.map(\.summary)
         #expect(shownOnSecond.count == Set(shownOnSecond).count, "shown twice on the second server")
@@ -277,7 +277,7 @@ import Timekeeping
             #expect(try runChime(arguments, environment: bus.environment()).status == 0)
             #expect(Date().timeIntervalSince(begun) < 5, "\(arguments) waited for the server (10 s)")
         }
-        #expect(try waitUntil(15) { settings.withLock { $0 } != nil })
+        #expect(waitUntil(15) { settings.withLock { $0 } != nil })
         let answered = try #require(settings.withLock { $0 })
         #expect(!answered.isAuthorized)
         if case .denied(let reason) = answered.authorizationStatus { #expect(reason.contains("did not answer"), "\(reason)") }

@@ -99,10 +99,10 @@ import Timekeeping
         let center = try center()
         // A wake alarm first: the daemon asks systemd for a timer, which never answers.
         _ = try stream(center, "wake", count: 1, start: .seconds(600), gap: .zero) { $0.wake = true }
-        #expect(try waitUntil(5) { !systemd.unanswered.isEmpty }, "the daemon asked the stuck manager")
+        #expect(waitUntil(5) { !systemd.unanswered.isEmpty }, "the daemon asked the stuck manager")
         let due = try stream(center, "tea", count: 20, start: .milliseconds(2500), gap: .milliseconds(150))
         let lists = try listTimes(center, runs: 10)
-        #expect(try waitUntil(10) { lateness(recorder, due).count == 20 }, "\(daemon.log)")
+        #expect(waitUntil(10) { lateness(recorder, due).count == 20 }, "\(daemon.log)")
         let late = lateness(recorder, due)
         print("measured: hung gsettings and systemd: 20 alarms reached the server \(describe(late)) late; the pending list answered in \(describe(lists))")
         #expect(late.count == 20)
@@ -137,7 +137,7 @@ import Timekeeping
         let center = try center()
         let due = try stream(center, "egg", count: 20, start: .milliseconds(2500), gap: .milliseconds(150)) { $0.doNotDisturb = .defer }
         let lists = try listTimes(center, runs: 10)
-        #expect(try waitUntil(10) { lateness(recorder, due).count == 20 }, "\(daemon.log)")
+        #expect(waitUntil(10) { lateness(recorder, due).count == 20 }, "\(daemon.log)")
         let late = lateness(recorder, due)
         print("measured: hung mako: 20 alarms reached the server \(describe(late)) late; the pending list answered in \(describe(lists))")
         // mako is given a second to answer: an alarm or a list held by the question is a second late.

@@ -144,13 +144,13 @@ import TestSupport
         }
         func readings(_ what: String) -> Int { daemon.log.components(separatedBy: "read=\(what)").count - 1 }
         #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-c@example.org", "own"] }, "\(daemon.log)")
-        #expect(try waitUntil(10) { readings("all") == 1 }, "\(daemon.log)")
+        #expect(waitUntil(10) { readings("all") == 1 }, "\(daemon.log)")
 
         // One event moved: only its file is read.
         try write("b.ics", uid: "b@example.org", start: "20271212T090000Z")
         #expect(try waitUntil(10) { try center().request(withIdentifier: "ics-b@example.org").summaryRule == "DTSTART:20271212T090000Z" },
                 "\(daemon.log)")
-        #expect(try waitUntil(10) { readings("1 calendar file(s)") == 1 }, "\(daemon.log)")
+        #expect(waitUntil(10) { readings("1 calendar file(s)") == 1 }, "\(daemon.log)")
         #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:20271201T090000Z")
         #expect(try counted() == 4)
         // One taken out, one added: those two files.
@@ -164,11 +164,11 @@ import TestSupport
         // the one left keeps its name. Only a whole reading says which is which: all is read.
         try write("e.ics", uid: "a@example.org", start: "20271205T090000Z")
         #expect(try waitUntil(10) { try ids().count == 5 }, "\(daemon.log)")
-        #expect(try waitUntil(10) { readings("all") == 2 }, "\(daemon.log)")
+        #expect(waitUntil(10) { readings("all") == 2 }, "\(daemon.log)")
         try FileManager.default.removeItem(at: folder.appendingPathComponent("a.ics"))
         #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
         #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:20271205T090000Z", "\(daemon.log)")
-        #expect(try waitUntil(10) { readings("all") == 3 }, "\(daemon.log)")
+        #expect(waitUntil(10) { readings("all") == 3 }, "\(daemon.log)")
         #expect(try waitUntil(10) { try counted() == 4 }, "\(daemon.log)")
     }
 }

@@ -97,13 +97,13 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--id", "get-up", "Get up"])  // the default ring: 5 minutes
         let call = try #require(recorder.waitForCalls(1).first)
-        #expect(try waitUntil(10) { plays().contains { $0.event == "start" } }, "\(daemon.log)")
+        #expect(waitUntil(10) { plays().contains { $0.event == "start" } }, "\(daemon.log)")
         let pid = try #require(plays().first?.pid)
         #expect(!hasEnded(pid))
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "get-up" }?.serverID })
         let pressed = Date()
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(5) { hasEnded(pid) })
+        #expect(waitUntil(5) { hasEnded(pid) })
         let stopped = Date().timeIntervalSince(pressed)
         print("measured: the sound stopped \(Int(stopped * 1000)) ms after Dismiss (the test looks every 20 ms)")
         // Stopped by the answer, not left to play its 20 s; how fast is make bench's to measure.
@@ -123,16 +123,16 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--snooze", "2s", "--id", "nap", "Nap"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { plays().contains { $0.event == "start" } })
+        #expect(waitUntil(10) { plays().contains { $0.event == "start" } })
         let pid = try #require(plays().first?.pid)
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "nap" }?.serverID })
         let pressed = Date()
         try recorder.invokeAction(id: id, key: "snooze")
-        #expect(try waitUntil(5) { hasEnded(pid) })
+        #expect(waitUntil(5) { hasEnded(pid) })
         #expect(Date().timeIntervalSince(pressed) < 3, "stopped by the answer, not left to play its 20 s")
         // Back after 2 s, ringing again.
         #expect(recorder.waitForCalls(2, timeout: 5).count == 2)
-        #expect(try waitUntil(10) { plays().filter { $0.event == "start" }.count == 2 })
+        #expect(waitUntil(10) { plays().filter { $0.event == "start" }.count == 2 })
     }
 
     /// --auto-snooze: rung out unanswered, the alarm takes its popup down and snoozes itself.
@@ -147,7 +147,7 @@ import Timekeeping
         let pending = try #require(try center().pendingSummaries().first { $0.identifier == "late" })
         let next = try #require(pending.nextFire)
         #expect(abs(next.seconds - (Int64(call.receivedAt.timeIntervalSince1970) + 62)) <= 2, "snoozed a minute from the end of the ring")
-        #expect(try waitUntil(10) { !recorder.closedIDs.isEmpty })
+        #expect(waitUntil(10) { !recorder.closedIDs.isEmpty })
         #expect(try center().missedOccurrences().first?.reason == "rang 2s unanswered; snoozed itself for 1m")
     }
 
@@ -181,13 +181,13 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--ring", "6s", "--id", "oven", "Oven"])
         let shown = try #require(recorder.waitForCalls(1).first)
-        #expect(try waitUntil(10) { plays().filter { $0.event == "start" }.count >= 2 })
+        #expect(waitUntil(10) { plays().filter { $0.event == "start" }.count >= 2 })
         daemon.kill()
         usleep(300_000)
         let playsBefore = plays().filter { $0.event == "start" }.count
         daemon = try self.daemon()
         let restarted = Date()
-        #expect(try waitUntil(10) { plays().filter { $0.event == "start" }.count > playsBefore }, "\(daemon.log)")
+        #expect(waitUntil(10) { plays().filter { $0.event == "start" }.count > playsBefore }, "\(daemon.log)")
         let resumedAt = try #require(plays().filter { $0.event == "start" }.last?.time)
         print("measured: the ring resumed \(Int((resumedAt - restarted.timeIntervalSince1970) * 1000)) ms after the daemon started again")
         #expect(resumedAt - restarted.timeIntervalSince1970 < 3, "the ring resumes as the daemon starts")
@@ -224,7 +224,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--ring", "60s", "--id", "oven", "Oven"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { plays().contains { $0.event == "start" } })
+        #expect(waitUntil(10) { plays().contains { $0.event == "start" } })
         daemon.kill()
         // Started again, it dies resuming the ring.
         let path = playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
@@ -259,10 +259,10 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--ring", "30s", "--id", "kettle", "Kettle"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { plays().contains { $0.event == "start" } })
+        #expect(waitUntil(10) { plays().contains { $0.event == "start" } })
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "kettle" }?.serverID })
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(10) { recorder.closedIDs.contains(id) })
+        #expect(waitUntil(10) { recorder.closedIDs.contains(id) })
         usleep(200_000)
         daemon.kill()
         usleep(300_000)
@@ -314,7 +314,7 @@ import Timekeeping
         let stopped = try chime(["stop"])
         #expect(stopped.status == 0 && stopped.stdout == "oven: stopped\n", "\(stopped.stdout)\(stopped.stderr)")
         #expect(try waitUntil(10) { try center().ringing().isEmpty })
-        #expect(try waitUntil(10) { recorder.closedIDs.count >= 2 }, "closed: \(recorder.closedIDs)")
+        #expect(waitUntil(10) { recorder.closedIDs.count >= 2 }, "closed: \(recorder.closedIDs)")
     }
 
     /// The command line refuses what cannot ring, each in one line naming the option.

@@ -84,6 +84,40 @@ import Timekeeping
         #expect(try reopened.pendingSummaries().map(\.identifier) == ["kept"])
     }
 
+    @Test func thePendingCountIsKeptAsRowsComeAndGo() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(directory: directory.path, now: 1)
+        try store.add(try request("a"), nextFire: 5)
+        try store.add(try request("b"), nextFire: 6)
+        #expect(store.pendingCount == 2)
+        // Replaced, not added again.
+        try store.add(try request("a", "in 5m"), nextFire: 7)
+        #expect(store.pendingCount == 2)
+        // A transaction that fails takes its counting with it.
+        #expect(throws: StoreError.self) {
+            try store.write { () throws(StoreError) in
+                try store.add(try! request("c"), nextFire: 8)
+                try store.remove(["a", "b"])
+                throw StoreError("write", path: "test", "the disk is full", cause: .encoding)
+            }
+        }
+        #expect(store.pendingCount == 2)
+        try store.remove(["a", "nobody"])
+        #expect(store.pendingCount == 1)
+        try store.quarantine("b", reason: "test")
+        #expect(store.pendingCount == 1)
+        #expect(try Store(directory: directory.path, now: 2).pendingCount == 1)
+        // The alarm file's definitions are counted the same way.
+        try store.setFileDefinition("f1", "one")
+        try store.setFileDefinition("f2", "two")
+        try store.setFileDefinition("f1", "one, changed")
+        #expect(try store.fileAlarmCount() == 2)
+        try store.setFileDefinition("f2", nil)
+        try store.setFileDefinition("f3", nil)
+        #expect(try store.fileAlarmCount() == 1)
+        #expect(try Store(directory: directory.path, now: 3).fileAlarmCount() == 1)
+    }
+
     @Test func theFilesAreTheUsersAlone() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(directory: directory.path, now: 1)

@@ -106,7 +106,7 @@ import TestSupport
         let daemon = try daemon()
         defer { daemon.stop(); recorder.stop(); monitor.child.stop(); feedbackd.stop(); bus.stop() }
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "wake", "Wake up"])
-        #expect(try waitUntil(20) { !monitor.calls("TriggerFeedback").isEmpty }, "\(daemon.log)")
+        #expect(waitUntil(20) { !monitor.calls("TriggerFeedback").isEmpty }, "\(daemon.log)")
         let trigger = try #require(monitor.calls("TriggerFeedback").first)
         #expect(trigger.contains("string \"org.chime.Alarms\"") && trigger.contains("string \"alarm-clock-elapsed\""), "\(trigger)")
         #expect(trigger.contains("string \"profile\"") && trigger.contains("string \"quiet\""), "\(trigger)")
@@ -134,7 +134,7 @@ import TestSupport
         try setProfile("quiet")
         #expect(waitUntil(10) { daemon.log.contains("feedbackd's profile: quiet") }, "\(daemon.log)")
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "quiet", "On vibrate"])
-        #expect(try waitUntil(20) { monitor.calls("TriggerFeedback").count == 1 }, "\(daemon.log)")
+        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 1 }, "\(daemon.log)")
         #expect(waitUntil(10) { daemon.log.contains("ringing without chime's sound") }, "\(daemon.log)")
         #expect(plays() == 0, "no sound on vibrate")
         try set(["stop", "quiet"])
@@ -142,24 +142,24 @@ import TestSupport
         try setProfile("silent")
         #expect(waitUntil(10) { daemon.log.contains("feedbackd's profile: silent") }, "\(daemon.log)")
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "silent", "On silent"])
-        #expect(try waitUntil(20) { monitor.calls("TriggerFeedback").count == 2 }, "\(daemon.log)")
+        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 2 }, "\(daemon.log)")
         #expect(try #require(monitor.calls("TriggerFeedback").last).contains("string \"silent\""), "the light alone")
         #expect(plays() == 0)
         try set(["stop", "silent"])
 
         try set(["at", Self.soon(4), "--sound", "bell", "--insist", "--id", "insists", "Insists"])
-        #expect(try waitUntil(20) { monitor.calls("TriggerFeedback").count == 3 }, "\(daemon.log)")
+        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 3 }, "\(daemon.log)")
         #expect(try #require(monitor.calls("TriggerFeedback").last).contains("string \"quiet\""), "an insisting alarm vibrates")
         #expect(waitUntil(20) { plays() == 1 }, "and rings: \(daemon.log)")
         try set(["stop", "insists"])
 
         try setProfile("full")
         try set(["in", "2s", "--sound", "bell", "--id", "tea", "Tea"])
-        #expect(try waitUntil(20) { monitor.calls("TriggerFeedback").count == 4 }, "\(daemon.log)")
+        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 4 }, "\(daemon.log)")
         #expect(try #require(monitor.calls("TriggerFeedback").last).contains("string \"timeout-completed\""))
         try set(["stop", "tea"])
         try set(["at", Self.soon(3600), "--remind", "59m57s", "--id", "later", "Later"])
-        #expect(try waitUntil(15) { monitor.calls("TriggerFeedback").count == 5 }, "\(daemon.log)")
+        #expect(waitUntil(15) { monitor.calls("TriggerFeedback").count == 5 }, "\(daemon.log)")
         let reminder = try #require(monitor.calls("TriggerFeedback").last)
         #expect(reminder.contains("string \"message-new-instant\"") && reminder.contains("int32 -1"), "\(reminder)")
     }
@@ -178,12 +178,12 @@ import TestSupport
         let feedbackd = try startFeedbackd()
         defer { monitor.child.stop(); feedbackd.stop() }
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "wake", "Wake up"])
-        #expect(try waitUntil(20) { monitor.calls("TriggerFeedback").count == 2 }, "what rings vibrates as feedbackd appears, and the new ring: \(daemon.log)")
+        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 2 }, "what rings vibrates as feedbackd appears, and the new ring: \(daemon.log)")
         feedbackd.kill9()
         #expect(waitUntil(10) { daemon.log.contains("feedbackd went away") }, "\(daemon.log)")
         let again = try startFeedbackd()
         defer { again.stop() }
-        #expect(try waitUntil(20) { monitor.calls("TriggerFeedback").count == 4 }, "both rings vibrate again: \(monitor.text)")
+        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 4 }, "both rings vibrate again: \(monitor.text)")
         #expect(try center().deliveredNotifications().contains { $0.identifier == "wake" }, "still ringing")
     }
 

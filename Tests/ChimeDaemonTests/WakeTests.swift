@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 import Timekeeping
+@testable import ChimeDaemon
 
 /// `--wake` alarms: the kernel's CLOCK_REALTIME_ALARM where the daemon has CAP_WAKE_ALARM (the tests
 /// run as root, so it has), systemd's user manager where it has not (a stand-in: no user manager
@@ -47,20 +48,20 @@ import Timekeeping
     @Test func withTheCapabilityTheKernelWakesTheMachineHalfAMinuteEarly() throws {
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
-        #expect(try waitUntil { alarmTimers(of: daemon.pid) == [0] }, "one wake timer, not armed: \(alarmTimers(of: daemon.pid))")
+        #expect(waitUntil { alarmTimers(of: daemon.pid) == [0] }, "one wake timer, not armed: \(alarmTimers(of: daemon.pid))")
         let set = try runChime(["in", "10m", "--wake", "--id", "up", "Get up"], environment: bus.environment())
         #expect(set.status == 0)
         #expect(set.stderr == "", "no warning where the machine can be woken")
         // Armed for 9m30s from now.
-        #expect(try waitUntil { alarmTimers(of: daemon.pid).first.map { abs($0 - 570) < 3 } ?? false }, "\(alarmTimers(of: daemon.pid))")
+        #expect(waitUntil { alarmTimers(of: daemon.pid).first.map { abs($0 - 570) < 3 } ?? false }, "\(alarmTimers(of: daemon.pid))")
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("Wake:           yes, by the kernel's RTC alarm (the daemon has CAP_WAKE_ALARM); next: “Get up” at "),
                 "\(status.stdout)")
         // An earlier wake alarm takes over; cancelling both disarms.
         _ = try runChime(["in", "5m", "--wake", "--id", "nap", "Nap"], environment: bus.environment())
-        #expect(try waitUntil { alarmTimers(of: daemon.pid).first.map { abs($0 - 270) < 3 } ?? false })
+        #expect(waitUntil { alarmTimers(of: daemon.pid).first.map { abs($0 - 270) < 3 } ?? false })
         _ = try runChime(["cancel", "up", "nap"], environment: bus.environment())
-        #expect(try waitUntil { alarmTimers(of: daemon.pid) == [0] })
+        #expect(waitUntil { alarmTimers(of: daemon.pid) == [0] })
         // A wake alarm less than the lead ahead is armed once (its wake time has passed: the timer
         // goes off at once), not again on every turn of the loop.
         _ = try runChime(["in", "10s", "--wake", "--id", "soon", "Soon"], environment: bus.environment())
@@ -68,7 +69,7 @@ import Timekeeping
         usleep(700_000)  // and not again
         #expect(daemon.log.components(separatedBy: "the machine wakes at").count - 1 == 3, "\(daemon.log)")
         _ = try runChime(["cancel", "soon"], environment: bus.environment())
-        #expect(try waitUntil { alarmTimers(of: daemon.pid) == [0] })
+        #expect(waitUntil { alarmTimers(of: daemon.pid) == [0] })
         // An alarm without --wake arms nothing.
         _ = try runChime(["in", "5m", "--id", "plain", "Plain"], environment: bus.environment())
         usleep(200_000)
@@ -163,6 +164,44 @@ import Timekeeping
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("as root once: setcap cap_wake_alarm+ep \(Self.commands) and NoNewPrivileges=no in a drop-in for "
                                        + "chime.service (systemctl --user edit chime), or systemd 254 or later"), "\(status.stdout)")
+    }
+
+    /// On a phone (hostnamed's stand-in says `handset`), every alarm with a sound wakes it, unless
+    /// told not to; one without a sound does not; `chime status` says why.
+    @Test func onAPhoneEveryAlarmWithASoundWakesIt() throws {
+        let logind = try LogindStandIn()
+        defer { logind.stop() }
+        try logind.hostnamed(chassis: "handset")
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: logind.environment)
+        defer { daemon.stop(); bus.stop() }
+        #expect(waitUntil(20) { daemon.log.contains("this machine is a phone (chassis handset)") }, "\(daemon.log)")
+        // Without a sound, or told not to: nothing armed.
+        _ = try runChime(["in", "5m", "--id", "quiet", "No sound"], environment: bus.environment())
+        _ = try runChime(["in", "3m", "--sound", "bell", "--no-wake", "--id", "nap", "Nap"], environment: bus.environment())
+        usleep(300_000)
+        #expect(alarmTimers(of: daemon.pid) == [0], "\(alarmTimers(of: daemon.pid))")
+        // With a sound, not a word about waking: armed half a minute before it.
+        let set = try runChime(["in", "10m", "--sound", "bell", "--id", "up", "Get up"], environment: bus.environment())
+        #expect(set.status == 0 && set.stderr == "", "\(set.stderr)")
+        #expect(waitUntil { alarmTimers(of: daemon.pid).first.map { abs($0 - 570) < 3 } ?? false }, "\(alarmTimers(of: daemon.pid))")
+        let status = try runChime(["status"], environment: bus.environment())
+        #expect(status.stdout.contains("Wake:           a phone: every alarm with a sound wakes it (wake = false, --no-wake: not that one); yes, by the kernel's RTC alarm"),
+                "\(status.stdout)")
+        _ = try runChime(["cancel", "up"], environment: bus.environment())
+        #expect(waitUntil { alarmTimers(of: daemon.pid) == [0] })
+    }
+
+    /// Without hostnamed, the files it reads say what the machine is.
+    @Test func theChassisFromTheFilesHostnamedReads() throws {
+        let directory = try makeTemporaryDirectory("chime-chassis")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let info = directory.appendingPathComponent("machine-info").path, tree = directory.appendingPathComponent("chassis-type").path
+        #expect(Chassis.fromFiles(machineInfo: info, deviceTree: tree) == nil)
+        try Data("handset\0".utf8).write(to: URL(fileURLWithPath: tree))
+        #expect(Chassis.fromFiles(machineInfo: info, deviceTree: tree) == "handset")
+        // The administrator's word first.
+        try Data("PRETTY_HOSTNAME=\"Phone\"\n  CHASSIS=\"tablet\"\n".utf8).write(to: URL(fileURLWithPath: info))
+        #expect(Chassis.fromFiles(machineInfo: info, deviceTree: tree) == "tablet")
     }
 
     /// logind's block lock: taken when a wake alarm is near, held while it is shown and unanswered,
