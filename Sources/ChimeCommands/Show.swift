@@ -165,7 +165,7 @@ public struct Show: ParsableCommand {
                 datum.text.map { $0 == "0" ? "silence" : "\($0)% of the volume" }
             },
             Field("insist", "insist", .flag(content.insist)),
-            Field("wake", "wake", .flag(content.wake)),
+            Field("wake", "wake", .flag(content.wake)) { datum in content.stayAsleep ? "no, not even on a phone (--no-wake)" : datum.text },
             Field("dnd", "dnd", .text((content.doNotDisturb ?? AlarmDefaults.doNotDisturb).rawValue)),
             Field("origin", "origin", .text((summary?.origin ?? .commandLine).rawValue)) { datum in
                 datum.text == AlarmOrigin.file.rawValue ? "alarm file" : "command line"

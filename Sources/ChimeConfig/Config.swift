@@ -104,6 +104,9 @@ public struct FollowedCalendar: Hashable, Sendable {
     /// The person's own calendar (`own = true`): chime's settings in it (X-CHIME-*) are taken, but
     /// never insist. Otherwise it is someone else's, and its events set only what they mean.
     public var own: Bool = false
+    /// Its reminders ring as alarms do (`ring = true`): with the default sound where the event
+    /// gives none, until answered, and (having a sound) waking a phone.
+    public var ring = false
     public var line: Int
     /// chime writes its alarms into it (`write = true`: the person's own, a vdir): `chime at
     /// --calendar NAME` adds an event there, and the answers to its alarms travel in it.
@@ -231,7 +234,7 @@ public enum AlarmConfig {
                                      "volume", "fade", "fade-from", "insist", "on-holiday", "working-days", "notice", "calendar"]
     public static let timerKeys = ["name", "duration", "title", "body", "sound", "urgency", "icon", "ring", "auto-snooze", "dnd",
                                    "volume", "fade", "fade-from", "insist"]
-    public static let calendarKeys = ["path", "eds", "label", "enabled", "own", "write", "sync", "sync-interval"]
+    public static let calendarKeys = ["path", "eds", "label", "enabled", "own", "write", "sync", "sync-interval", "ring"]
     public static let holidaysKeys = ["path", "label", "enabled"]
     public static let offKeys = ["from", "until", "alarms"]
     static let tables = ["defaults", "alarm", "timer", "calendar", "holidays", "off"]
@@ -395,7 +398,8 @@ public enum AlarmConfig {
                 var full = false
                 func take(_ alarms: [CalendarImport.Alarm]) {
                     var taken: [ConfigAlarm] = []
-                    let built = Self.build(alarms[...], label: calendar.label, keepingOwn: calendar.write, livesIn: calendar.write ? calendar.name : nil)
+                    let built = Self.build(alarms[...], label: calendar.label, keepingOwn: calendar.write, livesIn: calendar.write ? calendar.name : nil,
+                                           ringing: calendar.ring)
                     for (index, alarm) in alarms.enumerated() where !full {
                         guard calendarAlarms < maximumCalendarAlarms else {
                             alarmNotes.append("\(path):\(alarm.line): left out: the calendars already gave \(maximumCalendarAlarms) alarms, the most chime takes from them")
@@ -453,10 +457,15 @@ public enum AlarmConfig {
     /// where it has none.)
     /// (`livesIn`: the name of the calendar chime writes to that it lives in, kept in its user info.)
     static func build(_ alarms: ArraySlice<CalendarImport.Alarm>, label: String?, keepingOwn: Bool = false,
-                      livesIn: String? = nil) -> [Result<NotificationRequest, RequestError>] {
+                      livesIn: String? = nil, ringing: Bool = false) -> [Result<NotificationRequest, RequestError>] {
         @Sendable func one(_ alarm: CalendarImport.Alarm) -> Result<NotificationRequest, RequestError> {
             var draft = alarm.draft
             if let label, !keepingOwn || (draft.label ?? "").isEmpty { draft.label = label }
+            // `ring = true`: a reminder rings as an alarm, with the event's sound or the default.
+            if ringing {
+                draft.sound = draft.sound ?? .default
+                draft.ring = draft.ring ?? AlarmDefaults.ring
+            }
             if let livesIn { draft.userInfo?[CalendarImport.calendarKey] = livesIn }
             return Result { () throws(RequestError) in try draft.build(now: nil) }
         }

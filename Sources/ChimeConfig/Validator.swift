@@ -326,6 +326,7 @@ struct Validator {
             var calendar = FollowedCalendar(path: path, label: label, enabled: enabled, own: own, line: locator.header("calendar", index)?.line ?? 0)
             calendar.write = write
             calendar.eds = eds
+            calendar.ring = bool(entries, "ring", p + ".ring") ?? false
             if eds != nil, entries["sync"] != nil || entries["sync-interval"] != nil {
                 report(p + (entries["sync"] != nil ? ".sync" : ".sync-interval"),
                        "Evolution Data Server syncs its calendars with their servers itself: leave out 'sync' and 'sync-interval'", atValue: false)

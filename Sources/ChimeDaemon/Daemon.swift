@@ -49,7 +49,9 @@ public enum Timeliness: String, Sendable {
 /// - `Ringing`: rings until answered (`ringing`). Asks the speaker, the client and the ledger.
 /// - `Vibration`: a phone's vibration and light through feedbackd, and its profile. Asks nobody;
 ///   ringing and the presenter tell it (through the daemon) what rings and what was shown.
-/// - `SleepFollower`: logind's sleep signal, the delay lock, block locks. Asks nobody.
+/// - `PhoneCalls`: whether a phone call is in progress (GNOME Calls). Asks nobody; ringing hears of
+///   a call's start and end through the daemon.
+/// - `SleepFollower`: logind's sleep signal, the delay lock, block locks, the chassis. Asks nobody.
 /// - `Waking`: the wake timer or systemd's transient timer, staying awake. Asks sleep.
 /// - `AlarmFileFollower`: the alarm file and its calendars (`file_alarms`), read by its reader child
 ///   and applied in steps. Asks the schedule and the children.
@@ -76,6 +78,8 @@ public final class SchedulerDaemon {
     private let ringing: Ringing
     /// A phone's vibration and light, through feedbackd.
     private let vibration: Vibration
+    /// Phone calls in progress (GNOME Calls).
+    private let calls: PhoneCalls
     private let sleep: SleepFollower?
     private let waking: Waking
     private let zone: ZoneFollower
@@ -84,7 +88,7 @@ public final class SchedulerDaemon {
     private let announce: SchedulerSignals
     /// Every part, for the loop, in the order their deadlines are served.
     private var parts: [any LoopPart] {
-        [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter, vibration]
+        [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter, vibration, calls]
     }
     /// The exported interface.
     let service: SchedulerService
@@ -135,6 +139,7 @@ public final class SchedulerDaemon {
         ledger = PopupLedger(connection: connection, store: store, session: session, clock: clock, logger: logger)
         ringing = Ringing(store: store, speaker: speaker, ledger: ledger, client: client, clock: clock, logger: logger)
         vibration = Vibration(connection: connection, clock: clock, logger: logger)
+        calls = PhoneCalls(connection: connection, clock: clock, logger: logger)
         sleep = SleepFollower(clock: clock, logger: logger)
         waking = Waking(connection: connection, sleep: sleep, clock: clock, logger: logger)
         presenter = Presenter(store: store, schedule: schedule, session: session, doNotDisturb: doNotDisturb, children: children,
@@ -193,6 +198,9 @@ public final class SchedulerDaemon {
         ringing.events.ringStopped = { [unowned self] identifier in vibration.end(identifier) }
         ringing.events.playedOnce = { [unowned self] timer, insist in vibration.once(timer ? .timer : .alarm, insist: insist) }
         ringing.events.soundAllowed = { [unowned self] insist in vibration.soundAllowed(insist: insist) }
+        // During a phone call a ring is a quiet tone beside its vibration.
+        ringing.events.inCall = { [unowned self] in calls.inCall }
+        calls.events.changed = { [unowned self] inCall in ringing.callChanged(inCall) }
         presenter.events.reminderShown = { [unowned self] insist in vibration.once(.reminder, insist: insist) }
         speaker.events.ended = { [unowned self] play in ringing.soundEnded(play) }
         speaker.events.silent = { [unowned self] play, output in ringing.soundSilent(play, output) }
@@ -250,6 +258,7 @@ public final class SchedulerDaemon {
         sleep?.start()
         learnChassis()
         vibration.start()
+        calls.start()
         do {
             try schedule.catchUp(now: clock.now(), holdingFile: alarmFile.isReading)
             // Occurrences held for a server, or waiting to be tried again, before the daemon stopped.

@@ -6,6 +6,10 @@
 // ends unanswered is recorded (`chime list --missed`, the `RangOut` signal) and, when the alarm asks
 // for it, snoozes itself.
 //
+// During a phone call (PhoneCalls.swift) a ring is a quiet tone (`inCallVolume`, never raising
+// the output) beside its vibration, and rings as it would have once the call ends; where the
+// server plays the sound, it is not sent again until then.
+//
 // What rings, and until when, is in the store (`ringing`): a daemon restarted or killed mid-ring
 // rings again for the rest of the ring time while its popup is still up (the popup is sent again
 // in place, so a server that tells only the connection that showed it, as dunst does, tells the
@@ -50,7 +54,12 @@ final class Ringing: LoopPart {
         var plays = 0
         /// It was said to ring into a muted output.
         var toldMuted = false
+        /// Its sound plays quietly: a phone call was in progress when it started.
+        var quiet = false
     }
+
+    /// The volume (percent) of a ring during a phone call, at most: heard beside the call, not over it.
+    static let inCallVolume = 15
 
     private var rings: [String: Ring] = [:] {
         didSet { if Set(rings.keys) != Set(oldValue.keys) { ringingChanged = true } }
@@ -82,6 +91,8 @@ final class Ringing: LoopPart {
         /// Whether chime's own sound may play now (not while a phone is set to vibrate or silent,
         /// unless the alarm insists).
         var soundAllowed: (_ insist: Bool) -> Bool = { _ in true }
+        /// Whether a phone call is in progress: sounds play quietly.
+        var inCall: () -> Bool = { false }
     }
     var events = Events()
 
@@ -114,10 +125,11 @@ final class Ringing: LoopPart {
     }
 
     /// How chime plays an alarm's sound.
-    private func soundRequest(_ content: NotificationContent, looping: Bool) -> SoundRequest? {
+    private func soundRequest(_ content: NotificationContent, looping: Bool, quiet: Bool = false) -> SoundRequest? {
         guard let sound = content.sound else { return nil }
-        return SoundRequest(sound: sound, volume: content.volume ?? 100, fade: content.fade ?? .zero, fadeFrom: content.fadeFrom ?? 0,
-                            looping: looping, insist: content.insist, title: content.title)
+        let volume = content.volume ?? 100
+        return SoundRequest(sound: sound, volume: quiet ? min(volume, Self.inCallVolume) : volume, fade: quiet ? .zero : content.fade ?? .zero,
+                            fadeFrom: content.fadeFrom ?? 0, looping: looping, insist: content.insist && !quiet, title: content.title)
     }
 
     /// The alarm whose ring shows in popup `serverID`, if one rings.
@@ -152,8 +164,9 @@ final class Ringing: LoopPart {
         guard let sound = content.sound else { return }
         let byServer = capabilities.contains(.sound)
         let audible = events.soundAllowed(content.insist)
+        let quiet = events.inCall()
         guard content.rings else {
-            if audible, !byServer, let request = soundRequest(content, looping: false) { _ = speaker.play(request) }
+            if audible, !byServer, let request = soundRequest(content, looping: false, quiet: quiet) { _ = speaker.play(request) }
             events.playedOnce(timer, content.insist)
             return
         }
@@ -165,9 +178,11 @@ final class Ringing: LoopPart {
             ring.plays = 1  // the server played it with the popup
             ring.nextPlay = now + RingPolicy.serverRepeat
         } else {
-            ring.play = audible ? soundRequest(content, looping: true).map(speaker.play) : nil
+            ring.play = audible ? soundRequest(content, looping: true, quiet: quiet).map(speaker.play) : nil
             ring.plays = 1
         }
+        ring.quiet = quiet
+        if quiet { logger.info("a phone call is in progress: ringing as a quiet tone and vibration", metadata: ["alarm.id": "\(identifier)"]) }
         if !audible { logger.info("ringing without chime's sound: the phone is set to vibrate or to silence", metadata: ["alarm.id": "\(identifier)"]) }
         rings[identifier] = ring
         record(ring)
@@ -224,7 +239,10 @@ final class Ringing: LoopPart {
         // to this connection (dunst tells only the connection that showed a popup).
         sendAgain(&ring)
         ledger.shown(ring.serverID)  // its answers come to this connection now
-        if !ring.byServer, events.soundAllowed(ring.content.insist) { ring.play = soundRequest(ring.content, looping: true).map(speaker.play) }
+        ring.quiet = events.inCall()
+        if !ring.byServer, events.soundAllowed(ring.content.insist) {
+            ring.play = soundRequest(ring.content, looping: true, quiet: ring.quiet).map(speaker.play)
+        }
         rings[saved.identifier] = ring
         events.ringStarted(saved.identifier, false, ring.content.insist)
     }
@@ -250,8 +268,30 @@ final class Ringing: LoopPart {
     private func playAgain(_ identifier: String) {
         guard var ring = rings[identifier] else { return }
         ring.nextPlay = nil
+        // Not over a phone call: looked at again after the usual pause.
+        if events.inCall() {
+            ring.nextPlay = clock.now() + RingPolicy.serverRepeat
+            rings[identifier] = ring
+            return
+        }
         sendAgain(&ring)
         rings[identifier] = ring
+    }
+
+    /// A phone call began or the last one ended: chime's sound of each ring plays again, quietly
+    /// or as the alarm asks.
+    func callChanged(_ inCall: Bool) {
+        for (identifier, var ring) in rings where !ring.byServer && ring.quiet != inCall {
+            ring.quiet = inCall
+            if let play = ring.play {
+                ring.play = nil
+                speaker.stop(play)
+                ring.play = soundRequest(ring.content, looping: true, quiet: inCall).map(speaker.play)
+            }
+            rings[identifier] = ring
+            logger.info(inCall ? "a phone call began: ringing as a quiet tone and vibration" : "the phone call ended: ringing as usual",
+                        metadata: ["alarm.id": "\(identifier)"])
+        }
     }
 
     /// A ring sounds into a muted or silent output (and does not insist): its popup says so, sent

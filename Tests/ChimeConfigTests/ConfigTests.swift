@@ -397,6 +397,26 @@ func load(_ text: String, anchor: Instant = Instant(seconds: 1_800_000_000)) -> 
         #expect(calendar?.syncInterval == .seconds(60))
     }
 
+    /// `ring = true` on a calendar: its reminders ring as alarms (the default sound where the event
+    /// gives none, the default ring time); without it they are popups.
+    @Test func aCalendarWhoseRemindersRing() throws {
+        let directory = try makeTemporaryDirectory("chime-ring")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ics = directory.appendingPathComponent("shared.ics")
+        try Data("""
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@x\r\nDTSTART:20270601T090000Z\r\n\
+            SUMMARY:Standup\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT10M\r\nEND:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """.utf8).write(to: ics)
+        for ring in [false, true] {
+            let file = load("[[calendar]]\npath = \"\(ics.path)\"\nring = \(ring)\n")
+            #expect(file.diagnostics.isEmpty, "\(file.diagnostics)")
+            let content = try #require(file.alarms.first?.request.content)
+            #expect(content.sound == (ring ? .default : nil))
+            #expect(content.ring == (ring ? AlarmDefaults.ring : nil))
+        }
+        #expect(load("[[calendar]]\npath = \"\(ics.path)\"\nring = \"yes\"\n").diagnostics.map(\.message) == ["'ring' must be true or false, found a string"])
+    }
+
     @Test func theFileItselfIsChecked() throws {
         #expect(load("x = \"\u{FFFD}\"").diagnostics.map(\.description) == ["alarms.toml:1:1: unknown key 'x'; the file holds [defaults], [[alarm]], [[timer]], [[calendar]], [[holidays]] and [[off]]"])
         var bytes = Array("[[alarm]]\nlabel = \"caf".utf8) + [0xC3, 0x28] + Array("\"\n".utf8)

@@ -16,7 +16,7 @@ import TestSupport
         bus = try PrivateBus()
         playerDirectory = bus.directory.appendingPathComponent("player")
         try FileManager.default.createDirectory(at: playerDirectory, withIntermediateDirectories: true)
-        try installExecutable("#!/bin/sh\necho start >> '\(playerLog.path)'\nsleep 30\n",
+        try installExecutable("#!/bin/sh\necho start \"$*\" >> '\(playerLog.path)'\nsleep 30\n",
                               at: playerDirectory.appendingPathComponent("canberra-gtk-play").path)
     }
 
@@ -78,8 +78,11 @@ import TestSupport
                           environment: ["PATH": playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
     }
 
-    func plays() -> Int {
-        ((try? String(contentsOf: playerLog, encoding: .utf8)) ?? "").split(separator: "\n").count
+    func plays() -> Int { playLines().count }
+
+    /// Each start of the player, with its arguments.
+    func playLines() -> [String] {
+        ((try? String(contentsOf: playerLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     /// A one-off for `chime at`, `seconds` from now on this machine's clock (an alarm, not a timer).
@@ -225,5 +228,44 @@ import TestSupport
         try recorder.invokeAction(id: id, key: "dismiss")
         #expect(try waitUntil(10) { try center().deliveredNotifications().isEmpty }, "answered at once: \(daemon.log)")
         #expect(waitUntil(10) { daemon.log.contains("feedbackd did not do TriggerFeedback") }, "its call timed out, and nothing waited: \(daemon.log)")
+    }
+
+    /// During a phone call (GNOME Calls' stand-in shows one) an alarm rings as a quiet tone beside
+    /// its vibration; when the call ends it rings at its own volume, and quietly again when another
+    /// call comes. The calls are read when the daemon starts, then followed as they come and go.
+    @Test func duringAPhoneCallARingIsAQuietTone() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("calls/standin.py").path
+        let calls = try ChildProcess("/usr/bin/python3", [script], environment: bus.environment(), logDirectory: bus.directory)
+        defer { calls.stop() }
+        try #require(try calls.readLine(timeout: 20) == "ready")
+        func control(_ method: String, _ arguments: [String]) throws {
+            let result = try runProgram("/usr/bin/gdbus", (["call", "--session", "--dest", "org.gnome.Calls", "--object-path", "/org/gnome/Calls",
+                                                            "--method", "org.chime.TestCalls.\(method)"] + arguments).map { Array($0.utf8) },
+                                        environment: bus.environment())
+            try #require(result.status == 0, "\(result.stderr)")
+        }
+        // A call alerting before the daemon starts.
+        try control("Place", ["/org/gnome/Calls/Call/1", "4"])
+        let recorder = try RecordingServer(address: bus.address)
+        let daemon = try daemon()
+        defer { daemon.stop(); recorder.stop(); bus.stop() }
+        #expect(waitUntil(10) { daemon.log.contains("a phone call is in progress") }, "\(daemon.log)")
+        try set(["at", Self.soon(4), "--sound", "bell", "--id", "wake", "Wake up"])
+        #expect(waitUntil(20) { plays() == 1 }, "\(daemon.log)")
+        #expect(playLines().first?.contains("--volume=-49.4") == true, "15%: \(playLines())")
+        // The call ends (gone from GNOME Calls): the ring at its own volume.
+        try control("Remove", ["/org/gnome/Calls/Call/1"])
+        #expect(waitUntil(10) { plays() == 2 }, "\(daemon.log)")
+        #expect(playLines().last?.contains("--volume") == false, "\(playLines())")
+        // Another call comes while it rings, and ends (disconnected).
+        try control("Place", ["/org/gnome/Calls/Call/2", "1"])
+        #expect(waitUntil(10) { plays() == 3 }, "\(daemon.log)")
+        #expect(playLines().last?.contains("--volume=-49.4") == true, "\(playLines())")
+        try control("SetState", ["/org/gnome/Calls/Call/2", "7"])
+        #expect(waitUntil(10) { plays() == 4 }, "\(daemon.log)")
+        #expect(playLines().last?.contains("--volume") == false, "\(playLines())")
+        let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "wake" }?.serverID })
+        try recorder.invokeAction(id: id, key: "dismiss")
+        #expect(try waitUntil(10) { try center().deliveredNotifications().isEmpty }, "\(daemon.log)")
     }
 }

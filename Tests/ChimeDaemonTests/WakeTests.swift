@@ -178,6 +178,8 @@ import Timekeeping
         // Without a sound, or told not to: nothing armed.
         _ = try runChime(["in", "5m", "--id", "quiet", "No sound"], environment: bus.environment())
         _ = try runChime(["in", "3m", "--sound", "bell", "--no-wake", "--id", "nap", "Nap"], environment: bus.environment())
+        let shown = try runChime(["show", "nap"], environment: bus.environment()).stdout
+        #expect(shown.contains("no, not even on a phone (--no-wake)"), "kept as said: \(shown)")
         usleep(300_000)
         #expect(alarmTimers(of: daemon.pid) == [0], "\(alarmTimers(of: daemon.pid))")
         // With a sound, not a word about waking: armed half a minute before it.
