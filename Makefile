@@ -105,7 +105,8 @@ DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).
 DESKTOP_PACKAGES := $(BUILD_PACKAGES) xvfb dbus-daemon dbus-bin systemd libglib2.0-bin imagemagick python3-dbusmock \
 	gir1.2-atspi-2.0 at-spi2-core dunst notification-daemon xfce4-notifyd mate-notification-daemon lxqt-notificationd \
-	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd
+	mako-notifier sway sway-notification-center grim gnome-shell gjs plasma-workspace plasma-desktop kactivitymanagerd \
+	phosh phoc gnome-settings-daemon-common
 # The alarm sound's peers: canberra-gtk-play (with libcanberra's PulseAudio backend) and paplay.
 BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin libglib2.0-bin dbus-bin gcc python3 gnome-clocks \
 	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser radicale vdirsyncer \

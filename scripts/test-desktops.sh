@@ -17,9 +17,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -r scripts/desktops "$work/desktops"
-mkdir -p "$work/packaging" && cp packaging/chime.svg "$work/packaging/"
-cp "$chime" "$work/chime"
+cp -r scripts/desktops "$work/desktops" && cp scripts/testdesktop.py "$work/"
+mkdir -p "$work/packaging" && cp packaging/chime.svg packaging/chime.desktop "$work/packaging/"
+# (chime hands most commands to chime-commands, found beside it.)
+cp "$chime" "$work/chime" && cp "$(dirname "$chime")/chime-commands" "$work/chime-commands"
 chmod -R a+rX "$work"
 chown nobody "$out"
 cd /tmp

@@ -472,6 +472,13 @@ final class Presenter: LoopPart {
 
     func present(_ occurrence: Occurrence, content: NotificationContent, capabilities serverCapabilities: [Capability], varied: Bool = false) {
         let identifier = occurrence.request.identifier
+        // Phosh's lock screen shows a popup's body, and the buttons its desktop entry allows, but
+        // no time of the popup's own: a ringing alarm without a body there says when it was due
+        // (and its label where the title is another).
+        var content = content
+        if content.rings, content.body.isEmpty, session.information?.vendor == "Phosh" {
+            content.body = clockText(occurrence.due) + (content.label.isEmpty || content.label == content.title ? "" : " · " + content.label)
+        }
         // Where chime plays sounds itself, the popup carries none for the server to play.
         let capabilities = ringing.soundCapabilities(serverCapabilities)
         let previous = (try? ledger.delivered(identifier: identifier))??.serverID ?? 0

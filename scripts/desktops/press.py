@@ -3,6 +3,8 @@
 accessibility tree (AT-SPI) and sends a real pointer click (XTest) at its centre on screen.
 
     press.py LABEL        exit 0 when clicked, 1 when no such button appeared within 20 s
+    press.py --action LABEL   does the button's own action (AT-SPI), where no screen position is
+                          known (a Wayland shell's surfaces)
     press.py --key NAME   types one key (an X keysym name, e.g. Escape) through XTest
 """
 
@@ -38,13 +40,17 @@ def main():
         keysym = {"Escape": 0xFF1B}[sys.argv[2]]
         Atspi.generate_keyboard_event(keysym, None, Atspi.KeySynthType.SYM)
         return 0
-    label = sys.argv[1]
+    by_action = sys.argv[1] == "--action"
+    label = sys.argv[2] if by_action else sys.argv[1]
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         desktop = Atspi.get_desktop(0)
         for i in range(desktop.get_child_count()):
             app = desktop.get_child_at_index(i)
             button = find(app, label) if app is not None else None
+            if button is not None and by_action:
+                button.get_action_iface().do_action(0)
+                return 0
             if button is not None:
                 # Popups slide in: click once the button has stopped moving.
                 box = button.get_extents(Atspi.CoordType.SCREEN)
