@@ -9,7 +9,7 @@
 #                validation, request coding, parsing, the store, the loop's parts, the CLI's
 #                parsing), in under a minute after a build
 #   make test-desktops   chime against GNOME Shell, Plasma, xfce4-notifyd, notification-daemon,
-#                MATE, LXQt, mako and swaync (docs/SERVERS.md; DOCS=1 updates it)
+#                MATE, LXQt, mako, swaync, dunst and Phosh (docs/SERVERS.md; DOCS=1 updates it)
 #   make docs    the UserNotifications documentation (DocC) into .build/docs
 #   make bench   start-up and round-trip benchmarks against notify-send, gdbus,
 #                dbus-send and raw libdbus (see docs/BENCHMARKS.md)
