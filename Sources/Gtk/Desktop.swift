@@ -46,3 +46,10 @@ public func addIconDirectory(_ directory: String) {
     guard let display = gdk_display_get_default(), let theme = gtk_icon_theme_get_for_display(display) else { return }
     gtk_icon_theme_add_search_path(theme, directory)
 }
+
+/// Adds `css` to every widget of the default display, above the theme (the app's own rules).
+public func addStyle(_ css: String) {
+    guard let display = gdk_display_get_default(), let provider = gtk_css_provider_new() else { return }
+    gtk_css_provider_load_from_data(provider, css, -1)
+    gtk_style_context_add_provider_for_display(display, OpaquePointer(provider), UInt32(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+}

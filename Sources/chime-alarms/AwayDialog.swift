@@ -18,7 +18,8 @@ final class AwayDialog {
         self.owner = owner
         dialog = Window(dialogOver: owner.window)
         dialog.title = tr("Alarms Off Until…")
-        dialog.setDefaultSize(width: 360, height: -1)
+        let size = MainWindow.dialogSize(360, -1)
+        dialog.setDefaultSize(width: size.width, height: size.height)
         let header = HeaderBar()
         header.hidesWindowButtons()
         let cancel = Button(label: tr("_Cancel"))

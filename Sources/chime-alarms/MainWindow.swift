@@ -50,15 +50,31 @@ final class MainWindow {
     private var changeToDraw = false
 
     /// The listing started before the window (taken by the first `refresh`).
-    private var firstListing: Background<Result<[PendingSummary], any Error>>?
+    private var firstListing: Background<FirstListing>?
 
-    init(app: Application, link: SchedulerLink?, linkError: String?, firstListing: Background<Result<[PendingSummary], any Error>>? = nil) {
+    /// CHIME_ALARMS_SIZE=360x720: the screen the windows are sized for (a phone's, for the tests
+    /// and the screenshots: a phone's shell gives each window the screen anyway); the dialogs are
+    /// no bigger.
+    static let screen: (width: Int32, height: Int32)? = {
+        guard let size = Sys.environment("CHIME_ALARMS_SIZE")?.split(separator: "x").compactMap({ Int32($0) }), size.count == 2,
+            (360...4096).contains(size[0]), (400...4096).contains(size[1]) else { return nil }
+        return (size[0], size[1])
+    }()
+
+    /// A dialog's size: as asked, no bigger than the screen it is for.
+    static func dialogSize(_ width: Int32, _ height: Int32) -> (width: Int32, height: Int32) {
+        guard let screen else { return (width, height) }
+        return (min(width, screen.width), height < 0 ? height : min(height, screen.height))
+    }
+
+    init(app: Application, link: SchedulerLink?, linkError: String?, firstListing: Background<FirstListing>? = nil) {
         self.firstListing = firstListing
         self.app = app
         self.link = link
         window = Window(application: app)
         window.title = tr("Alarms")
         window.setDefaultSize(width: 480, height: 640)
+        if let screen = Self.screen { window.setDefaultSize(width: screen.width, height: screen.height) }
         window.sizeRequest(width: 360, height: 400)
         views = ViewStack(title: tr("Alarms"))
         let header = HeaderBar()
@@ -223,10 +239,14 @@ final class MainWindow {
         let listed: [PendingSummary]?
         if let early = firstListing {
             firstListing = nil
-            switch early.wait() {
+            let first = early.wait()
+            switch first.result {
             case .success(let read): listed = read
             case .failure: listed = call(tr("Reading the alarms"), { try $0.pendingSummaries() })
             }
+            // The window follows PendingChanged by now: one that came since the first listing was
+            // asked for is read now.
+            if first.changedMeanwhile() { refreshLater() }
         } else {
             listed = call(tr("Reading the alarms"), { try $0.pendingSummaries() })
         }

@@ -38,7 +38,8 @@ final class RingingPage {
 
     private func make() -> (Window, StatusPage) {
         let window = Window(dialogOver: owner.window, modal: false, alert: true)
-        window.setDefaultSize(width: 400, height: 480)
+        let size = MainWindow.dialogSize(400, 480)
+        window.setDefaultSize(width: size.width, height: size.height)
         let page = StatusPage(icon: "alarm-symbolic", title: "")
         let snooze = Button(label: tr("_Snooze"))
         let stop = Button(label: tr("S_top"))
@@ -48,17 +49,24 @@ final class RingingPage {
             button.addClass("pill")
             button.sizeRequest(width: 240)
         }
-        // Snooze for a length of one's choosing, under Snooze.
-        let lengths = Box(vertical: false, spacing: 6)
-        lengths.horizontalAlignment = .center
-        for minutes: Int64 in [5, 10, 15, 30, 60] {
+        // Snooze for a length of one's choosing, under Snooze (on a phone in two lines: five
+        // finger-sized buttons are wider than its screen).
+        let lengths = Box(vertical: Touch.wanted, spacing: 6)
+        var line = Box(vertical: false, spacing: 6)
+        for (index, minutes) in [Int64(5), 10, 15, 30, 60].enumerated() {
+            if index == 0 || (Touch.wanted && index == 3) {
+                line = Box(vertical: false, spacing: 6)
+                line.horizontalAlignment = .center
+                lengths.append(line)
+            }
             let span = TimeSpan.seconds(minutes * 60)
             let button = Button(label: durationWords(span))
             button.addClass("flat")
             button.tooltip = tr("Snooze for %s", durationWords(span))
             button.onClick { [unowned self] in self.snooze(for: span) }
-            lengths.append(button)
+            line.append(button)
         }
+        lengths.horizontalAlignment = .center
         buttons.append(snooze)
         buttons.append(lengths)
         buttons.append(stop)

@@ -70,7 +70,7 @@ import Testing
             }
         }
         #expect(elsewhere.isEmpty, "events assigned outside the wiring: \(elsewhere)")
-        #expect(wired == ["schedule", "session", "doNotDisturb", "ledger", "ringing", "speaker", "zone", "sleep", "alarmFile", "presenter"])
+        #expect(wired == ["schedule", "session", "doNotDisturb", "ledger", "ringing", "speaker", "zone", "sleep", "alarmFile", "presenter", "calls"])
         // One way to hear: no part offers a bare closure slot beside its events.
         var slots: [String] = []
         for (file, lines) in try Self.sources() where file != "FiringMarker.swift" {

@@ -216,9 +216,11 @@ class AppTestCase(unittest.TestCase):
     language = None
     start_daemon = True
     daemon_wrapper = ()
+    app_env = {}
 
     def setUp(self):
         self.session = Session(CHIME, APP, alarm_file=self.alarm_file, languages=self.language)
+        self.session.env.update(self.app_env)
         if self.language:
             # The catalogues, compiled from po/ for this session.
             for po in os.listdir(os.path.join(ROOT, "po")):
@@ -734,9 +736,75 @@ class KeyboardTests(AppTestCase):
         self.assertEqual(self.pending(), {})
 
 
+class PhoneTests(AppTestCase):
+    """The app on a phone: a 360×720 screen under a phone's shell (XDG_CURRENT_DESKTOP=Phosh, where
+    the app gives every button a finger's 44 px), every page and dialog within the screen's width
+    (no horizontal scrolling) and every button at least 44 px each way."""
+    app_env = {"CHIME_ALARMS_SIZE": "360x720", "XDG_CURRENT_DESKTOP": "Phosh"}
+    alarm_file = '[[alarm]]\nid = "gym"\ntitle = "Gym"\nwhen = "18:00 mon,wed"\nsound = "bell"\n\n[[timer]]\nname = "Tea"\nduration = "4m"\n'
+    TARGETS = ("push button", "toggle button", "combo box", "spin button", "check box", "radio button", "switch", "list item")
+
+    def assert_touchable(self, window, where):
+        """Nothing of `window` beyond its width; each target on screen 44 px at least each way (a
+        switch or check box counts by its row, which a touch on it answers too)."""
+        frame = window.get_extents(Atspi.CoordType.SCREEN)
+        wider = [] if frame.width <= 360 else [f"the window, {frame.width} px"]
+        small = []
+        for node in App.all(window, lambda n: "Component" in n.get_interfaces(), showing=True):
+            box = node.get_extents(Atspi.CoordType.SCREEN)
+            name = f"{node.get_role_name()} {node.get_name()!r}"
+            # (A squeezer's child left out for want of room, the wide view switcher, keeps a place
+            # left of the window that is never drawn.)
+            if box.x < frame.x - 1:
+                continue
+            if box.x + box.width > frame.x + 360 + 1:
+                wider.append(f"{name} at x {box.x - frame.x}, {box.width} px wide")
+            if node.get_role_name() in self.TARGETS:
+                target = box
+                # A switch, a check box or a combo row's shown choice is answered by a touch on its
+                # row (the nearest named list item above it).
+                if node.get_role_name() in ("switch", "check box", "radio button", "list item") and (box.width < 44 or box.height < 44):
+                    row = node.get_parent()
+                    while row is not None and not (row.get_role_name() in ("list item", "combo box") and row.get_name()) \
+                            and row.get_role_name() not in ("frame", "dialog"):
+                        row = row.get_parent()
+                    if row is not None and row.get_role_name() in ("list item", "combo box"):
+                        target = row.get_extents(Atspi.CoordType.SCREEN)
+                if target.width < 44 or target.height < 44:
+                    small.append(f"{name}: {target.width}×{target.height} at {box.x - frame.x},{box.y - frame.y}")
+        self.assertEqual(wider, [], f"{where}: wider than the screen: " + "; ".join(wider))
+        self.assertEqual(small, [], f"{where}: smaller than a finger: " + "; ".join(small))
+        print(f"measured: {where}: {frame.width}×{frame.height}, every target at least 44×44 px", file=sys.stderr)
+
+    def test_every_page_fits_a_phone_and_a_finger(self):
+        app = self.app
+        app.wait_text("Gym ·")
+        self.assert_touchable(app.window, "Alarms")
+        self.page("Timers")
+        app.wait("push button", "Start")
+        self.assert_touchable(app.window, "Timers")
+        self.page("This Desktop")
+        time.sleep(0.5)
+        self.assert_touchable(app.window, "This Desktop")
+        self.page("Alarms")
+        app.press(app.wait("push button", "New Alarm"))
+        dialog = app.wait("dialog", "New Alarm")
+        app.wait("spin button", "Hour", dialog)
+        self.assert_touchable(dialog, "New Alarm")
+        app.press(app.wait("push button", "Cancel", dialog))
+        app.gone("dialog", "New Alarm")
+        # A ringing alarm: its page, and Stop answers it.
+        self.chime("in", "1s", "--sound", "bell", "--id", "wake", "Wake up")
+        page = app.wait("dialog", "Wake up", seconds=8)
+        stop = app.wait("push button", "Stop", page)
+        self.assert_touchable(page, "Ringing")
+        app.press(stop)
+        app.gone("dialog", "Wake up")
+
+
 def each_test():
     for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, GermanTests, CannotWakeTests,
-                 HungDaemonTests, KeyboardTests):
+                 HungDaemonTests, KeyboardTests, PhoneTests):
         for name in unittest.TestLoader().getTestCaseNames(case):
             yield f"{case.__name__}.{name}"
 
