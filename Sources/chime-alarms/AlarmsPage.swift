@@ -35,7 +35,8 @@ final class AlarmRowWidgets {
         time.addClass("numeric")
         time.xAlignment = 0
         details.xAlignment = 0
-        details.ellipsizes()
+        // (On a phone's narrow screen the words wrap: cut short, they would say little.)
+        if Touch.wanted { details.wraps = true } else { details.ellipsizes() }
         text.append(time)
         text.append(details)
         box.append(text)

@@ -38,7 +38,8 @@ final class RingingPage {
 
     private func make() -> (Window, StatusPage) {
         let window = Window(dialogOver: owner.window, modal: false, alert: true)
-        let size = MainWindow.dialogSize(400, 480)
+        // (On a phone, the screen's height: Stop under the snooze lengths, without scrolling.)
+        let size = Touch.wanted ? MainWindow.dialogSize(360, 720) : MainWindow.dialogSize(400, 480)
         window.setDefaultSize(width: size.width, height: size.height)
         let page = StatusPage(icon: "alarm-symbolic", title: "")
         let snooze = Button(label: tr("_Snooze"))

@@ -220,6 +220,9 @@ class AppTestCase(unittest.TestCase):
 
     def setUp(self):
         self.session = Session(CHIME, APP, alarm_file=self.alarm_file, languages=self.language)
+        # APP_TEST_PHONE=1: every test on a phone's screen, as PhoneTests' always are.
+        if os.environ.get("APP_TEST_PHONE") == "1":
+            self.session.env.update(PhoneTests.app_env)
         self.session.env.update(self.app_env)
         if self.language:
             # The catalogues, compiled from po/ for this session.
