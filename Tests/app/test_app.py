@@ -180,6 +180,11 @@ class App:
             time.sleep(0.05)
         until(inside, DEADLINE, "scrolled into view")
 
+    def in_view(self, node, over):
+        """`node`, scrolled inside `over` first where it lies beyond it (a phone's short screen)."""
+        self.scroll_to(node, over)
+        return node
+
     def focus(self, title):
         """Gives the keyboard to the top-level window titled `title` (there is no window manager)."""
         net_name, utf8 = self.x.intern_atom("_NET_WM_NAME"), self.x.intern_atom("UTF8_STRING")
@@ -283,7 +288,7 @@ class AlarmsTests(AppTestCase):
         name.set_text_contents("Get up")
         # A sound from the theme: the Sound row opens on a click, and "bell" is chosen in it.
         app.click_until(lambda: app.wait("list item", "Sound", dialog), lambda: app.find("check box", "bell", dialog, showing=True), "the sounds")
-        app.click_until(lambda: app.wait("check box", "bell", dialog),
+        app.click_until(lambda: app.in_view(app.wait("check box", "bell", dialog), dialog),
                         lambda: "bell" in App.labels(app.find("list item", "Sound", dialog)), "bell chosen")
         app.press(app.wait("push button", "Save", dialog))
         app.gone("dialog", "New Alarm")
@@ -306,7 +311,7 @@ class AlarmsTests(AppTestCase):
         dialog = app.wait("dialog", "New Alarm")
         app.wait("text", "Name", dialog).set_text_contents("Loud")
         app.click_until(lambda: app.wait("list item", "Sound", dialog), lambda: app.find("check box", "bell", dialog, showing=True), "the sounds")
-        app.click_until(lambda: app.wait("check box", "bell", dialog),
+        app.click_until(lambda: app.in_view(app.wait("check box", "bell", dialog), dialog),
                         lambda: "bell" in App.labels(app.find("list item", "Sound", dialog)), "bell chosen")
         # The preview is the daemon's PlaySound: here (no sound server) its player program plays it.
         app.press(app.wait("push button", "Preview the sound", dialog))
