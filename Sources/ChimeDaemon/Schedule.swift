@@ -104,19 +104,19 @@ final class Schedule: LoopPart {
         var isDetached: (_ identifier: String) throws(StoreError) -> Bool = { _ in false }
     }
 
-    private let store: any ScheduleStore
+    let store: any ScheduleStore
     let clock: WallClock
     let logger: Logger
     let signals: SchedulerSignals
     var events = Events()
     /// The next occurrence of every pending alarm.
-    private(set) var queue = OccurrenceQueue()
+    var queue = OccurrenceQueue()
     /// The next reminder of every pending alarm that has reminders (`--remind`). Planned from the
     /// request whenever the alarm is queued; not stored: a reminder due while the daemon was down,
     /// or the machine slept, is not shown late (its alarm is, as any missed occurrence).
-    private(set) var reminders = OccurrenceQueue()
+    var reminders = OccurrenceQueue()
     /// Which request is being fired, on disk, so a crash costs at most that request.
-    private let marker: FiringMarker
+    let marker: FiringMarker
     /// Requests the daemon crashed while firing before (cleared once they fire cleanly).
     private var suspects: Set<String> = []
 
@@ -288,7 +288,7 @@ final class Schedule: LoopPart {
     }
 
     /// Notes on disk that the work now done is for `identifier` (cleared by `firing` when it is done).
-    private func mark(_ identifier: String) {
+    func mark(_ identifier: String) {
         marker.set(identifier)
         #if DEBUG
         // Test builds only: tests make the work on one request (or the reading of one file) crash,
@@ -350,6 +350,8 @@ final class Schedule: LoopPart {
     private var readingNow: [String] = []
     /// Files the daemon crashed while reading before (cleared once read cleanly).
     private var readSuspects: Set<String> = []
+    /// Overdue alarms of the file, held at start until the file is read (Schedule+CatchingUp.swift).
+    var heldForFile: [String] = []
 
     /// Reads `subject` with the marker set, so a crash inside is charged to that file at the next
     /// start, and a second one quarantines it until it changes. Nested reads (a calendar the alarm
@@ -565,199 +567,6 @@ final class Schedule: LoopPart {
         if try store.origin(of: identifier) == .file { _ = try store.remove([identifier]) }
     }
 
-    // MARK: - Catching up
-
-    /// On start (`now`): charges a crash while firing, then queues every request from its
-    /// stored next occurrence; one that passed while the daemon was down is shown once,
-    /// marked missed, within its grace period, and older ones are recorded.
-    /// With `holdingFile` (the alarm file is being read), an overdue alarm of the file waits for
-    /// `catchUpHeld`: one changed while the daemon was down is not caught up in its old form.
-    func catchUp(now: Instant, holdingFile: Bool = false) throws(StoreError) {
-        var overdue: [ScheduledTime] = []
-        let remindful = try store.identifiersWithReminders()
-        for time in try store.scheduledTimes() where time.quarantine == nil {
-            guard let next = time.nextFire else { continue }
-            if next > now { queue.schedule(time.identifier, at: next) } else { overdue.append(time) }
-            if remindful.contains(time.identifier), !time.disabled, !time.paused { planReminder(time.identifier, now: now) }
-        }
-        for time in overdue {
-            if holdingFile, try store.isFileAlarm(time.identifier) {
-                heldForFile.append(time.identifier)
-                continue
-            }
-            firing(time.identifier) { catchUp(time, now: now) }
-        }
-    }
-
-    /// Overdue alarms of the file, held at start until the file is read.
-    private var heldForFile: [String] = []
-
-    /// The alarm file was read (and applied, or not): its overdue alarms are caught up as they are
-    /// now (one the file changed was queued anew as it was applied).
-    /// Those `keeping` names stay held (alarms of a synced calendar, until its sync ran).
-    func catchUpHeld(now: Instant, keeping: (String) -> Bool = { _ in false }, timeliness: Timeliness = .missed) {
-        let held = heldForFile
-        heldForFile = held.filter(keeping)
-        for identifier in held where !keeping(identifier) {
-            guard let time = try? store.scheduledTime(of: identifier), time.quarantine == nil, let next = time.nextFire else { continue }
-            if next > now { queue.schedule(identifier, at: next) } else { firing(identifier) { catchUp(time, now: now, timeliness: timeliness) } }
-        }
-    }
-
-    /// Catches one request up to `now`: its occurrences that passed, the latest shown as
-    /// `timeliness` (`.missed` after the daemon was down, `.late` after a sleep or a jump) when
-    /// within its grace, every other one recorded missed.
-    private func catchUp(_ time: ScheduledTime, now: Instant, timeliness: Timeliness = .missed) {
-        guard let first = time.nextFire, let request = load(time.identifier) else { return }
-        // Missed while down: find the latest occurrence that passed.
-        var latest = first
-        var older: [Instant] = []
-        var steps = 0
-        while let next = nextFire(request, after: latest), next <= now, steps < 100_000 {
-            if older.count < 100 { older.append(latest) }
-            latest = next
-            steps += 1
-        }
-        logging { () throws(StoreError) in
-            try store.write { () throws(StoreError) in
-                try store.recordMissed(older.map { MissedOccurrence(identifier: request.identifier, due: $0, recorded: now) })
-                // The store's next fire is the occurrence that rings now, so showing it (or holding it)
-                // moves the alarm on from there, not from the first one it missed.
-                if latest != first { try store.setNextFire(request.identifier, latest) }
-            }
-        }
-        if now - latest <= request.content.grace ?? AlarmDefaults.grace {
-            events.deliver(request, latest, timeliness, now)
-        } else {
-            logging { () throws(StoreError) in
-                var next: Instant?
-                try store.write { () throws(StoreError) in
-                    try store.recordMissed([MissedOccurrence(identifier: request.identifier, due: latest, recorded: now)])
-                    next = try advance(request, past: latest, now: now)
-                }
-                requeue(request.identifier, next)
-            }
-            signals.missed(request.identifier, due: latest)
-        }
-    }
-
-    /// After a clock jump, a resume from sleep (which the kernel reports to the timer as a clock
-    /// change) or a change of zone: every request's next occurrence is computed again. What fell due
-    /// between the old plan and now (the machine slept, or the clock jumped ahead) is not skipped: it
-    /// is caught up as at start, one ring for the latest occurrence, marked late (or recorded missed
-    /// past its grace), the older ones recorded missed.
-    /// Overdue alarms `holding` names wait for `catchUpHeld` (alarms of a synced calendar, whose
-    /// sync may bring what the other machines answered meanwhile).
-    func rescheduleAll(after now: Instant, holding: (String) -> Bool = { _ in false }) {
-        queue = OccurrenceQueue()
-        reminders = OccurrenceQueue()
-        changedAll()
-        var overdue: [ScheduledTime] = []
-        logging { () throws(StoreError) in
-            let times = try store.scheduledTimes()
-            try store.write { () throws(StoreError) in
-                for time in times where time.quarantine == nil && !time.disabled && !time.paused {
-                    if let next = time.nextFire, next <= now {
-                        // One already on its way to the server moves on when the server answers.
-                        if !events.inFlight(time.identifier, next) { overdue.append(time) }
-                        continue
-                    }
-                    guard let request = try store.request(withIdentifier: time.identifier) else { continue }
-                    // A wall-clock rule plans from the new now (after a jump back, today's 16:35 is
-                    // still ahead) but never rings an occurrence it already rang; a timer keeps
-                    // counting from when it was set.
-                    let base: Instant = switch request.trigger.rule {
-                    case .calendar, .recurrence: max(time.lastFired ?? .earliest, now - .seconds(1))
-                    case .interval, .instant: max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
-                    }
-                    // Computing the next fire is work on one request: on the record, like firing it.
-                    mark(time.identifier)
-                    let next = nextFire(request, after: base)
-                    marker.clear()
-                    try store.setNextFire(time.identifier, next)
-                    if let next { queue.schedule(time.identifier, at: next) }
-                    if next != nil, !request.trigger.leads.isEmpty { planReminder(request, now: now) }
-                }
-            }
-        }
-        for time in overdue {
-            if holding(time.identifier) {
-                if !heldForFile.contains(time.identifier) { heldForFile.append(time.identifier) }
-                continue
-            }
-            firing(time.identifier) { catchUp(time, now: now, timeliness: .late) }
-        }
-    }
-
-    // MARK: - Due
-
-    func fireDue() {
-        let now = clock.now()
-        for (identifier, due) in reminders.popDue(now) {
-            firing(identifier) {
-                guard let request = load(identifier) else { return }
-                // The reminder due now: the occurrence it is for, and how long before it.
-                if let reminder = request.trigger.nextReminder(after: due - TimeSpan(nanoseconds: 1), off: off(for: request)), reminder.at == due {
-                    events.remind(request, reminder.occurrence, reminder.lead)
-                }
-                planReminder(request, now: due)
-            }
-        }
-        for (identifier, due) in queue.popDue(now) {
-            firing(identifier) {
-                guard let request = load(identifier) else {
-                    logger.debug("due at \(due), but no longer stored", metadata: ["alarm.id": "\(identifier)"])
-                    return
-                }
-                logger.debug("due at \(due)", metadata: ["alarm.id": "\(identifier)"])
-                events.deliver(request, due, .onTime, now)
-            }
-        }
-    }
-
-    /// Moves `request` past its occurrence at `due` in the store: to its next
-    /// occurrence, or out of the pending list when a one-off is done (and none of its occurrences is
-    /// held or waiting to be retried).
-    /// Call inside a store transaction; the queue follows once it commits.
-    @discardableResult
-    func advance(_ request: NotificationRequest, past due: Instant, now: Instant) throws(StoreError) -> Instant? {
-        let next = nextFire(request, after: max(due, now - .seconds(1)))
-        if next == nil, try !events.isDetached(request.identifier) {
-            // A one-off that has fired leaves the pending list, as on iOS.
-            try store.remove([request.identifier])
-        } else {
-            try store.setNextFire(request.identifier, next, handled: due)
-        }
-        return next
-    }
-
-    /// `hasReminders`, when the caller knows it, saves asking the store.
-    func requeue(_ identifier: String, _ next: Instant?, hasReminders: Bool? = nil) {
-        if let next { queue.schedule(identifier, at: next) } else { queue.cancel(identifier) }
-        if next == nil {
-            reminders.cancel(identifier)
-        } else if hasReminders ?? ((try? store.hasReminders(identifier)) == true) {
-            planReminder(identifier, now: clock.now())
-        } else {
-            reminders.cancel(identifier)
-        }
-        changed(identifier)
-    }
-
-    /// Queues the alarm's next reminder after `now`, or none.
-    func planReminder(_ identifier: String, now: Instant) {
-        guard let request = load(identifier) else { return reminders.cancel(identifier) }
-        planReminder(request, now: now)
-    }
-
-    func planReminder(_ request: NotificationRequest, now: Instant) {
-        if let reminder = request.trigger.nextReminder(after: now, off: off(for: request)) {
-            reminders.schedule(request.identifier, at: reminder.at)
-        } else {
-            reminders.cancel(request.identifier)
-        }
-    }
-
     // MARK: - Announcing changes
 
     /// Alarms whose pending state changed since the last announcement.
@@ -903,7 +712,7 @@ final class Schedule: LoopPart {
 
     /// These alarms leave the queue (removed, switched off or paused): announced, and what was
     /// held, retried or ringing for them is forgotten. `gone`: removed, so no longer a suspect either.
-    private func takenOff(_ identifiers: [String], gone: Bool) {
+    func takenOff(_ identifiers: [String], gone: Bool) {
         for id in identifiers {
             queue.cancel(id)
             reminders.cancel(id)
@@ -913,249 +722,6 @@ final class Schedule: LoopPart {
         events.forget(identifiers, true)
     }
 
-    // MARK: - On and off
-
-    /// Switches alarms off: kept and listed, never fired (what waited to be shown of them goes, and
-    /// a ring stops). The alarm file's are switched off in the file (`enabled = false`).
-    func disable(_ identifiers: [String]) throws(SchedulerError) -> [String] {
-        try refuseFileAlarms(identifiers)
-        try refuseUnknown(identifiers)
-        try refusePaused(identifiers)
-        do {
-            try store.write { () throws(StoreError) in
-                for id in identifiers { try store.setDisabled(id, true) }
-            }
-        } catch {
-            throw .store(error)
-        }
-        takenOff(identifiers, gone: false)
-        return identifiers
-    }
-
-    /// Switches alarms back on, each planned from now; one with no occurrence left (a one-off whose
-    /// time passed while it was off) stays off, and the call is refused as never firing.
-    func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
-        try refuseFileAlarms(identifiers)
-        try refuseUnknown(identifiers)
-        try refusePaused(identifiers)
-        let now = clock.now()
-        var planned: [(identifier: String, next: Instant)] = []
-        for id in identifiers {
-            guard let request = load(id) else { throw .unknown([id]) }  // quarantined meanwhile
-            guard let next = nextFire(request, after: now) else {
-                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) has no occurrence left to switch on for; it stays off",
-                                            kind: .neverFires))
-            }
-            planned.append((id, next))
-        }
-        do {
-            try store.write { () throws(StoreError) in
-                for (id, next) in planned {
-                    try store.setDisabled(id, false)
-                    try store.setNextFire(id, next)
-                }
-            }
-        } catch {
-            throw .store(error)
-        }
-        for (id, next) in planned { requeue(id, next) }
-        return planned
-    }
-
-    /// Skips an alarm's next occurrence (`undo`: brings back the one skipped last that is still
-    /// ahead). Answers the occurrence skipped or brought back, and the alarm's next one after.
-    /// Skipping the last occurrence an alarm has is refused: that is cancelling it.
-    func skip(_ identifier: String, undo: Bool) throws(SchedulerError) -> (changed: Instant, next: Instant?) {
-        try refuseUnknown([identifier])
-        try refusePaused([identifier])
-        if (try? store.scheduledTime(of: identifier))??.disabled == true {
-            throw .invalid(RequestError(.id, "\(quotedForMessage(identifier)) is switched off; chime enable \(identifier) first"))
-        }
-        guard var request = load(identifier) else { throw .unknown([identifier]) }
-        let now = clock.now()
-        // Skips that have passed mean nothing any more.
-        request.trigger.skipped.removeAll { $0 <= now }
-        let changed: Instant
-        if undo {
-            guard let last = request.trigger.skipped.popLast() else {
-                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has no skipped occurrence ahead to bring back"))
-            }
-            changed = last
-        } else {
-            guard let next = nextFire(request, after: now) else {
-                throw .invalid(RequestError(.rule, "\(quotedForMessage(identifier)) has no occurrence ahead to skip", kind: .neverFires))
-            }
-            guard request.trigger.skipped.count < RequestBounds.skippedCount.upperBound else {
-                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has \(request.trigger.skipped.count) skipped occurrences ahead already"))
-            }
-            request.trigger.skipped.append(next)
-            changed = next
-        }
-        return (changed, try storeSkips(request, now: now))
-    }
-
-    /// Skips one occurrence (the notice's Skip this one), or brings it back (`undo`): the alarm's
-    /// next occurrence after.
-    @discardableResult
-    func skip(_ identifier: String, occurrence: Instant, undo: Bool) throws(SchedulerError) -> Instant? {
-        try refuseUnknown([identifier])
-        guard var request = load(identifier) else { throw .unknown([identifier]) }
-        let now = clock.now()
-        request.trigger.skipped.removeAll { $0 <= now }
-        if undo {
-            guard let index = request.trigger.skipped.lastIndex(of: occurrence) else {
-                throw .invalid(RequestError(.skipped, "that occurrence of \(quotedForMessage(identifier)) is not skipped"))
-            }
-            request.trigger.skipped.remove(at: index)
-        } else {
-            guard occurrence > now else { throw .invalid(RequestError(.skipped, "that occurrence of \(quotedForMessage(identifier)) has passed")) }
-            guard !request.trigger.skipped.contains(occurrence) else { return nextFire(request, after: now) }
-            guard request.trigger.skipped.count < RequestBounds.skippedCount.upperBound else {
-                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has \(request.trigger.skipped.count) skipped occurrences ahead already"))
-            }
-            request.trigger.skipped.append(occurrence)
-        }
-        return try storeSkips(request, now: now)
-    }
-
-    /// Stores a request whose skips changed, and plans it from `now`.
-    private func storeSkips(_ request: NotificationRequest, now: Instant) throws(SchedulerError) -> Instant? {
-        let identifier = request.identifier
-        let next = nextFire(request, after: now)
-        if next == nil {
-            throw .invalid(RequestError(.rule, "that is the last occurrence \(quotedForMessage(identifier)) has; chime cancel \(identifier) removes it",
-                                        kind: .neverFires))
-        }
-        do {
-            try store.write { () throws(StoreError) in try store.update(request, nextFire: next) }
-        } catch {
-            throw .store(error)
-        }
-        requeue(identifier, next)
-        return next
-    }
-
-    /// A paused timer is resumed (or cancelled), not switched off or on.
-    private func refusePaused(_ identifiers: [String]) throws(SchedulerError) {
-        for id in identifiers where (try? store.scheduledTime(of: id))??.paused == true {
-            throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) is a paused timer: resume it (chime resume \(id)) or cancel it"))
-        }
-    }
-
-    // MARK: - Pausing timers
-
-    /// Pauses timers: each keeps the time it had left (in the store, across restarts) and is not
-    /// planned until resumed. Only a timer (a rule that counts elapsed time) can be paused, and only
-    /// while its next time is ahead.
-    func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)] {
-        try refuseFileAlarms(identifiers)
-        try refuseUnknown(identifiers)
-        let now = clock.now()
-        var paused: [(identifier: String, remaining: TimeSpan)] = []
-        for id in identifiers {
-            guard let request = load(id) else { throw .unknown([id]) }
-            guard case .interval = request.trigger.rule else {
-                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) is not a timer; an alarm at a clock time is switched off instead (chime disable \(id))"))
-            }
-            let time: ScheduledTime?
-            do { time = try store.scheduledTime(of: id) } catch { throw .store(error) }
-            guard let time, !time.paused, !time.disabled, let next = time.nextFire else {
-                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) has no time ahead to pause (it is paused, off, or waiting to be shown)"))
-            }
-            paused.append((id, max(next - now, .zero)))
-        }
-        do {
-            try store.write { () throws(StoreError) in
-                for (id, remaining) in paused { try store.setPaused(id, remaining: remaining) }
-            }
-        } catch {
-            throw .store(error)
-        }
-        takenOff(paused.map(\.identifier), gone: false)
-        return paused
-    }
-
-    /// Resumes paused timers: each fires once the time it had left has passed again from now (a
-    /// repeating one then keeps its interval from there).
-    func resume(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
-        try refuseFileAlarms(identifiers)
-        try refuseUnknown(identifiers)
-        let now = clock.now()
-        let left: [String: TimeSpan]
-        do { left = Dictionary(try store.pausedTimers().map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a }) } catch {
-            throw .store(error)
-        }
-        var resumed: [(request: NotificationRequest, next: Instant)] = []
-        for id in identifiers {
-            guard let remaining = left[id] else {
-                throw .invalid(RequestError(.rule, "\(quotedForMessage(id)) is not paused"))
-            }
-            guard var request = load(id), case .interval(let span, _) = request.trigger.rule else { throw .unknown([id]) }
-            let next = now + remaining
-            // The timer counts from a new start, so every later re-plan (a clock jump, a restart)
-            // finds the same next time.
-            request.trigger.anchor = next - span
-            resumed.append((request, next))
-        }
-        do {
-            try store.write { () throws(StoreError) in
-                for (request, next) in resumed { try store.add(request, nextFire: next) }  // the pause goes with it
-            }
-        } catch {
-            throw .store(error)
-        }
-        for (request, next) in resumed { requeue(request.identifier, next) }
-        return resumed.map { ($0.request.identifier, $0.next) }
-    }
-
-    /// Refuses identifiers that are not pending.
-    private func refuseUnknown(_ identifiers: [String]) throws(SchedulerError) {
-        var unknown: [String] = []
-        do {
-            for id in identifiers where try store.scheduledTime(of: id) == nil { unknown.append(id) }
-        } catch {
-            throw .store(error)
-        }
-        if !unknown.isEmpty { throw .unknown(unknown) }
-    }
-
-    /// The alarm file's alarms are changed in the file: a call that would change one is refused.
-    func refuseFileAlarms(_ identifiers: [String]) throws(SchedulerError) {
-        var owned: [String] = []
-        do {
-            for id in identifiers where try store.isFileAlarm(id) { owned.append(id) }
-        } catch {
-            throw .store(error)
-        }
-        if !owned.isEmpty { throw .fromAlarmFile(owned) }
-    }
-
-    /// Snooze: the alarm rings again after its snooze time (or `span`, when one was chosen), then a
-    /// repeating one keeps its rule.
-    @discardableResult
-    func snooze(_ delivered: DeliveredNotification, for span: TimeSpan? = nil) -> Instant {
-        let snooze = span ?? delivered.content.snooze ?? AlarmDefaults.snooze
-        let at = clock.now() + snooze
-        logging { () throws(StoreError) in
-            if try store.scheduledTime(of: delivered.identifier) != nil {
-                try store.setNextFire(delivered.identifier, at)
-            } else {
-                // A snoozed one-off is pending again until its snooze rings.
-                var content = delivered.content
-                content.subtitle = ""
-                let again = NotificationRequest(
-                    identifier: delivered.identifier, content: content,
-                    trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: at))
-                // (A calendar's one-off stays the calendar's: its reading then gives it with the snooze.)
-                let fromFile = try store.isFileAlarm(delivered.identifier) || delivered.content.userInfo[CalendarImport.uidKey] != nil
-                try store.add(again, nextFire: at, origin: fromFile ? .file : .commandLine)
-            }
-            queue.schedule(delivered.identifier, at: at)
-            changed(delivered.identifier)
-            logger.info("snoozed for \(snooze)", metadata: ["alarm.id": "\(delivered.identifier)"])
-        }
-        return at
-    }
 }
 
 extension Trigger {
