@@ -198,6 +198,7 @@ PACKAGING_SCRATCH := .build-packaging
 test: deps-test
 	@# Resolved once, before the two builds start: each would otherwise write Package.resolved.
 	$(SWIFT) package resolve
+	@/usr/bin/python3 scripts/check-imports.py
 	@mkdir -p $(PACKAGING_SCRATCH) && rm -f $(PACKAGING_SCRATCH)/build.rc
 	@(nice -n 19 $(MAKE) --no-print-directory dist PIE=1 RELEASE_SCRATCH=$(PACKAGING_SCRATCH) >$(PACKAGING_SCRATCH)/build.log 2>&1; \
 		echo $$? >$(PACKAGING_SCRATCH)/build.rc) &
@@ -261,6 +262,8 @@ check-suites:
 	@printf '%s\n' $(foreach suite,$(CHECK_SUITES),'$(suite)')
 
 check: deps-check
+	@# Each target imports only what Package.swift says it depends on.
+	@/usr/bin/python3 scripts/check-imports.py
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
 

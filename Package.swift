@@ -68,12 +68,12 @@ let package = Package(
         .target(name: "ChimeCenter", dependencies: ["DBus", "ICalendar", "Notifications", "Posix", "Timekeeping"]),
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
         .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
-        .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Timekeeping", "TOMLKit", "Posix"]),
-        .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Sound", "Timekeeping"]),
+        .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Notifications", "Timekeeping", "TOMLKit", "Posix"]),
+        .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Posix", "Sound", "Timekeeping"]),
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCenter", "ChimeConfig", "DBus", "Notifications", "Timekeeping", "CSQLite", "Posix", "Sound",
+                "ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Timekeeping", "CSQLite", "Posix", "Sound",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -115,7 +115,7 @@ let package = Package(
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["DBus", "Notifications", "Posix", "Timekeeping"]),
-        .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "TestSupport"]),
+        .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "DBus", "TestSupport"]),
         .testTarget(
             name: "DBusTests",
             dependencies: [
@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "ChimeCLITests",
             dependencies: [
-                "DBus", "Notifications", "NotifyTool", "ChimeCommands", "TestSupport",
+                "ChimeCenter", "DBus", "Notifications", "NotifyTool", "ChimeCommands", "TestSupport", "Timekeeping",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
