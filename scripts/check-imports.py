@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Each target imports only the modules it declares (Package.swift): a module of this package or a
 product of a dependency, imported by a target that does not name it, builds only because SwiftPM
-happens to have built it first. Exits 1 and names each such import.
+happens to have built it first. And the daemon's D-Bus error names are matched only by its client
+(ChimeCenter) and the service that answers with them: the others match `SchedulerRefusal`.
+Exits 1 and names each such import or match.
 
     check-imports.py      (from the package's root; runs `swift package dump-package`)
 """
@@ -37,6 +39,18 @@ for target in package["targets"]:
                     match = pattern.match(line)
                     if match and match.group(1) in importable and match.group(1) not in declared and match.group(1) != target["name"]:
                         problems.append(f"{os.path.join(root, name)}:{number}: {target['name']} imports {match.group(1)}, which it does not declare")
+names = re.compile(r"SchedulerInterface\.(invalidRequest|neverFires|unknownIdentifier|storeFailed|fromAlarmFile|cannotPlay|noAlarmFile)\b")
+for root, _, files in os.walk("Sources"):
+    if root.startswith("Sources/ChimeCenter"):
+        continue
+    for name in sorted(files):
+        path = os.path.join(root, name)
+        if not name.endswith(".swift") or path == "Sources/ChimeDaemon/SchedulerService.swift":
+            continue
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if names.search(line):
+                    problems.append(f"{path}:{number}: matches the daemon's D-Bus error name; match SchedulerRefusal.of(error)")
 for problem in problems:
     print(problem)
 sys.exit(1 if problems else 0)

@@ -23,6 +23,41 @@ public enum SchedulerInterface {
     public static let noAlarmFile: ErrorName = "org.chime.Scheduler.Error.NoAlarmFile"
 }
 
+/// What the daemon refused, as its client says it: the callers match these, and its D-Bus error
+/// names stay inside the client (SchedulerInterface, and the service that answers with them).
+public enum SchedulerRefusal: Hashable, Sendable {
+    /// A key is unknown, of the wrong type, or outside its bound.
+    case invalidRequest
+    /// The request is valid but would never fire.
+    case neverFires
+    /// No pending (or delivered) alarm has that identifier.
+    case unknownIdentifier
+    /// The daemon could not write or read its store.
+    case storeFailed
+    /// The identifier belongs to an alarm in the alarm file.
+    case fromAlarmFile
+    /// Nothing here can play the sound.
+    case cannotPlay
+    /// The daemon follows no alarm file.
+    case noAlarmFile
+
+    /// The refusal `error` is, with the daemon's message; nil: it is not one of the daemon's.
+    public static func of(_ error: any Error) -> (refusal: SchedulerRefusal, message: String)? {
+        guard let error = error as? DBusError else { return nil }
+        let refusal: SchedulerRefusal? = switch error.name {
+        case SchedulerInterface.invalidRequest: .invalidRequest
+        case SchedulerInterface.neverFires: .neverFires
+        case SchedulerInterface.unknownIdentifier: .unknownIdentifier
+        case SchedulerInterface.storeFailed: .storeFailed
+        case SchedulerInterface.fromAlarmFile: .fromAlarmFile
+        case SchedulerInterface.cannotPlay: .cannotPlay
+        case SchedulerInterface.noAlarmFile: .noAlarmFile
+        default: nil
+        }
+        return refusal.map { ($0, error.message) }
+    }
+}
+
 /// Where a pending alarm came from. The alarm file's alarms follow the file; a reload never
 /// touches those added from the command line or over D-Bus.
 public enum AlarmOrigin: String, Hashable, Sendable {

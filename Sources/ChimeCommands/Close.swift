@@ -33,8 +33,8 @@ public struct Close: ParsableCommand {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         do {
             try center.removeDeliveredNotifications(withIdentifiers: identifiers)
-        } catch let error as DBusError where error.name == SchedulerInterface.unknownIdentifier {
-            ExitStatus.unknownIdentifier.exit("\(error.message); see chime delivered")
+        } catch let refused where SchedulerRefusal.of(refused)?.refusal == .unknownIdentifier {
+            ExitStatus.unknownIdentifier.exit("\(SchedulerRefusal.of(refused)?.message ?? ""); see chime delivered")
         } catch {
             ExitStatus.fail(error)
         }

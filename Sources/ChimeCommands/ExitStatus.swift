@@ -10,15 +10,13 @@ func failForScheduler(_ error: any Error) {
         ExitStatus.noDaemon.exit(error.description)
     case let error as SchedulerNotAnsweringError:
         ExitStatus.daemonFailed.exit(error.description)
-    case let error as DBusError where error.name == SchedulerInterface.cannotPlay:
-        ExitStatus.cannotPlay.exit("cannot play it: \(error.message)")
-    case let error as DBusError where error.name == SchedulerInterface.invalidRequest || error.name == SchedulerInterface.neverFires:
-        ExitStatus.usage.exit(error.message)
-    case let error as DBusError where error.name == SchedulerInterface.unknownIdentifier:
-        ExitStatus.unknownIdentifier.exit("\(error.message); see chime list")
-    case let error as DBusError where error.name == SchedulerInterface.fromAlarmFile:
-        ExitStatus.fromAlarmFile.exit(error.message)
     default:
-        return
+        switch SchedulerRefusal.of(error) {
+        case (.cannotPlay, let message)?: ExitStatus.cannotPlay.exit("cannot play it: \(message)")
+        case (.invalidRequest, let message)?, (.neverFires, let message)?: ExitStatus.usage.exit(message)
+        case (.unknownIdentifier, let message)?: ExitStatus.unknownIdentifier.exit("\(message); see chime list")
+        case (.fromAlarmFile, let message)?: ExitStatus.fromAlarmFile.exit(message)
+        default: return
+        }
     }
 }

@@ -48,7 +48,7 @@ public struct Stop: ParsableCommand {
 private func answering(_ identifier: String, _ body: () throws -> Void) {
     do {
         try body()
-    } catch let error as DBusError where error.name == SchedulerInterface.unknownIdentifier {
+    } catch where SchedulerRefusal.of(error)?.refusal == .unknownIdentifier {
         ExitStatus.unknownIdentifier.exit("not ringing: \(quotedForMessage(identifier)); see chime list --ringing")
     } catch {
         ExitStatus.fail(error)

@@ -462,11 +462,11 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     static func translated(_ error: any Error) -> any Error {
-        if let error = error as? DBusError {
-            if error.name == SchedulerInterface.neverFires { return UNError(.notificationInvalidNoDate, error.message) }
-            if error.name == SchedulerInterface.invalidRequest { return UNError(.notificationInvalidNoContent, error.message) }
+        switch SchedulerRefusal.of(error) {
+        case (.neverFires, let message)?: return UNError(.notificationInvalidNoDate, message)
+        case (.invalidRequest, let message)?: return UNError(.notificationInvalidNoContent, message)
+        default: return error
         }
-        return error
     }
 
     static func encode(_ c: Foundation.DateComponents) -> String {
