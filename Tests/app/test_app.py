@@ -792,7 +792,7 @@ class PhoneTests(AppTestCase):
         app.wait("push button", "Start")
         self.assert_touchable(app.window, "Timers")
         self.page("This Desktop")
-        time.sleep(0.5)
+        app.wait_text("Waking from suspend")
         self.assert_touchable(app.window, "This Desktop")
         self.page("Alarms")
         app.press(app.wait("push button", "New Alarm"))
