@@ -100,10 +100,10 @@ final class FirstListing: @unchecked Sendable {
 
 /// The touch style: where, and what.
 enum Touch {
-    static var wanted: Bool {
+    static let wanted: Bool = {
         if let asked = Sys.environment("CHIME_ALARMS_TOUCH") { return asked == "1" }
         return (Sys.environment("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").contains { $0.lowercased() == "phosh" }
-    }
+    }()
     static let css = """
         button { min-height: 44px; min-width: 44px; }
         spinbutton > button { min-height: 44px; min-width: 44px; }

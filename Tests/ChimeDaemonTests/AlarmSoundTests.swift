@@ -357,21 +357,19 @@ import Timekeeping
 
     /// Where no sound server answers, the player programs still play alarms, and status says so.
     @Test func withoutASoundServerAPlayerProgramPlays() throws {
-        let playerDirectory = bus.directory.appendingPathComponent("player")
-        try FileManager.default.createDirectory(at: playerDirectory, withIntermediateDirectories: true)
-        let log = playerDirectory.appendingPathComponent("plays.log").path
-        try installExecutable("#!/bin/sh\necho \"$@\" >> '\(log)'\nsleep 5\n", at: playerDirectory.appendingPathComponent("canberra-gtk-play").path)
+        let player = try RecordingPlayer(in: bus)
+        try player.install("echo \"$@\" >> \"$LOG\"\nsleep 5")
         let file = try tone(periods: 480)
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try daemon(["PULSE_SERVER": "unix:\(bus.directory.path)/no-such-socket",
-                                 "PATH": playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+                                 "PATH": player.environment["PATH"]!])
         defer { daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
         #expect(try waitUntil(5) { try center().daemonStatus().sound.contains("no sound server") })
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("canberra-gtk-play plays them"), "\(status.stdout)")
         try set(["in", "1s", "--sound", file, "--volume", "50", "--id", "fallback", "Fallback"])
-        #expect(waitUntil(4) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(file) }, "\(daemon.log)")
-        let arguments = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(waitUntil(4) { player.lines().contains { $0.contains(file) } }, "\(daemon.log)")
+        let arguments = player.lines().joined(separator: "\n")
         #expect(arguments.contains("--volume=-18.1"), "50% through canberra-gtk-play's decibels: \(arguments)")
     }
 

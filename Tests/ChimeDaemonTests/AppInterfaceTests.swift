@@ -11,29 +11,20 @@ import Timekeeping
 /// (`ListTimerPresets`, `StartTimer`). The real daemon, a recording server, a recording player.
 @Suite struct AppInterfaceTests: OnAPrivateBus {
     let bus: PrivateBus
-    let playerDirectory: URL
-    var playerLog: URL { playerDirectory.appendingPathComponent("plays.log") }
+    let player: RecordingPlayer
 
     init() throws {
         bus = try PrivateBus()
-        playerDirectory = bus.directory.appendingPathComponent("player")
-        try FileManager.default.createDirectory(at: playerDirectory, withIntermediateDirectories: true)
+        player = try RecordingPlayer(in: bus)
         // A player that notes what it was asked to play, then plays (sleeps) for 20 s.
-        try installExecutable("""
-            #!/bin/sh
-            echo "$$ $*" >> '\(playerLog.path)'
-            exec sleep 20
-            """, at: playerDirectory.appendingPathComponent("canberra-gtk-play").path)
+        try player.install("echo \"$$ $*\" >> \"$LOG\"\nexec sleep 20")
     }
 
     func daemon(arguments: [String] = []) throws -> DaemonProcess {
-        try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments,
-                          environment: ["PATH": playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+        try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments, environment: player.environment)
     }
 
-    func plays() -> [String] {
-        ((try? String(contentsOf: playerLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    func plays() -> [String] { player.lines() }
 
     /// Signals of the scheduler, as (member, first argument's strings), on a connection of their own.
     final class Signals: @unchecked Sendable {

@@ -9,31 +9,26 @@ import Timekeeping
 /// player (a `canberra-gtk-play` on the daemon's PATH that notes each start and how it ended).
 @Suite struct RingTests: OnAPrivateBus {
     let bus: PrivateBus
-    /// Where the recording player lives and writes.
-    let playerDirectory: URL
-    var playerLog: URL { playerDirectory.appendingPathComponent("plays.log") }
+    /// The recording player.
+    let player: RecordingPlayer
 
     init() throws {
         bus = try PrivateBus()
-        playerDirectory = bus.directory.appendingPathComponent("player")
-        try FileManager.default.createDirectory(at: playerDirectory, withIntermediateDirectories: true)
+        player = try RecordingPlayer(in: bus)
     }
 
     /// Installs a player whose sound lasts `seconds`: it logs "start TIME PID", plays (sleeps), logs "end TIME PID".
     func installPlayer(soundSeconds seconds: Double) throws {
-        let script = """
-            #!/bin/sh
-            echo "start $(date +%s.%N) $$" >> '\(playerLog.path)'
+        try player.install("""
+            echo "start $(date +%s.%N) $$" >> "$LOG"
             sleep \(seconds)
-            echo "end $(date +%s.%N) $$" >> '\(playerLog.path)'
-            """
-        try installExecutable(script, at: playerDirectory.appendingPathComponent("canberra-gtk-play").path)
+            echo "end $(date +%s.%N) $$" >> "$LOG"
+            """)
     }
 
     /// The player's log: (event, time, pid) lines.
     func plays() -> [(event: String, time: Double, pid: Int32)] {
-        let text = (try? String(contentsOf: playerLog, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
+        player.lines().compactMap { line in
             let parts = line.split(separator: " ")
             guard parts.count == 3, let time = Double(parts[1]), let pid = Int32(parts[2]) else { return nil }
             return (String(parts[0]), time, pid)
@@ -41,8 +36,7 @@ import Timekeeping
     }
 
     func daemon() throws -> DaemonProcess {
-        try DaemonProcess(bus: bus, stateDirectory: state,
-                          environment: ["PATH": playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+        try DaemonProcess(bus: bus, stateDirectory: state, environment: player.environment)
     }
 
 
@@ -227,9 +221,8 @@ import Timekeeping
         #expect(waitUntil(10) { plays().contains { $0.event == "start" } })
         daemon.kill()
         // Started again, it dies resuming the ring.
-        let path = playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let crashing = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false,
-                                         environment: ["PATH": path, "CHIME_TEST_CRASH_READING": "the ring of oven"])
+                                         environment: player.environment.merging(["CHIME_TEST_CRASH_READING": "the ring of oven"]) { $1 })
         #expect(crashing.waitForExit(), "\(crashing.log)")
         #expect(crashing.log.contains("crashing while working on the ring of oven"), "\(crashing.log)")
         let playsBefore = plays().filter { $0.event == "start" }.count

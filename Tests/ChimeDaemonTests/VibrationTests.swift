@@ -9,15 +9,12 @@ import TestSupport
 /// server and a recording sound player.
 @Suite(.serialized) struct VibrationTests: OnAPrivateBus {
     let bus: PrivateBus
-    let playerDirectory: URL
-    var playerLog: URL { playerDirectory.appendingPathComponent("plays.log") }
+    let player: RecordingPlayer
 
     init() throws {
         bus = try PrivateBus()
-        playerDirectory = bus.directory.appendingPathComponent("player")
-        try FileManager.default.createDirectory(at: playerDirectory, withIntermediateDirectories: true)
-        try installExecutable("#!/bin/sh\necho start \"$*\" >> '\(playerLog.path)'\nsleep 30\n",
-                              at: playerDirectory.appendingPathComponent("canberra-gtk-play").path)
+        player = try RecordingPlayer(in: bus)
+        try player.install("echo start \"$*\" >> \"$LOG\"\nsleep 30")
     }
 
     static let feedbackd = "/usr/libexec/feedbackd"
@@ -74,16 +71,13 @@ import TestSupport
     }
 
     func daemon() throws -> DaemonProcess {
-        try DaemonProcess(bus: bus, stateDirectory: state,
-                          environment: ["PATH": playerDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+        try DaemonProcess(bus: bus, stateDirectory: state, environment: player.environment)
     }
 
     func plays() -> Int { playLines().count }
 
     /// Each start of the player, with its arguments.
-    func playLines() -> [String] {
-        ((try? String(contentsOf: playerLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    func playLines() -> [String] { player.lines() }
 
     /// A one-off for `chime at`, `seconds` from now on this machine's clock (an alarm, not a timer).
     static func soon(_ seconds: Int) -> String {
