@@ -104,6 +104,9 @@ let package = Package(
             name: "chime-alarms",
             dependencies: ["Gtk", "AlarmsModel", "ChimeCenter", "DBus", "Notifications", "Timekeeping", "Posix"]),
 
+        // The daemon under a deterministic simulator, checked against a model (`make simulate`).
+        .executableTarget(name: "chime-simulate", dependencies: ["ChimeDaemon", "DBus", "Timekeeping"]),
+
         // MARK: - Benchmarks (run by `make bench`)
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
         .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping", "ChimeCenter"], path: "bench/nextfire"),

@@ -137,7 +137,7 @@ public final class SchedulerDaemon {
         doNotDisturb = DoNotDisturb(connection: connection, session: session, children: children, clock: clock, logger: logger)
         speaker = Speaker(store: store, children: children, clock: clock, logger: logger, useSoundServer: soundServer)
         ledger = PopupLedger(connection: connection, store: store, session: session, clock: clock, logger: logger)
-        ringing = Ringing(store: store, speaker: speaker, ledger: ledger, client: client, clock: clock, logger: logger)
+        ringing = Ringing(store: store, speaker: speaker, ledger: ledger, server: session, clock: clock, logger: logger)
         vibration = Vibration(connection: connection, clock: clock, logger: logger)
         calls = PhoneCalls(connection: connection, clock: clock, logger: logger)
         sleep = SleepFollower(clock: clock, logger: logger)
@@ -166,16 +166,10 @@ public final class SchedulerDaemon {
     /// What the parts tell each other: the one place their `events` are assigned. Each line hands
     /// one part's news to the part that acts on it; what to do is the receiving part's decision.
     private func connectParts() {
-        schedule.events.deliver = { [unowned self] request, due, timeliness, now in
-            presenter.deliver(request, due: due, timeliness: timeliness, now: now)
-        }
-        schedule.events.inFlight = { [unowned self] identifier, due in presenter.isInFlight(identifier, due: due) }
-        schedule.events.isDetached = { [unowned self] identifier throws(StoreError) in try presenter.isDetached(identifier) }
-        schedule.events.remind = { [unowned self] request, occurrence, lead in presenter.remind(request, occurrence: occurrence, lead: lead) }
-        schedule.events.forget = { [unowned self] identifiers, removed in
-            presenter.forget(identifiers, removed: removed)
-            if removed { alarmFile.alarmsRemoved() }
-        }
+        Self.connectCore(schedule: schedule, presenter: presenter, ringing: ringing, ledger: ledger,
+                         alarmsRemoved: { [unowned self] in alarmFile.alarmsRemoved() })
+        speaker.events.ended = { [unowned self] play in ringing.soundEnded(play) }
+        speaker.events.silent = { [unowned self] play, output in ringing.soundSilent(play, output) }
         session.events.ownerChanged = { [unowned self] old, new in presenter.serverOwnerChanged(from: old, to: new) }
         session.events.gone = { [unowned self] in presenter.holdAwaitingCapabilities() }
         session.events.capabilities = { [unowned self] known in presenter.capabilitiesKnown(known) }
@@ -187,12 +181,6 @@ public final class SchedulerDaemon {
             ledger.reconcile()
         }
         doNotDisturb.events.read = { [unowned self] state in presenter.doNotDisturbRead(state) }
-        ledger.events.closedMeanwhile = { [unowned self] popup in presenter.closedMeanwhile(popup) }
-        ringing.events.rangOut = { [unowned self] identifier, due, serverID, snoozes in
-            presenter.ringRanOut(identifier, due: due, serverID: serverID, snoozes: snoozes)
-        }
-        ringing.events.resuming = { [unowned self] identifier, body in schedule.reading(.ring(identifier), body) }
-        ringing.events.resumeRefusal = { [unowned self] identifier in schedule.readRefusal(.ring(identifier)) }
         // A phone's vibration and light (feedbackd), and its profile over chime's own sound.
         ringing.events.ringStarted = { [unowned self] identifier, timer, insist in vibration.ring(identifier, timer ? .timer : .alarm, insist: insist) }
         ringing.events.ringStopped = { [unowned self] identifier in vibration.end(identifier) }
@@ -202,8 +190,6 @@ public final class SchedulerDaemon {
         ringing.events.inCall = { [unowned self] in calls.inCall }
         calls.events.changed = { [unowned self] inCall in ringing.callChanged(inCall) }
         presenter.events.reminderShown = { [unowned self] insist in vibration.once(.reminder, insist: insist) }
-        speaker.events.ended = { [unowned self] play in ringing.soundEnded(play) }
-        speaker.events.silent = { [unowned self] play, output in ringing.soundSilent(play, output) }
         speaker.events.previewEnded = { [announce] play, how, note in announce.soundEnded(play: play, how: how, note: note) }
         zone.events.changed = { [unowned self] in schedule.rescheduleAll(after: clock.now()) }
         // The file's overdue alarms waited for its first reading (one changed meanwhile is not caught
@@ -231,6 +217,28 @@ public final class SchedulerDaemon {
             schedule.rescheduleAll(after: clock.now(), holding: alarmFile.waitsForSync)
             alarmFile.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now(), timeliness: .late) }
         }
+    }
+
+    /// What the schedule, the presenter, ringing and the ledger tell each other: the same lines for
+    /// the daemon and for the simulator (`Simulation.swift`), which drives these four parts for real.
+    static func connectCore(schedule: Schedule, presenter: Presenter, ringing: Ringing, ledger: PopupLedger,
+                            alarmsRemoved: @escaping () -> Void) {
+        schedule.events.deliver = { [unowned presenter] request, due, timeliness, now in
+            presenter.deliver(request, due: due, timeliness: timeliness, now: now)
+        }
+        schedule.events.inFlight = { [unowned presenter] identifier, due in presenter.isInFlight(identifier, due: due) }
+        schedule.events.isDetached = { [unowned presenter] identifier throws(StoreError) in try presenter.isDetached(identifier) }
+        schedule.events.remind = { [unowned presenter] request, occurrence, lead in presenter.remind(request, occurrence: occurrence, lead: lead) }
+        schedule.events.forget = { [unowned presenter] identifiers, removed in
+            presenter.forget(identifiers, removed: removed)
+            if removed { alarmsRemoved() }
+        }
+        ledger.events.closedMeanwhile = { [unowned presenter] popup in presenter.closedMeanwhile(popup) }
+        ringing.events.rangOut = { [unowned presenter] identifier, due, serverID, snoozes in
+            presenter.ringRanOut(identifier, due: due, serverID: serverID, snoozes: snoozes)
+        }
+        ringing.events.resuming = { [unowned schedule] identifier, body in schedule.reading(.ring(identifier), body) }
+        ringing.events.resumeRefusal = { [unowned schedule] identifier in schedule.readRefusal(.ring(identifier)) }
     }
 
     /// Whether this machine is a phone: hostnamed says (or, without it, the files it reads).

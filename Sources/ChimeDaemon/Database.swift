@@ -107,7 +107,28 @@ final class Database {
         }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
+    /// What `refusingCommits` was given, kept while the hook is set.
+    private var refusal: CommitRefusal?
+    private final class CommitRefusal {
+        let refuses: () -> Bool
+        init(_ refuses: @escaping () -> Bool) { self.refuses = refuses }
+    }
+
+    /// Asks `refuses` before every commit (a transaction's or a lone statement's); true turns the
+    /// commit into a rollback, as if the process had been killed just before it. The simulator's
+    /// crash between two writes.
+    func refusingCommits(_ refuses: @escaping () -> Bool) {
+        let hook = CommitRefusal(refuses)
+        refusal = hook
+        sqlite3_commit_hook(handle, { context in
+            guard let context else { return 0 }
+            return Unmanaged<CommitRefusal>.fromOpaque(context).takeUnretainedValue().refuses() ? 1 : 0
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
     func close() {
+        if refusal != nil, let handle { sqlite3_commit_hook(handle, nil, nil) }
+        refusal = nil
         if commitHook != nil, let handle { sqlite3_wal_hook(handle, nil, nil) }
         commitHook = nil
         for statement in statements.values { sqlite3_finalize(statement) }

@@ -45,8 +45,12 @@ final class FiringMarker {
         return String(decoding: buffer[(colon + 1)..<(colon + 1 + length)], as: UTF8.self)
     }
 
+    /// The simulator's crash: the process is taken as killed, so the marker stays as it was.
+    var frozen = false
+
     /// Notes that `identifier` is being fired now.
     func set(_ identifier: String) {
+        guard !frozen else { return }
         // Identifiers are at most 200 bytes (an older store's may be longer: cut, it only names the suspect).
         let bytes = Array(identifier.utf8.prefix(240))
         let record = Array("\(bytes.count):".utf8) + bytes
@@ -60,6 +64,7 @@ final class FiringMarker {
 
     /// The work is done: nothing is in flight.
     func clear() {
+        guard !frozen else { return }
         do { try Sys.truncate(fd, to: 0, context: path) } catch { failed(error) }
     }
 }

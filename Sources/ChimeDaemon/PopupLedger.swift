@@ -17,9 +17,10 @@ import Notifications
 import Timekeeping
 
 final class PopupLedger: LoopPart {
-    let connection: Connection
+    /// The bus, to ask dunst for its history (nil: nobody to ask, as in the simulator).
+    let connection: Connection?
     private let store: any LedgerStore
-    let session: ServerSession
+    let session: any ServerFace
     let clock: WallClock
     let logger: Logger
     /// What the ledger tells the other parts (wired by the daemon).
@@ -38,7 +39,7 @@ final class PopupLedger: LoopPart {
     /// The history call in flight, and who waits for its outcome.
     private var asking: (call: PendingCall, deadline: Instant, waiters: [() -> Void])?
 
-    init(connection: Connection, store: any LedgerStore, session: ServerSession, clock: WallClock, logger: Logger) {
+    init(connection: Connection?, store: any LedgerStore, session: any ServerFace, clock: WallClock, logger: Logger) {
         self.connection = connection
         self.store = store
         self.session = session
@@ -114,7 +115,7 @@ final class PopupLedger: LoopPart {
     /// then runs `then` (at once where there is nothing to ask).
     func reconcile(then: @escaping () -> Void = {}) {
         let inherited = ((try? store.deliveredNotifications()) ?? []).filter { !shownThisRun.contains($0.serverID) }
-        guard !inherited.isEmpty, serverKeepsHistory else { return then() }
+        guard !inherited.isEmpty, serverKeepsHistory, let connection else { return then() }
         if asking != nil {
             asking?.waiters.append(then)
             return

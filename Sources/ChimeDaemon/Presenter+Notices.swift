@@ -76,13 +76,13 @@ extension Presenter {
         // Kept on screen when a button is pressed, so it can say what the button did.
         if capabilities.contains(.actions) { rendered.notification.hints.append(.resident(true)) }
         do {
-            let call = try client.beginNotify(rendered.notification)
+            let call = try session.beginNotify(rendered.notification)
             remindersSent.append(call)
-            try call.onCompletion { [weak self, logger] answer in
+            try call.whenAnswered { [weak self, logger] answer in
                 guard let self else { return }
                 remindersSent.removeAll { $0 === call }
                 do {
-                    let id = try NotificationClient.notificationID(from: answer)
+                    let id = try answer.get().id
                     if replacing != 0, replacing != id { forgetNotice(replacing) }
                     if notices[id] == nil { noticeOrder.append(id) }
                     notices[id] = popup
@@ -151,7 +151,7 @@ extension Presenter {
         }
         do {
             // The app lives as long as the person keeps it open: no time limit of ours.
-            try children.start([program], timeLimit: .seconds(100 * 366 * 86_400)) { [logger] child in
+            _ = try children.start([program], captureOutput: false, outputLimit: 0, timeLimit: .seconds(100 * 366 * 86_400)) { [logger] child in
                 if let status = child.waitStatus, status != 0 { logger.info("chime-alarms ended with status \(status >> 8)") }
             }
         } catch {

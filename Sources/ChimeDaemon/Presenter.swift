@@ -26,16 +26,16 @@ import Glibc
 final class Presenter: LoopPart {
     private let store: any PresenterStore
     let schedule: Schedule
-    let session: ServerSession
-    let doNotDisturb: DoNotDisturb
-    let children: ChildProcesses
-    let ringing: Ringing
-    let waking: Waking
+    /// The notification server (the session; the simulator's server).
+    let session: any ServerFace
+    let doNotDisturb: any DoNotDisturbFace
+    let children: any ProgramStarter
+    let ringing: any RingingFace
+    let waking: any AwakeFace
     let ledger: PopupLedger
     let signals: SchedulerSignals
     let clock: WallClock
     let logger: Logger
-    var client: NotificationClient { session.client }
 
     /// Occurrences due while no server was there (or deferred), shown when one appears.
     private var waiting: [(identifier: String, due: Instant)] = []
@@ -68,8 +68,8 @@ final class Presenter: LoopPart {
     }
     var events = Events()
 
-    init(store: any PresenterStore, schedule: Schedule, session: ServerSession, doNotDisturb: DoNotDisturb, children: ChildProcesses,
-         ringing: Ringing, waking: Waking, ledger: PopupLedger, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
+    init(store: any PresenterStore, schedule: Schedule, session: any ServerFace, doNotDisturb: any DoNotDisturbFace,
+         children: any ProgramStarter, ringing: any RingingFace, waking: any AwakeFace, ledger: PopupLedger, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
         self.store = store
         self.schedule = schedule
         self.session = session
@@ -186,7 +186,7 @@ final class Presenter: LoopPart {
 
     /// A Notify on its way: the call, what it shows, and when the daemon stops waiting for it.
     final class Presentation {
-        let call: PendingCall
+        let call: any NotifyCall
         let occurrence: Occurrence
         let content: NotificationContent
         let deadline: Instant
@@ -194,7 +194,7 @@ final class Presenter: LoopPart {
         /// Sent again with an invisible change, after the server refused it as a duplicate.
         let varied: Bool
 
-        init(call: PendingCall, occurrence: Occurrence, content: NotificationContent, deadline: Instant, capabilities: [Capability],
+        init(call: any NotifyCall, occurrence: Occurrence, content: NotificationContent, deadline: Instant, capabilities: [Capability],
              varied: Bool) {
             self.call = call
             self.occurrence = occurrence
@@ -273,7 +273,7 @@ final class Presenter: LoopPart {
     }
 
     /// Reminder popups on their way (kept until the server answers).
-    var remindersSent: [PendingCall] = []
+    var remindersSent: [any NotifyCall] = []
 
     /// A notice or reminder on screen, by its server id: the occurrence its Skip this one is for.
     struct NoticePopup {
@@ -340,12 +340,12 @@ final class Presenter: LoopPart {
         if content.rings, shownContent.expiry == .serverDefault { shownContent.expiry = .never }
         let rendered = render(shownContent, for: capabilities, replacesID: previous)
         do {
-            let call = try client.beginNotify(varied ? rendered.notification.variedInvisibly() : rendered.notification)
+            let call = try session.beginNotify(varied ? rendered.notification.variedInvisibly() : rendered.notification)
             let presentation = Presentation(call: call, occurrence: occurrence, content: content,
                                             deadline: clock.now() + ServerSession.timeout, capabilities: capabilities, varied: varied)
             presenting.append(presentation)
             logger.debug("sent Notify (replacing \(previous))", metadata: ["alarm.id": "\(identifier)"])
-            try call.onCompletion { [weak self, weak presentation] answer in
+            try call.whenAnswered { [weak self, weak presentation] answer in
                 // A call the daemon gave up on (and let go of) has nothing left to answer.
                 guard let self, let presentation else { return }
                 self.notifyAnswered(presentation, answer)
@@ -356,16 +356,15 @@ final class Presenter: LoopPart {
     }
 
     /// The server answered a Notify (or the bus did for it).
-    func notifyAnswered(_ presentation: Presentation, _ answer: Result<Message, any Error>) {
+    func notifyAnswered(_ presentation: Presentation, _ answer: Result<ShownPopup, any Error>) {
         guard presenting.contains(where: { $0 === presentation }) else { return }  // given up on already
         presenting.removeAll { $0 === presentation }
         let occurrence = presentation.occurrence
         schedule.firing(occurrence.request.identifier) {
             do {
-                let serverID = try NotificationClient.notificationID(from: answer)
                 // The answer comes from the server's own connection: the popup lives as long as it does.
-                let server = (try? answer.get())?.sender ?? ""
-                shown(occurrence, content: presentation.content, serverID: serverID, server: server, capabilities: presentation.capabilities)
+                let popup = try answer.get()
+                shown(occurrence, content: presentation.content, serverID: popup.id, server: popup.server, capabilities: presentation.capabilities)
             } catch where NotificationClient.isDuplicateRefusal(error) && !presentation.varied {
                 // Plasma refuses a notification identical to the one it showed within the last
                 // second (two alarms with the same title at the same minute): at once, again, with a
@@ -524,7 +523,7 @@ final class Presenter: LoopPart {
             // An alarm still ringing when its popup expires was not answered.
             if ringing.isRinging(entry.identifier, on: entry.serverID) { ringing.ringOut(entry.identifier) }
             logger.info("closing an expired popup the server left up", metadata: ["alarm.id": "\(entry.identifier)"])
-            try? client.requestClose(entry.serverID)
+            session.requestClose(entry.serverID)
         }
     }
 
@@ -579,7 +578,7 @@ final class Presenter: LoopPart {
         signals.rangOut(identifier, due: due, snoozed: snoozes)
         guard snoozes, let delivered = (try? ledger.delivered(identifier: identifier)) ?? nil, delivered.serverID == serverID else { return }
         schedule.firing(identifier) { schedule.snooze(delivered) }
-        try? client.requestClose(serverID)
+        session.requestClose(serverID)
     }
 
     /// A popup shown before this run was found closed meanwhile (the ledger forgot it).
@@ -623,7 +622,7 @@ final class Presenter: LoopPart {
         if !unknown.isEmpty { throw .notShowing("not delivered: \(SchedulerError.list(unknown))") }
         let serverIDs = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)
         do { try ledger.remove(identifiers) } catch { throw .store(error) }
-        for id in serverIDs { try? client.requestClose(id) }
+        for id in serverIDs { session.requestClose(id) }
     }
 
     /// Alarms that ring while their calendar was read again, with what it says was answered: one
@@ -636,7 +635,7 @@ final class Presenter: LoopPart {
             waking.release(identifier)
             schedule.logging { () throws(StoreError) in try ledger.remove([identifier]) }
             signals.answered(identifier, action: "answered-elsewhere")
-            try? client.requestClose(ring.serverID)
+            session.requestClose(ring.serverID)
         }
     }
 
@@ -683,6 +682,6 @@ final class Presenter: LoopPart {
             events.answered(delivered.identifier, delivered.content, ringingDue ?? delivered.date, nil)
         }
         // Snooze and dismiss both take this ring down; a repeating alarm rings again at its next time.
-        try? client.requestClose(id)
+        session.requestClose(id)
     }
 }

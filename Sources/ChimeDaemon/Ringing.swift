@@ -67,9 +67,10 @@ final class Ringing: LoopPart {
     /// Whether an alarm started or stopped ringing since the last `takeChange()`.
     private var ringingChanged = false
     private let store: any RingingStore
-    private let speaker: Speaker
+    private let speaker: any SoundFace
     private let ledger: PopupLedger
-    private let client: NotificationClient
+    /// The notification server, for sending a popup again.
+    private let server: any ServerFace
     private let clock: WallClock
     private let logger: Logger
 
@@ -96,11 +97,11 @@ final class Ringing: LoopPart {
     }
     var events = Events()
 
-    init(store: any RingingStore, speaker: Speaker, ledger: PopupLedger, client: NotificationClient, clock: WallClock, logger: Logger) {
+    init(store: any RingingStore, speaker: any SoundFace, ledger: PopupLedger, server: any ServerFace, clock: WallClock, logger: Logger) {
         self.store = store
         self.speaker = speaker
         self.ledger = ledger
-        self.client = client
+        self.server = server
         self.clock = clock
         self.logger = logger
     }
@@ -320,8 +321,8 @@ final class Ringing: LoopPart {
         if content.expiry == .serverDefault { content.expiry = .never }  // as it was first sent
         let notification = render(content, for: ring.capabilities, replacesID: ring.serverID).notification
         do {
-            let call = try client.beginNotify(notification)
-            try call.onCompletion { [weak self] answer in
+            let call = try server.beginNotify(notification)
+            try call.whenAnswered { [weak self] answer in
                 // A server that refuses the repeat ends the ring's sound; the popup stays.
                 if case .failure(let error) = answer {
                     self?.logger.warning("the server refused the ring's repeat (\(ServerSession.describe(error))); the sound stops",

@@ -16,6 +16,15 @@ extension Schedule {
     /// With `holdingFile` (the alarm file is being read), an overdue alarm of the file waits for
     /// `catchUpHeld`: one changed while the daemon was down is not caught up in its old form.
     func catchUp(now: Instant, holdingFile: Bool = false) throws(StoreError) {
+        // Planned in another zone (it changed while the daemon was down, or before the re-plan
+        // reached the store): every alarm is planned again, as when the zone changes while it runs.
+        let zone = Self.zoneKey(now: now)
+        if let planned = try store.plannedZone(), planned != zone {
+            logger.info("the system time zone is not the one the alarms were planned in (\(planned) → \(zone)); re-evaluating every alarm")
+            rescheduleAll(after: now, holding: { [store] in holdingFile && (try? store.isFileAlarm($0)) == true }, overdue: .missed)
+            return
+        }
+        try store.setPlannedZone(zone)
         var overdue: [ScheduledTime] = []
         let remindful = try store.identifiersWithReminders()
         for time in try store.scheduledTimes() where time.quarantine == nil {
@@ -88,18 +97,27 @@ extension Schedule {
     /// past its grace), the older ones recorded missed.
     /// Overdue alarms `holding` names wait for `catchUpHeld` (alarms of a synced calendar, whose
     /// sync may bring what the other machines answered meanwhile).
-    func rescheduleAll(after now: Instant, holding: (String) -> Bool = { _ in false }) {
+    func rescheduleAll(after now: Instant, holding: (String) -> Bool = { _ in false }, overdue timeliness: Timeliness = .late) {
         queue = OccurrenceQueue()
         reminders = OccurrenceQueue()
         changedAll()
         var overdue: [ScheduledTime] = []
         logging { () throws(StoreError) in
             let times = try store.scheduledTimes()
+            let snoozes = try store.snoozes()
             try store.write { () throws(StoreError) in
+                try store.setPlannedZone(Self.zoneKey(now: now))
                 for time in times where time.quarantine == nil && !time.disabled && !time.paused {
+                    // One already on its way to the server moves on when the server answers (after
+                    // the clock was set back too: planned again, it would be shown a second time).
+                    if let next = time.nextFire, events.inFlight(time.identifier, next) { continue }
                     if let next = time.nextFire, next <= now {
-                        // One already on its way to the server moves on when the server answers.
-                        if !events.inFlight(time.identifier, next) { overdue.append(time) }
+                        overdue.append(time)
+                        continue
+                    }
+                    // A snooze still to ring is kept: it was asked for a length of time, not a plan.
+                    if let next = time.nextFire, snoozes[time.identifier] == next {
+                        queue.schedule(time.identifier, at: next)
                         continue
                     }
                     guard let request = try store.request(withIdentifier: time.identifier) else { continue }
@@ -125,8 +143,16 @@ extension Schedule {
                 if !heldForFile.contains(time.identifier) { heldForFile.append(time.identifier) }
                 continue
             }
-            firing(time.identifier) { catchUp(time, now: now, timeliness: .late) }
+            firing(time.identifier) { catchUp(time, now: now, timeliness: timeliness) }
         }
+    }
+
+    /// The system's zone as plans depend on it: its name and its two offsets (standard and summer
+    /// time, whichever season it is), so a copied localtime is told apart by what it does.
+    static func zoneKey(now: Instant) -> String {
+        let zone = Zone.system()
+        let offsets = [zone.offset(at: now.seconds), zone.offset(at: now.seconds + 182 * 86_400)].sorted()
+        return "\(zone.identifier) \(offsets[0])/\(offsets[1])"
     }
 
     // MARK: - Due
@@ -145,6 +171,11 @@ extension Schedule {
         }
         for (identifier, due) in queue.popDue(now) {
             firing(identifier) {
+                // Long past (it came due while the occurrence before it was on its way, through a
+                // sleep): caught up as after a stop, the latest late and any older recorded missed.
+                if now - due > Self.lateAfter, let time = try? store.scheduledTime(of: identifier), time.nextFire == due {
+                    return catchUp(time, now: now, timeliness: .late)
+                }
                 guard let request = load(identifier) else {
                     logger.debug("due at \(due), but no longer stored", metadata: ["alarm.id": "\(identifier)"])
                     return
@@ -155,13 +186,18 @@ extension Schedule {
         }
     }
 
+    /// How long past its time an occurrence still fires as on time.
+    static let lateAfter = TimeSpan.seconds(60)
+
     /// Moves `request` past its occurrence at `due` in the store: to its next
     /// occurrence, or out of the pending list when a one-off is done (and none of its occurrences is
     /// held or waiting to be retried).
     /// Call inside a store transaction; the queue follows once it commits.
     @discardableResult
     func advance(_ request: NotificationRequest, past due: Instant, now: Instant) throws(StoreError) -> Instant? {
-        let next = nextFire(request, after: max(due, now - .seconds(1)))
+        // From the occurrence shown, not from now: one that came due while it was on its way (a
+        // sleep with its Notify unanswered) is caught up, not skipped.
+        let next = nextFire(request, after: due)
         if next == nil, try !events.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.
             try store.remove([request.identifier])

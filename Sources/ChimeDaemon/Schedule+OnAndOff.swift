@@ -115,10 +115,15 @@ extension Schedule {
     /// Stores a request whose skips changed, and plans it from `now`.
     private func storeSkips(_ request: NotificationRequest, now: Instant) throws(SchedulerError) -> Instant? {
         let identifier = request.identifier
-        let next = nextFire(request, after: now)
-        if next == nil {
+        let planned = nextFire(request, after: now)
+        if planned == nil {
             throw .invalid(RequestError(.rule, "that is the last occurrence \(quotedForMessage(identifier)) has; chime cancel \(identifier) removes it",
                                         kind: .neverFires))
+        }
+        // A snooze still to ring stays the next fire: a skip is of the rule's occurrences.
+        var next = planned
+        if let stored = try? store.scheduledTime(of: identifier)?.nextFire, stored > now, (try? store.snoozes())?[identifier] == stored {
+            next = stored
         }
         do {
             try store.write { () throws(StoreError) in try store.update(request, nextFire: next) }
@@ -231,18 +236,25 @@ extension Schedule {
         let snooze = span ?? delivered.content.snooze ?? AlarmDefaults.snooze
         let at = clock.now() + snooze
         logging { () throws(StoreError) in
-            if try store.scheduledTime(of: delivered.identifier) != nil {
-                try store.setNextFire(delivered.identifier, at)
-            } else {
-                // A snoozed one-off is pending again until its snooze rings.
-                var content = delivered.content
-                content.subtitle = ""
-                let again = NotificationRequest(
-                    identifier: delivered.identifier, content: content,
-                    trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: at))
-                // (A calendar's one-off stays the calendar's: its reading then gives it with the snooze.)
-                let fromFile = try store.isFileAlarm(delivered.identifier) || delivered.content.userInfo[CalendarImport.uidKey] != nil
-                try store.add(again, nextFire: at, origin: fromFile ? .file : .commandLine)
+            // The snooze is kept as such (`snoozed`): a re-plan (a clock jump, a resume, a change of
+            // zone or of days off) keeps it as the alarm's next time.
+            try store.write { () throws(StoreError) in
+                if try store.scheduledTime(of: delivered.identifier) != nil {
+                    try store.setNextFire(delivered.identifier, at)
+                } else {
+                    // A snoozed one-off is pending again until its snooze rings.
+                    var content = delivered.content
+                    content.subtitle = ""
+                    let again = NotificationRequest(
+                        identifier: delivered.identifier, content: content,
+                        // Anchored when it was snoozed, as a one-off set then: a re-plan looks for
+                        // its time after the anchor (anchored at its own time, a re-plan lost it).
+                        trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: clock.now()))
+                    // (A calendar's one-off stays the calendar's: its reading then gives it with the snooze.)
+                    let fromFile = try store.isFileAlarm(delivered.identifier) || delivered.content.userInfo[CalendarImport.uidKey] != nil
+                    try store.add(again, nextFire: at, origin: fromFile ? .file : .commandLine)
+                }
+                try store.setSnoozed(delivered.identifier, until: at)
             }
             queue.schedule(delivered.identifier, at: at)
             changed(delivered.identifier)

@@ -39,11 +39,16 @@ enum SchedulerError: Error {
 /// The daemon's signals on its interface, one typed method each (`SchedulerSignal` names them,
 /// and `SchedulerCallTests` holds them to the interface's XML). Parts that announce hold this.
 struct SchedulerSignals {
-    let connection: Connection
+    /// Sends one signal (on the bus; the simulator records it).
+    let emit: (SchedulerSignal, [Value]) -> Void
 
-    private func emit(_ signal: SchedulerSignal, _ arguments: [Value]) {
-        try? connection.emit(path: SchedulerInterface.path, interface: SchedulerInterface.interface, member: signal.member, arguments: arguments)
+    init(connection: Connection) {
+        emit = { signal, arguments in
+            try? connection.emit(path: SchedulerInterface.path, interface: SchedulerInterface.interface, member: signal.member, arguments: arguments)
+        }
     }
+
+    init(emit: @escaping (SchedulerSignal, [Value]) -> Void) { self.emit = emit }
 
     func fired(_ identifier: String, due: Instant, _ timeliness: Timeliness) {
         emit(.fired, [.string(identifier), .int64(due.seconds), .string(timeliness.rawValue)])
@@ -489,7 +494,9 @@ final class Schedule: LoopPart {
     /// and nothing else detached (`detached`, the presenter's word) leaves the pending list.
     /// Call inside a store transaction; the presenter requeues once it commits.
     func finished(_ identifier: String, detached: Bool) throws(StoreError) {
-        if try store.scheduledTime(of: identifier)?.nextFire == nil, !detached {
+        // A quarantined alarm has no next fire either, but is kept (and said) until it is changed.
+        guard let time = try store.scheduledTime(of: identifier), time.quarantine == nil else { return }
+        if time.nextFire == nil, !detached {
             _ = try store.remove([identifier])
         }
     }

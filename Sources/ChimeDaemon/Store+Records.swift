@@ -148,6 +148,8 @@ extension Store {
             UPDATE pending SET next_fire = ?1, last_fired = max(coalesce(last_fired, ?2), coalesce(?2, last_fired))
             WHERE identifier = ?3 AND quarantine IS NULL
             """, [.instant(next), .instant(handled), .text(identifier)])
+        // A snooze that rang is over.
+        if let handled { try run("DELETE FROM snoozed WHERE identifier = ? AND until <= ?", [.text(identifier), .integer(handled.nanosecondsSinceEpoch)]) }
     }
 
     /// Records what the server connection `server` (its unique name) is showing.

@@ -323,6 +323,12 @@ public final class Store {
         // time away), and time away set by command ('away'), each as JSON: read at start, before
         // the file is read again, so the first plans already read them. An older chime ignores it.
         try database.executeScript("CREATE TABLE IF NOT EXISTS days_off(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;")
+        // The system's zone the next fires were planned in ('zone'): at start, a plan made in another
+        // (the zone changed while the daemon was down) is made again. An older chime ignores it.
+        try database.executeScript("CREATE TABLE IF NOT EXISTS plan(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;")
+        // A repeating alarm's snooze: its next fire is the snooze's end, which a re-plan (a clock
+        // jump, a resume, a change of zone or of days off) keeps while it is still the next fire.
+        try database.executeScript("CREATE TABLE IF NOT EXISTS snoozed(identifier TEXT PRIMARY KEY NOT NULL, until INTEGER NOT NULL) WITHOUT ROWID;")
         // What a calendar cannot carry of an alarm this machine put into it (a body command, ...):
         // the request as it was set (JSON) and which of its settings are laid over the calendar's.
         try database.executeScript("CREATE TABLE IF NOT EXISTS kept_here(identifier TEXT PRIMARY KEY NOT NULL, request TEXT NOT NULL, settings TEXT NOT NULL) WITHOUT ROWID;")
@@ -508,6 +514,28 @@ public final class Store {
         try write { () throws(StoreError) in
             try run("INSERT OR REPLACE INTO days_off(key, value) VALUES (?, ?)", [.text(key), .text(value)])
         }
+    }
+
+    /// The repeating alarms snoozed, each until when.
+    func snoozes() throws(StoreError) -> [String: Instant] {
+        var result: [String: Instant] = [:]
+        try read("SELECT identifier, until FROM snoozed", []) { result[$0.text(0)] = Instant(nanosecondsSinceEpoch: $0.integer(1)) }
+        return result
+    }
+
+    func setSnoozed(_ identifier: String, until: Instant) throws(StoreError) {
+        try run("INSERT OR REPLACE INTO snoozed(identifier, until) VALUES (?, ?)", [.text(identifier), .integer(until.nanosecondsSinceEpoch)])
+    }
+
+    /// The system's zone the stored next fires were planned in (nil: not known).
+    func plannedZone() throws(StoreError) -> String? {
+        var value: String?
+        try read("SELECT value FROM plan WHERE key = 'zone'", []) { value = $0.text(0) }
+        return value
+    }
+
+    func setPlannedZone(_ zone: String) throws(StoreError) {
+        try write { () throws(StoreError) in try run("INSERT OR REPLACE INTO plan(key, value) VALUES ('zone', ?)", [.text(zone)]) }
     }
 
     public func keptHere() throws(StoreError) -> [String: (request: String, settings: String)] {

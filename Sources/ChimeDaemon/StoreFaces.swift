@@ -32,6 +32,10 @@ protocol MissedJournal: StoreTransactions {
 /// The schedule's tables: the pending requests and their next fires, paused and disabled alarms,
 /// the crashes charged to them and the quarantine, the sequence identifiers are made from.
 protocol ScheduleStore: MissedJournal {
+    func snoozes() throws(StoreError) -> [String: Instant]
+    func setSnoozed(_ identifier: String, until: Instant) throws(StoreError)
+    func plannedZone() throws(StoreError) -> String?
+    func setPlannedZone(_ zone: String) throws(StoreError)
     func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin, json: String?) throws(StoreError)
     func add(_ record: ReaderRecord, nextFire: Instant?, fresh: Bool) throws(StoreError)
     /// (It looks at the presenter's tables too, only to say whether they hold anything.)

@@ -12,6 +12,9 @@ public struct NoNotificationServerError: Error, Hashable, Sendable, CustomString
     /// What the error says.
     public static let message = "no notification server is running on the session bus (org.freedesktop.Notifications has no owner)"
 
+    /// The bus's answer `underlying`, which said no server owns the name.
+    public init(underlying: DBusError) { self.underlying = underlying }
+
     /// Whether `error` means "no server" rather than a failure of a running server.
     static func matches(_ error: DBusError) -> Bool {
         switch error.name {

@@ -1,0 +1,313 @@
+// Plays a history against the simulated daemon and checks it against the model after every step.
+import ChimeDaemon
+import DBus
+import Foundation
+import Timekeeping
+
+/// Why a history failed: at which step, and what broke.
+struct Failure: Error, CustomStringConvertible {
+    var step: Int
+    var message: String
+    var description: String { "step \(step + 1): \(message)" }
+}
+
+final class Runner {
+    let start: Int64
+    let steps: [Step]
+    let directory: String
+    let trace: Bool
+    let world: SimulatedWorld
+    var daemon: SimulatedDaemon
+    var model: Model
+    /// Which alarm each popup on screen was shown for (learnt from the Fired signals).
+    var popupOf: [UInt32: String] = [:]
+    /// Occurrences handled: shown (Fired), or recorded missed.
+    var fired: [String: [Int64: Int]] = [:]
+    var heardCount = 0
+    /// A planned crash's downtime.
+    var downAfterCrash: Int64?
+    var index = 0
+    var restarts = 0
+    /// A zone the daemon died before re-planning for: the model's from the restart.
+    var zoneAtRestart: String?
+
+    init(start: Int64, zone: String, steps: [Step], directory: String, trace: Bool) throws {
+        self.start = start
+        self.steps = steps
+        self.directory = directory
+        self.trace = trace
+        world = SimulatedWorld(start: Instant(seconds: start), zone: zone)
+        model = Model(start: start, zone: zone)
+        daemon = try SimulatedDaemon(world: world, directory: directory)
+    }
+
+    var now: Int64 { world.now.seconds }
+
+    func fail(_ message: String) -> Failure { Failure(step: index, message: message) }
+
+    /// Plays every step, then lets the world settle (a server that answers, two hours) and checks
+    /// that nothing was lost.
+    func play() throws(Failure) {
+        for (i, step) in steps.enumerated() {
+            index = i
+            if trace { print("[\(stamp(now))] \(step.line)") }
+            try perform(step)
+            try listen()
+            try check(after: step)
+        }
+        index = steps.count
+        if trace { print("[\(stamp(now))] settle: a server that answers, two hours") }
+        try restartIfDead()
+        daemon.serverComes()
+        world.serverMood = .answering
+        // Two hours of a daemon that runs them whole (one killed meanwhile starts again: again).
+        var before: Int
+        repeat {
+            before = restarts
+            try wait(2 * 3600)
+        } while restarts != before
+        try listen()
+        try check(after: nil)
+        try checkNothingLost(upTo: now - 2 * 3600)
+    }
+
+    func stamp(_ t: Int64) -> String {
+        let f = DateFormatter()
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss zzz"
+        f.timeZone = TimeZone(identifier: model.zone)
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(t)))
+    }
+
+    // MARK: Steps
+
+    func perform(_ step: Step) throws(Failure) {
+        try restartIfDead()
+        model.follow(now)
+        // The person's calls are answered: a planned death waits for the daemon's own work (or an answer to a popup).
+        switch step {
+        case .add, .skip, .remove, .away, .holiday: daemon.countingPaused = true
+        default: break
+        }
+        defer { daemon.countingPaused = false }
+        switch step {
+        case .add(let name, let kind, let ring, let holidays):
+            guard model.alarms[name] == nil else { return }
+            var entries: [(String, Value)] = [("title", .string(name))]
+            switch kind {
+            case .daily(let h, let m): entries.append(("rule", .string("\(two(h)):\(two(m))")))
+            case .weekdays(let h, let m): entries.append(("rule", .string("\(two(h)):\(two(m)) mon-fri")))
+            case .timer(let minutes): entries.append(("rule", .string("in \(minutes)m")))
+            }
+            if ring { entries += [("sound", .string("alarm-clock-elapsed")), ("ring", .int64(120))] }
+            if holidays { entries.append(("on-holiday", .string("skip"))) }
+            let alarm = ModelAlarm(name: name, kind: kind, ring: ring, skipHolidays: holidays, added: now)
+            alarm.firstStretch = model.swept.count
+            do {
+                alarm.identifier = try daemon.add(entries).identifier
+            } catch {
+                if daemon.dead { return }  // killed while adding: the call got no answer
+                // Refused rightly when it would never ring (a timer that ends in time away).
+                if model.expected(alarm, to: now + 400 * 86_400).isEmpty { return }
+                throw fail("add \(name) was refused: \(error)")
+            }
+            model.alarms[name] = alarm
+        case .wait(let seconds):
+            try wait(seconds)
+        case .press(let name, let key):
+            guard let popup = popup(of: name) else { return }
+            let pressed = now
+            if trace { print("   popup \(popup) of \(name); the ledger: \(daemon.delivered()); on screen: \(world.popups)") }
+            daemon.press(popup, key)
+            popupOf[popup] = nil
+            guard key == "snooze", let alarm = model.alarms[name] else { return }
+            if daemon.dead {
+                // Killed while answering: the snooze took if the store kept it.
+                try restartIfDead()
+                guard case .some(.some(let next)) = daemon.pending()[alarm.identifier], next.seconds == pressed + 600 else { return }
+            }
+            model.follow(now)
+            alarm.snoozes.append((pressed, pressed + 600, model.swept.count))
+        case .close(let name):
+            guard let popup = popup(of: name) else { return }
+            daemon.closePopup(popup)
+            popupOf[popup] = nil
+        case .elsewhere(let name):
+            guard let alarm = model.alarms[name] else { return }
+            daemon.answeredElsewhere(alarm.identifier, acknowledged: world.now)
+        case .skip(let name):
+            guard let alarm = model.alarms[name], alarm.removed == nil else { return }
+            // The next of the rule's occurrences (a snooze is not skipped: it is answered).
+            let snoozes = Set(alarm.snoozes.map { $0.until })
+            guard let next = model.expected(alarm, to: now + 400 * 86_400).first(where: { $0 > now && !snoozes.contains($0) }) else { return }
+            if daemon.skip(alarm.identifier, occurrence: Instant(seconds: next)), !daemon.dead { alarm.skipped.insert(next) }
+        case .remove(let name):
+            guard let alarm = model.alarms[name], alarm.removed == nil else { return }
+            if daemon.remove(alarm.identifier), !daemon.dead { alarm.removed = now }
+        case .away(let start, let length):
+            let from = now + start, until = now + start + length
+            if daemon.setAway(from: Instant(seconds: from), until: Instant(seconds: until)), !daemon.dead { model.away.append((from, until)) }
+        case .holiday(let days):
+            let day = Model.dayNumber(now, model.zone) + Int64(days)
+            if model.holidays[day] == nil { model.holidays[day] = model.swept.count }
+            var named: [Int64: String] = [:]
+            for day in model.holidays.keys { named[day] = "holiday" }
+            daemon.setHolidays(named)
+        case .serverLeaves:
+            daemon.serverLeaves()
+            popupOf.removeAll()
+        case .serverComes:
+            daemon.serverComes()
+        case .mood(let mood):
+            world.serverMood = ServerMood(rawValue: mood) ?? .answering
+        case .sleep(let seconds):
+            daemon.sleepStarting()
+            world.jump(by: .seconds(seconds))
+            try restartIfDead()
+            daemon.resumed()
+        case .crash(let down):
+            daemon.die()
+            downAfterCrash = down
+            try restartIfDead()
+        case .crashAtCommit(let commits, let down):
+            daemon.dieBeforeCommit(commits)
+            downAfterCrash = down
+        case .zone(let zone):
+            world.setZone(zone)
+            model.follow(now)
+            daemon.clockChanged()
+            // Killed before it re-planned, the daemon learns of the zone when it starts again.
+            if daemon.dead { zoneAtRestart = zone } else { model.zone = zone }
+        case .jump(let seconds):
+            world.jump(by: .seconds(seconds))
+            daemon.clockChanged()
+        }
+    }
+
+    /// The newest popup on screen shown for `name`.
+    func popup(of name: String) -> UInt32? {
+        popupOf.filter { $0.value == name && world.popups[$0.key] != nil }.keys.max()
+    }
+
+    /// Runs the daemon for `seconds`; a daemon killed meanwhile is started again after its downtime.
+    func wait(_ seconds: Int64) throws(Failure) {
+        let end = now + seconds
+        while true {
+            guard daemon.run(until: Instant(seconds: end)) else { throw fail("the daemon did not settle (a deadline kept coming due)") }
+            try listen()
+            if daemon.dead {
+                try restartIfDead()
+                continue
+            }
+            if now >= end { return }
+        }
+    }
+
+    func restartIfDead() throws(Failure) {
+        guard daemon.dead else { return }
+        let down = downAfterCrash ?? 0
+        downAfterCrash = nil
+        if trace { print("[\(stamp(now))]   killed; started again \(down) s later") }
+        world.jump(by: .seconds(down))
+        restarts += 1
+        model.follow(now)
+        if let zone = zoneAtRestart { model.zone = zone }
+        zoneAtRestart = nil
+        popupOf = popupOf.filter { world.popups[$0.key] != nil }
+        do {
+            daemon = try SimulatedDaemon(world: world, directory: directory)
+        } catch {
+            throw fail("the daemon could not start again: \(error)")
+        }
+        try listen()
+    }
+
+    // MARK: Checks
+
+    /// Takes in what the daemon said since the last look.
+    func listen() throws(Failure) {
+        model.follow(now)
+        let heard = world.heard
+        while heardCount < heard.count {
+            let (at, signal) = heard[heardCount]
+            heardCount += 1
+            if trace { print("[\(stamp(at.seconds))]   \(signal)") }
+            switch signal {
+            case .fired(let id, let due, _):
+                guard let alarm = model.alarms.values.first(where: { $0.identifier == id }) else { throw fail("fired an alarm nobody set: \(id)") }
+                fired[alarm.name, default: [:]][due.seconds, default: 0] += 1
+                if fired[alarm.name]![due.seconds]! > 1 { throw fail("\(alarm.name)'s occurrence at \(stamp(due.seconds)) was shown twice") }
+                let expected = model.expected(alarm, to: max(now, due.seconds))
+                if !expected.contains(due.seconds) {
+                    throw fail("\(alarm.name) fired for \(stamp(due.seconds)), which the person did not ask for (expected: \(expected.suffix(3).map(stamp)))")
+                }
+                if let popup = world.popups.filter({ $0.value == alarm.name }).keys.max() { popupOf[popup] = alarm.name }
+            case .missed(let id, let due):
+                guard let alarm = model.alarms.values.first(where: { $0.identifier == id }) else { continue }
+                fired[alarm.name, default: [:]][due.seconds, default: 0] += 1
+                if fired[alarm.name]![due.seconds]! > 1 { throw fail("\(alarm.name)'s occurrence at \(stamp(due.seconds)) was shown and missed") }
+            default:
+                break
+            }
+        }
+    }
+
+    /// After each step: what was answered does not ring, and `chime list` says what the model says.
+    func check(after step: Step?) throws(Failure) {
+        guard !daemon.dead else { return }
+        let ringing = Set(daemon.ringingNow)
+        switch step {
+        case .press(let name, _)?, .close(let name)?, .elsewhere(let name)?, .remove(let name)?:
+            if let alarm = model.alarms[name], ringing.contains(alarm.identifier) {
+                // Pressed on a popup it no longer shows (its new occurrence rings), the answer is for the old one.
+                if case .elsewhere = step! { throw fail("\(name) still rings after it was answered on another machine") }
+                if popup(of: name) == nil, case .remove = step! { throw fail("\(name) still rings after it was removed") }
+            }
+        default:
+            break
+        }
+        for alarm in model.alarms.values {
+            guard let removed = alarm.removed, !alarm.snoozes.contains(where: { $0.at >= removed }) else { continue }
+            if ringing.contains(alarm.identifier) { throw fail("\(alarm.name) rings after it was removed") }
+        }
+        // What `chime list` says: each alarm's next time is its first occurrence not yet handled.
+        let pending = daemon.pending()
+        let detached = Set(daemon.detached().map { "\($0.identifier)@\($0.due.seconds)" })
+        let missedRows = daemon.missed()
+        for (identifier, due) in missedRows {
+            if let alarm = model.alarms.values.first(where: { $0.identifier == identifier }) {
+                if fired[alarm.name]?[due.seconds] == nil { fired[alarm.name, default: [:]][due.seconds] = 1 }
+            }
+        }
+        let quarantined = daemon.quarantined()
+        for alarm in model.alarms.values.sorted(by: { $0.name < $1.name }) where alarm.removed == nil {
+            // Two deaths while working on one alarm leave it out, as two crashes on it would (the
+            // daemon cannot tell a kill from a crash); said in `chime status`, and not otherwise.
+            if quarantined.contains(alarm.identifier) {
+                if restarts < 2 { throw fail("\(alarm.name) was left out (quarantined) after \(restarts) stop(s)") }
+                continue
+            }
+            let handled = fired[alarm.name] ?? [:]
+            let open = model.expected(alarm, to: now + 400 * 86_400).filter {
+                handled[$0] == nil && !detached.contains("\(alarm.identifier)@\($0)") && !daemon.inFlight(alarm.identifier, due: Instant(seconds: $0))
+            }
+            let said = pending[alarm.identifier] ?? nil
+            let want = open.first
+            if let said, daemon.inFlight(alarm.identifier, due: said) { continue }
+            if said?.seconds != want {
+                throw fail("chime list says \(alarm.name) is next at \(said.map { stamp($0.seconds) } ?? "never"); the person expects \(want.map(stamp) ?? "never") (the store: \(daemon.stored(alarm.identifier)))")
+            }
+        }
+    }
+
+    /// At the end: every occurrence that came due was shown or recorded missed.
+    /// (An alarm removed takes with it what was held or retried for it: the person cancelled it.)
+    func checkNothingLost(upTo end: Int64) throws(Failure) {
+        let quarantined = daemon.quarantined()
+        for alarm in model.alarms.values.sorted(by: { $0.name < $1.name }) where alarm.removed == nil && !quarantined.contains(alarm.identifier) {
+            let handled = fired[alarm.name] ?? [:]
+            for at in model.expected(alarm, to: end) where handled[at] == nil {
+                throw fail("\(alarm.name)'s occurrence at \(stamp(at)) was neither shown nor recorded missed")
+            }
+        }
+    }
+}

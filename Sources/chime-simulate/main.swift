@@ -1,0 +1,188 @@
+// chime-simulate: the daemon under a deterministic simulator, checked against a model.
+//
+//   chime-simulate [--seeds N] [--first S] [--days D] [--jobs J]   N seeds from S (default 1000 from 1)
+//   chime-simulate --seed S [--days D]                              one seed, its steps and signals printed
+//   chime-simulate --replay FILE...                                 histories kept as files (Tests/simulation)
+//
+// A failing seed is shrunk to a short history (steps taken out while it still fails), printed and
+// written to .build/simulate/seed-S.steps; kept in Tests/simulation, it is played by `make check`.
+import ChimeDaemon
+import Foundation
+
+
+nonisolated(unsafe) var arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    let value = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+    return value
+}
+let days = Int(option("--days") ?? "") ?? 30
+let seeds = Int(option("--seeds") ?? "") ?? 1000
+let first = UInt64(option("--first") ?? "") ?? 1
+let one = UInt64(option("--seed") ?? "")
+let jobs = max(1, Int(option("--jobs") ?? "") ?? ProcessInfo.processInfo.activeProcessorCount)
+let replay = arguments.first == "--replay" ? Array(arguments.dropFirst()) : nil
+
+/// A scratch directory for one run's store: in memory where the machine has /dev/shm.
+let scratchRoot: String = {
+    let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+    let path = "\(base)/chime-simulate-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}()
+
+/// Plays one history on a fresh store; its failure, if any.
+func play(start: Int64, zone: String, steps: [Step], trace: Bool = false) -> Failure? {
+    let directory = "\(scratchRoot)/run-\(getpid())"
+    try? FileManager.default.removeItem(atPath: directory)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    do {
+        let runner = try Runner(start: start, zone: zone, steps: steps, directory: directory, trace: trace)
+        try runner.play()
+        return nil
+    } catch let failure as Failure {
+        return failure
+    } catch {
+        return Failure(step: 0, message: "the daemon could not start: \(error)")
+    }
+}
+
+/// Takes steps out while the history still fails: halves, then quarters, down to single steps.
+func shrink(start: Int64, zone: String, steps: [Step]) -> [Step] {
+    var steps = steps
+    var chunk = max(1, steps.count / 2)
+    while chunk >= 1 {
+        var index = 0
+        var progressed = false
+        while index < steps.count {
+            var fewer = steps
+            fewer.removeSubrange(index..<min(steps.count, index + chunk))
+            if play(start: start, zone: zone, steps: fewer) != nil {
+                steps = fewer
+                progressed = true
+            } else {
+                index += chunk
+            }
+        }
+        if !progressed || chunk > 1 { chunk /= 2 } else { chunk = 1; if !progressed { break } }
+        if chunk == 0 { break }
+        if chunk == 1 && !progressed { break }
+    }
+    return steps
+}
+
+func history(_ start: Int64, _ zone: String, _ steps: [Step]) -> String {
+    "# chime-simulate history\nstart \(start) \(zone)\n" + steps.map(\.line).joined(separator: "\n") + "\n"
+}
+
+func readHistory(_ path: String) -> (Int64, String, [Step])? {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+    var start: Int64?, zone = "UTC", steps: [Step] = []
+    for line in text.split(separator: "\n").map(String.init) where !line.hasPrefix("#") && !line.isEmpty {
+        let words = line.split(separator: " ")
+        if words.first == "start", words.count == 3 {
+            start = Int64(words[1])
+            zone = String(words[2])
+        } else if let step = Step(line: line) {
+            steps.append(step)
+        } else {
+            print("\(path): not a step: \(line)")
+            return nil
+        }
+    }
+    guard let start else { return nil }
+    return (start, zone, steps)
+}
+
+func report(seed: UInt64) -> Never {
+    let (start, zone, steps) = randomHistory(seed: seed, days: days)
+    guard let failure = play(start: start, zone: zone, steps: steps) else {
+        print("seed \(seed) passes when played alone")
+        exit(1)
+    }
+    print("seed \(seed) failed at \(failure); shrinking its \(steps.count) steps")
+    let shrunk = shrink(start: start, zone: zone, steps: Array(steps.prefix(failure.step + 1)))
+    let last = play(start: start, zone: zone, steps: shrunk)
+    try? FileManager.default.createDirectory(atPath: ".build/simulate", withIntermediateDirectories: true)
+    let path = ".build/simulate/seed-\(seed).steps"
+    try? history(start, zone, shrunk).write(toFile: path, atomically: true, encoding: .utf8)
+    print("shrunk to \(shrunk.count) steps (\(last.map(\.description) ?? "?")):\n")
+    _ = play(start: start, zone: zone, steps: shrunk, trace: true)
+    print("\nkept in \(path); replay with: make simulate REPLAY=\(path) (copy it into Tests/simulation to keep it as a regression test)")
+    exit(1)
+}
+
+defer { try? FileManager.default.removeItem(atPath: scratchRoot) }
+
+if let replay {
+    var failed = 0
+    for path in replay {
+        guard let (start, zone, steps) = readHistory(path) else {
+            failed += 1
+            continue
+        }
+        if let failure = play(start: start, zone: zone, steps: steps, trace: replay.count == 1) {
+            print("\(path): FAILED at \(failure)")
+            failed += 1
+        } else {
+            print("\(path): passed (\(steps.count) steps)")
+        }
+    }
+    try? FileManager.default.removeItem(atPath: scratchRoot)
+    exit(failed == 0 ? 0 : 1)
+}
+
+if let one {
+    let (start, zone, steps) = randomHistory(seed: one, days: days)
+    let failure = play(start: start, zone: zone, steps: steps, trace: true)
+    print(failure.map { "seed \(one) FAILED at \($0)" } ?? "seed \(one) passed (\(steps.count) steps, \(days) days)")
+    try? FileManager.default.removeItem(atPath: scratchRoot)
+    if failure != nil { report(seed: one) }
+    exit(0)
+}
+
+// Many seeds, split among `jobs` processes; the first failure found is shrunk and reported.
+let began = Date()
+var children: [pid_t] = []
+var pipes: [Int32] = []
+for job in 0..<jobs {
+    var fds: [Int32] = [0, 0]
+    pipe(&fds)
+    let pid = fork()
+    if pid == 0 {
+        close(fds[0])
+        var seed = first + UInt64(job)
+        var result = "ok"
+        while seed < first + UInt64(seeds) {
+            let (start, zone, steps) = randomHistory(seed: seed, days: days)
+            if play(start: start, zone: zone, steps: steps) != nil {
+                result = "\(seed)"
+                break
+            }
+            seed += UInt64(jobs)
+        }
+        _ = result.withCString { write(fds[1], $0, strlen($0)) }
+        try? FileManager.default.removeItem(atPath: "\(scratchRoot)/run-\(getpid())")
+        _exit(0)
+    }
+    close(fds[1])
+    children.append(pid)
+    pipes.append(fds[0])
+}
+var failing: [UInt64] = []
+for (pid, fd) in zip(children, pipes) {
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let count = read(fd, &buffer, 64)
+    close(fd)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    let said = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+    if said != "ok", let seed = UInt64(said) { failing.append(seed) }
+}
+let took = Date().timeIntervalSince(began)
+if let seed = failing.min() {
+    print("FAILED: seed \(seed) (of \(seeds) from \(first), \(days) simulated days each; \(String(format: "%.1f", took)) s)")
+    report(seed: seed)
+}
+print("\(seeds) seeds of \(days) simulated days passed in \(String(format: "%.1f", took)) s on \(jobs) processes (\(String(format: "%.0f", Double(seeds) / took)) seeds/s)")
