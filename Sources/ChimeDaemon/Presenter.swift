@@ -134,6 +134,9 @@ final class Presenter: LoopPart {
         waiting.removeAll { gone.contains($0.identifier) }
         retries.removeAll { gone.contains($0.identifier) }
         guard removed else { return }
+        awaitingCapabilities.removeAll { gone.contains($0.0.request.identifier) }
+        // A popup already asked for comes down as soon as the server says which it is.
+        for presentation in presenting where gone.contains(presentation.occurrence.request.identifier) { presentation.cancelled = true }
         for id in identifiers {
             ringing.stop(id, because: "it was cancelled")
             deferred.remove(id)
@@ -193,6 +196,8 @@ final class Presenter: LoopPart {
         let capabilities: [Capability]
         /// Sent again with an invisible change, after the server refused it as a duplicate.
         let varied: Bool
+        /// Its alarm was cancelled while the server had not answered: its popup is taken down.
+        var cancelled = false
 
         init(call: any NotifyCall, occurrence: Occurrence, content: NotificationContent, deadline: Instant, capabilities: [Capability],
              varied: Bool) {
@@ -359,6 +364,10 @@ final class Presenter: LoopPart {
     func notifyAnswered(_ presentation: Presentation, _ answer: Result<ShownPopup, any Error>) {
         guard presenting.contains(where: { $0 === presentation }) else { return }  // given up on already
         presenting.removeAll { $0 === presentation }
+        if presentation.cancelled {
+            if case .success(let popup) = answer { session.requestClose(popup.id) }
+            return
+        }
         let occurrence = presentation.occurrence
         schedule.firing(occurrence.request.identifier) {
             do {
@@ -387,6 +396,7 @@ final class Presenter: LoopPart {
         for presentation in presenting where presentation.deadline <= now {
             presentation.call.cancel()
             presenting.removeAll { $0 === presentation }
+            if presentation.cancelled { continue }
             schedule.firing(presentation.occurrence.request.identifier) {
                 failed(presentation.occurrence, content: presentation.content,
                        reason: "the notification server did not answer within \(ServerSession.timeout)")
@@ -556,9 +566,26 @@ final class Presenter: LoopPart {
 
     /// Shows every occurrence held for a server, marked late.
     func showHeld() {
-        let held = waiting
+        var held = waiting
         waiting.removeAll()
         let now = clock.now()
+        // One popup an alarm: of the occurrences an alarm held, the latest is shown and the older
+        // ones recorded missed (shown together, their popups would not replace each other, and the
+        // buttons of all but the last would answer nothing).
+        var latest: [String: Instant] = [:]
+        for (identifier, due) in held { latest[identifier] = max(latest[identifier] ?? due, due) }
+        let older = held.filter { latest[$0.identifier] != $0.due }
+        held.removeAll { latest[$0.identifier] != $0.due }
+        for (identifier, due) in older {
+            schedule.logging { () throws(StoreError) in
+                try store.write(.firing) { () throws(StoreError) in
+                    try store.release(identifier, due: due)
+                    try store.recordMissed([MissedOccurrence(identifier: identifier, due: due, recorded: now,
+                                                             reason: "due while no notification server ran; a later occurrence was shown")])
+                }
+                signals.missed(identifier, due: due)
+            }
+        }
         logger.info("a notification server is here; showing \(held.count) held alarm(s)")
         for (identifier, due) in held {
             schedule.firing(identifier) {

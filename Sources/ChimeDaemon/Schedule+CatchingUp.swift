@@ -196,8 +196,10 @@ extension Schedule {
     @discardableResult
     func advance(_ request: NotificationRequest, past due: Instant, now: Instant) throws(StoreError) -> Instant? {
         // From the occurrence shown, not from now: one that came due while it was on its way (a
-        // sleep with its Notify unanswered) is caught up, not skipped.
-        let next = nextFire(request, after: due)
+        // sleep with its Notify unanswered) is caught up, not skipped. Never again one it rang
+        // (a snooze after the clock was set back ends before today's time it already rang).
+        let lastFired = try store.scheduledTime(of: request.identifier)?.lastFired
+        let next = nextFire(request, after: max(due, lastFired ?? due))
         if next == nil, try !events.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.
             try store.remove([request.identifier])

@@ -115,7 +115,9 @@ extension Schedule {
     /// Stores a request whose skips changed, and plans it from `now`.
     private func storeSkips(_ request: NotificationRequest, now: Instant) throws(SchedulerError) -> Instant? {
         let identifier = request.identifier
-        let planned = nextFire(request, after: now)
+        // Never again one it rang (after the clock was set back), as a re-plan.
+        let lastFired = (try? store.scheduledTime(of: identifier))??.lastFired
+        let planned = nextFire(request, after: max(now, lastFired ?? now))
         if planned == nil {
             throw .invalid(RequestError(.rule, "that is the last occurrence \(quotedForMessage(identifier)) has; chime cancel \(identifier) removes it",
                                         kind: .neverFires))

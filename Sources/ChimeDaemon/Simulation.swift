@@ -70,6 +70,9 @@ public final class SimulatedWorld: @unchecked Sendable {
     /// Whether a notification server owns the name.
     public private(set) var serverPresent = true
     public var serverMood = ServerMood.answering
+    /// When a mood other than answering passes (a server that refuses or hangs for ever only
+    /// retries every alarm for an hour and records it missed, at every step).
+    public var moodUntil: Instant?
     /// Each server that comes is a new connection.
     private var serverGeneration = 1
     var serverName: String { serverPresent ? ":sim.\(serverGeneration)" : "" }
@@ -82,8 +85,11 @@ public final class SimulatedWorld: @unchecked Sendable {
     /// Sounds playing, and when each ends by itself (nil: looping).
     fileprivate var sounds: [Int: Instant?] = [:]
     fileprivate var nextSound = 1
-    /// The signals heard, in order, with when.
-    public private(set) var heard: [(at: Instant, signal: SimulatedSignal)] = []
+    /// The signals heard, in order, with when and, for `fired`, the popup just shown (the daemon
+    /// records a popup as the server's answer arrives: the answer's popup is the one fired).
+    public private(set) var heard: [(at: Instant, signal: SimulatedSignal, popup: UInt32?)] = []
+    /// The popup the last answer placed.
+    private var lastPlaced: UInt32?
     /// The daemon's run the world speaks to (each start is a new one; news for an old run is dropped).
     fileprivate(set) var run = 0
     /// Set when the daemon is killed: whatever its dying turn still does reaches nobody.
@@ -144,7 +150,9 @@ public final class SimulatedWorld: @unchecked Sendable {
         case .reminded: heard = .reminded(string(0), occurrence: instant(1))
         default: heard = nil
         }
-        if let heard { self.heard.append((now, heard)) }
+        if let heard {
+            if case .fired = heard { self.heard.append((now, heard, lastPlaced)) } else { self.heard.append((now, heard, nil)) }
+        }
     }
 
     // MARK: The server
@@ -163,7 +171,12 @@ public final class SimulatedWorld: @unchecked Sendable {
     }
 
     fileprivate func show(_ notification: Notification) -> UInt32 {
-        if getenv("SIMDEBUG") != nil { print("   show \(notification.summary) replacing \(notification.replacesID) run \(run) dead \(dead)") }
+        let id = place(notification)
+        lastPlaced = id
+        return id
+    }
+
+    private func place(_ notification: Notification) -> UInt32 {
         if notification.replacesID != 0, popups[notification.replacesID] != nil {
             popups[notification.replacesID] = notification.summary
             return notification.replacesID
@@ -205,6 +218,10 @@ final class SimulatedServer: ServerFace {
         if !world.serverPresent {
             answer = (world.now, { .failure(NoNotificationServerError(underlying: DBusError(name: .serviceUnknown, message: "no owner"))) })
         } else {
+            if let until = world.moodUntil, world.now >= until {
+                world.serverMood = .answering
+                world.moodUntil = nil
+            }
             switch world.serverMood {
             case .answering:
                 answer = (world.now, { world.serverName == generation ? .success(ShownPopup(id: world.show(notification), server: generation))

@@ -21,6 +21,8 @@ final class ModelAlarm {
     var identifier = ""
     /// The first of the model's swept stretches after it was set.
     var firstStretch = 0
+    /// The rule's occurrences in each swept stretch (a stretch never changes once passed).
+    var sweptRule: [Int: [Int64]] = [:]
 
     init(name: String, kind: AlarmKind, ring: Bool, skipHolidays: Bool, added: Int64) {
         self.name = name
@@ -42,7 +44,8 @@ struct Model {
     /// Holidays by civil day number (days since 1970-01-01), with the stretches passed when each
     /// was made one (an occurrence that came due before is not taken back).
     var holidays: [Int64: Int] = [:]
-    var away: [(from: Int64, until: Int64)] = []
+    /// Time away, with the stretches passed when it was set (what came due before is not taken back).
+    var away: [(from: Int64, until: Int64, since: Int)] = []
 
     init(start: Int64, zone: String) {
         now = start
@@ -65,13 +68,50 @@ struct Model {
         return calendar
     }
 
+    /// What Foundation was asked already (the model asks the same things at every step).
+    nonisolated(unsafe) private static var days: [String: [Int64: Int64]] = [:]
+    private struct WallKey: Hashable {
+        var zone: Int
+        var day: Int64
+        var minuteOfDay: Int
+    }
+    nonisolated(unsafe) private static var wallTimes: [WallKey: Int64?] = [:]
+    nonisolated(unsafe) private static var zoneNumbers: [String: Int] = [:]
+    nonisolated(unsafe) private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
     /// The civil day number of `instant` in `zone`.
     static func dayNumber(_ instant: Int64, _ zone: String) -> Int64 {
+        let minute = instant / 60
+        if let day = days[zone]?[minute] { return day }
         let parts = calendar(zone).dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(instant)))
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
         let midnight = utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day))!
-        return Int64(midnight.timeIntervalSince1970) / 86_400
+        let day = Int64(midnight.timeIntervalSince1970) / 86_400
+        days[zone, default: [:]][minute] = day
+        return day
+    }
+
+    /// The instant of `hour:minute` on the civil day `day` in `zone` (nil: the zone skips that time that day).
+    static func wallTime(_ zone: String, day: Int64, hour: Int, minute: Int) -> Int64? {
+        let number: Int
+        if let known = zoneNumbers[zone] { number = known } else {
+            number = zoneNumbers.count
+            zoneNumbers[zone] = number
+        }
+        let key = WallKey(zone: number, day: day, minuteOfDay: hour * 60 + minute)
+        if let known = wallTimes[key] { return known }
+        let date = utc.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(day * 86_400)))
+        let calendar = calendar(zone)
+        var result: Int64?
+        if let at = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)) {
+            let back = calendar.dateComponents([.hour, .minute], from: at)
+            if back.hour == hour, back.minute == minute { result = Int64(at.timeIntervalSince1970) }
+        }
+        wallTimes[key] = .some(result)
+        return result
     }
 
     /// The rule's occurrences of `alarm` in (from, to] in `zone`, before days off and skips.
@@ -83,23 +123,14 @@ struct Model {
             return at > from && at <= to ? [at] : []
         case .daily(let hour, let minute), .weekdays(let hour, let minute):
             var result: [Int64] = []
-            let calendar = Self.calendar(zone)
-            var day = calendar.startOfDay(for: Date(timeIntervalSince1970: TimeInterval(from - 86_400)))
-            let last = Date(timeIntervalSince1970: TimeInterval(min(to, from + 800 * 86_400) + 86_400))
-            while day <= last {
-                var parts = calendar.dateComponents([.year, .month, .day, .weekday], from: day)
-                let weekday = parts.weekday!  // 1: Sunday
-                parts.hour = hour
-                parts.minute = minute
-                parts.weekday = nil
-                if case .weekdays = alarm.kind, weekday == 1 || weekday == 7 {
-                } else if let date = calendar.date(from: parts) {
-                    let at = Int64(date.timeIntervalSince1970)
-                    // A wall time the zone skips that day (summer time) is not asked of the model.
-                    let back = calendar.dateComponents([.hour, .minute], from: date)
-                    if at > from, at <= to, back.hour == hour, back.minute == minute { result.append(at) }
-                }
-                day = calendar.date(byAdding: .day, value: 1, to: day)!
+            let first = Self.dayNumber(from, zone) - 1, last = Self.dayNumber(min(to, from + 800 * 86_400), zone) + 1
+            for day in first...last {
+                // Day 0, 1 January 1970, was a Thursday; 6 and 7 are Saturday and Sunday.
+                let weekday = (day % 7 + 7 + 3) % 7 + 1
+                if case .weekdays = alarm.kind, weekday >= 6 { continue }
+                // A wall time the zone skips that day (summer time) is not asked of the model.
+                guard let at = Self.wallTime(zone, day: day, hour: hour, minute: minute) else { continue }
+                if at > from, at <= to { result.append(at) }
             }
             return result
         }
@@ -114,17 +145,25 @@ struct Model {
         // Each with the stretch it came due in (swept.count: ahead).
         var found: [(at: Int64, zone: String, stretch: Int)] = []
         // The stretches passed since it was set.
-        for (index, stretch) in swept.enumerated().dropFirst(alarm.firstStretch) {
-            for at in rule(alarm, after: stretch.from, to: min(stretch.to, end), in: stretch.zone) { found.append((at, stretch.zone, index)) }
+        for index in alarm.firstStretch..<swept.count {
+            let stretch = swept[index]
+            let occurrences: [Int64]
+            if let known = alarm.sweptRule[index] { occurrences = known } else {
+                // Both ends: the instant a zone changed belongs to the stretch after it as well.
+                occurrences = rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone)
+                alarm.sweptRule[index] = occurrences
+            }
+            for at in occurrences where at <= end { found.append((at, stretch.zone, index)) }
         }
         // Ahead: from now (after a clock set back, today's time ahead rings, as the daemon
         // documents), never again one that came due.
-        let latest = found.map(\.at).max() ?? now
-        for at in rule(alarm, after: max(now, latest), to: end, in: zone) { found.append((at, zone, swept.count)) }
+        // (One due this very second rings: a re-plan at its time plans it.)
+        let latest = found.map(\.at).max() ?? now - 1
+        for at in rule(alarm, after: max(now - 1, latest), to: end, in: zone) { found.append((at, zone, swept.count)) }
         var result = found.filter { at, zone, stretch in
             if alarm.skipped.contains(at) { return false }
             if alarm.skipHolidays, let since = holidays[Self.dayNumber(at, zone)], stretch >= since { return false }
-            if away.contains(where: { $0.from <= at && at < $0.until }) { return false }
+            if away.contains(where: { $0.from <= at && at < $0.until && stretch >= $0.since }) { return false }
             // A snooze is the alarm's next time: the rule's times before its end that come due
             // after it was pressed are taken by it.
             if alarm.snoozes.contains(where: { stretch >= $0.stretch && at < $0.until }) { return false }

@@ -27,6 +27,9 @@ final class Runner {
     /// A planned crash's downtime.
     var downAfterCrash: Int64?
     var index = 0
+    /// How far ahead the model is asked for an alarm's next time (the longest gap a history makes
+    /// between two occurrences is time away, four days, and holidays).
+    static let horizon: Int64 = 40 * 86_400
     var restarts = 0
     /// A zone the daemon died before re-planning for: the model's from the restart.
     var zoneAtRestart: String?
@@ -53,6 +56,9 @@ final class Runner {
             if trace { print("[\(stamp(now))] \(step.line)") }
             try perform(step)
             try listen()
+            if trace, !daemon.dead {
+                for alarm in model.alarms.values.sorted(by: { $0.name < $1.name }) { print("      \(alarm.name): \(daemon.stored(alarm.identifier))") }
+            }
             try check(after: step)
         }
         index = steps.count
@@ -60,6 +66,7 @@ final class Runner {
         try restartIfDead()
         daemon.serverComes()
         world.serverMood = .answering
+        world.moodUntil = nil
         // Two hours of a daemon that runs them whole (one killed meanwhile starts again: again).
         var before: Int
         repeat {
@@ -107,7 +114,7 @@ final class Runner {
             } catch {
                 if daemon.dead { return }  // killed while adding: the call got no answer
                 // Refused rightly when it would never ring (a timer that ends in time away).
-                if model.expected(alarm, to: now + 400 * 86_400).isEmpty { return }
+                if model.expected(alarm, to: now + Self.horizon).isEmpty { return }
                 throw fail("add \(name) was refused: \(error)")
             }
             model.alarms[name] = alarm
@@ -138,14 +145,18 @@ final class Runner {
             guard let alarm = model.alarms[name], alarm.removed == nil else { return }
             // The next of the rule's occurrences (a snooze is not skipped: it is answered).
             let snoozes = Set(alarm.snoozes.map { $0.until })
-            guard let next = model.expected(alarm, to: now + 400 * 86_400).first(where: { $0 > now && !snoozes.contains($0) }) else { return }
+            // (Not one that came due and waits for a server, after the clock was set back.)
+            let waiting = Set(daemon.detached().filter { $0.identifier == alarm.identifier }.map(\.due.seconds))
+            guard let next = model.expected(alarm, to: now + Self.horizon).first(where: {
+                $0 > now && !snoozes.contains($0) && fired[alarm.name]?[$0] == nil && !waiting.contains($0)
+            }) else { return }
             if daemon.skip(alarm.identifier, occurrence: Instant(seconds: next)), !daemon.dead { alarm.skipped.insert(next) }
         case .remove(let name):
             guard let alarm = model.alarms[name], alarm.removed == nil else { return }
             if daemon.remove(alarm.identifier), !daemon.dead { alarm.removed = now }
         case .away(let start, let length):
             let from = now + start, until = now + start + length
-            if daemon.setAway(from: Instant(seconds: from), until: Instant(seconds: until)), !daemon.dead { model.away.append((from, until)) }
+            if daemon.setAway(from: Instant(seconds: from), until: Instant(seconds: until)), !daemon.dead { model.away.append((from, until, model.swept.count)) }
         case .holiday(let days):
             let day = Model.dayNumber(now, model.zone) + Int64(days)
             if model.holidays[day] == nil { model.holidays[day] = model.swept.count }
@@ -159,6 +170,8 @@ final class Runner {
             daemon.serverComes()
         case .mood(let mood):
             world.serverMood = ServerMood(rawValue: mood) ?? .answering
+            // A server that refuses or hangs does so for three hours, then is itself again.
+            world.moodUntil = world.serverMood == .answering ? nil : world.now + .seconds(3 * 3600)
         case .sleep(let seconds):
             daemon.sleepStarting()
             world.jump(by: .seconds(seconds))
@@ -228,7 +241,7 @@ final class Runner {
         model.follow(now)
         let heard = world.heard
         while heardCount < heard.count {
-            let (at, signal) = heard[heardCount]
+            let (at, signal, shownIn) = heard[heardCount]
             heardCount += 1
             if trace { print("[\(stamp(at.seconds))]   \(signal)") }
             switch signal {
@@ -240,7 +253,7 @@ final class Runner {
                 if !expected.contains(due.seconds) {
                     throw fail("\(alarm.name) fired for \(stamp(due.seconds)), which the person did not ask for (expected: \(expected.suffix(3).map(stamp)))")
                 }
-                if let popup = world.popups.filter({ $0.value == alarm.name }).keys.max() { popupOf[popup] = alarm.name }
+                if let popup = shownIn, world.popups[popup] == alarm.name { popupOf[popup] = alarm.name }
             case .missed(let id, let due):
                 guard let alarm = model.alarms.values.first(where: { $0.identifier == id }) else { continue }
                 fired[alarm.name, default: [:]][due.seconds, default: 0] += 1
@@ -287,7 +300,7 @@ final class Runner {
                 continue
             }
             let handled = fired[alarm.name] ?? [:]
-            let open = model.expected(alarm, to: now + 400 * 86_400).filter {
+            let open = model.expected(alarm, to: now + Self.horizon).filter {
                 handled[$0] == nil && !detached.contains("\(alarm.identifier)@\($0)") && !daemon.inFlight(alarm.identifier, due: Instant(seconds: $0))
             }
             let said = pending[alarm.identifier] ?? nil
