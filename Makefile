@@ -112,7 +112,7 @@ BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bi
 	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser radicale vdirsyncer \
 	evolution-data-server gir1.2-ecal-2.0 gir1.2-edataserver-1.2 python3-dbus
 
-.PHONY: all build release release-app release-eds demo test test-app check check-suites fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app release-eds demo test test-app check check-suites simulate fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -204,6 +204,9 @@ test: deps-test
 		echo $$? >$(PACKAGING_SCRATCH)/build.rc) &
 	@# One build: the tests and every program they run.
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
+	@# The daemon under the simulator: the kept histories and a few hundred seeds (make simulate runs thousands).
+	@.build/debug/chime-simulate --replay Tests/simulation/*.steps >/dev/null || .build/debug/chime-simulate --replay Tests/simulation/*.steps
+	.build/debug/chime-simulate --seeds $(CHECK_SEEDS) --days 7
 	@# The main stage in several test processes at once (scripts/test-shards.sh says why).
 	@scripts/test-shards.sh '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES) $(EXAMPLE_SUITES)))' $(CXX_FLAGS)
 	$(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(SOUND_SUITES)))'
@@ -266,6 +269,24 @@ check: deps-check
 	@/usr/bin/python3 scripts/check-imports.py
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
+	@# The daemon under the simulator: the histories kept (Tests/simulation), then a few hundred seeds.
+	@.build/debug/chime-simulate --replay Tests/simulation/*.steps >/dev/null || .build/debug/chime-simulate --replay Tests/simulation/*.steps
+	.build/debug/chime-simulate --seeds $(CHECK_SEEDS) --days 7
+
+# The daemon under a deterministic simulator, checked against a model (docs/testing.md): SEEDS
+# simulated months from seed FIRST on every core; a failing seed is shrunk to a short history,
+# printed and kept in .build/simulate. SEED=N plays one seed and prints its steps; REPLAY=FILE plays
+# a kept history. Built optimised, in a folder of its own (the release build's flags differ).
+SEEDS ?= 10000
+FIRST ?= 1
+DAYS ?= 30
+CHECK_SEEDS ?= 200
+SIMULATE := .build/simulate-build/release/chime-simulate
+simulate: deps-build
+	$(SWIFT) build -c release $(CXX_FLAGS) --scratch-path .build/simulate-build --product chime-simulate
+	@if [ -n "$(REPLAY)" ]; then $(SIMULATE) --replay $(REPLAY); \
+	elif [ -n "$(SEED)" ]; then $(SIMULATE) --seed $(SEED) --days $(DAYS); \
+	else $(SIMULATE) --replay Tests/simulation/*.steps | tail -1 && $(SIMULATE) --seeds $(SEEDS) --first $(FIRST) --days $(DAYS); fi
 
 # The UserNotifications documentation (DocC, with the porting guide) into .build/docs, as a static
 # site; a broken link or symbol reference is an error.

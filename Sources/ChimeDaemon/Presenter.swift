@@ -410,6 +410,11 @@ final class Presenter: LoopPart {
                silent: Bool = false) {
         let identifier = occurrence.request.identifier
         let now = clock.now()
+        // One popup an alarm: another of its popups still up (two of its occurrences sent before
+        // either was answered, so neither replaced the other) comes down, or its buttons would
+        // answer nothing.
+        let before = (try? ledger.delivered(identifier: identifier)) ?? nil
+        if let before, before.serverID != serverID, before.serverID != 0, serverID != 0 { session.requestClose(before.serverID) }
         schedule.logging { () throws(StoreError) in
             var next: Instant??
             try store.write(.firing) { () throws(StoreError) in

@@ -62,7 +62,8 @@ extension Schedule {
         var latest = first
         var older: [Instant] = []
         var steps = 0
-        while let next = nextFire(request, after: latest), next <= now, steps < 100_000 {
+        // (Never one it rang already: a snooze that ends before today's time rang, after the clock was set back.)
+        while let next = nextFire(request, after: max(latest, time.lastFired ?? latest)), next <= now, steps < 100_000 {
             if older.count < 100 { older.append(latest) }
             latest = next
             steps += 1

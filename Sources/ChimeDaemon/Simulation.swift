@@ -314,6 +314,7 @@ public final class SimulatedDaemon {
         logger.logLevel = .critical
         let clock = WallClock { [unowned world] in world.now }
         store = try Store(directory: directory, now: world.now)
+        try store.simulating()
         marker = try FiringMarker(directory: directory)
         let signals = SchedulerSignals(emit: { [unowned world] signal, arguments in world.record(signal, arguments) })
         server = SimulatedServer(world: world)
@@ -352,6 +353,19 @@ public final class SimulatedDaemon {
         world.dead = true
         marker.frozen = true
         commitsLeft = 0
+    }
+
+    /// What the kernel does when the process is gone: its connection to the store closes (before
+    /// the next run opens its own; two connections of one process share its file locks).
+    public func buried() {
+        precondition(world.dead, "only a killed daemon is buried")
+        store.database.close()
+    }
+
+    /// The run is over (the simulation ends): its connection to the store closes.
+    public func stopped() {
+        world.dead = true
+        store.database.close()
     }
 
     /// Kills the daemon just before its `count`-th commit from now (0: the next one).
@@ -480,10 +494,17 @@ public final class SimulatedDaemon {
     // MARK: - What `chime list` would say
 
     /// Each pending alarm's next time (nil: none left), as `ListPending` says.
-    public func pending() -> [String: Instant?] {
-        var result: [String: Instant?] = [:]
-        for time in (try? store.scheduledTimes()) ?? [] { result[time.identifier] = .some(time.nextFire) }
-        return result
+    public func pending() -> [String: Instant?] { listing().pending }
+
+    /// What `ListPending` says, and which alarms are left out (quarantined), in one reading.
+    public func listing() -> (pending: [String: Instant?], quarantined: Set<String>) {
+        var pending: [String: Instant?] = [:]
+        var quarantined: Set<String> = []
+        for time in (try? store.scheduledTimes()) ?? [] {
+            pending[time.identifier] = .some(time.nextFire)
+            if time.quarantine != nil { quarantined.insert(time.identifier) }
+        }
+        return (pending, quarantined)
     }
 
     /// The alarms left out after the daemon stopped twice while working on them (`chime status` says so).

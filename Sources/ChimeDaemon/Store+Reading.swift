@@ -34,15 +34,21 @@ extension Store {
         var loaded: LoadedRequest?
         try read("SELECT request FROM pending WHERE identifier = ?", [.text(identifier)]) { row in
             loaded = row.withBytes(0) { bytes in
+                // The same bytes as last time: the same request (decoding is most of a fire's work).
+                if let known = decodedRequests[identifier], known.bytes.elementsEqual(bytes) { return known.loaded }
+                let result: LoadedRequest
                 do {
                     let request = try JSONDecoder().decode(NotificationRequest.self, from: Data(bytes))
                     try request.validate()
-                    return .valid(request)
+                    result = .valid(request)
                 } catch let error as RequestError {
-                    return .invalid(reason: "its stored form no longer passes: \(error)")
+                    result = .invalid(reason: "its stored form no longer passes: \(error)")
                 } catch {
-                    return .invalid(reason: "its stored form cannot be read: \(error)")
+                    result = .invalid(reason: "its stored form cannot be read: \(error)")
                 }
+                if decodedRequests.count >= Self.decodedRequestsKept { decodedRequests.removeAll(keepingCapacity: true) }
+                decodedRequests[identifier] = (Array(bytes), result)
+                return result
             }
         }
         return loaded

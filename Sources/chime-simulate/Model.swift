@@ -21,8 +21,9 @@ final class ModelAlarm {
     var identifier = ""
     /// The first of the model's swept stretches after it was set.
     var firstStretch = 0
-    /// The rule's occurrences in each swept stretch (a stretch never changes once passed).
-    var sweptRule: [Int: [Int64]] = [:]
+    /// The rule's occurrences in the stretches passed so far, each with its zone and stretch.
+    var sweptFound: [(at: Int64, zone: String, stretch: Int)] = []
+    var sweptUpTo = 0
 
     init(name: String, kind: AlarmKind, ring: Bool, skipHolidays: Bool, added: Int64) {
         self.name = name
@@ -45,7 +46,9 @@ struct Model {
     /// was made one (an occurrence that came due before is not taken back).
     var holidays: [Int64: Int] = [:]
     /// Time away, with the stretches passed when it was set (what came due before is not taken back).
-    var away: [(from: Int64, until: Int64, since: Int)] = []
+    /// The daemon lets go of a stretch once it has ended and another is set (`dropped`: the
+    /// stretches passed then; a clock set back into it after that is not away).
+    var away: [(from: Int64, until: Int64, since: Int, dropped: Int?)] = []
 
     init(start: Int64, zone: String) {
         now = start
@@ -142,28 +145,30 @@ struct Model {
     /// plus the snoozes.
     func expected(_ alarm: ModelAlarm, to: Int64) -> [Int64] {
         let end = min(to, alarm.removed ?? Int64.max)
-        // Each with the stretch it came due in (swept.count: ahead).
-        var found: [(at: Int64, zone: String, stretch: Int)] = []
-        // The stretches passed since it was set.
-        for index in alarm.firstStretch..<swept.count {
+        // Each with the stretch it came due in (swept.count: ahead); the stretches passed since it
+        // was set, worked out once each (a stretch never changes once passed).
+        while max(alarm.sweptUpTo, alarm.firstStretch) < swept.count {
+            let index = max(alarm.sweptUpTo, alarm.firstStretch)
+            alarm.sweptUpTo = index + 1
             let stretch = swept[index]
-            let occurrences: [Int64]
-            if let known = alarm.sweptRule[index] { occurrences = known } else {
-                // Both ends: the instant a zone changed belongs to the stretch after it as well.
-                occurrences = rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone)
-                alarm.sweptRule[index] = occurrences
+            // Both ends: the instant a zone changed belongs to the stretch after it as well. After
+            // the clock was set back, what it passes again up to the latest time that came due is
+            // not due again (the daemon never rings a time before the last it rang).
+            let latestSoFar = alarm.sweptFound.last?.at ?? Int64.min
+            for at in rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone) where at > latestSoFar {
+                alarm.sweptFound.append((at, stretch.zone, index))
             }
-            for at in occurrences where at <= end { found.append((at, stretch.zone, index)) }
         }
+        var found = alarm.sweptFound.filter { $0.at <= end }
         // Ahead: from now (after a clock set back, today's time ahead rings, as the daemon
         // documents), never again one that came due.
         // (One due this very second rings: a re-plan at its time plans it.)
-        let latest = found.map(\.at).max() ?? now - 1
+        let latest = alarm.sweptFound.last?.at ?? now - 1
         for at in rule(alarm, after: max(now - 1, latest), to: end, in: zone) { found.append((at, zone, swept.count)) }
         var result = found.filter { at, zone, stretch in
             if alarm.skipped.contains(at) { return false }
             if alarm.skipHolidays, let since = holidays[Self.dayNumber(at, zone)], stretch >= since { return false }
-            if away.contains(where: { $0.from <= at && at < $0.until && stretch >= $0.since }) { return false }
+            if away.contains(where: { $0.from <= at && at < $0.until && stretch >= $0.since && stretch < ($0.dropped ?? Int.max) }) { return false }
             // A snooze is the alarm's next time: the rule's times before its end that come due
             // after it was pressed are taken by it.
             if alarm.snoozes.contains(where: { stretch >= $0.stretch && at < $0.until }) { return false }

@@ -156,7 +156,10 @@ final class Runner {
             if daemon.remove(alarm.identifier), !daemon.dead { alarm.removed = now }
         case .away(let start, let length):
             let from = now + start, until = now + start + length
-            if daemon.setAway(from: Instant(seconds: from), until: Instant(seconds: until)), !daemon.dead { model.away.append((from, until, model.swept.count)) }
+            guard daemon.setAway(from: Instant(seconds: from), until: Instant(seconds: until)), !daemon.dead else { return }
+            model.follow(now)
+            for i in model.away.indices where model.away[i].until <= now && model.away[i].dropped == nil { model.away[i].dropped = model.swept.count }
+            model.away.append((from, until, model.swept.count, nil))
         case .holiday(let days):
             let day = Model.dayNumber(now, model.zone) + Int64(days)
             if model.holidays[day] == nil { model.holidays[day] = model.swept.count }
@@ -226,6 +229,7 @@ final class Runner {
         if let zone = zoneAtRestart { model.zone = zone }
         zoneAtRestart = nil
         popupOf = popupOf.filter { world.popups[$0.key] != nil }
+        daemon.buried()
         do {
             daemon = try SimulatedDaemon(world: world, directory: directory)
         } catch {
@@ -283,7 +287,7 @@ final class Runner {
             if ringing.contains(alarm.identifier) { throw fail("\(alarm.name) rings after it was removed") }
         }
         // What `chime list` says: each alarm's next time is its first occurrence not yet handled.
-        let pending = daemon.pending()
+        let (pending, quarantined) = daemon.listing()
         let detached = Set(daemon.detached().map { "\($0.identifier)@\($0.due.seconds)" })
         let missedRows = daemon.missed()
         for (identifier, due) in missedRows {
@@ -291,7 +295,6 @@ final class Runner {
                 if fired[alarm.name]?[due.seconds] == nil { fired[alarm.name, default: [:]][due.seconds] = 1 }
             }
         }
-        let quarantined = daemon.quarantined()
         for alarm in model.alarms.values.sorted(by: { $0.name < $1.name }) where alarm.removed == nil {
             // Two deaths while working on one alarm leave it out, as two crashes on it would (the
             // daemon cannot tell a kill from a crash); said in `chime status`, and not otherwise.

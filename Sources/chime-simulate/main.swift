@@ -32,19 +32,26 @@ let scratchRoot: String = {
     return path
 }()
 
+nonisolated(unsafe) var plays = 0
+
 /// Plays one history on a fresh store; its failure, if any.
 func play(start: Int64, zone: String, steps: [Step], trace: Bool = false) -> Failure? {
-    let directory = "\(scratchRoot)/run-\(getpid())"
-    try? FileManager.default.removeItem(atPath: directory)
+    plays += 1
+    let directory = "\(scratchRoot)/run-\(getpid())-\(plays)"
     defer { try? FileManager.default.removeItem(atPath: directory) }
+    let runner: Runner
     do {
-        let runner = try Runner(start: start, zone: zone, steps: steps, directory: directory, trace: trace)
-        try runner.play()
-        return nil
-    } catch let failure as Failure {
-        return failure
+        runner = try Runner(start: start, zone: zone, steps: steps, directory: directory, trace: trace)
     } catch {
         return Failure(step: 0, message: "the daemon could not start: \(error)")
+    }
+    // Its store is closed before its folder goes.
+    defer { runner.daemon.stopped() }
+    do {
+        try runner.play()
+        return nil
+    } catch {
+        return error
     }
 }
 
@@ -133,6 +140,16 @@ if let replay {
     exit(failed == 0 ? 0 : 1)
 }
 
+// Seeds played one after another in one process, as a worker plays them (to find what one leaves
+// behind for the next).
+if let sequence = option("--sequence") {
+    for seed in sequence.split(separator: ",").compactMap({ UInt64($0) }) {
+        let (start, zone, steps) = randomHistory(seed: seed, days: days)
+        print("seed \(seed): \(play(start: start, zone: zone, steps: steps).map(\.description) ?? "passed") (\((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0) descriptors open)")
+    }
+    exit(0)
+}
+
 if let one {
     let (start, zone, steps) = randomHistory(seed: one, days: days)
     let failure = play(start: start, zone: zone, steps: steps, trace: true)
@@ -163,7 +180,6 @@ for job in 0..<jobs {
             seed += UInt64(jobs)
         }
         _ = result.withCString { write(fds[1], $0, strlen($0)) }
-        try? FileManager.default.removeItem(atPath: "\(scratchRoot)/run-\(getpid())")
         _exit(0)
     }
     close(fds[1])
