@@ -1,6 +1,7 @@
 // chime-simulate: the daemon under a deterministic simulator, checked against a model.
 //
-//   chime-simulate [--seeds N] [--first S] [--days D] [--jobs J]   N seeds from S (default 1000 from 1)
+//   chime-simulate [--seeds N] [--first S] [--days D] [--jobs J] [--within SECONDS]
+//                                                                   N seeds from S (default 1000 from 1)
 //   chime-simulate --seed S [--days D]                              one seed, its steps and signals printed
 //   chime-simulate --replay FILE...                                 histories kept as files (Tests/simulation)
 //
@@ -22,6 +23,8 @@ let seeds = Int(option("--seeds") ?? "") ?? 1000
 let first = UInt64(option("--first") ?? "") ?? 1
 let one = UInt64(option("--seed") ?? "")
 let jobs = max(1, Int(option("--jobs") ?? "") ?? ProcessInfo.processInfo.activeProcessorCount)
+/// Stop looking after this many seconds (nil: play every seed).
+let within = Double(option("--within") ?? "")
 let replay = arguments.first == "--replay" ? Array(arguments.dropFirst()) : nil
 
 /// A scratch directory for one run's store: in memory where the machine has /dev/shm.
@@ -171,7 +174,12 @@ for job in 0..<jobs {
         close(fds[0])
         var seed = first + UInt64(job)
         var result = "ok"
+        let started = Date()
         while seed < first + UInt64(seeds) {
+            if let within, Date().timeIntervalSince(started) > within {
+                result = "out of time"
+                break
+            }
             let (start, zone, steps) = randomHistory(seed: seed, days: days)
             if play(start: start, zone: zone, steps: steps) != nil {
                 result = "\(seed)"
@@ -187,6 +195,7 @@ for job in 0..<jobs {
     pipes.append(fds[0])
 }
 var failing: [UInt64] = []
+var outOfTime = false
 for (pid, fd) in zip(children, pipes) {
     var buffer = [UInt8](repeating: 0, count: 64)
     let count = read(fd, &buffer, 64)
@@ -195,10 +204,15 @@ for (pid, fd) in zip(children, pipes) {
     waitpid(pid, &status, 0)
     let said = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
     if said != "ok", let seed = UInt64(said) { failing.append(seed) }
+    if said == "out of time" { outOfTime = true }
 }
 let took = Date().timeIntervalSince(began)
 if let seed = failing.min() {
     print("FAILED: seed \(seed) (of \(seeds) from \(first), \(days) simulated days each; \(String(format: "%.1f", took)) s)")
     report(seed: seed)
+}
+if outOfTime {
+    print("no failure found within \(Int(within ?? 0)) s")
+    exit(0)
 }
 print("\(seeds) seeds of \(days) simulated days passed in \(String(format: "%.1f", took)) s on \(jobs) processes (\(String(format: "%.0f", Double(seeds) / took)) seeds/s)")
