@@ -13,9 +13,9 @@ for patch in $patches; do
     name=$(basename "$patch" .patch)
     git apply "$patch"
     current=$patch
-    swift build -c release -Xcxx -DNDEBUG --scratch-path .build/simulate-build --product chime-simulate >/dev/null
+    swift build -c release -Xcxx -DNDEBUG --scratch-path .build/simulate-build --product chime-simulate >.build/simulate-faults.log 2>&1 || { grep error: .build/simulate-faults.log; exit 1; }
     echo "== $name"
     # Seeds until one fails (a minute at most); the failure's time is measured before shrinking.
-    .build/simulate-build/release/chime-simulate --seeds 100000 --within 60 2>&1 | grep -E "^(FAILED|seed [0-9]+ failed|shrunk|[0-9]+ seeds)" || true
+    .build/simulate-build/release/chime-simulate --seeds 100000 --within 60 2>&1 | grep -E "^(FAILED|seed [0-9]+ failed|shrunk|[0-9]+ seeds|no failure)" || true
     restore
 done

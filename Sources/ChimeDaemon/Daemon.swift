@@ -59,6 +59,13 @@ public enum Timeliness: String, Sendable {
 /// - `PopupLedger`: which popups are known to be up (`delivered`). Asks the session.
 /// - `SchedulerService`: the D-Bus interface. Asks the parts through `SchedulerParts` only.
 /// The daemon itself keeps only the bus, the wall-clock timer and the Unix signals.
+///
+/// One way for parts to hear each other: a part that tells has `events`, assigned here only
+/// (`connectParts`); what the schedule, the presenter, ringing and the ledger tell each other is
+/// `connectCore`, the same lines for the daemon and for the simulator (`Simulation.swift`), which
+/// drives those four for real. Where a part's other side is the world (the server, the sound,
+/// do-not-disturb, the children, waking, the signals), it holds a face of it (`PartFaces.swift`):
+/// the daemon hands it the real part, the simulator a simulated world.
 public final class SchedulerDaemon {
     private let connection: Connection
     private let logger: Logger
