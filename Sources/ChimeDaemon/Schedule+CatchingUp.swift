@@ -19,8 +19,13 @@ extension Schedule {
         // Planned in another zone (it changed while the daemon was down, or before the re-plan
         // reached the store): every alarm is planned again, as when the zone changes while it runs.
         let zone = Self.zoneKey(now: now)
-        if let planned = try store.plannedZone(), planned != zone {
-            logger.info("the system time zone is not the one the alarms were planned in (\(planned) → \(zone)); re-evaluating every alarm")
+        let zoneChanged = try store.plannedZone().map { $0 != zone } ?? false
+        // Planned from a later time: the clock was set back while the daemon was down (or before
+        // its re-plan reached the store), and what is ahead again is planned again.
+        let setBack = try store.plannedFrom().map { now < $0 - .seconds(1) } ?? false
+        if zoneChanged || setBack {
+            logger.info(zoneChanged ? "the system time zone is not the one the alarms were planned in; re-evaluating every alarm"
+                        : "the clock is before the time the alarms were planned from; re-evaluating every alarm")
             rescheduleAll(after: now, holding: { [store] in holdingFile && (try? store.isFileAlarm($0)) == true }, overdue: .missed)
             return
         }
@@ -108,6 +113,7 @@ extension Schedule {
             let snoozes = try store.snoozes()
             try store.write { () throws(StoreError) in
                 try store.setPlannedZone(Self.zoneKey(now: now))
+                try store.setPlannedFrom(now)
                 for time in times where time.quarantine == nil && !time.disabled && !time.paused {
                     // One already on its way to the server moves on when the server answers (after
                     // the clock was set back too: planned again, it would be shown a second time).

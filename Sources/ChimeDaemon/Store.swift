@@ -555,6 +555,21 @@ public final class Store {
         try write { () throws(StoreError) in try run("INSERT OR REPLACE INTO plan(key, value) VALUES ('zone', ?)", [.text(zone)]) }
     }
 
+    /// The latest wall time alarms were planned from (nil: not known): a start before it means the
+    /// clock was set back meanwhile.
+    func plannedFrom() throws(StoreError) -> Instant? {
+        var value: Instant?
+        try read("SELECT value FROM plan WHERE key = 'from'", []) { value = Int64($0.text(0)).map(Instant.init(nanosecondsSinceEpoch:)) }
+        return value
+    }
+
+    func setPlannedFrom(_ time: Instant) throws(StoreError) {
+        try write { () throws(StoreError) in
+            try run("INSERT INTO plan(key, value) VALUES ('from', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1 WHERE CAST(value AS INTEGER) < CAST(?1 AS INTEGER)",
+                    [.text(String(time.nanosecondsSinceEpoch))])
+        }
+    }
+
     public func keptHere() throws(StoreError) -> [String: (request: String, settings: String)] {
         var kept: [String: (request: String, settings: String)] = [:]
         try read("SELECT identifier, request, settings FROM kept_here") { kept[$0.text(0)] = ($0.text(1), $0.text(2)) }

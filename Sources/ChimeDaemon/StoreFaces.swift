@@ -35,6 +35,8 @@ protocol ScheduleStore: MissedJournal {
     func snoozes() throws(StoreError) -> [String: Instant]
     func setSnoozed(_ identifier: String, until: Instant) throws(StoreError)
     func plannedZone() throws(StoreError) -> String?
+    func plannedFrom() throws(StoreError) -> Instant?
+    func setPlannedFrom(_ time: Instant) throws(StoreError)
     func setPlannedZone(_ zone: String) throws(StoreError)
     func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin, json: String?) throws(StoreError)
     func add(_ record: ReaderRecord, nextFire: Instant?, fresh: Bool) throws(StoreError)
