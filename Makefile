@@ -268,10 +268,13 @@ check: deps-check
 	@# Each target imports only what Package.swift says it depends on.
 	@/usr/bin/python3 scripts/check-imports.py
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
+	@# The daemon under the simulator, beside the tests (they mostly wait on children and clocks): the
+	@# histories kept (Tests/simulation), then a few hundred seeds of a simulated week.
+	@rm -f .build/check-simulate.rc; (.build/debug/chime-simulate --replay Tests/simulation/*.steps >.build/check-simulate.log 2>&1 \
+		&& .build/debug/chime-simulate --seeds $(CHECK_SEEDS) --days 7 >>.build/check-simulate.log 2>&1; echo $$? >.build/check-simulate.rc) &
 	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
-	@# The daemon under the simulator: the histories kept (Tests/simulation), then a few hundred seeds.
-	@.build/debug/chime-simulate --replay Tests/simulation/*.steps >/dev/null || .build/debug/chime-simulate --replay Tests/simulation/*.steps
-	.build/debug/chime-simulate --seeds $(CHECK_SEEDS) --days 7
+	@while [ ! -s .build/check-simulate.rc ]; do sleep 0.2; done; grep -v ': passed (' .build/check-simulate.log; \
+		[ "$$(cat .build/check-simulate.rc)" = 0 ] || { echo "the simulator found a failure"; exit 1; }
 
 # The daemon under a deterministic simulator, checked against a model (docs/testing.md): SEEDS
 # simulated months from seed FIRST on every core; a failing seed is shrunk to a short history,
