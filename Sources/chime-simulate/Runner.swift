@@ -29,7 +29,7 @@ final class Runner {
     var index = 0
     /// How far ahead the model is asked for an alarm's next time (the longest gap a history makes
     /// between two occurrences is time away, four days, and holidays).
-    static let horizon: Int64 = 40 * 86_400
+    static let horizon: Int64 = 16 * 86_400
     var restarts = 0
     /// A zone the daemon died before re-planning for: the model's from the restart.
     var zoneAtRestart: String?
