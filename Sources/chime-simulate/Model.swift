@@ -80,7 +80,7 @@ struct Model {
     }
     nonisolated(unsafe) private static var wallTimes: [WallKey: Int64?] = [:]
     nonisolated(unsafe) private static var zoneNumbers: [String: Int] = [:]
-    nonisolated(unsafe) private static let utc: Calendar = {
+    private static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar

@@ -78,7 +78,11 @@ enum Step: Equatable {
     init?(line: String) {
         let words = line.split(separator: " ").map(String.init)
         guard let verb = words.first else { return nil }
-        func int(_ i: Int) -> Int64? { words.count > i ? Int64(words[i]) : nil }
+        // Spans of at most ten years either way (a kept history is text anyone may edit).
+        func int(_ i: Int) -> Int64? {
+            guard words.count > i, let value = Int64(words[i]), abs(value) <= 10 * 366 * 86_400 else { return nil }
+            return value
+        }
         switch verb {
         case "add":
             guard words.count >= 4 else { return nil }
@@ -87,10 +91,10 @@ enum Step: Equatable {
             switch words[2] {
             case "daily", "weekdays":
                 let parts = words[3].split(separator: ":").compactMap { Int($0) }
-                guard parts.count == 2 else { return nil }
+                guard parts.count == 2, (0...23).contains(parts[0]), (0...59).contains(parts[1]) else { return nil }
                 kind = words[2] == "daily" ? .daily(hour: parts[0], minute: parts[1]) : .weekdays(hour: parts[0], minute: parts[1])
             case "in":
-                guard let minutes = Int(words[3]) else { return nil }
+                guard let minutes = Int(words[3]), (1...(366 * 24 * 60)).contains(minutes) else { return nil }
                 kind = .timer(minutes: minutes)
             default: return nil
             }
@@ -100,20 +104,20 @@ enum Step: Equatable {
                 rest += 1
             }
             self = .add(name: words[1], kind: kind, ring: ring, skipHolidays: holidays)
-        case "wait": guard let s = int(1) else { return nil }; self = .wait(s)
+        case "wait": guard let s = int(1), s >= 0 else { return nil }; self = .wait(s)
         case "press": guard words.count == 3 else { return nil }; self = .press(name: words[1], key: words[2])
         case "close": guard words.count == 2 else { return nil }; self = .close(name: words[1])
         case "elsewhere": guard words.count == 2 else { return nil }; self = .elsewhere(name: words[1])
         case "skip": guard words.count == 2 else { return nil }; self = .skip(name: words[1])
         case "remove": guard words.count == 2 else { return nil }; self = .remove(name: words[1])
-        case "away": guard let a = int(1), let b = int(2) else { return nil }; self = .away(in: a, for: b)
-        case "holiday": guard let d = int(1) else { return nil }; self = .holiday(days: Int(d))
+        case "away": guard let a = int(1), a >= 0, let b = int(2), b > 0 else { return nil }; self = .away(in: a, for: b)
+        case "holiday": guard let d = int(1), abs(d) <= 3660 else { return nil }; self = .holiday(days: Int(d))
         case "server": self = words.count == 2 && words[1] == "leaves" ? .serverLeaves : .serverComes
         case "mood": guard words.count == 2 else { return nil }; self = .mood(words[1])
-        case "sleep": guard let s = int(1) else { return nil }; self = .sleep(s)
-        case "crash": guard let d = int(1) else { return nil }; self = .crash(down: d)
-        case "crash-at-commit": guard let c = int(1), let d = int(2) else { return nil }; self = .crashAtCommit(commits: Int(c), down: d)
-        case "zone": guard words.count == 2 else { return nil }; self = .zone(words[1])
+        case "sleep": guard let s = int(1), s >= 0 else { return nil }; self = .sleep(s)
+        case "crash": guard let d = int(1), d >= 0 else { return nil }; self = .crash(down: d)
+        case "crash-at-commit": guard let c = int(1), c >= 0, let d = int(2), d >= 0 else { return nil }; self = .crashAtCommit(commits: Int(c), down: d)
+        case "zone": guard words.count == 2, simulatedZones.contains(words[1]) else { return nil }; self = .zone(words[1])
         case "jump": guard let s = int(1) else { return nil }; self = .jump(s)
         default: return nil
         }

@@ -92,8 +92,13 @@ func readHistory(_ path: String) -> (Int64, String, [Step])? {
     for line in text.split(separator: "\n").map(String.init) where !line.hasPrefix("#") && !line.isEmpty {
         let words = line.split(separator: " ")
         if words.first == "start", words.count == 3 {
-            start = Int64(words[1])
+            // From 1970 to 2100, in one of the zones a history moves between.
+            start = Int64(words[1]).flatMap { (0...4_102_444_800).contains($0) ? $0 : nil }
             zone = String(words[2])
+            guard start != nil, simulatedZones.contains(zone) else {
+                print("\(path): not a start: \(line)")
+                return nil
+            }
         } else if let step = Step(line: line) {
             steps.append(step)
         } else {
