@@ -112,7 +112,11 @@ extension Schedule {
             let times = try store.scheduledTimes()
             let snoozes = try store.snoozes()
             try store.write { () throws(StoreError) in
-                try store.setPlannedZone(Self.zoneKey(now: now))
+                let zone = Self.zoneKey(now: now)
+                // (A clock set back to before the change is in the new zone all the same.)
+                if let planned = try store.plannedZone(), planned != zone { try store.setZoneSince(now) }
+                else if let since = try store.zoneSince(), since > now { try store.setZoneSince(now) }
+                try store.setPlannedZone(zone)
                 try store.setPlannedFrom(now)
                 for time in times where time.quarantine == nil && !time.disabled && !time.paused {
                     // One already on its way to the server moves on when the server answers (after
@@ -205,8 +209,10 @@ extension Schedule {
         // From the occurrence shown, not from now: one that came due while it was on its way (a
         // sleep with its Notify unanswered) is caught up, not skipped. Never again one it rang
         // (a snooze after the clock was set back ends before today's time it already rang).
+        // Nor one of a new zone's times before the zone changed (they never came due).
         let lastFired = try store.scheduledTime(of: request.identifier)?.lastFired
-        let next = nextFire(request, after: max(due, lastFired ?? due))
+        let zoneSince = try store.zoneSince().map { $0 - .seconds(1) }
+        let next = nextFire(request, after: max(due, lastFired ?? due, zoneSince ?? due))
         if next == nil, try !events.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.
             try store.remove([request.identifier])

@@ -555,6 +555,20 @@ public final class Store {
         try write { () throws(StoreError) in try run("INSERT OR REPLACE INTO plan(key, value) VALUES ('zone', ?)", [.text(zone)]) }
     }
 
+    /// When the system's zone last changed, as the daemon learnt it (nil: not since this store was
+    /// made): the new zone's times before it never came due.
+    func zoneSince() throws(StoreError) -> Instant? {
+        var value: Instant?
+        try read("SELECT value FROM plan WHERE key = 'zone-since'", []) { value = Int64($0.text(0)).map(Instant.init(nanosecondsSinceEpoch:)) }
+        return value
+    }
+
+    func setZoneSince(_ time: Instant) throws(StoreError) {
+        try write { () throws(StoreError) in
+            try run("INSERT OR REPLACE INTO plan(key, value) VALUES ('zone-since', ?)", [.text(String(time.nanosecondsSinceEpoch))])
+        }
+    }
+
     /// The latest wall time alarms were planned from (nil: not known): a start before it means the
     /// clock was set back meanwhile.
     func plannedFrom() throws(StoreError) -> Instant? {

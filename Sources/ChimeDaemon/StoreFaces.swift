@@ -36,6 +36,8 @@ protocol ScheduleStore: MissedJournal {
     func setSnoozed(_ identifier: String, until: Instant) throws(StoreError)
     func plannedZone() throws(StoreError) -> String?
     func plannedFrom() throws(StoreError) -> Instant?
+    func zoneSince() throws(StoreError) -> Instant?
+    func setZoneSince(_ time: Instant) throws(StoreError)
     func setPlannedFrom(_ time: Instant) throws(StoreError)
     func setPlannedZone(_ zone: String) throws(StoreError)
     func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin, json: String?) throws(StoreError)

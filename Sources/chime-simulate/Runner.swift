@@ -90,7 +90,11 @@ final class Runner {
 
     // MARK: Steps
 
+    /// The last step took a popup down (close, expire).
+    var tookDown = false
+
     func perform(_ step: Step) throws(Failure) {
+        tookDown = false
         try restartIfDead()
         model.follow(now)
         // The person's calls are answered: a planned death waits for the daemon's own work (or an answer to a popup).
@@ -141,6 +145,12 @@ final class Runner {
             guard let popup = popup(of: name) else { return }
             daemon.closePopup(popup)
             popupOf[popup] = nil
+            tookDown = true
+        case .expire(let name):
+            guard let popup = popup(of: name) else { return }
+            daemon.closePopup(popup, expired: true)
+            popupOf[popup] = nil
+            tookDown = true
         case .elsewhere(let name):
             guard let alarm = model.alarms[name] else { return }
             daemon.answeredElsewhere(alarm.identifier, acknowledged: world.now)
@@ -282,8 +292,12 @@ final class Runner {
         guard !daemon.dead else { return }
         let ringing = Set(daemon.ringingNow)
         switch step {
-        case .press(let name, _)?, .close(let name)?, .elsewhere(let name)?, .remove(let name)?:
+        case .press(let name, _)?, .close(let name)?, .expire(let name)?, .elsewhere(let name)?, .remove(let name)?:
             if let alarm = model.alarms[name], ringing.contains(alarm.identifier) {
+                // A popup taken down rings no more (its alarm rings on only for a newer popup).
+                // (After the server left, an alarm rings on without a popup until it is answered or runs out.)
+                if case .expire = step!, tookDown, popup(of: name) == nil { throw fail("\(name) still rings after its popup expired") }
+                if case .close = step!, tookDown, popup(of: name) == nil { throw fail("\(name) still rings after its popup was closed") }
                 // Pressed on a popup it no longer shows (its new occurrence rings), the answer is for the old one.
                 if case .elsewhere = step! { throw fail("\(name) still rings after it was answered on another machine") }
                 if popup(of: name) == nil, case .remove = step! { throw fail("\(name) still rings after it was removed") }

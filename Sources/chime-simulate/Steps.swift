@@ -21,6 +21,8 @@ enum Step: Equatable {
     case press(name: String, key: String)
     /// The person closes the alarm's popup.
     case close(name: String)
+    /// The server lets the alarm's popup expire (takes it down unanswered).
+    case expire(name: String)
     /// The alarm was answered on another machine (a calendar's sync says so), now.
     case elsewhere(name: String)
     /// `chime skip` of the alarm's next occurrence.
@@ -58,6 +60,7 @@ enum Step: Equatable {
         case .wait(let s): return "wait \(s)"
         case .press(let name, let key): return "press \(name) \(key)"
         case .close(let name): return "close \(name)"
+        case .expire(let name): return "expire \(name)"
         case .elsewhere(let name): return "elsewhere \(name)"
         case .skip(let name): return "skip \(name)"
         case .remove(let name): return "remove \(name)"
@@ -107,6 +110,7 @@ enum Step: Equatable {
         case "wait": guard let s = int(1), s >= 0 else { return nil }; self = .wait(s)
         case "press": guard words.count == 3 else { return nil }; self = .press(name: words[1], key: words[2])
         case "close": guard words.count == 2 else { return nil }; self = .close(name: words[1])
+        case "expire": guard words.count == 2 else { return nil }; self = .expire(name: words[1])
         case "elsewhere": guard words.count == 2 else { return nil }; self = .elsewhere(name: words[1])
         case "skip": guard words.count == 2 else { return nil }; self = .skip(name: words[1])
         case "remove": guard words.count == 2 else { return nil }; self = .remove(name: words[1])
@@ -176,7 +180,8 @@ func randomHistory(seed: UInt64, days: Int) -> (start: Int64, zone: String, step
             steps.append(.wait(wait))
             elapsed += wait
         case 40..<52: steps.append(.press(name: name, key: Bool.random(using: &random) ? "snooze" : "dismiss"))
-        case 52..<56: steps.append(.close(name: name))
+        case 52..<54: steps.append(.close(name: name))
+        case 54..<56: steps.append(.expire(name: name))
         case 56..<59: steps.append(.elsewhere(name: name))
         case 59..<63: steps.append(.skip(name: name))
         case 63..<65: steps.append(.remove(name: name))
