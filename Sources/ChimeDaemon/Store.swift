@@ -388,7 +388,7 @@ public final class Store {
                                            rule, sound)
             VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?)
             """)
-        static let clear = ["held", "retrying", "suspects", "disabled", "paused"].map { SQLStatement("DELETE FROM \($0) WHERE identifier = ?") }
+        static let clear = ["held", "retrying", "suspects", "disabled", "paused", "snoozed"].map { SQLStatement("DELETE FROM \($0) WHERE identifier = ?") }
         static let presence = SQLStatement("""
             SELECT (SELECT origin FROM pending WHERE identifier = ?1),
                    EXISTS(SELECT 1 FROM held WHERE identifier = ?1) OR EXISTS(SELECT 1 FROM retrying WHERE identifier = ?1)
@@ -462,7 +462,7 @@ public final class Store {
     /// What the store keeps of an alarm beside its request: a request stored anew starts over.
     func clearState(of identifier: String) throws(StoreError) {
         // Held and retried occurrences, crashes charged, and (a request stored anew under the
-        // identifier of one switched off or paused starts on) disabled and paused.
+        // identifier of one switched off, paused or snoozed starts on) disabled, paused and snoozed.
         for statement in Hot.clear { try run(statement, [.text(identifier)]) }
     }
 
