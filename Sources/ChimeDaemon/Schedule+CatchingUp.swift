@@ -18,18 +18,18 @@ extension Schedule {
     func catchUp(now: Instant, holdingFile: Bool = false) throws(StoreError) {
         // Planned in another zone (it changed while the daemon was down, or before the re-plan
         // reached the store): every alarm is planned again, as when the zone changes while it runs.
-        let zone = Self.zoneKey(now: now)
-        let zoneChanged = try store.plannedZone().map { $0 != zone } ?? false
+        let zone = ZoneFollower.fingerprint(now: now)
+        let zoneChanged = try store.plan(.zone).map { $0 != zone } ?? false
         // Planned from a later time: the clock was set back while the daemon was down (or before
         // its re-plan reached the store), and what is ahead again is planned again.
-        let setBack = try store.plannedFrom().map { now < $0 - .seconds(1) } ?? false
+        let setBack = try store.planTime(.from).map { now < $0 - .seconds(1) } ?? false
         if zoneChanged || setBack {
             logger.info(zoneChanged ? "the system time zone is not the one the alarms were planned in; re-evaluating every alarm"
                         : "the clock is before the time the alarms were planned from; re-evaluating every alarm")
             rescheduleAll(after: now, holding: { [store] in holdingFile && (try? store.isFileAlarm($0)) == true }, overdue: .missed)
             return
         }
-        try store.setPlannedZone(zone)
+        try store.setPlan(.zone, zone)
         var overdue: [ScheduledTime] = []
         let remindful = try store.identifiersWithReminders()
         for time in try store.scheduledTimes() where time.quarantine == nil {
@@ -112,12 +112,12 @@ extension Schedule {
             let times = try store.scheduledTimes()
             let snoozes = try store.snoozes()
             try store.write { () throws(StoreError) in
-                let zone = Self.zoneKey(now: now)
+                let zone = ZoneFollower.fingerprint(now: now)
                 // (A clock set back to before the change is in the new zone all the same.)
-                if let planned = try store.plannedZone(), planned != zone { try store.setZoneSince(now) }
-                else if let since = try store.zoneSince(), since > now { try store.setZoneSince(now) }
-                try store.setPlannedZone(zone)
-                try store.setPlannedFrom(now)
+                if let planned = try store.plan(.zone), planned != zone { try store.setPlanTime(.zoneSince, now) }
+                else if let since = try store.planTime(.zoneSince), since > now { try store.setPlanTime(.zoneSince, now) }
+                try store.setPlan(.zone, zone)
+                try notePlanned(from: now)
                 for time in times where time.quarantine == nil && !time.disabled && !time.paused {
                     // One already on its way to the server moves on when the server answers (after
                     // the clock was set back too: planned again, it would be shown a second time).
@@ -158,13 +158,11 @@ extension Schedule {
         }
     }
 
-    /// The system's zone as plans depend on it: its name and its two offsets (standard and summer
-    /// time, whichever season it is), so a copied localtime is told apart by what it does.
-    static func zoneKey(now: Instant) -> String {
-        let zone = Zone.system()
-        let offsets = [zone.offset(at: now.seconds), zone.offset(at: now.seconds + 182 * 86_400)].sorted()
-        return "\(zone.identifier) \(offsets[0])/\(offsets[1])"
+    /// Alarms were planned from `now`: kept when it is the latest time they were planned from.
+    func notePlanned(from now: Instant) throws(StoreError) {
+        if try store.planTime(.from).map({ $0 >= now }) != true { try store.setPlanTime(.from, now) }
     }
+
 
     // MARK: - Due
 
@@ -211,7 +209,7 @@ extension Schedule {
         // (a snooze after the clock was set back ends before today's time it already rang).
         // Nor one of a new zone's times before the zone changed (they never came due).
         let lastFired = try store.scheduledTime(of: request.identifier)?.lastFired
-        let zoneSince = try store.zoneSince().map { $0 - .seconds(1) }
+        let zoneSince = try store.planTime(.zoneSince).map { $0 - .seconds(1) }
         let next = nextFire(request, after: max(due, lastFired ?? due, zoneSince ?? due))
         if next == nil, try !events.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.

@@ -642,7 +642,7 @@ final class Schedule: LoopPart {
             try store.write { () throws(StoreError) in
                 if !incoming.identifierGiven { request.identifier = try newIdentifier(for: request) }
                 try store.add(request, nextFire: next)
-                try store.setPlannedFrom(now)
+                try notePlanned(from: now)
             }
         } catch {
             throw .store(error)

@@ -544,45 +544,32 @@ public final class Store {
         simulated = true
     }
 
-    /// The system's zone the stored next fires were planned in (nil: not known).
-    func plannedZone() throws(StoreError) -> String? {
+    /// What the store keeps of how the alarms were planned (the `plan` table): the system's zone
+    /// they were planned in, when the zone last changed as the daemon learnt it (the new zone's
+    /// times before it never came due), and the latest wall time they were planned from (a start
+    /// before it means the clock was set back meanwhile).
+    enum PlanKey: String {
+        case zone
+        case zoneSince = "zone-since"
+        case from
+    }
+
+    func plan(_ key: PlanKey) throws(StoreError) -> String? {
         var value: String?
-        try read("SELECT value FROM plan WHERE key = 'zone'", []) { value = $0.text(0) }
+        try read("SELECT value FROM plan WHERE key = ?", [.text(key.rawValue)]) { value = $0.text(0) }
         return value
     }
 
-    func setPlannedZone(_ zone: String) throws(StoreError) {
-        try write { () throws(StoreError) in try run("INSERT OR REPLACE INTO plan(key, value) VALUES ('zone', ?)", [.text(zone)]) }
+    func setPlan(_ key: PlanKey, _ value: String) throws(StoreError) {
+        try write { () throws(StoreError) in try run("INSERT OR REPLACE INTO plan(key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)]) }
     }
 
-    /// When the system's zone last changed, as the daemon learnt it (nil: not since this store was
-    /// made): the new zone's times before it never came due.
-    func zoneSince() throws(StoreError) -> Instant? {
-        var value: Instant?
-        try read("SELECT value FROM plan WHERE key = 'zone-since'", []) { value = Int64($0.text(0)).map(Instant.init(nanosecondsSinceEpoch:)) }
-        return value
+    /// A time kept in the `plan` table (in nanoseconds).
+    func planTime(_ key: PlanKey) throws(StoreError) -> Instant? {
+        try plan(key).flatMap(Int64.init).map(Instant.init(nanosecondsSinceEpoch:))
     }
 
-    func setZoneSince(_ time: Instant) throws(StoreError) {
-        try write { () throws(StoreError) in
-            try run("INSERT OR REPLACE INTO plan(key, value) VALUES ('zone-since', ?)", [.text(String(time.nanosecondsSinceEpoch))])
-        }
-    }
-
-    /// The latest wall time alarms were planned from (nil: not known): a start before it means the
-    /// clock was set back meanwhile.
-    func plannedFrom() throws(StoreError) -> Instant? {
-        var value: Instant?
-        try read("SELECT value FROM plan WHERE key = 'from'", []) { value = Int64($0.text(0)).map(Instant.init(nanosecondsSinceEpoch:)) }
-        return value
-    }
-
-    func setPlannedFrom(_ time: Instant) throws(StoreError) {
-        try write { () throws(StoreError) in
-            try run("INSERT INTO plan(key, value) VALUES ('from', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1 WHERE CAST(value AS INTEGER) < CAST(?1 AS INTEGER)",
-                    [.text(String(time.nanosecondsSinceEpoch))])
-        }
-    }
+    func setPlanTime(_ key: PlanKey, _ time: Instant) throws(StoreError) { try setPlan(key, String(time.nanosecondsSinceEpoch)) }
 
     public func keptHere() throws(StoreError) -> [String: (request: String, settings: String)] {
         var kept: [String: (request: String, settings: String)] = [:]

@@ -32,14 +32,12 @@ protocol MissedJournal: StoreTransactions {
 /// The schedule's tables: the pending requests and their next fires, paused and disabled alarms,
 /// the crashes charged to them and the quarantine, the sequence identifiers are made from.
 protocol ScheduleStore: MissedJournal {
+    func plan(_ key: Store.PlanKey) throws(StoreError) -> String?
+    func setPlan(_ key: Store.PlanKey, _ value: String) throws(StoreError)
+    func planTime(_ key: Store.PlanKey) throws(StoreError) -> Instant?
+    func setPlanTime(_ key: Store.PlanKey, _ time: Instant) throws(StoreError)
     func snoozes() throws(StoreError) -> [String: Instant]
     func setSnoozed(_ identifier: String, until: Instant) throws(StoreError)
-    func plannedZone() throws(StoreError) -> String?
-    func plannedFrom() throws(StoreError) -> Instant?
-    func zoneSince() throws(StoreError) -> Instant?
-    func setZoneSince(_ time: Instant) throws(StoreError)
-    func setPlannedFrom(_ time: Instant) throws(StoreError)
-    func setPlannedZone(_ zone: String) throws(StoreError)
     func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin, json: String?) throws(StoreError)
     func add(_ record: ReaderRecord, nextFire: Instant?, fresh: Bool) throws(StoreError)
     /// (It looks at the presenter's tables too, only to say whether they hold anything.)

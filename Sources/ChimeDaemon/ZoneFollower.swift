@@ -61,10 +61,12 @@ final class ZoneFollower: LoopPart {
         events.changed()
     }
 
-    /// The system's zone by name and by its offsets now and in half a year: a localtime that is a
-    /// copied file (no name to compare) is told apart by what it does.
+    /// The system's zone by name and by its two offsets (standard and summer time, whichever season
+    /// it is): a localtime that is a copied file (no name to compare) is told apart by what it does.
+    /// The schedule keeps it with its plans (`Store.PlanKey.zone`).
     static func fingerprint(now: Instant) -> String {
         let zone = Zone.system()
-        return "\(zone.identifier) \(zone.offset(at: now.seconds))/\(zone.offset(at: now.seconds + 182 * 86_400))"
+        let offsets = [zone.offset(at: now.seconds), zone.offset(at: now.seconds + 182 * 86_400)].sorted()
+        return "\(zone.identifier) \(offsets[0])/\(offsets[1])"
     }
 }
