@@ -174,54 +174,35 @@ release-app: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 release-eds: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(PIE_FLAGS) --product chime-eds
 
-demo: release deps-demo
-	@scripts/demo.sh $(RELEASE_BIN)
+# chime built as it is packaged (position-independent, as Debian builds binaries) in the packages'
+# build folder, where make test's packaging stage then finds it built.
+demo: deps-build deps-demo
+	$(MAKE) --no-print-directory release PIE=1 RELEASE_SCRATCH=$(PACKAGING_SCRATCH)
+	@scripts/demo.sh $(PACKAGING_SCRATCH)/release/chime
 
 # The sound tests measure real-time audio to the millisecond (a real PulseAudio, its monitor
 # recorded): they run after the others, alone, not beside dozens of daemons and buses.
 SOUND_SUITES := AlarmSoundTests PlaybackTests
-# The calendar suites start Python, a CalDAV server, vdirsyncer and daemons of their own: beside the
-# others they would slow the tests that time alarms to the second, so they run after them, beside the app's tests.
+# The calendar suites start Python, a CalDAV server, vdirsyncer, EDS and daemons of their own, and
+# mostly wait on them: they run in processes of their own beside the main stage and the app's tests.
 CALENDAR_SUITES := CalendarSyncTests CalendarAlarmTests RecurrenceAgainstDateutilTests HolidaysFromOthersTests OneAlarmEveryMachineTests \
 	EDSMirrorTests EDSCalendarTests
 # The corpus of UserNotifications programs runs once the Examples package is built (scripts/test-examples.sh).
 EXAMPLE_SUITES := CorpusTests
 
-# The packages' release build (what test-packaging installs and packs) runs from the start beside
-# everything else, in its own build folder: it takes the cycles the tests leave while they wait on
-# daemons and timers (the tests hold on a busy machine: that is their promise). It is started with
-# nice, but SwiftPM runs its compilers at normal priority whatever it was started with (and out of
-# SCHED_IDLE too): it competes with the tests as any build would. Its status and log wait in that
-# folder until the packaging tests need them.
+# The packages' release build (what test-packaging installs and packs) goes in a build folder of its
+# own: make demo builds chime there the same way, so that make test after it has little left to build.
 PACKAGING_SCRATCH := .build-packaging
 
+# The one build of the tests, alone on the machine (a build beside it would only slow both), then
+# every stage (scripts/test.sh says in what order and why, and what runs beside what).
 test: deps-test
-	@# Resolved once, before the two builds start: each would otherwise write Package.resolved.
+	@# Resolved once, before any build starts: each would otherwise write Package.resolved.
 	$(SWIFT) package resolve
 	@/usr/bin/python3 scripts/check-imports.py
-	@mkdir -p $(PACKAGING_SCRATCH) && rm -f $(PACKAGING_SCRATCH)/build.rc
-	@(nice -n 19 $(MAKE) --no-print-directory dist PIE=1 RELEASE_SCRATCH=$(PACKAGING_SCRATCH) >$(PACKAGING_SCRATCH)/build.log 2>&1; \
-		echo $$? >$(PACKAGING_SCRATCH)/build.rc) &
-	@# One build: the tests and every program they run.
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
-	@# The daemon under the simulator: the kept histories and a few hundred seeds (make simulate runs thousands).
-	@.build/debug/chime-simulate --replay Tests/simulation/*.steps >/dev/null || .build/debug/chime-simulate --replay Tests/simulation/*.steps
-	.build/debug/chime-simulate --seeds $(CHECK_SEEDS) --days 7
-	@# The main stage in several test processes at once (scripts/test-shards.sh says why).
-	@scripts/test-shards.sh '$(subst $(space),|,$(strip $(SOUND_SUITES) $(CALENDAR_SUITES) $(EXAMPLE_SUITES)))' $(CXX_FLAGS)
-	$(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(SOUND_SUITES)))'
-	@# The calendar suites beside the app's tests: they mostly wait (on a CalDAV server's syncs, on a
-	@# big calendar read by a reader child at nice 10), as the app's tests wait on its window.
-	@rm -f .build/calendar-tests.rc; ($(SWIFT) test --skip-build $(CXX_FLAGS) --filter '$(subst $(space),|,$(strip $(CALENDAR_SUITES)))' \
-		>.build/calendar-tests.log 2>&1; echo $$? >.build/calendar-tests.rc) &
-	/usr/bin/python3 Tests/app/test_app.py .build/debug/chime .build/debug/chime-alarms
-	@while [ ! -s .build/calendar-tests.rc ]; do sleep 1; done; cat .build/calendar-tests.log; \
-		[ "$$(cat .build/calendar-tests.rc)" = 0 ] || { echo "the calendar suites failed"; exit 1; }
-	@scripts/test-examples.sh $(CXX_FLAGS)
-	@while [ ! -s $(PACKAGING_SCRATCH)/build.rc ]; do sleep 1; done; \
-		[ "$$(cat $(PACKAGING_SCRATCH)/build.rc)" = 0 ] || { cat $(PACKAGING_SCRATCH)/build.log; echo "the packages' release build failed"; exit 1; }
-	$(MAKE) docs
-	@RELEASE_SCRATCH=$(PACKAGING_SCRATCH) scripts/test-packaging.sh
+	@SOUND_SUITES='$(SOUND_SUITES)' CALENDAR_SUITES='$(CALENDAR_SUITES)' EXAMPLE_SUITES='$(EXAMPLE_SUITES)' \
+		CHECK_SEEDS=$(CHECK_SEEDS) PACKAGING_SCRATCH=$(PACKAGING_SCRATCH) scripts/test.sh $(CXX_FLAGS)
 
 # The desktop app alone, driven through its accessibility tree under Xvfb (Tests/app).
 test-app:
@@ -272,7 +253,10 @@ check: deps-check
 	@# histories kept (Tests/simulation), then a few hundred seeds of a simulated week.
 	@rm -f .build/check-simulate.rc; (.build/debug/chime-simulate --replay Tests/simulation/*.steps >.build/check-simulate.log 2>&1 \
 		&& .build/debug/chime-simulate --seeds $(CHECK_SEEDS) --days 7 >>.build/check-simulate.log 2>&1; echo $$? >.build/check-simulate.rc) &
-	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
+	@# In CHECK_SHARDS test processes at once (scripts/test-shards.sh): one runs two tests at a time
+	@# on a two-core machine, and several of these wait on children and timers.
+	@TEST_SHARDS=$(CHECK_SHARDS) TEST_BUNDLE=$$($(SWIFT) build $(CXX_FLAGS) --show-bin-path)/chimePackageTests.xctest \
+		scripts/test-shards.sh check 'only:$(subst $(space),|,$(strip $(CHECK_SUITES)))' $(CXX_FLAGS)
 	@while [ ! -s .build/check-simulate.rc ]; do sleep 0.2; done; grep -v ': passed (' .build/check-simulate.log; \
 		[ "$$(cat .build/check-simulate.rc)" = 0 ] || { echo "the simulator found a failure"; exit 1; }
 
@@ -284,6 +268,7 @@ SEEDS ?= 10000
 FIRST ?= 1
 DAYS ?= 30
 CHECK_SEEDS ?= 200
+CHECK_SHARDS ?= 3
 SIMULATE := .build/simulate-build/release/chime-simulate
 simulate: deps-build
 	$(SWIFT) build -c release $(CXX_FLAGS) --scratch-path .build/simulate-build --product chime-simulate

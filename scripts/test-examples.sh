@@ -4,11 +4,19 @@
 # daemon then holds), then every program of it, the corpus of code as people write it among them, in
 # CorpusTests (against the daemon and our recording server, to read the wire). Every process it
 # starts is stopped by its PID.
+#
+#     scripts/test-examples.sh [--build-only]
+#
+# --build-only builds the package and keeps its log in .build/examples-build.log (make test does it
+# early, on the time the other tests leave); the run after it checks that log with its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The flags the test bundle was built with (make test passes its own).
-SWIFT_TEST_FLAGS=("$@")
 root=$PWD
+prebuilt_log=$root/.build/examples-build.log
+if [ "${1:-}" = --build-only ]; then
+    swift build --package-path Examples >"$prebuilt_log" 2>&1 || { cat "$prebuilt_log"; echo "test-examples: Examples/ did not build" >&2; exit 1; }
+    exit 0
+fi
 chime=$root/.build/debug/chime
 source scripts/private-session.sh
 work=$session_dir
@@ -20,6 +28,8 @@ fail() {
 }
 
 swift build --package-path Examples >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "Examples/ did not build"; }
+# What an earlier --build-only printed is read with what this build printed (nothing, if it built all).
+if [ -f "$prebuilt_log" ]; then cat "$prebuilt_log" >>"$work/build.log"; rm -f "$prebuilt_log"; fi
 bin=$(swift build --package-path Examples --show-bin-path)
 # The programs compile without a warning of their own but one: in top-level code (a main.swift with
 # `await`), Swift calls the synchronous `add` for `try await center.add(request)` and says that nothing
@@ -69,6 +79,8 @@ echo "$list" | grep -q "^egg-timer/" && fail "the egg timer is still pending: $l
 echo "test-examples: the four examples built and ran against the daemon and dunst"
 
 # Every program of the package (the corpus and the examples), in the test bundle's CorpusTests.
-CHIME_EXAMPLES_BIN=$bin swift test --skip-build "${SWIFT_TEST_FLAGS[@]}" --filter 'UserNotificationsTests\.CorpusTests' >"$work/corpus.log" 2>&1 \
+# (The test bundle run directly: `swift test` would wait on the build folder's lock.)
+bundle=${TEST_BUNDLE:-$root/.build/debug/chimePackageTests.xctest}
+CHIME_EXAMPLES_BIN=$bin "$bundle" --testing-library swift-testing --filter 'UserNotificationsTests\.CorpusTests/' >"$work/corpus.log" 2>&1 \
     || { grep -vE '^\[' "$work/corpus.log" | tail -n 80; fail "CorpusTests failed"; }
 grep -E "Suite CorpusTests passed" "$work/corpus.log" || { tail -n 40 "$work/corpus.log"; fail "CorpusTests did not run"; }

@@ -32,7 +32,10 @@ fail() { echo "FAILED - $*"; failures=$((failures + 1)); }
 # 0. the quick loop: every suite make check names is a suite of the tests (a renamed suite would drop
 #    out of it silently), and what its tests run is installed. Its tests themselves ran above, with the
 #    rest; how long make check takes is make bench's to measure.
-listed=$(swift test list --skip-build 2>/dev/null || true)
+# (From the test bundle itself: `swift test list` would wait on the build folder's lock, which the
+# background work of make test may hold.)
+bundle=${TEST_BUNDLE:-.build/debug/chimePackageTests.xctest}
+listed=$({ "$bundle" --list-tests; "$bundle" --testing-library swift-testing --list-tests; } 2>/dev/null || true)
 check_suites=$(make --no-print-directory -s check-suites)
 missing=()
 for suite in $check_suites; do

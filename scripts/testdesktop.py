@@ -63,9 +63,13 @@ RATE = 48000
 SLOTS_DIR = os.path.join(tempfile.gettempdir(), f"chime-test-desktops-{os.getuid()}")
 
 
-def until(check, seconds, what, interval=0.02):
-    """Waits for check() to be truthy and returns its value; raises, naming what did not come."""
-    deadline = time.monotonic() + seconds
+def until(check, seconds, what, interval=None):
+    """Waits for check() to be truthy and returns its value; raises, naming what did not come.
+    Unless `interval` says how often, it looks every 20 ms for the first second, then every 100 ms,
+    and from five seconds on every 250 ms (as the Swift tests' waitUntil does): a check that walks an
+    app's accessibility tree costs the app and the bus, and a long wait is for something slow."""
+    begun = time.monotonic()
+    deadline = begun + seconds
     while True:
         try:
             value = check()
@@ -76,7 +80,8 @@ def until(check, seconds, what, interval=0.02):
                 raise
         if time.monotonic() >= deadline:
             raise TimeoutError(f"{what} did not come within {seconds} s")
-        time.sleep(interval)
+        waited = time.monotonic() - begun
+        time.sleep(interval if interval is not None else 0.02 if waited < 1 else 0.1 if waited < 5 else 0.25)
 
 
 class Desktop:

@@ -170,24 +170,36 @@ public func runProgram(
     return CommandResult(status: exitStatus, stdout: out, stderr: err)
 }
 
-/// Checks `condition` every 20 ms until it holds or `timeout` seconds pass; its last answer.
+/// How long to pause before looking again, `waited` seconds into a wait: every 20 ms for the first
+/// second (what a test measures in milliseconds happens within it), then every 100 ms, and from five
+/// seconds on every 250 ms. A wait that lasts is usually for something slow (a sync, a restart after
+/// a pause, a busy machine), and many of them ask by starting a process (`chime status`): polled every
+/// 20 ms for half a minute, a dozen such waits at once kept a two-core machine busy with them alone.
+public func pollPause(after waited: TimeInterval) -> useconds_t {
+    waited < 1 ? 20_000 : waited < 5 ? 100_000 : 250_000
+}
+
+/// Checks `condition` until it holds or `timeout` seconds pass (as often as `pollPause` says); its
+/// last answer.
 public func waitUntil(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
+    let begun = Date()
+    let deadline = begun.addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }
-        usleep(20_000)
+        usleep(pollPause(after: Date().timeIntervalSince(begun)))
     }
     return try condition()
 }
 
-/// Checks `find` every 20 ms until it gives a value or `timeout` seconds pass; that value, or its
-/// last answer (nil). For state another process records a moment after what the test saw (a popup
-/// the daemon records once the server has answered its Notify).
+/// Checks `find` until it gives a value or `timeout` seconds pass (as often as `pollPause` says);
+/// that value, or its last answer (nil). For state another process records a moment after what the
+/// test saw (a popup the daemon records once the server has answered its Notify).
 public func waitForValue<T>(_ timeout: TimeInterval = 10, _ find: () throws -> T?) rethrows -> T? {
-    let deadline = Date().addingTimeInterval(timeout)
+    let begun = Date()
+    let deadline = begun.addingTimeInterval(timeout)
     while Date() < deadline {
         if let value = try find() { return value }
-        usleep(20_000)
+        usleep(pollPause(after: Date().timeIntervalSince(begun)))
     }
     return try find()
 }

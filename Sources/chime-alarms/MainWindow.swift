@@ -207,7 +207,7 @@ final class MainWindow {
             switch result {
             case .success(let value): then(value)
             case .failure(let error):
-                toast(tr("%s failed", what) + ": " + describe(error))
+                toast(tr("%s failed", what) + ": " + describe(error), failed: true)
                 failed()
             }
         }
@@ -219,13 +219,15 @@ final class MainWindow {
     func call<T>(_ what: String, _ body: (UserNotificationCenter) throws -> T) -> T? {
         guard let link else { return nil }
         do { return try link.run(body) } catch {
-            toast(tr("%s failed", what) + ": " + describe(error))
+            toast(tr("%s failed", what) + ": " + describe(error), failed: true)
             return nil
         }
     }
 
-    func toast(_ text: String, undo: (() -> Void)? = nil) {
-        let toast = Toast(text, button: undo == nil ? nil : tr("_Undo"), seconds: undo == nil ? 4 : 8)
+    /// Shows `text` for a moment: 4 s, 8 s with an Undo button, and 10 s for a failure (`failed`):
+    /// a sentence saying what went wrong and why takes longer to read than "Alarm set".
+    func toast(_ text: String, undo: (() -> Void)? = nil, failed: Bool = false) {
+        let toast = Toast(text, button: undo == nil ? nil : tr("_Undo"), seconds: failed ? 10 : undo == nil ? 4 : 8)
         if let undo { toast.onButton(undo) }
         toast.onDismissed { [unowned self, unowned toast] in liveToasts.removeAll { $0 === toast } }
         liveToasts.append(toast)
@@ -352,7 +354,7 @@ final class MainWindow {
                 render()
                 refreshSkipsAndAway()
             case .failure(let error):
-                toast(tr("%s failed", tr("Reading the alarms")) + ": " + describe(error))
+                toast(tr("%s failed", tr("Reading the alarms")) + ": " + describe(error), failed: true)
             }
             if listAgain {
                 listAgain = false
@@ -367,7 +369,7 @@ final class MainWindow {
             case .success(let ringingNow):
                 ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
             case .failure(let error):
-                toast(tr("%s failed", tr("Reading what rings")) + ": " + describe(error))
+                toast(tr("%s failed", tr("Reading what rings")) + ": " + describe(error), failed: true)
             }
         }
     }

@@ -26,6 +26,12 @@ final class Mirror {
     private var fileOf: [String: String] = [:]
     private var changedUIDs = Set<String>()
     private var changedFiles = Set<String>()
+    /// Files the mirror itself removed whose removal the folder's watch has not reported yet.
+    private var ownRemovals: [String: Int] = [:]
+    /// Files another program (chime) removed or moved away, as the folder's watch reported: where
+    /// such a file is back as the mirror last wrote it, the mirror's write of EDS's copy landed
+    /// after that removal (it checked, then chime removed, then it wrote), and the removal wins.
+    private var removedByOthers = Set<String>()
     private var scheduled = false
     private var inotify: Int32 = -1
     private var watch: guint = 0
@@ -186,7 +192,7 @@ final class Mirror {
         let present = files.union(changedUIDs.map(file(of:)))
         firstFiles = nil
         for (file, entry) in state where !present.contains(file) {
-            unlink(path(file))
+            removeOwn(file)
             setState(file, nil)
             say("removed \(entry.uid)")
         }
@@ -243,7 +249,7 @@ final class Mirror {
                 return
             }
             if state[file] != nil || access(path(file), F_OK) == 0 {
-                unlink(path(file))
+                removeOwn(file)
                 setState(file, nil)
                 say("removed \(uid)")
             }
@@ -258,6 +264,11 @@ final class Mirror {
             return
         }
         store(uid, text)
+    }
+
+    /// Removes the folder's `file`, its removal known as the mirror's own when the watch reports it.
+    private func removeOwn(_ file: String) {
+        if unlink(path(file)) == 0 { ownRemovals[file, default: 0] += 1 }
     }
 
     /// Writes `text`, the event `uid` as EDS holds it, unless the file already says it.
@@ -315,6 +326,12 @@ final class Mirror {
     /// Files chime wrote or removed since the folder and EDS last agreed (while this ran, or
     /// before it started): put into EDS, or their events removed from it.
     private func putChimesChanges(only names: Set<String>? = nil) {
+        // Removed by chime, then written back by the mirror (EDS's copy of chime's own put, checked
+        // for just before chime removed it): taken out again, and out of EDS below.
+        for file in removedByOthers where names?.contains(file) ?? true {
+            removedByOthers.remove(file)
+            if let stamp = state[file]?.stamp, stamp == Stamp(path(file)) { removeOwn(file) }
+        }
         let files = Set(listFolder().filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") })
         for file in names.map({ $0.intersection(files) }) ?? files {
             if let stamp = state[file]?.stamp, stamp == Stamp(path(file)) { continue }
@@ -375,13 +392,18 @@ final class Mirror {
             guard count > 0 else { break }
             var offset = 0
             while offset + MemoryLayout<inotify_event>.size <= count {
-                let (length, name): (Int, String) = buffer.withUnsafeBytes { raw in
+                let (length, mask, name): (Int, UInt32, String) = buffer.withUnsafeBytes { raw in
                     let event = raw.load(fromByteOffset: offset, as: inotify_event.self)
                     let start = offset + MemoryLayout<inotify_event>.size
                     let bytes = raw[start..<min(count, start + Int(event.len))].prefix { $0 != 0 }
-                    return (Int(event.len), String(decoding: bytes, as: UTF8.self))
+                    return (Int(event.len), event.mask, String(decoding: bytes, as: UTF8.self))
                 }
-                if name.hasSuffix(".ics"), !name.hasPrefix(".") { changedFiles.insert(name) }
+                if name.hasSuffix(".ics"), !name.hasPrefix(".") {
+                    changedFiles.insert(name)
+                    if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+                        if let own = ownRemovals[name] { ownRemovals[name] = own > 1 ? own - 1 : nil } else { removedByOthers.insert(name) }
+                    }
+                }
                 offset += MemoryLayout<inotify_event>.size + length
             }
         }

@@ -8,7 +8,7 @@ import Timekeeping
 /// Alarms the way people plan them, through a real daemon on a private bus: an iCalendar
 /// recurrence that fires and ends, reminders before each occurrence (also after a restart), and a
 /// skipped occurrence that does not ring while the one after it does.
-@Suite(.serialized) struct CalendarAlarmTests {
+@Suite struct CalendarAlarmTests {
     /// `yyyyMMddTHHmmssZ` for an instant.
     static func utcStamp(_ seconds: Int64) -> String {
         let c = Zone.utc.civil(at: seconds)

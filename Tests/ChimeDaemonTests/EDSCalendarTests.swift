@@ -9,7 +9,7 @@ import TestSupport
 /// A reminder rings on time; a moved event moves its alarm, a removed one is forgotten; `chime at
 /// --calendar Personal` makes an event EDS lists, and Stop writes ACKNOWLEDGED that EDS then holds;
 /// the child killed, EDS killed: a plain alarm beside them rings and `chime status` says what happened.
-@Suite(.serialized) struct EDSCalendarTests {
+@Suite struct EDSCalendarTests {
     final class Home {
         let eds: EDSSession
         let recorder: RecordingServer

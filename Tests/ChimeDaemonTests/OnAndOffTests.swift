@@ -126,7 +126,9 @@ import Timekeeping
         let calls = recorder.waitForCalls(1, timeout: 6)
         try #require(calls.count == 1)
         let after = calls[0].receivedAt.timeIntervalSince(resumedAt)
-        #expect(after > 2.5 && after < 4.0, "fired \(after) s after the resume")
+        // It had between 2 and 3 s left ("remaining":3 is rounded up: on a busy machine the pause
+        // comes some moments after the `in 3s`), and fires that long after the resume.
+        #expect(after > 2.0 && after < 4.0, "fired \(after) s after the resume")
         #expect(try runChime(["resume", "eggs"], environment: environment).status != 0)  // gone: a one-off that fired
     }
 }

@@ -10,7 +10,7 @@ import Timekeeping
 /// the same collection). An alarm set on A with `--calendar` is written into A's vdir, synced to the
 /// server by A's daemon running vdirsyncer, synced down by B's, and rings on B; cancelled on A, it
 /// goes from B. The event on the server reads in python's icalendar.
-@Suite(.serialized) struct OneAlarmEveryMachineTests {
+@Suite struct OneAlarmEveryMachineTests {
     /// One machine: its bus, recording notification server, vdir, vdirsyncer configuration, daemon.
     final class Home {
         let name: String

@@ -26,7 +26,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import ROOT, Session, until  # noqa: E402
 
 CHIME, APP = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-DEADLINE = 10  # seconds any widget may take to show up
+# Seconds any widget may take to show up: a bound for a busy machine (make test runs these tests beside
+# the main stage and the calendar suites); on a quiet one they come within a second.
+DEADLINE = 30
 # libatspi finds the accessibility bus once, through the session it first sees: it is loaded after
 # the test's session has started, and each test runs in a process of its own (see the end).
 Atspi = None
@@ -354,24 +356,40 @@ class AlarmsTests(AppTestCase):
               "the phrase as typed in the When field")
 
     def test_an_alarm_switched_off_does_not_ring_at_its_time(self):
-        # Five seconds from now, as a one-off at a clock time.
-        at = time.localtime(time.time() + 5)
-        rule = time.strftime("%Y-%m-%d %H:%M:%S", at)
-        self.chime("at", rule, "--id", "soon", "--label", "Soon", "Soon")
-        switch = lambda: self.app.wait("check box", "Switch Soon on or off")  # noqa: E731 (rows are rebound as they change)
-        self.assertTrue(switch().get_state_set().contains(Atspi.StateType.CHECKED))
-        self.app.press(switch())
-        until(lambda: self.pending()["soon"]["state"] == "disabled", DEADLINE, "the daemon to switch it off")
+        # A one-off at a clock time a few seconds from now, switched off in the app before it. On a
+        # machine so busy that the switch was pressed and heard only after its time, it is played
+        # again with more time (another alarm), rather than failing for the machine's slowness.
+        for round, margin in enumerate((5, 15, 45, 120)):
+            label = f"Soon {round + 1}" if round else "Soon"
+            ident = f"soon-{round + 1}"
+            due = time.time() + margin
+            rule = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(due))
+            self.chime("at", rule, "--id", ident, "--label", label, label)
+            switch = lambda: self.app.wait("check box", f"Switch {label} on or off")  # noqa: E731 (rows are rebound as they change)
+            try:
+                # (Looked for until just before its time: once it has rung, a one-off leaves the list.)
+                shown = self.app.wait("check box", f"Switch {label} on or off", seconds=max(0.1, due - 0.5 - time.time()))
+            except TimeoutError:
+                shown = None
+            if shown is not None and time.time() < due - 0.5:
+                self.assertTrue(shown.get_state_set().contains(Atspi.StateType.CHECKED))
+                self.app.press(shown)
+                until(lambda: self.pending()[ident]["state"] == "disabled", DEADLINE, "the daemon to switch it off")
+                if time.time() < due - 0.5:
+                    break
+            print(f"measured: the switch was not heard within {margin} s; again with more time", file=sys.stderr)
+        else:
+            self.fail("the switch was never heard before the alarm's time")
         until(lambda: not switch().get_state_set().contains(Atspi.StateType.CHECKED), DEADLINE, "the switch to show off")
-        self.app.wait_text("Soon · Once\nOff")
-        time.sleep(6)
-        self.assertEqual(json.loads(self.chime("delivered", "--json")), [])
-        self.assertEqual(self.pending()["soon"]["state"], "disabled")
+        self.app.wait_text(f"{label} · Once\nOff")
+        time.sleep(max(0, due - time.time()) + 1)
+        self.assertEqual([d for d in json.loads(self.chime("delivered", "--json")) if d.get("id") == ident], [])
+        self.assertEqual(self.pending()[ident]["state"], "disabled")
         # Switched on again after its time: a one-off has nothing left, and the app says so.
         self.app.press(switch())
         until(lambda: self.app.find_matching("label", lambda name: name.startswith("Switching the alarm on failed")), DEADLINE,
               "the refusal shown")
-        self.assertEqual(self.pending()["soon"]["state"], "disabled")
+        self.assertEqual(self.pending()[ident]["state"], "disabled")
 
     def test_a_deleted_alarm_comes_back_with_undo(self):
         self.chime("at", "07:30", "--days", "sat,sun", "--id", "lie-in", "--sound", "bell", "--label", "Lie in", "Lie in")
@@ -586,7 +604,7 @@ class TimersTests(AppTestCase):
         time.sleep(4)
         self.assertEqual(json.loads(self.chime("delivered", "--json")), [], "a paused timer does not fire")
         app.press(app.wait("push button", "Resume Tea"))
-        until(lambda: any(d["id"] == timer["id"] for d in json.loads(self.chime("delivered", "--json"))), 8, "the timer to fire")
+        until(lambda: any(d["id"] == timer["id"] for d in json.loads(self.chime("delivered", "--json"))), DEADLINE, "the timer to fire")
 
     def test_a_timer_set_in_a_terminal_counts_down_in_the_app_at_once(self):
         self.page("Timers")
@@ -604,7 +622,7 @@ class TimersTests(AppTestCase):
         first = self.app.find_matching("label", lambda text: text.startswith("9:5"))
         self.assertIsNotNone(first)
         before = first.get_name()
-        until(lambda: first.get_name() != before, 3, "the countdown to move")
+        until(lambda: first.get_name() != before, 10, "the countdown to move")
 
     def test_the_alarm_files_preset_starts(self):
         self.page("Timers")
@@ -617,30 +635,30 @@ class TimersTests(AppTestCase):
 class RingingTests(AppTestCase):
     def test_stop_on_the_ringing_page_stops_the_sound(self):
         self.chime("in", "1s", "--sound", "bell", "--id", "wake", "Wake up")
-        page = self.app.wait("dialog", "Wake up", seconds=8)
+        page = self.app.wait("dialog", "Wake up", seconds=DEADLINE)
         stop = self.app.wait("push button", "Stop", page)
         player = int(until(lambda: next((p[1] for p in self.session.played() if p[0] == "start"), None), DEADLINE, "the sound to play"))
         self.assertTrue(alive(player))
         pressed = time.monotonic()
         self.app.press(stop)
-        until(lambda: not alive(player), 2, "the sound to stop")
+        until(lambda: not alive(player), 5, "the sound to stop")
         print(f"measured: Stop → the player stopped in {(time.monotonic() - pressed) * 1000:.0f} ms", file=sys.stderr)
         self.app.gone("dialog", "Wake up")
         self.assertEqual(json.loads(self.chime("list", "--json")), [])
 
     def test_snooze_on_the_ringing_page_brings_it_back(self):
         self.chime("in", "1s", "--sound", "bell", "--snooze", "3s", "--id", "nap", "Nap")
-        page = self.app.wait("dialog", "Nap", seconds=8)
+        page = self.app.wait("dialog", "Nap", seconds=DEADLINE)
         self.app.press(self.app.wait("push button", "Snooze", page))
         until(lambda: "nap" in self.pending(), DEADLINE, "the snoozed alarm")
         self.app.gone("dialog", "Nap")
         # Back after 3 s: the page shows again.
-        self.app.wait("push button", "Snooze", self.app.wait("dialog", "Nap", seconds=8))
+        self.app.wait("push button", "Snooze", self.app.wait("dialog", "Nap", seconds=DEADLINE))
 
 
     def test_a_snooze_length_chosen_on_the_ringing_page(self):
         self.chime("in", "1s", "--sound", "bell", "--id", "nap", "Nap")
-        page = self.app.wait("dialog", "Nap", seconds=8)
+        page = self.app.wait("dialog", "Nap", seconds=DEADLINE)
         pressed = time.time()
         self.app.press(self.app.wait("push button", "15 min", page))
         self.app.gone("dialog", "Nap")
@@ -721,7 +739,7 @@ class HungDaemonTests(AppTestCase):
             self.assertIsNone(self.app.find_matching("label", lambda t: t.startswith("Switching the alarm off failed")))
             # After the center's timeout (5 s) it says the daemon did not answer.
             toast = until(lambda: self.app.find_matching("label", lambda t: t.startswith("Switching the alarm off failed: the chime daemon did not answer")),
-                          10, "the toast")
+                          DEADLINE, "the toast")
             self.assertGreater(time.monotonic() - pressed, 4.5, toast.get_name())
         finally:
             os.kill(daemon, signal.SIGCONT)
@@ -803,7 +821,7 @@ class PhoneTests(AppTestCase):
         app.gone("dialog", "New Alarm")
         # A ringing alarm: its page, and Stop answers it.
         self.chime("in", "1s", "--sound", "bell", "--id", "wake", "Wake up")
-        page = app.wait("dialog", "Wake up", seconds=8)
+        page = app.wait("dialog", "Wake up", seconds=DEADLINE)
         stop = app.wait("push button", "Stop", page)
         self.assert_touchable(page, "Ringing")
         app.press(stop)

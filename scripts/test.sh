@@ -1,0 +1,121 @@
+#!/bin/bash
+# make test, after its one build of the tests (swift build --build-tests): every stage, arranged so
+# that a two-core machine is kept busy and nothing timed waits on a build.
+#
+#     scripts/test.sh [swift build flags...]
+#
+# The stages, and why in this order:
+#  - In the background, on the CPU time the tests leave (scripts/low-weight.sh): the Examples
+#    package's build, the packages' release build (what the packaging tests install and pack; after
+#    `make demo`, which builds chime the same way, little of it is left), then the documentation.
+#  - The daemon under the simulator: the kept histories and CHECK_SEEDS seeds of a week.
+#  - At once: the main stage (every Swift Testing suite but those below, in TEST_SHARDS processes),
+#    the calendar suites (in CALENDAR_SHARDS processes: they mostly wait on a CalDAV server, EDS,
+#    vdirsyncer) and the desktop app's tests (APP_TEST_JOBS at once).
+#  - The sound suites alone among the tests at normal weight (they measure real-time audio to the
+#    millisecond); beside them, at the lowest weight, the background work and then the Examples
+#    package's programs against the daemon and dunst (CorpusTests among them) and the packaging tests
+#    (once the release build is done).
+# Every test bundle is run directly (TEST_BUNDLE): `swift test` would wait on the build folder's
+# lock, which the documentation's build holds for a while. Each stage's output is printed whole when
+# it ends; the first failing stage ends the run (after the stages running with it), with its log.
+# The suites of each stage: SOUND_SUITES, CALENDAR_SUITES and EXAMPLE_SUITES (space-separated names,
+# from the Makefile).
+set -u
+cd "$(dirname "$0")/.."
+flags=("$@")
+bin=$(swift build "${flags[@]}" --show-bin-path) || exit 1
+export TEST_BUNDLE=$bin/chimePackageTests.xctest
+[ -x "$TEST_BUNDLE" ] || { echo "no test bundle at $TEST_BUNDLE: build the tests first (swift build --build-tests)"; exit 1; }
+started=$(date +%s)
+stage() { echo "== make test, $(($(date +%s) - started)) s in: $*"; }
+regex() { local words=($1); local IFS='|'; echo "${words[*]}"; }
+sound=$(regex "${SOUND_SUITES:-AlarmSoundTests PlaybackTests}")
+calendar=$(regex "${CALENDAR_SUITES:?the calendar suites (from the Makefile)}")
+examples=$(regex "${EXAMPLE_SUITES:-CorpusTests}")
+packaging=${PACKAGING_SCRATCH:-.build-packaging}
+logs=.build/test-stages
+rm -rf "$logs" && mkdir -p "$logs" "$packaging"
+rm -f "$packaging/build.rc" .build/examples-build.log
+
+# Waits for the file $1 (written when a background step ends) and says whether its status was 0.
+await_status() { while [ ! -s "$1" ]; do sleep 1; done; [ "$(cat "$1")" = 0 ]; }
+
+# The background: each step's status in a file of its own, as it ends.
+background() {
+    scripts/test-examples.sh --build-only >"$logs/examples-build.out" 2>&1
+    echo $? >"$logs/examples-build.rc"
+    make --no-print-directory dist PIE=1 RELEASE_SCRATCH="$packaging" >"$packaging/build.log" 2>&1
+    echo $? >"$packaging/build.rc"
+    make --no-print-directory docs >"$logs/docs.log" 2>&1
+    echo $? >"$logs/docs.rc"
+}
+export -f background
+export logs packaging
+setsid scripts/low-weight.sh bash -c background &
+background_pid=$!
+stop_background() { kill -- "-$background_pid" 2>/dev/null; kill "$background_pid" 2>/dev/null; }
+trap stop_background EXIT
+
+stage "the simulator"
+"$bin/chime-simulate" --replay Tests/simulation/*.steps >"$logs/simulate.log" 2>&1 || { cat "$logs/simulate.log"; exit 1; }
+"$bin/chime-simulate" --seeds "${CHECK_SEEDS:-200}" --days 7 || exit 1
+
+stage "the main stage, the calendar suites and the app's tests, at once"
+scripts/test-shards.sh main "skip:$sound|$calendar|$examples" "${flags[@]}" >"$logs/main.log" 2>&1 &
+main=$!
+TEST_SHARDS=${CALENDAR_SHARDS:-3} scripts/test-shards.sh calendar "only:$calendar" "${flags[@]}" >"$logs/calendar.log" 2>&1 &
+calendar_pid=$!
+/usr/bin/python3 Tests/app/test_app.py "$bin/chime" "$bin/chime-alarms" >"$logs/app.log" 2>&1 &
+app=$!
+failed=()
+wait $main || failed+=(main)
+cat "$logs/main.log"
+wait $calendar_pid || failed+=(calendar)
+cat "$logs/calendar.log"
+wait $app || failed+=(app)
+cat "$logs/app.log"
+[ ${#failed[@]} = 0 ] || { echo "make test: these stages failed: ${failed[*]} (their logs are above and in $logs)"; exit 1; }
+
+stage "the sound suites, the examples and the packaging tests beside them at the lowest weight"
+# The examples, then the packaging tests (once the release build and the documentation are done),
+# on the CPU time the sound suites leave: they wait on daemons and dunst with bounds for a busy
+# machine, and the sound suites are not slowed by them.
+tail_stages() {
+    await_status "$logs/examples-build.rc" || cat "$logs/examples-build.out"
+    scripts/test-examples.sh >"$logs/examples.log" 2>&1
+    echo $? >"$logs/examples.rc"
+    if await_status "$packaging/build.rc" && await_status "$logs/docs.rc"; then
+        RELEASE_SCRATCH=$packaging scripts/test-packaging.sh >"$logs/packaging.log" 2>&1
+        echo $? >"$logs/packaging.rc"
+    else
+        echo 1 >"$logs/packaging.rc"
+    fi
+}
+export -f tail_stages await_status
+setsid scripts/low-weight.sh bash -c tail_stages &
+tail_pid=$!
+trap 'stop_background; kill -- "-$tail_pid" 2>/dev/null' EXIT
+"$TEST_BUNDLE" --testing-library xctest $(for s in ${SOUND_SUITES:-AlarmSoundTests PlaybackTests}; do "$TEST_BUNDLE" --list-tests 2>/dev/null | grep -o "^[A-Za-z]*\.$s/" | sort -u | tr -d /; done) \
+    >"$logs/sound-xctest.log" 2>&1
+rc=$?
+cat "$logs/sound-xctest.log"
+[ $rc = 0 ] && grep -qE "Executed [1-9][0-9]* tests?, with 0 failures" "$logs/sound-xctest.log" || { echo "make test: the sound suites (XCTest) failed or ran nothing"; exit 1; }
+"$TEST_BUNDLE" --testing-library swift-testing --filter "^[A-Za-z]*\.($sound)/" >"$logs/sound.log" 2>&1
+rc=$?
+cat "$logs/sound.log"
+[ $rc = 0 ] && grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$logs/sound.log" || { echo "make test: the sound suites failed or ran nothing"; exit 1; }
+
+stage "the examples and the packaging tests (what is left of them)"
+wait $tail_pid
+await_status "$logs/examples.rc"
+rc=$?
+cat "$logs/examples.log"
+[ $rc = 0 ] || { echo "make test: the examples failed"; exit 1; }
+if ! await_status "$packaging/build.rc"; then cat "$packaging/build.log"; echo "make test: the packages' release build failed"; exit 1; fi
+if ! await_status "$logs/docs.rc"; then cat "$logs/docs.log"; echo "make test: the documentation did not build"; exit 1; fi
+await_status "$logs/packaging.rc"
+rc=$?
+cat "$logs/packaging.log"
+[ $rc = 0 ] || { echo "make test: the packaging tests failed"; exit 1; }
+stage "everything passed"
