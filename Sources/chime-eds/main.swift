@@ -16,7 +16,9 @@
 //                                    (a line each: folder, UID, rw or ro (whether EDS lets it be
 //                                    written), name, tab-separated); calendars added, switched off or
 //                                    removed in GNOME Settings or Calendar are followed (a removed
-//                                    one's folder goes)
+//                                    one's folder goes; one that cannot be opened yet, as EDS
+//                                    announces a calendar before it can open it, is tried again
+//                                    after 1, 2, 4 … up to 60 s)
 //
 // What it says on standard output, one line each: `ready N` (the folder holds the calendar's N
 // events), before it `unchanged N` (at a start where EDS's revision of the calendar was the one
@@ -180,6 +182,11 @@ final class AllCalendars {
     let folder: String
     private var mirrors: [String: Mirror] = [:]
     private var scheduled = false
+    /// Calendars that could not be opened, by UID: how many times in a row. EDS announces a new
+    /// calendar before its calendar factory can open it (on a busy machine, for seconds): each is
+    /// tried again after a pause that doubles, from a second up to a minute.
+    private var failures: [String: Int] = [:]
+    private var retryPending = false
 
     init(registry: OpaquePointer, folder: String) {
         self.registry = registry
@@ -203,6 +210,21 @@ final class AllCalendars {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Looks again, after the shortest pause a calendar that could not be opened is due, unless a
+    /// look is on its way already.
+    private func retryLater() {
+        guard !retryPending, let most = failures.values.min() else { return }
+        retryPending = true
+        let seconds = guint(min(60, 1 << min(most - 1, 6)))
+        g_timeout_add_seconds(seconds, { data in
+            guard let data else { return 0 }
+            let all = Unmanaged<AllCalendars>.fromOpaque(data).takeUnretainedValue()
+            all.retryPending = false
+            all.update()
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
     /// Starts a mirror for each enabled calendar that has none, stops (and removes the folder of)
     /// each whose calendar is gone or switched off, and writes the index of calendars.
     func update() {
@@ -213,6 +235,7 @@ final class AllCalendars {
         }
         let wanted = Set(calendars.map(\.uid))
         let wantedFolders = Set(calendars.map { Mirror.folderName($0.uid) })
+        for uid in failures.keys where !wanted.contains(uid) { failures[uid] = nil }
         for (uid, mirror) in mirrors where !wanted.contains(uid) {
             mirror.stop(removingFolder: true)
             mirrors[uid] = nil
@@ -240,11 +263,14 @@ final class AllCalendars {
             if let (_, message) = mirror.start(source) {
                 say("\(calendar.uid) error \(message)")
                 mirror.stop(removingFolder: false)
+                failures[calendar.uid, default: 0] += 1
             } else {
                 mirrors[calendar.uid] = mirror
+                failures[calendar.uid] = nil
             }
             g_object_unref(source)
         }
+        retryLater()
         // (Whether chime may write to it: EDS's own answer, once the calendar is open.)
         let index = calendars.map {
             Mirror.folderName($0.uid) + "\t" + $0.uid + "\t" + (mirrors[$0.uid]?.isReadOnly == false ? "rw" : "ro") + "\t" + $0.name + "\n"
