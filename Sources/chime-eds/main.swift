@@ -210,19 +210,21 @@ final class AllCalendars {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Looks again, after the shortest pause a calendar that could not be opened is due, unless a
-    /// look is on its way already.
+    /// Looks again (through `schedule`, with any change of sources meanwhile), after the shortest
+    /// pause a calendar that could not be opened is due, unless a look is on its way already.
     private func retryLater() {
         guard !retryPending, let most = failures.values.min() else { return }
         retryPending = true
-        let seconds = guint(min(60, 1 << min(most - 1, 6)))
-        g_timeout_add_seconds(seconds, { data in
+        g_timeout_add_seconds(guint(min(60, 1 << min(most - 1, 6))), { data in
             guard let data else { return 0 }
-            let all = Unmanaged<AllCalendars>.fromOpaque(data).takeUnretainedValue()
-            all.retryPending = false
-            all.update()
+            Unmanaged<AllCalendars>.fromOpaque(data).takeUnretainedValue().retryDue()
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func retryDue() {
+        retryPending = false
+        schedule()
     }
 
     /// Starts a mirror for each enabled calendar that has none, stops (and removes the folder of)
