@@ -221,6 +221,7 @@ public final class SchedulerDaemon {
         alarmFile.events.calendarsChanged = { [announce] in announce.calendarsChanged() }
         sleep?.events.sleeping = { [unowned self] in schedule.sleepStarting() }
         sleep?.events.resumed = { [unowned self] in
+            schedule.awoke()
             schedule.rescheduleAll(after: clock.now(), holding: alarmFile.waitsForSync)
             alarmFile.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now(), timeliness: .late) }
         }
@@ -234,6 +235,8 @@ public final class SchedulerDaemon {
             presenter.deliver(request, due: due, timeliness: timeliness, now: now)
         }
         schedule.events.inFlight = { [unowned presenter] identifier, due in presenter.isInFlight(identifier, due: due) }
+        schedule.events.presenterHas = { [unowned presenter] identifier, due in presenter.has(identifier, due: due) }
+        schedule.events.keepInFlight = { [unowned presenter] identifier throws(StoreError) in try presenter.holdInFlight(identifier) }
         schedule.events.isDetached = { [unowned presenter] identifier throws(StoreError) in try presenter.isDetached(identifier) }
         schedule.events.remind = { [unowned presenter] request, occurrence, lead in presenter.remind(request, occurrence: occurrence, lead: lead) }
         schedule.events.forget = { [unowned presenter] identifiers, removed in

@@ -127,6 +127,13 @@ final class Presenter: LoopPart {
             || awaitingCapabilities.contains { same($0.0) }
     }
 
+    /// Whether this occurrence is the presenter's: on its way (`isInFlight`), held for a server,
+    /// or waiting to be tried again.
+    func has(_ identifier: String, due: Instant) -> Bool {
+        isInFlight(identifier, due: due) || waiting.contains { $0 == (identifier, due) }
+            || retries.contains { $0.identifier == identifier && $0.due == due }
+    }
+
     /// These alarms were replaced or cancelled: their held and retried occurrences go (the store's
     /// rows went with the alarm), and a cancelled one stops ringing.
     func forget(_ identifiers: [String], removed: Bool) {
@@ -190,7 +197,7 @@ final class Presenter: LoopPart {
     /// A Notify on its way: the call, what it shows, and when the daemon stops waiting for it.
     final class Presentation {
         let call: any NotifyCall
-        let occurrence: Occurrence
+        var occurrence: Occurrence
         let content: NotificationContent
         let deadline: Instant
         let capabilities: [Capability]
@@ -429,6 +436,7 @@ final class Presenter: LoopPart {
                     } else {
                         try store.releaseRetrying(identifier, due: occurrence.due)
                     }
+                    try schedule.handledDetached(identifier, due: occurrence.due)
                     // A one-off shown late is done now.
                     try schedule.finished(identifier, detached: try store.isDetached(identifier))
                 }
@@ -467,7 +475,10 @@ final class Presenter: LoopPart {
                     if case .retrying = occurrence.detached { try store.releaseRetrying(identifier, due: occurrence.due) }
                     if occurrence.detached == .held { try store.release(identifier, due: occurrence.due) }
                     next = try moveOn(occurrence, now: now)
-                    if occurrence.detached != .no { try schedule.finished(identifier, detached: try store.isDetached(identifier)) }
+                    if occurrence.detached != .no {
+                        try schedule.handledDetached(identifier, due: occurrence.due)
+                        try schedule.finished(identifier, detached: try store.isDetached(identifier))
+                    }
                 }
                 if case .some(let next) = next { schedule.requeue(identifier, next) }
                 signals.missed(identifier, due: occurrence.due)
@@ -601,6 +612,24 @@ final class Presenter: LoopPart {
                 deliver(request, due: due, timeliness: .late, now: now, detached: .held)
             }
         }
+    }
+
+    /// The schedule is about to move the alarm's next time in the store (a snooze of an earlier
+    /// popup, a skip), where an occurrence on its way to the server (its Notify unanswered, its body
+    /// command running, or waiting for the server's capabilities) is kept until it is shown: that
+    /// occurrence is held instead (`held`), so a crash before the server answers still shows it at
+    /// the next start, once. Call inside the schedule's store transaction.
+    func holdInFlight(_ identifier: String) throws(StoreError) {
+        guard let due = try schedule.scheduledTime(of: identifier)?.nextFire, isInFlight(identifier, due: due) else { return }
+        func ours(_ occurrence: Occurrence) -> Bool {
+            occurrence.request.identifier == identifier && occurrence.due == due && occurrence.detached == .no
+        }
+        guard presenting.contains(where: { ours($0.occurrence) }) || preparing.values.contains(where: ours)
+            || awaitingCapabilities.contains(where: { ours($0.0) }) else { return }
+        try store.write(.firing) { () throws(StoreError) in try store.hold(identifier, due: due) }
+        for presentation in presenting where ours(presentation.occurrence) { presentation.occurrence.detached = .held }
+        for (pid, occurrence) in preparing where ours(occurrence) { preparing[pid]?.detached = .held }
+        for index in awaitingCapabilities.indices where ours(awaitingCapabilities[index].0) { awaitingCapabilities[index].0.detached = .held }
     }
 
     /// A ring ended unanswered (ringing recorded it): the alarm is answered as its popup's Snooze

@@ -181,8 +181,11 @@ extension Schedule {
         for (identifier, due) in queue.popDue(now) {
             firing(identifier) {
                 // Long past (it came due while the occurrence before it was on its way, through a
-                // sleep): caught up as after a stop, the latest late and any older recorded missed.
-                if now - due > Self.lateAfter, let time = try? store.scheduledTime(of: identifier), time.nextFire == due {
+                // sleep), or found past its time while the machine is known asleep (the timer fired
+                // at resume, before logind's word that it woke): caught up as after a stop, the
+                // latest late and any older recorded missed.
+                let overdue = now - due > Self.lateAfter || (asleepSince != nil && now - due > Self.sleptPast)
+                if overdue, let time = try? store.scheduledTime(of: identifier), time.nextFire == due {
                     return catchUp(time, now: now, timeliness: .late)
                 }
                 guard let request = load(identifier) else {
@@ -197,6 +200,9 @@ extension Schedule {
 
     /// How long past its time an occurrence still fires as on time.
     static let lateAfter = TimeSpan.seconds(60)
+    /// While the machine is known asleep, how long past its time an occurrence still fires as on
+    /// time (one due in the moments between logind's word and the sleep itself).
+    static let sleptPast = TimeSpan.seconds(1)
 
     /// Moves `request` past its occurrence at `due` in the store: to its next
     /// occurrence, or out of the pending list when a one-off is done (and none of its occurrences is
@@ -210,7 +216,14 @@ extension Schedule {
         // Nor one of a new zone's times before the zone changed (they never came due).
         let lastFired = try store.scheduledTime(of: request.identifier)?.lastFired
         let zoneSince = try store.planTime(.zoneSince).map { $0 - .seconds(1) }
-        let next = nextFire(request, after: max(due, lastFired ?? due, zoneSince ?? due))
+        var next = nextFire(request, after: max(due, lastFired ?? due, zoneSince ?? due))
+        // Nor one the presenter has (after the clock was set back, one on its way or held): it is
+        // shown from there.
+        var passed = 0
+        while let planned = next, passed < 100, events.presenterHas(request.identifier, planned) {
+            next = nextFire(request, after: planned)
+            passed += 1
+        }
         if next == nil, try !events.isDetached(request.identifier) {
             // A one-off that has fired leaves the pending list, as on iOS.
             try store.remove([request.identifier])

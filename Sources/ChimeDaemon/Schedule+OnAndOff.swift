@@ -67,21 +67,18 @@ extension Schedule {
         }
         guard var request = load(identifier) else { throw .unknown([identifier]) }
         let now = clock.now()
-        // Skips that have passed mean nothing any more.
-        request.trigger.skipped.removeAll { $0 <= now }
+        keepSkipsThatCanMatter(&request, now: now)
         let changed: Instant
         if undo {
-            guard let last = request.trigger.skipped.popLast() else {
+            guard let last = request.trigger.skipped.lastIndex(where: { $0 > now }) else {
                 throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has no skipped occurrence ahead to bring back"))
             }
-            changed = last
+            changed = request.trigger.skipped.remove(at: last)
         } else {
             guard let next = nextFire(request, after: now) else {
                 throw .invalid(RequestError(.rule, "\(quotedForMessage(identifier)) has no occurrence ahead to skip", kind: .neverFires))
             }
-            guard request.trigger.skipped.count < RequestBounds.skippedCount.upperBound else {
-                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has \(request.trigger.skipped.count) skipped occurrences ahead already"))
-            }
+            try makeRoomForSkip(&request, now: now)
             request.trigger.skipped.append(next)
             changed = next
         }
@@ -95,21 +92,41 @@ extension Schedule {
         try refuseUnknown([identifier])
         guard var request = load(identifier) else { throw .unknown([identifier]) }
         let now = clock.now()
-        request.trigger.skipped.removeAll { $0 <= now }
+        keepSkipsThatCanMatter(&request, now: now)
         if undo {
-            guard let index = request.trigger.skipped.lastIndex(of: occurrence) else {
+            guard let index = request.trigger.skipped.lastIndex(of: occurrence), occurrence > now else {
                 throw .invalid(RequestError(.skipped, "that occurrence of \(quotedForMessage(identifier)) is not skipped"))
             }
             request.trigger.skipped.remove(at: index)
         } else {
             guard occurrence > now else { throw .invalid(RequestError(.skipped, "that occurrence of \(quotedForMessage(identifier)) has passed")) }
             guard !request.trigger.skipped.contains(occurrence) else { return nextFire(request, after: now) }
-            guard request.trigger.skipped.count < RequestBounds.skippedCount.upperBound else {
-                throw .invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has \(request.trigger.skipped.count) skipped occurrences ahead already"))
-            }
+            try makeRoomForSkip(&request, now: now)
             request.trigger.skipped.append(occurrence)
         }
         return try storeSkips(request, now: now)
+    }
+
+    /// Keeps the skips that can still matter: those ahead, and those passed since the alarm last
+    /// rang (a clock set back passes them again, and they stay skipped). One at or before the last
+    /// occurrence it rang cannot: the daemon never rings at or before that again.
+    private func keepSkipsThatCanMatter(_ request: inout NotificationRequest, now: Instant) {
+        let lastFired = (try? store.scheduledTime(of: request.identifier))??.lastFired
+        guard let lastFired else { return }
+        request.trigger.skipped.removeAll { $0 <= now && $0 <= lastFired }
+    }
+
+    /// Room for one more skip: passed ones go first, oldest first; the ones ahead are a bound of
+    /// their own.
+    private func makeRoomForSkip(_ request: inout NotificationRequest, now: Instant) throws(SchedulerError) {
+        let ahead = request.trigger.skipped.filter { $0 > now }.count
+        guard ahead < RequestBounds.skippedCount.upperBound else {
+            throw .invalid(RequestError(.skipped, "\(quotedForMessage(request.identifier)) has \(ahead) skipped occurrences ahead already"))
+        }
+        while request.trigger.skipped.count >= RequestBounds.skippedCount.upperBound,
+              let oldest = request.trigger.skipped.indices.filter({ request.trigger.skipped[$0] <= now }).min(by: { request.trigger.skipped[$0] < request.trigger.skipped[$1] }) {
+            request.trigger.skipped.remove(at: oldest)
+        }
     }
 
     /// Stores a request whose skips changed, and plans it from `now`.
@@ -128,7 +145,10 @@ extension Schedule {
             next = stored
         }
         do {
-            try store.write { () throws(StoreError) in try store.update(request, nextFire: next) }
+            try store.write { () throws(StoreError) in
+                try events.keepInFlight(identifier)
+                try store.update(request, nextFire: next)
+            }
         } catch {
             throw .store(error)
         }
@@ -242,6 +262,7 @@ extension Schedule {
             // zone or of days off) keeps it as the alarm's next time.
             try store.write { () throws(StoreError) in
                 if try store.scheduledTime(of: delivered.identifier) != nil {
+                    try events.keepInFlight(delivered.identifier)
                     try store.setNextFire(delivered.identifier, at)
                 } else {
                     // A snoozed one-off is pending again until its snooze rings.

@@ -100,6 +100,12 @@ final class Schedule: LoopPart {
         var deliver: (_ request: NotificationRequest, _ due: Instant, _ timeliness: Timeliness, _ now: Instant) -> Void = { _, _, _, _ in }
         /// Whether this occurrence is on its way to the screen now.
         var inFlight: (_ identifier: String, _ due: Instant) -> Bool = { _, _ in false }
+        /// Whether the presenter has this occurrence: on its way to the screen, held for a server,
+        /// or waiting to be tried again (it is shown from there, never planned again).
+        var presenterHas: (_ identifier: String, _ due: Instant) -> Bool = { _, _ in false }
+        /// The alarm's next time in the store is about to move (a snooze, a skip): an occurrence
+        /// on its way at that time is kept by the presenter (held). Called inside the transaction.
+        var keepInFlight: (_ identifier: String) throws(StoreError) -> Void = { _ throws(StoreError) in }
         /// These alarms were replaced, or (`removed`) cancelled: what was held or retried for them goes.
         var forget: (_ identifiers: [String], _ removed: Bool) -> Void = { _, _ in }
         /// Show a reminder `lead` before an occurrence (the presenter).
@@ -116,6 +122,8 @@ final class Schedule: LoopPart {
     var events = Events()
     /// The next occurrence of every pending alarm.
     var queue = OccurrenceQueue()
+    /// When logind said the machine was going to sleep, until it says it woke (nil: awake).
+    var asleepSince: Instant?
     /// The next reminder of every pending alarm that has reminders (`--remind`). Planned from the
     /// request whenever the alarm is queued; not stored: a reminder due while the daemon was down,
     /// or the machine slept, is not shown late (its alarm is, as any missed occurrence).
@@ -184,9 +192,11 @@ final class Schedule: LoopPart {
         replan(fileDaysOff.with(away: fileDaysOff.away + commandAway), now: now)
     }
 
-    /// The time away set by command (`chime off`, `chime on`); stretches that have ended are let go.
+    /// The time away set by command (`chime off`, `chime on`); stretches that ended over a day ago
+    /// are let go. (One that ended lately is kept: a clock set back passes its time again, and what
+    /// it silenced stays silent.)
     func setCommandAway(_ stretches: [DaysOff.Away], now: Instant) throws(StoreError) {
-        let kept = stretches.filter { $0.until > now }
+        let kept = stretches.filter { $0.until > now - Self.endedAwayKept }
         try store.setDaysOffRecord("away", StoredDaysOff(DaysOff.none.with(away: kept)).json)
         commandAway = kept.sorted { $0.from < $1.from }
         replan(fileDaysOff.with(away: fileDaysOff.away + commandAway), now: now)
@@ -201,9 +211,14 @@ final class Schedule: LoopPart {
         return request.trigger.changes(after: now, through: now + .seconds(366 * 86_400), off: off(for: request), limit: 20)
     }
 
-    /// Every stretch of time away, and whether the alarm file set it.
+    /// How long a stretch of time away set by command is kept after it ended.
+    static let endedAwayKept = TimeSpan.seconds(86_400)
+
+    /// Every stretch of time away (of those set by command, the ones not yet over), and whether the
+    /// alarm file set it.
     var away: [(stretch: DaysOff.Away, fromFile: Bool)] {
-        (fileDaysOff.away.map { ($0, true) } + commandAway.map { ($0, false) }).sorted { $0.0.from < $1.0.from }
+        let now = clock.now()
+        return (fileDaysOff.away.map { ($0, true) } + commandAway.filter { $0.until > now }.map { ($0, false) }).sorted { $0.0.from < $1.0.from }
     }
 
     /// Sets time away (`chime off`): for the alarms it names, which must be pending, or for all.
@@ -216,10 +231,16 @@ final class Schedule: LoopPart {
         guard stretch.from < stretch.until, stretch.until - stretch.from <= DaysOff.maximumAway else {
             throw .invalid(RequestError(key: "until", "must come after from, and at most two years after it"))
         }
-        guard commandAway.count < DaysOff.maximumStretches else {
-            throw .invalid(RequestError(key: "until", "\(commandAway.count) stretches of time away are set already; chime on ends them"))
+        let ahead = commandAway.filter { $0.until > now }.count
+        guard ahead < DaysOff.maximumStretches else {
+            throw .invalid(RequestError(key: "until", "\(ahead) stretches of time away are set already; chime on ends them"))
         }
-        do { try setCommandAway(commandAway + [stretch], now: now) } catch { throw .store(error) }
+        // (Room for it among those kept after they ended: the oldest of those goes first.)
+        var kept = commandAway
+        while kept.count >= DaysOff.maximumStretches, let oldest = kept.filter({ $0.until <= now }).min(by: { $0.until < $1.until }) {
+            kept.removeAll { $0 == oldest }
+        }
+        do { try setCommandAway(kept + [stretch], now: now) } catch { throw .store(error) }
         changedAll()
     }
 
@@ -230,11 +251,12 @@ final class Schedule: LoopPart {
         var kept: [DaysOff.Away] = []
         var ended: [DaysOff.Away] = []
         if identifiers.isEmpty {
-            ended = commandAway
+            ended = commandAway.filter { $0.until > now }
         } else {
             let named = Set(identifiers)
-            for id in identifiers where !commandAway.contains(where: { $0.alarms?.contains(id) == true }) {
-                if let all = commandAway.first(where: { $0.alarms == nil }) {
+            let current = commandAway.filter { $0.until > now }
+            for id in identifiers where !current.contains(where: { $0.alarms?.contains(id) == true }) {
+                if let all = current.first(where: { $0.alarms == nil }) {
                     let zone = Zone.system()
                     throw .invalid(RequestError(.id, "\(quotedForMessage(id)) is off with every alarm (until \(DaysOff.until(all.until, in: zone, thisYear: zone.civil(at: now.seconds).year))); chime on without an id ends that"))
                 }
@@ -242,7 +264,7 @@ final class Schedule: LoopPart {
                 throw .invalid(RequestError(.id, "\(quotedForMessage(id)) is not off by chime off"))
             }
             for stretch in commandAway {
-                guard let alarms = stretch.alarms, !alarms.isDisjoint(with: named) else {
+                guard stretch.until > now, let alarms = stretch.alarms, !alarms.isDisjoint(with: named) else {
                     kept.append(stretch)
                     continue
                 }
@@ -474,10 +496,16 @@ final class Schedule: LoopPart {
         }
     }
 
-    /// The machine is about to sleep: everything committed is made durable first.
+    /// The machine is about to sleep: everything committed is made durable first. Until `awoke`, an
+    /// occurrence found overdue came due during the sleep (the wall-clock timer fires at resume,
+    /// before logind says the machine woke): it is caught up, not rung on time.
     func sleepStarting() {
+        asleepSince = clock.now()
         logging { () throws(StoreError) in try store.makeDurable() }
     }
+
+    /// logind said the machine woke: the caller plans everything again from now (`rescheduleAll`).
+    func awoke() { asleepSince = nil }
 
     /// A pending alarm's request as stored, read without firing it (nil: not pending).
     func stored(_ identifier: String) throws(StoreError) -> LoadedRequest? { try store.loadRequest(identifier) }
@@ -488,6 +516,14 @@ final class Schedule: LoopPart {
     /// The stored state of one alarm (nil: not pending).
     func scheduledTime(of identifier: String) throws(StoreError) -> ScheduledTime? {
         try store.scheduledTime(of: identifier)
+    }
+
+    /// A detached occurrence (held, or tried again) was shown or given up on: it is the latest the
+    /// alarm handled, if none later was, so a clock set back does not plan it again. Call inside a
+    /// store transaction.
+    func handledDetached(_ identifier: String, due: Instant) throws(StoreError) {
+        guard let time = try store.scheduledTime(of: identifier), time.quarantine == nil else { return }
+        try store.setNextFire(identifier, time.nextFire, handled: due)
     }
 
     /// An occurrence of `identifier` was shown or given up on: a one-off with no next occurrence

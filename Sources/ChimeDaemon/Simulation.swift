@@ -482,8 +482,13 @@ public final class SimulatedDaemon {
     /// logind's PrepareForSleep(true): the machine sleeps until `resume`.
     public func sleepStarting() { schedule.sleepStarting() }
 
+    /// The machine resumed: the wall-clock timer fires at once (a turn of the loop), before
+    /// logind's PrepareForSleep(false) comes, as on a real machine.
+    public func resuming() { turn() }
+
     /// PrepareForSleep(false), as the daemon wires it.
     public func resumed() {
+        schedule.awoke()
         schedule.rescheduleAll(after: world.now)
         schedule.catchUpHeld(now: world.now, timeliness: .late)
     }

@@ -214,10 +214,13 @@ public final class ToastOverlay: Bin {
 
 /// A short message at the bottom of a window, with at most one button (Undo).
 public final class Toast: Object {
-    public init(_ title: String, button: String? = nil, seconds: UInt32 = 5) {
+    /// `urgent`: shown at once, the toast on screen going back to wait behind it (libadwaita's
+    /// high priority); otherwise it waits for the ones before it.
+    public init(_ title: String, button: String? = nil, seconds: UInt32 = 5, urgent: Bool = false) {
         super.init(adopting: UnsafeMutableRawPointer(adw_toast_new(title)))
         if let button { adw_toast_set_button_label(opaque, button) }
         adw_toast_set_timeout(opaque, seconds)
+        if urgent { adw_toast_set_priority(opaque, ADW_TOAST_PRIORITY_HIGH) }
     }
 
     public func onButton(_ body: @escaping () -> Void) { on("button-clicked", body) }

@@ -211,7 +211,7 @@ final class AlarmDialog {
         }
         // Where this machine cannot wake for an alarm, the switch is greyed and says why.
         wakeRow.subtitle = tr("From suspend, where the machine allows it")
-        owner.send(tr("Reading the daemon's status"), Scheduler1.status) { [weak self] status in
+        owner.send(tr("Reading the daemon's status"), Scheduler1.status, reading: true) { [weak self] status in
             guard let self, status.wakeMethod == "none" else { return }
             wakeSwitch.isOn = false
             wakeSwitch.isSensitive = false

@@ -43,14 +43,14 @@ final class DesktopPage {
     /// Asks the daemon (without waiting: Settings waits for the notification server's answer) and
     /// fills each group as its answer comes.
     func refresh() {
-        window.send(tr("Reading what the server can do"), Scheduler1.settings) {
+        window.send(tr("Reading what the server can do"), Scheduler1.settings, reading: true) {
             [unowned self] settings in show(settings)
         }
-        window.send(tr("Reading the daemon's status"), Scheduler1.status) { [unowned self] status in
+        window.send(tr("Reading the daemon's status"), Scheduler1.status, reading: true) { [unowned self] status in
             set(machine, [(tr("Waking from suspend"), status.wake), (tr("Sleep"), status.sleep),
                           (tr("During Do Not Disturb"), status.doNotDisturb), (tr("chime"), status.version)])
         }
-        window.send(tr("Reading the alarm file's status"), Scheduler1.alarmFileStatus) {
+        window.send(tr("Reading the alarm file's status"), Scheduler1.alarmFileStatus, reading: true) {
             [unowned self] status in
             var items = [(tr("File"), status.path.isEmpty ? tr("None") : status.path),
                          (tr("Alarms"), "\(status.alarms)")]
@@ -88,7 +88,7 @@ final class DesktopPage {
     }
 
     func refreshMissed() {
-        window.send(tr("Reading missed alarms"), Scheduler1.listMissed) { [unowned self] list in
+        window.send(tr("Reading missed alarms"), Scheduler1.listMissed, reading: true) { [unowned self] list in
             show(missed: list)
         }
     }

@@ -200,35 +200,59 @@ final class MainWindow {
     // MARK: - Calls
 
     /// Makes a call without waiting (the window goes on); `then` gets its answer. An error, or no
-    /// answer within the center's timeout, becomes a toast naming `what`.
-    func send<T>(_ what: String, _ call: SchedulerCall<T>, then: @escaping (T) -> Void = { _ in }, failed: @escaping () -> Void = {}) {
+    /// answer within the center's timeout, becomes a toast naming `what` (`reading`: a read the
+    /// window makes on its own, said as `failure(_:_:reading:)` says).
+    func send<T>(_ what: String, _ call: SchedulerCall<T>, reading: Bool = false, then: @escaping (T) -> Void = { _ in },
+                 failed: @escaping () -> Void = {}) {
         guard let link else { return }
         link.later(call) { [unowned self] result in
             switch result {
             case .success(let value): then(value)
             case .failure(let error):
-                toast(tr("%s failed", what) + ": " + describe(error), failed: true)
+                failure(what, error, reading: reading)
                 failed()
             }
         }
     }
 
-
-    /// Runs a call to the daemon; an error becomes a toast and nil.
+    /// Runs a call to the daemon, a read the window makes on its own; an error becomes a toast
+    /// and nil.
     @discardableResult
     func call<T>(_ what: String, _ body: (UserNotificationCenter) throws -> T) -> T? {
         guard let link else { return nil }
         do { return try link.run(body) } catch {
-            toast(tr("%s failed", what) + ": " + describe(error), failed: true)
+            failure(what, error, reading: true)
             return nil
         }
     }
 
-    /// Shows `text` for a moment: 4 s, 8 s with an Undo button, and 10 s for a failure (`failed`):
-    /// a sentence saying what went wrong and why takes longer to read than "Alarm set".
-    func toast(_ text: String, undo: (() -> Void)? = nil, failed: Bool = false) {
-        let toast = Toast(text, button: undo == nil ? nil : tr("_Undo"), seconds: failed ? 10 : undo == nil ? 4 : 8)
+    /// Says that `what` failed and why. What the person did is said at once, ahead of any toast
+    /// already up (which waits its turn again): it answers what they just did. A read the window
+    /// made on its own is said once per reason: when the daemon does not answer, every page's read
+    /// fails for the one reason, and a queue of toasts saying so, ten seconds each, would hide the
+    /// failure of what the person did next behind them.
+    func failure(_ what: String, _ error: any Error, reading: Bool) {
+        let reason = describe(error)
+        if reading, failureReasons.values.contains(reason) { return }
+        let toast = Toast(tr("%s failed", what) + ": " + reason, seconds: 10, urgent: !reading)
+        let key = ObjectIdentifier(toast)
+        failureReasons[key] = reason
+        toast.onDismissed { [unowned self] in failureReasons[key] = nil }
+        show(toast)
+    }
+
+    /// The reasons the failure toasts shown or waiting to be shown give, by toast.
+    private var failureReasons: [ObjectIdentifier: String] = [:]
+
+    /// Shows `text` for a moment: 4 s, 8 s with an Undo button. (A failure, `failure(_:_:reading:)`,
+    /// stays 10 s: a sentence saying what went wrong and why takes longer to read than "Alarm set".)
+    func toast(_ text: String, undo: (() -> Void)? = nil) {
+        let toast = Toast(text, button: undo == nil ? nil : tr("_Undo"), seconds: undo == nil ? 4 : 8)
         if let undo { toast.onButton(undo) }
+        show(toast)
+    }
+
+    private func show(_ toast: Toast) {
         toast.onDismissed { [unowned self, unowned toast] in liveToasts.removeAll { $0 === toast } }
         liveToasts.append(toast)
         toasts.show(toast)
@@ -354,7 +378,7 @@ final class MainWindow {
                 render()
                 refreshSkipsAndAway()
             case .failure(let error):
-                toast(tr("%s failed", tr("Reading the alarms")) + ": " + describe(error), failed: true)
+                failure(tr("Reading the alarms"), error, reading: true)
             }
             if listAgain {
                 listAgain = false
@@ -369,7 +393,7 @@ final class MainWindow {
             case .success(let ringingNow):
                 ringing.show(ringingNow.first.map { (identifier: $0.identifier, title: $0.title, due: $0.due) })
             case .failure(let error):
-                toast(tr("%s failed", tr("Reading what rings")) + ": " + describe(error), failed: true)
+                failure(tr("Reading what rings"), error, reading: true)
             }
         }
     }

@@ -87,7 +87,7 @@ final class TimersPage {
     }
 
     func refreshPresets() {
-        window.send(tr("Reading the timer presets"), Scheduler1.listTimerPresets) { [unowned self] list in
+        window.send(tr("Reading the timer presets"), Scheduler1.listTimerPresets, reading: true) { [unowned self] list in
             showPresets(list)
         }
     }
@@ -117,7 +117,7 @@ final class TimersPage {
         // A paused timer's time left is the daemon's (ListPaused); until it answers, the row says what it said.
         paused = paused.filter { id, _ in rows[id]?.state == .paused }
         if newRows.contains(where: { $0.state == .paused }) {
-            window.send(tr("Reading paused timers"), Scheduler1.listPaused) { [unowned self] timers in
+            window.send(tr("Reading paused timers"), Scheduler1.listPaused, reading: true) { [unowned self] timers in
                 paused = Dictionary(timers.map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a })
                 tick()
             }

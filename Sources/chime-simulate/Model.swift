@@ -46,7 +46,7 @@ struct Model {
     /// was made one (an occurrence that came due before is not taken back).
     var holidays: [Int64: Int] = [:]
     /// Time away, with the stretches passed when it was set (what came due before is not taken back).
-    /// The daemon lets go of a stretch once it has ended and another is set (`dropped`: the
+    /// The daemon lets go of a stretch a day after it ended, when another is set (`dropped`: the
     /// stretches passed then; a clock set back into it after that is not away).
     var away: [(from: Int64, until: Int64, since: Int, dropped: Int?)] = []
 

@@ -33,6 +33,10 @@ final class Runner {
     var restarts = 0
     /// A zone the daemon died before re-planning for: the model's from the restart.
     var zoneAtRestart: String?
+    /// The machine's sleeps (from its start to its resume), and which alarms rang for what came due
+    /// in each.
+    var sleeps: [(from: Int64, to: Int64)] = []
+    var rangAfterSleep: [Int: [String: Int]] = [:]
     /// Stretches of downtime whose zone the daemon could not know (see `restartIfDead`).
     var uncertain: [(from: Int64, to: Int64)] = []
     func isUncertain(_ at: Int64) -> Bool { uncertain.contains { $0.from <= at && at <= $0.to } }
@@ -171,7 +175,8 @@ final class Runner {
             let from = now + start, until = now + start + length
             guard daemon.setAway(from: Instant(seconds: from), until: Instant(seconds: until)), !daemon.dead else { return }
             model.follow(now)
-            for i in model.away.indices where model.away[i].until <= now && model.away[i].dropped == nil { model.away[i].dropped = model.swept.count }
+            // (The daemon lets go of a stretch that ended over a day before another is set.)
+            for i in model.away.indices where model.away[i].until <= now - 86_400 && model.away[i].dropped == nil { model.away[i].dropped = model.swept.count }
             model.away.append((from, until, model.swept.count, nil))
         case .holiday(let days):
             let day = Model.dayNumber(now, model.zone) + Int64(days)
@@ -189,10 +194,13 @@ final class Runner {
             // A server that refuses or hangs does so for three hours, then is itself again.
             world.moodUntil = world.serverMood == .answering ? nil : world.now + .seconds(3 * 3600)
         case .sleep(let seconds):
+            let asleep = now
             daemon.sleepStarting()
             world.jump(by: .seconds(seconds))
             try restartIfDead()
+            daemon.resuming()
             daemon.resumed()
+            sleeps.append((asleep, now))
         case .crash(let down):
             daemon.die()
             downAfterCrash = down
@@ -207,6 +215,8 @@ final class Runner {
             // Killed before it re-planned, the daemon learns of the zone when it starts again.
             if daemon.dead { zoneAtRestart = zone } else { model.zone = zone }
         case .jump(let seconds):
+            // (Set back, the clock passes a sleep's times again, awake.)
+            if seconds < 0 { sleeps.removeAll { $0.to > now + seconds } }
             world.jump(by: .seconds(seconds))
             daemon.clockChanged()
         }
@@ -268,10 +278,19 @@ final class Runner {
             heardCount += 1
             if trace { print("[\(stamp(at.seconds))]   \(signal)") }
             switch signal {
-            case .fired(let id, let due, _):
+            case .fired(let id, let due, let timeliness):
                 guard let alarm = model.alarms.values.first(where: { $0.identifier == id }) else { throw fail("fired an alarm nobody set: \(id)") }
                 fired[alarm.name, default: [:]][due.seconds, default: 0] += 1
                 if fired[alarm.name]![due.seconds]! > 1 { throw fail("\(alarm.name)'s occurrence at \(stamp(due.seconds)) was shown twice") }
+                // What came due during a sleep rings once an alarm, at the resume: the latest, said
+                // late, the older ones recorded missed (however the timer and logind's word are ordered).
+                if let sleep = sleeps.firstIndex(where: { $0.from + 1 < due.seconds && due.seconds + 1 < $0.to }) {
+                    if case .onTime = timeliness {
+                        throw fail("\(alarm.name)'s occurrence at \(stamp(due.seconds)) came due during a sleep and rang at the resume as on time")
+                    }
+                    rangAfterSleep[sleep, default: [:]][alarm.name, default: 0] += 1
+                    if rangAfterSleep[sleep]![alarm.name]! > 1 { throw fail("\(alarm.name) rang twice for what came due in one sleep") }
+                }
                 let expected = model.expected(alarm, to: max(now, due.seconds))
                 if !expected.contains(due.seconds), !isUncertain(due.seconds) {
                     throw fail("\(alarm.name) fired for \(stamp(due.seconds)), which the person did not ask for (expected: \(expected.suffix(3).map(stamp)))")

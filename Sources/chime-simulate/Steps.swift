@@ -192,7 +192,8 @@ func randomHistory(seed: UInt64, days: Int) -> (start: Int64, zone: String, step
         case 77..<81: steps.append(.serverComes)
         case 81..<84: steps.append(.mood(["answering", "answering", "slow", "refusing", "hanging"].randomElement(using: &random)!))
         case 84..<87:
-            let sleep = Int64.random(in: 60...(20 * 3600), using: &random)
+            // A laptop closed for the night, or a phone that sleeps on its own between two looks.
+            let sleep = Bool.random(using: &random) ? Int64.random(in: 60...(20 * 3600), using: &random) : Int64.random(in: 2...300, using: &random)
             steps.append(.sleep(sleep))
             elapsed += sleep
         case 87..<92 where crashes < 2:
