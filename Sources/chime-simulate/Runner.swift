@@ -30,6 +30,7 @@ final class Runner {
     /// How far ahead the model is asked for an alarm's next time (the longest gap a history makes
     /// between two occurrences is time away, four days, and holidays).
     static let horizon: Int64 = 16 * 86_400
+    static let nearHorizon: Int64 = 4 * 86_400
     var restarts = 0
     /// A zone the daemon died before re-planning for: the model's from the restart.
     var zoneAtRestart: String?
@@ -345,10 +346,15 @@ final class Runner {
                 continue
             }
             let handled = fired[alarm.name] ?? [:]
-            let open = model.expected(alarm, to: now + Self.horizon).filter {
-                handled[$0] == nil && !detached.contains("\(alarm.identifier)@\($0)") && !daemon.inFlight(alarm.identifier, due: Instant(seconds: $0))
-                    && !isUncertain($0)
+            func unhandled(to: Int64) -> [Int64] {
+                model.expected(alarm, to: to).filter {
+                    handled[$0] == nil && !detached.contains("\(alarm.identifier)@\($0)") && !daemon.inFlight(alarm.identifier, due: Instant(seconds: $0))
+                        && !isUncertain($0)
+                }
             }
+            // (Four days ahead finds the next of most; the whole horizon only when it does not.)
+            var open = unhandled(to: now + Self.nearHorizon)
+            if open.isEmpty { open = unhandled(to: now + Self.horizon) }
             let said = pending[alarm.identifier] ?? nil
             let want = open.first
             if let said, daemon.inFlight(alarm.identifier, due: said) || isUncertain(said.seconds) { continue }
