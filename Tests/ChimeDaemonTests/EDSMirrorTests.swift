@@ -144,6 +144,15 @@ import TestSupport
         }
         let first = try run(["wrote one@example", "wrote two@example"])
         #expect(!first.contains { $0.hasPrefix("unchanged") }, "nothing to trust the first time: \(first)")
+        // EDS's local calendar may move its revision a moment after an event is created, after the
+        // first run read it: then all is rightly fetched again once, and trusted after that.
+        let saved = try? String(contentsOf: folder.appendingPathComponent(".chime-eds-revision"), encoding: .utf8)
+        let current = try eds.python(["revision", "Personal"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        if saved != current {
+            print("measured: EDS moved the calendar's revision after the first run read it (\(saved ?? "none") then \(current))")
+            let again = try run([])
+            #expect(!again.contains { $0.hasPrefix("unchanged") }, "\(again)")
+        }
         _ = try run(["unchanged 2"])
         try Self.create(eds, "two@example", "Two moved", start: "20270106T100000", modify: true)
         let changed = try run(["wrote two@example"])

@@ -112,6 +112,9 @@ def main():
         Gio.Settings.sync()
     elif command == "refresh":
         client.refresh_sync(None)
+    elif command == "revision":
+        ok, revision = client.get_backend_property_sync("revision", None)
+        print(revision or "")
     elif command == "create":
         client.create_object_sync(event(open(sys.argv[3]).read()), ECal.OperationFlags.NONE, None)
     elif command == "modify":
