@@ -200,7 +200,10 @@ test: deps-test
 	@# Resolved once, before any build starts: each would otherwise write Package.resolved.
 	$(SWIFT) package resolve
 	@/usr/bin/python3 scripts/check-imports.py
-	$(SWIFT) build --build-tests $(CXX_FLAGS)
+	@# The build's log is kept and read for warnings in chime's code (none are allowed).
+	@mkdir -p .build && echo "$(SWIFT) build --build-tests $(CXX_FLAGS)"
+	@{ $(SWIFT) build --build-tests $(CXX_FLAGS); echo $$? >.build/test-build.rc; } 2>&1 | tee .build/test-build.log
+	@[ "$$(cat .build/test-build.rc)" = 0 ] && scripts/check-warnings.sh .build/test-build.log
 	@SOUND_SUITES='$(SOUND_SUITES)' CALENDAR_SUITES='$(CALENDAR_SUITES)' EXAMPLE_SUITES='$(EXAMPLE_SUITES)' \
 		CHECK_SEEDS=$(CHECK_SEEDS) PACKAGING_SCRATCH=$(PACKAGING_SCRATCH) scripts/test.sh $(CXX_FLAGS)
 
