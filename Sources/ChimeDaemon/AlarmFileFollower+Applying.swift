@@ -136,12 +136,12 @@ extension AlarmFileFollower {
         // One that rings here: what its calendar now says was answered (on another machine); one
         // answered here: whether its calendar says so (changed or not: a reading may have missed
         // the version with the answer). A few alarms: the rest are not decoded.
-        if record.fromCalendar, run.ringing.contains(identifier) || answersMadeHere[identifier] != nil,
+        if record.fromCalendar, run.ringing.contains(identifier) || calendars.answeredHere(identifier),
             let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(record.json.utf8))
         {
             let acknowledged = CalendarAnswers.of(request).acknowledged
             if let acknowledged, run.ringing.contains(identifier) { run.answeredElsewhere[identifier] = acknowledged }
-            if answersMadeHere[identifier] != nil { run.answersRead[identifier] = acknowledged ?? .earliest }
+            if calendars.answeredHere(identifier) { run.answersRead[identifier] = acknowledged ?? .earliest }
         }
         if before?.digest == digest {
             known?[identifier]?.source = record.source
@@ -166,7 +166,7 @@ extension AlarmFileFollower {
             return
         }
         // What its calendar cannot carry, kept on this machine, laid over it.
-        if record.fromCalendar, let kept = keptHereNow()[identifier],
+        if record.fromCalendar, let kept = calendars.keptHere(identifier),
             let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(record.json.utf8))
         {
             record.json = RequestJSON.encode(KeptHere.laid(over: request, from: kept.request, settings: kept.settings))

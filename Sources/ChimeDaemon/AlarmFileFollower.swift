@@ -135,7 +135,7 @@ final class AlarmFileFollower: LoopPart {
     var status: AlarmFileStatus {
         var status = reported
         status.reading = run != nil
-        status.conflicts += sync.notes
+        status.conflicts += calendars.syncNotes
         status.calendars = eds.notes
         return status
     }
@@ -159,10 +159,8 @@ final class AlarmFileFollower: LoopPart {
     }
     /// Where chime-eds keeps EDS's calendars (the daemon's state directory's `eds`); nil: the default.
     var edsRoot: String?
-    /// The syncs of the calendars chime writes to.
-    private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger, urgency: { [unowned self] now in
-        syncUrgency(now: now, ringing: events.ringingNow())
-    }, failingChanged: { [unowned self] in events.calendarsChanged() })
+    /// The part that writes the person's calendars, which this part reads (`OwnCalendars`).
+    let calendars: any CalendarWriting
     var reported = AlarmFileStatus(path: "")
     /// The file's alarms as the store holds them, by identifier (nil: not yet read from the store;
     /// read a slice at a time as a reload starts).
@@ -174,19 +172,10 @@ final class AlarmFileFollower: LoopPart {
     /// The calendars chime writes to (`[[calendar]]` with `write = true`) and those it only syncs,
     /// as last read without errors.
     private var followedForSync: [ReaderSummary.WireWritable] = []
-    /// The calendars chime writes to.
-    var writable: [ReaderSummary.WireWritable] { followedForSync.filter(\.write) }
     /// The calendars chime writes to or syncs.
     var followed: [ReaderSummary.WireWritable] { followedForSync }
     /// The calendar `chime at` puts alarms into unless told otherwise (`[defaults] calendar`).
     private(set) var defaultCalendar: String?
-    /// The answers made here that their calendars do not say yet (in memory): written again when a
-    /// sync brought back an older copy (a conflict the server's side won), until the calendar says
-    /// them (or a later answer).
-    var answersMadeHere: [String: (content: NotificationContent, at: Instant, due: Instant, snoozedUntil: Instant?)] = [:]
-    /// What calendars cannot carry of the alarms this machine put into them, by identifier (nil:
-    /// not yet read from the store): laid over the calendar's alarm as it is applied.
-    var keptHere: [String: (request: NotificationRequest, settings: [String])]?
     /// The reading under way, if any.
     private var run: ReaderRun?
     /// Asked again while a reading was under way: why (one more reading follows it), and of which
@@ -199,9 +188,9 @@ final class AlarmFileFollower: LoopPart {
     struct Events {
         /// The first reading is over (applied or not): once.
         var firstReadOver: () -> Void = {}
-        /// The alarms ringing now (a calendar's alarm ringing syncs its calendars every few seconds).
+        /// The alarms ringing now (their calendars' answers are looked for in a reading).
         var ringingNow: () -> [String] = { [] }
-        /// The calendars chime writes to or syncs changed, or one's sync started or stopped failing.
+        /// The calendars chime writes to or syncs changed.
         var calendarsChanged: () -> Void = {}
         /// A reading gave alarms that ring here an answer made elsewhere (their calendar's
         /// acknowledgment): what to do with their rings is the presenter's.
@@ -212,10 +201,12 @@ final class AlarmFileFollower: LoopPart {
     /// The program that reads (the daemon's own: `chime daemon --read-alarm-file`).
     var readerProgram = "/proc/self/exe"
 
-    init(path: String?, store: any AlarmFileStore, schedule: Schedule, children: ChildProcesses, clock: WallClock, logger: Logger) {
+    init(path: String?, store: any AlarmFileStore, schedule: Schedule, calendars: any CalendarWriting, children: ChildProcesses,
+         clock: WallClock, logger: Logger) {
         self.path = path
         self.store = store
         self.schedule = schedule
+        self.calendars = calendars
         self.children = children
         self.clock = clock
         self.logger = logger
@@ -258,7 +249,7 @@ final class AlarmFileFollower: LoopPart {
     var deadline: Instant? {
         // Work waiting: due already (any instant in the past wakes the loop at once).
         if let run, hasWork(run) { return .epoch }
-        return [reloadAt, sync.deadline, eds.deadline].compactMap { $0 }.min()
+        return [reloadAt, eds.deadline].compactMap { $0 }.min()
     }
 
     func readable(_ fd: Int32) {
@@ -288,7 +279,6 @@ final class AlarmFileFollower: LoopPart {
     func deadlineReached(now: Instant) {
         traced("a step of the reading") { if let run, hasWork(run) { advance(run) } }
         traced("a reading started") { reloadIfSettled(now: now) }
-        sync.due(now: now)
         eds.due(now: now)
     }
 
@@ -667,11 +657,8 @@ final class AlarmFileFollower: LoopPart {
             if followedForSync != summary.writable || defaultCalendar != summary.defaultCalendar { events.calendarsChanged() }
             followedForSync = summary.writable
             defaultCalendar = summary.defaultCalendar
-            sync.configure(followedForSync, now: clock.now())
-            sync.recheck()
-            reassertAnswers(run.answersRead)
+            calendars.readingApplied(followed: followedForSync, answersRead: run.answersRead, intoCalendars: summary.intoCalendars ?? [])
             if !run.answeredElsewhere.isEmpty { events.answeredElsewhere(run.answeredElsewhere) }
-            placeFileAlarms(summary.intoCalendars ?? [])
             timerPresets = summary.timers.map { TimerPreset(name: $0.name, duration: TimeSpan(nanoseconds: $0.nanoseconds), content: $0.content, line: $0.line) }
             reported.problems = []
             reported.loaded = run.request.now
@@ -742,4 +729,14 @@ final class AlarmFileFollower: LoopPart {
         if case .interval = request.trigger.rule { return true }
         return request.trigger.said != nil
     }
+}
+
+extension AlarmFileFollower: CalendarFollowing {
+    func readAgain(reason: String, then: @escaping () -> Void) {
+        reload(now: clock.now(), reason: reason) { _ in then() }
+    }
+
+    func isCalendarAlarm(_ identifier: String) -> Bool { known?[identifier]?.fromCalendar == true }
+
+    var calendarAlarms: [String] { known.map { $0.filter(\.value.fromCalendar).map(\.key) } ?? [] }
 }

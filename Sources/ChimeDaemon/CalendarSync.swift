@@ -5,7 +5,7 @@
 // Stop on another machine is heard here within seconds. What the sync brings
 // in is read as any change of the calendar's files is (the follower watches them). A failing or
 // hanging sync is a note in `chime status` and the log, never a lost alarm: the alarms already known
-// keep ringing from the local copy. Owned by the alarm file's follower, whose deadline it shares.
+// keep ringing from the local copy. Owned by the calendars' writer (`OwnCalendars`), whose deadline it is.
 import ChimeCenter
 import Logging
 import Posix

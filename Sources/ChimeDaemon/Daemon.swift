@@ -54,7 +54,10 @@ public enum Timeliness: String, Sendable {
 /// - `SleepFollower`: logind's sleep signal, the delay lock, block locks, the chassis. Asks nobody.
 /// - `Waking`: the wake timer or systemd's transient timer, staying awake. Asks sleep.
 /// - `AlarmFileFollower`: the alarm file and its calendars (`file_alarms`), read by its reader child
-///   and applied in steps. Asks the schedule and the children.
+///   and applied in steps. Asks the schedule, the children and the calendars' writer.
+/// - `OwnCalendars`: the person's calendars chime writes to: alarms put into them, answers that
+///   travel in them, switching off and skipping there, their syncs (`kept_here`,
+///   `placed_from_file`). Asks the schedule, the children and the follower (to read them again).
 /// - `ZoneFollower`: the system's time zone. Asks nobody.
 /// - `PopupLedger`: which popups are known to be up (`delivered`). Asks the session.
 /// - `SchedulerService`: the D-Bus interface. Asks the parts through `SchedulerParts` only.
@@ -92,10 +95,11 @@ public final class SchedulerDaemon {
     private let zone: ZoneFollower
     private let ledger: PopupLedger
     private let alarmFile: AlarmFileFollower
+    private let ownCalendars: OwnCalendars
     private let announce: SchedulerSignals
     /// Every part, for the loop, in the order their deadlines are served.
     private var parts: [any LoopPart] {
-        [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, schedule, presenter, vibration, calls]
+        [session, doNotDisturb, children, speaker, ringing, waking] + (sleep.map { [$0] } ?? []) + [zone, ledger, alarmFile, ownCalendars, schedule, presenter, vibration, calls]
     }
     /// The exported interface.
     let service: SchedulerService
@@ -152,13 +156,16 @@ public final class SchedulerDaemon {
         presenter = Presenter(store: store, schedule: schedule, session: session, doNotDisturb: doNotDisturb, children: children,
                               ringing: ringing, waking: waking, ledger: ledger, signals: announce, clock: clock, logger: logger)
         zone = ZoneFollower(clock: clock, logger: logger)
-        alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, children: children, clock: clock, logger: logger)
+        ownCalendars = OwnCalendars(store: store, schedule: schedule, children: children, clock: clock, logger: logger)
+        alarmFile = AlarmFileFollower(path: nil, store: store, schedule: schedule, calendars: ownCalendars, children: children, clock: clock, logger: logger)
+        ownCalendars.reading = alarmFile
         alarmFile.edsRoot = store.directory + "/eds"
         for warning in store.warnings { logger.warning("\(warning)") }
 
         service = SchedulerService(connection: connection, parts: DaemonParts(
             clock: clock, listing: store, schedule: schedule, presenter: presenter, ledger: ledger, ringing: ringing, speaker: speaker,
-            session: session, doNotDisturb: doNotDisturb, waking: waking, sleep: sleep, alarmFile: alarmFile))
+            session: session, doNotDisturb: doNotDisturb, waking: waking, sleep: sleep, alarmFile: alarmFile,
+            ownCalendars: ownCalendars))
         connection.export(service.object(), at: SchedulerInterface.path)
         connectParts()
         try client.subscribe { [weak self] event in self?.presenter.handle(event) }
@@ -204,26 +211,28 @@ public final class SchedulerDaemon {
         // A synced calendar's late alarms wait for its sync too: what was answered on another
         // machine meanwhile does not ring late here.
         alarmFile.events.firstReadOver = { [unowned self] in
-            schedule.catchUpHeld(now: clock.now(), keeping: alarmFile.waitsForSync)
-            alarmFile.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now()) }
+            schedule.catchUpHeld(now: clock.now(), keeping: ownCalendars.waitsForSync)
+            ownCalendars.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now()) }
         }
         // An answer to an alarm of the person's own calendar is written into it, for their other machines.
         presenter.events.answered = { [unowned self] identifier, content, due, snoozedUntil in
-            alarmFile.answered(identifier, content: content, due: due, snoozedUntil: snoozedUntil)
+            ownCalendars.answered(identifier, content: content, due: due, snoozedUntil: snoozedUntil)
         }
         presenter.events.skipInCalendar = { [unowned self] identifier, occurrence, undo, then in
-            guard let event = alarmFile.calendarEvent(identifier) else { return false }
-            alarmFile.skip(event, occurrence: occurrence, undo: undo, then: then)
+            guard let event = ownCalendars.calendarEvent(identifier) else { return false }
+            ownCalendars.skip(event, occurrence: occurrence, undo: undo, then: then)
             return true
         }
         alarmFile.events.ringingNow = { [unowned self] in ringing.current.map(\.identifier) }
+        ownCalendars.events.ringingNow = { [unowned self] in ringing.current.map(\.identifier) }
+        ownCalendars.events.syncFailingChanged = { [announce] in announce.calendarsChanged() }
         alarmFile.events.answeredElsewhere = { [unowned self] answers in presenter.answeredElsewhere(answers) }
         alarmFile.events.calendarsChanged = { [announce] in announce.calendarsChanged() }
         sleep?.events.sleeping = { [unowned self] in schedule.sleepStarting() }
         sleep?.events.resumed = { [unowned self] in
             schedule.awoke()
-            schedule.rescheduleAll(after: clock.now(), holding: alarmFile.waitsForSync)
-            alarmFile.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now(), timeliness: .late) }
+            schedule.rescheduleAll(after: clock.now(), holding: ownCalendars.waitsForSync)
+            ownCalendars.afterSyncing { [unowned self] in schedule.catchUpHeld(now: clock.now(), timeliness: .late) }
         }
     }
 
@@ -365,7 +374,7 @@ public final class SchedulerDaemon {
         schedule.announceChanges()
         if let ringingNow = ringing.takeChange() {
             announce.ringingChanged(ringingNow)
-            alarmFile.ringingChanged()
+            ownCalendars.ringingChanged()
         }
     }
 

@@ -96,10 +96,11 @@ final class DaemonParts: SchedulerParts {
     private let waking: Waking
     private let sleep: SleepFollower?
     private let alarmFile: AlarmFileFollower
+    private let ownCalendars: OwnCalendars
 
     init(clock: WallClock, listing: any ListingStore, schedule: Schedule, presenter: Presenter, ledger: PopupLedger, ringing: Ringing,
          speaker: Speaker, session: ServerSession, doNotDisturb: DoNotDisturb, waking: Waking, sleep: SleepFollower?,
-         alarmFile: AlarmFileFollower) {
+         alarmFile: AlarmFileFollower, ownCalendars: OwnCalendars) {
         self.clock = clock
         self.listing = listing
         self.schedule = schedule
@@ -112,23 +113,24 @@ final class DaemonParts: SchedulerParts {
         self.waking = waking
         self.sleep = sleep
         self.alarmFile = alarmFile
+        self.ownCalendars = ownCalendars
     }
 
     func now() -> Instant { clock.now() }
 
     func add(_ request: IncomingRequest) throws(SchedulerError) -> (identifier: String, next: Instant) { try schedule.add(request) }
     func addToCalendar(_ request: IncomingRequest, then: @escaping (Result<(identifier: String, next: Instant), SchedulerError>) -> Void) {
-        alarmFile.addToCalendar(request, then: then)
+        ownCalendars.addToCalendar(request, then: then)
     }
     func calendarAlarms(_ identifiers: [String]) -> [NotificationRequest] {
-        guard !alarmFile.writable.isEmpty else { return [] }
+        guard !ownCalendars.writable.isEmpty else { return [] }
         return identifiers.compactMap { id in
-            guard (try? schedule.origin(of: id)) == .file, let request = schedule.load(id), alarmFile.calendarFile(of: request) != nil else { return nil }
+            guard (try? schedule.origin(of: id)) == .file, let request = schedule.load(id), ownCalendars.calendarFile(of: request) != nil else { return nil }
             return request
         }
     }
     func removeFromCalendars(_ requests: [NotificationRequest], then: @escaping (Result<[String], SchedulerError>) -> Void) {
-        alarmFile.removeFromCalendars(requests, then: then)
+        ownCalendars.removeFromCalendars(requests, then: then)
     }
     func addAll(_ requests: [IncomingRequest]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.addAll(requests) }
     func remove(_ identifiers: [String]) throws(SchedulerError) -> [String] { try schedule.remove(identifiers) }
@@ -137,7 +139,7 @@ final class DaemonParts: SchedulerParts {
     func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] { try schedule.enable(identifiers) }
     func setEnabledInCalendars(_ identifiers: [String], _ on: Bool,
                                then: @escaping (Result<[(identifier: String, next: Instant?)], SchedulerError>) -> Void) -> Bool {
-        let events = identifiers.compactMap(alarmFile.calendarEvent)
+        let events = identifiers.compactMap(ownCalendars.calendarEvent)
         guard !events.isEmpty else { return false }
         let rest = identifiers.filter { id in !events.contains { $0.identifier == id } }
         // The others first: a refusal among them leaves every calendar as it was.
@@ -148,7 +150,7 @@ final class DaemonParts: SchedulerParts {
             then(.failure(error))
             return true
         }
-        alarmFile.setEnabled(events, on) { [schedule] result in
+        ownCalendars.setEnabled(events, on) { [schedule] result in
             if case .failure(let error) = result { return then(.failure(error)) }
             for event in events { done.append((event.identifier, on ? ((try? schedule.scheduledTime(of: event.identifier)) ?? nil)?.nextFire : nil)) }
             then(.success(done))
@@ -156,7 +158,7 @@ final class DaemonParts: SchedulerParts {
         return true
     }
     func skipInCalendar(_ identifier: String, undo: Bool, then: @escaping (Result<(changed: Instant, next: Instant?), SchedulerError>) -> Void) -> Bool {
-        guard let event = alarmFile.calendarEvent(identifier) else { return false }
+        guard let event = ownCalendars.calendarEvent(identifier) else { return false }
         let now = clock.now()
         guard let request = schedule.load(identifier) else {
             then(.failure(.invalid(RequestError(.id, "\(quotedForMessage(identifier)) is switched off; chime enable \(identifier) first"))))
@@ -164,7 +166,7 @@ final class DaemonParts: SchedulerParts {
         }
         let occurrence: Instant
         if undo {
-            guard let back = alarmFile.skippedAhead(event, now: now) else {
+            guard let back = ownCalendars.skippedAhead(event, now: now) else {
                 then(.failure(.invalid(RequestError(.skipped, "\(quotedForMessage(identifier)) has no skipped occurrence ahead to bring back"))))
                 return true
             }
@@ -181,7 +183,7 @@ final class DaemonParts: SchedulerParts {
             }
             occurrence = next
         }
-        alarmFile.skip(event, occurrence: occurrence, undo: undo) { [schedule] result in
+        ownCalendars.skip(event, occurrence: occurrence, undo: undo) { [schedule] result in
             switch result {
             case .success: then(.success((occurrence, ((try? schedule.scheduledTime(of: identifier)) ?? nil)?.nextFire)))
             case .failure(let error): then(.failure(error))
@@ -225,7 +227,7 @@ final class DaemonParts: SchedulerParts {
     var calendars: [(name: String, write: Bool, syncs: Bool, isDefault: Bool, failing: String)] {
         alarmFile.followed.map {
             ($0.name, $0.write, $0.sync != nil || $0.eds != nil, $0.write && $0.name == alarmFile.defaultCalendar,
-             ($0.eds != nil ? alarmFile.eds.failure(folder: $0.path) : alarmFile.sync.failure($0.name)) ?? "")
+             ($0.eds != nil ? alarmFile.eds.failure(folder: $0.path) : ownCalendars.syncFailure($0.name)) ?? "")
         }
     }
     var defaultCalendar: String? { alarmFile.defaultCalendar }

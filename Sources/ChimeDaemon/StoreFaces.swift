@@ -118,6 +118,10 @@ protocol AlarmFileStore: StoreTransactions {
     func fileDefinitions(after identifier: String?, limit: Int, _ body: (String, String) -> Void) throws(StoreError)
     func fileAlarmCount() throws(StoreError) -> Int
     func makeDurable() throws(StoreError)
+}
+
+/// What the writer of the person's calendars keeps (`OwnCalendars`).
+protocol OwnCalendarsStore: AnyObject {
     /// What calendars cannot carry of the alarms this machine put into them (`KeptHere`).
     func keptHere() throws(StoreError) -> [String: (request: String, settings: String)]
     func setKeptHere(_ identifier: String, request: String?, settings: String) throws(StoreError)
@@ -139,7 +143,7 @@ protocol ListingStore: AnyObject {
     var warnings: [String] { get }
 }
 
-extension Store: ScheduleStore, PresenterStore, LedgerStore, RingingStore, SpeakerStore, AlarmFileStore, ListingStore {}
+extension Store: ScheduleStore, PresenterStore, LedgerStore, RingingStore, SpeakerStore, AlarmFileStore, OwnCalendarsStore, ListingStore {}
 
 extension ScheduleStore {
     func add(_ request: NotificationRequest, nextFire: Instant?, origin: AlarmOrigin = .commandLine) throws(StoreError) {

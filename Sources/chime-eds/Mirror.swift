@@ -500,7 +500,7 @@ final class Mirror {
     // MARK: - Names
 
     /// The file of an event: its UID where that is a plain name, else escaped; a long one shortened
-    /// with its hash (the daemon names a file it writes the same way: AlarmFileFollower.fileName).
+    /// with its hash (the daemon names a file it writes the same way: OwnCalendars.fileName).
     static func fileName(_ uid: String) -> String {
         var name = ""
         for byte in uid.utf8 {

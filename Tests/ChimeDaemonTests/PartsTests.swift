@@ -23,7 +23,7 @@ import Testing
     }
 
     static let parts = ["Schedule", "Presenter", "ServerSession", "DoNotDisturb", "ChildProcesses", "Speaker", "Ringing",
-                        "SleepFollower", "Waking", "AlarmFileFollower", "ZoneFollower", "PopupLedger"]
+                        "SleepFollower", "Waking", "AlarmFileFollower", "OwnCalendars", "ZoneFollower", "PopupLedger"]
 
     @Test func theServiceAsksThePartsThroughItsOwnInterfaceOnly() throws {
         let service = try #require(try Self.sources().first { $0.file == "SchedulerService.swift" })
@@ -54,6 +54,7 @@ import Testing
         #expect(faces == [
             "Schedule.swift": "ScheduleStore", "Presenter.swift": "PresenterStore", "PopupLedger.swift": "LedgerStore",
             "Ringing.swift": "RingingStore", "Speaker.swift": "SpeakerStore", "AlarmFileFollower.swift": "AlarmFileStore",
+            "OwnCalendars.swift": "OwnCalendarsStore",
         ])
     }
 
@@ -71,7 +72,7 @@ import Testing
             }
         }
         #expect(elsewhere.isEmpty, "events assigned outside the wiring: \(elsewhere)")
-        #expect(wired == ["schedule", "session", "doNotDisturb", "ledger", "ringing", "speaker", "zone", "sleep", "alarmFile", "presenter", "calls"])
+        #expect(wired == ["schedule", "session", "doNotDisturb", "ledger", "ringing", "speaker", "zone", "sleep", "alarmFile", "ownCalendars", "presenter", "calls"])
         // One way to hear: no part offers a bare closure slot beside its events.
         var slots: [String] = []
         // (The simulator's stand-ins for the world are not parts: the simulation wires them itself.)

@@ -1,5 +1,15 @@
-// The alarm file's follower and the person's own calendars: alarms written into them, answers that
-// travel in them, alarms switched off and skipped there (AlarmFileFollower.swift).
+// The person's own calendars that chime writes to (`[[calendar]]` with `write = true`) and those it
+// syncs: alarms put into them (`chime at --calendar`, the alarm file's `[[alarm]] calendar`),
+// answers that travel in them (RFC 9074's acknowledgment, Thunderbird's snooze), alarms switched
+// off and skipped there, and their syncs (`CalendarSync`).
+//
+// A part of the daemon, beside the alarm file's follower, which reads the calendars: this part
+// writes them (each file whole or not at all), then asks the follower to read them again. It owns
+// the syncs, the answers made here that their calendars do not say yet, and the store's
+// `kept_here` and `placed_from_file` tables (its face: `OwnCalendarsStore`). It asks the schedule
+// for an alarm's request and queued time, the follower (`CalendarFollowing`) to read the calendars
+// again and which alarms came from them; the follower asks it (`CalendarWriting`) while it applies
+// a reading. It tells (`events`) when the calendars it follows change and asks what rings.
 import ChimeCenter
 import ICalendar
 import ChimeConfig
@@ -11,9 +21,101 @@ import Timekeeping
 import Glibc
 #endif
 
+/// What the calendars' writer asks of the follower that reads them.
+protocol CalendarFollowing: AnyObject {
+    /// Reads the calendars again (after a write), then `then`.
+    func readAgain(reason: String, then: @escaping () -> Void)
+    /// Whether alarm `identifier` came from a calendar, as the last reading said.
+    func isCalendarAlarm(_ identifier: String) -> Bool
+    /// The alarms that came from calendars (none before the first reading).
+    var calendarAlarms: [String] { get }
+}
+
+/// What the follower asks of the calendars' writer while it applies a reading.
+protocol CalendarWriting: AnyObject {
+    /// Whether an answer to `identifier` made here waits for its calendar to say it.
+    func answeredHere(_ identifier: String) -> Bool
+    /// What its calendar cannot carry of an alarm this machine put there (`KeptHere`).
+    func keptHere(_ identifier: String) -> (request: NotificationRequest, settings: [String])?
+    /// A reading was applied: the calendars the file follows, what their events say was answered of
+    /// the alarms answered here, and the file's alarms that live in calendars.
+    func readingApplied(followed: [ReaderSummary.WireWritable], answersRead: [String: Instant], intoCalendars: [ReaderSummary.WireIntoCalendar])
+    /// The syncs' notes for `chime config status`.
+    var syncNotes: [String] { get }
+}
+
+final class OwnCalendars: LoopPart, CalendarWriting {
+    let store: any OwnCalendarsStore
+    let schedule: Schedule
+    let clock: WallClock
+    let logger: Logger
+    /// The follower, which reads what this part writes (set by the daemon's wiring).
+    weak var reading: (any CalendarFollowing)?
+    /// The calendars chime writes to or syncs, as the alarm file's last reading said.
+    private(set) var followed: [ReaderSummary.WireWritable] = []
+    /// The calendars chime writes to.
+    var writable: [ReaderSummary.WireWritable] { followed.filter(\.write) }
+    /// The answers made here that their calendars do not say yet (in memory): written again when a
+    /// sync brought back an older copy (a conflict the server's side won), until the calendar says
+    /// them (or a later answer).
+    private var answersMadeHere: [String: (content: NotificationContent, at: Instant, due: Instant, snoozedUntil: Instant?)] = [:]
+    /// What calendars cannot carry of the alarms this machine put into them, by identifier (nil:
+    /// not yet read from the store): laid over the calendar's alarm as it is applied.
+    private var keptHereCache: [String: (request: NotificationRequest, settings: [String])]?
+    struct Events {
+        /// The alarms ringing now (a calendar's alarm ringing syncs its calendars every few seconds).
+        var ringingNow: () -> [String] = { [] }
+        /// A calendar's sync started or stopped failing.
+        var syncFailingChanged: () -> Void = {}
+    }
+    var events = Events()
+    /// The syncs of the calendars chime writes to.
+    private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger, urgency: { [unowned self] now in
+        syncUrgency(now: now, ringing: events.ringingNow())
+    }, failingChanged: { [unowned self] in events.syncFailingChanged() })
+    private let children: ChildProcesses
+
+    init(store: any OwnCalendarsStore, schedule: Schedule, children: ChildProcesses, clock: WallClock, logger: Logger) {
+        self.store = store
+        self.schedule = schedule
+        self.children = children
+        self.clock = clock
+        self.logger = logger
+    }
+
+    var deadline: Instant? { sync.deadline }
+
+    func deadlineReached(now: Instant) { sync.due(now: now) }
+
+    /// Reads the calendars again, then `then` (the follower, asked).
+    private func reload(reason: String, then: @escaping () -> Void) {
+        guard let reading else { return then() }
+        reading.readAgain(reason: reason, then: then)
+    }
+
+    // MARK: What the follower asks
+
+    func answeredHere(_ identifier: String) -> Bool { answersMadeHere[identifier] != nil }
+
+    func keptHere(_ identifier: String) -> (request: NotificationRequest, settings: [String])? { keptHereNow()[identifier] }
+
+    func readingApplied(followed: [ReaderSummary.WireWritable], answersRead: [String: Instant], intoCalendars: [ReaderSummary.WireIntoCalendar]) {
+        self.followed = followed
+        sync.configure(followed, now: clock.now())
+        sync.recheck()
+        reassertAnswers(answersRead)
+        placeFileAlarms(intoCalendars)
+    }
+
+    var syncNotes: [String] { sync.notes }
+
+    /// Why the sync of the calendar `name` fails (nil: it does not).
+    func syncFailure(_ name: String) -> String? { sync.failure(name) }
+}
+
 // MARK: - Writing into the person's own calendars
 
-extension AlarmFileFollower {
+extension OwnCalendars {
     /// Puts `incoming` into the calendar chime writes to that it names, as an event (one file, as a
     /// vdir holds events, written whole or not at all), and reads the calendars again, so the alarm
     /// is the calendar's as soon as `then` is told: its identifier and first time.
@@ -37,7 +139,7 @@ extension AlarmFileFollower {
             try place(request, in: calendar, now: now)
             sync.soon(name)
             let identifier = request.identifier
-            reload(now: now, reason: "chime wrote to the calendar \(name)") { _ in then(.success((identifier, next))) }
+            reload(reason: "chime wrote to the calendar \(name)") { then(.success((identifier, next))) }
         } catch {
             then(.failure(error))
         }
@@ -56,7 +158,7 @@ extension AlarmFileFollower {
         }
         var known = keptHereNow()
         known[request.identifier] = kept.isEmpty ? nil : (request, kept)
-        keptHere = known
+        keptHereCache = known
     }
 
     /// The file's alarms that live in calendars (`[[alarm]] calendar`): each put into its calendar
@@ -136,7 +238,7 @@ extension AlarmFileFollower {
     }
 }
 
-extension AlarmFileFollower {
+extension OwnCalendars {
     /// The event file a calendar alarm lives in, when it is in a calendar chime writes to: `UID.ics`
     /// as chime and vdirsyncer name one, else the file of that calendar that holds its UID.
     func calendarFile(of request: NotificationRequest) -> (calendar: ReaderSummary.WireWritable, path: String)? {
@@ -177,18 +279,18 @@ extension AlarmFileFollower {
             logger.info("removed \(path)", metadata: ["alarm.id": "\(request.identifier)", "calendar": "\(calendar.name)"])
             if keptHereNow()[request.identifier] != nil {
                 try? store.setKeptHere(request.identifier, request: nil, settings: "")
-                keptHere?[request.identifier] = nil
+                keptHereCache?[request.identifier] = nil
             }
             sync.soon(calendar.name)
             removed.append(request.identifier)
         }
-        reload(now: clock.now(), reason: "chime removed events from its calendars") { _ in then(.success(removed)) }
+        reload(reason: "chime removed events from its calendars") { then(.success(removed)) }
     }
 }
 
 // MARK: - Answers that travel
 
-extension AlarmFileFollower {
+extension OwnCalendars {
     /// An alarm of a calendar chime writes to was answered here (Dismiss, its popup closed, Snooze):
     /// its event says so, as RFC 9074 and Thunderbird write it (`CalendarAnswers`), in a file
     /// written whole or not at all, synced at once, so the person's other machines stop ringing
@@ -230,7 +332,7 @@ extension AlarmFileFollower {
     /// a day old are let go.
     /// (`said`: what the reading's events say was answered, of the alarms answered here that it
     /// changed; one it did not change still says what it said.)
-    func reassertAnswers(_ said: [String: Instant]) {
+    private func reassertAnswers(_ said: [String: Instant]) {
         let now = clock.now()
         for (identifier, answer) in answersMadeHere {
             if answer.at < now - .seconds(86_400) {
@@ -254,10 +356,10 @@ extension AlarmFileFollower {
     /// rings, or is due within a minute; else from a minute before the next is due. (Which
     /// calendar an alarm came from is not kept: all the synced calendars are quick then.)
     func syncUrgency(now: Instant, ringing: [String]) -> (quick: Bool, from: Instant?) {
-        guard let known else { return (false, nil) }
-        if ringing.contains(where: { known[$0]?.fromCalendar == true }) { return (true, nil) }
+        guard let reading else { return (false, nil) }
+        if ringing.contains(where: reading.isCalendarAlarm) { return (true, nil) }
         var earliest: Instant?
-        for (identifier, alarm) in known where alarm.fromCalendar {
+        for identifier in reading.calendarAlarms {
             if let time = schedule.queuedTime(of: identifier) { earliest = min(earliest ?? time, time) }
         }
         guard let from = earliest.map({ $0 - CalendarSync.quickLead }) else { return (false, nil) }
@@ -270,7 +372,7 @@ extension AlarmFileFollower {
     /// Whether `identifier` is an alarm of a calendar, while some calendar has a sync command: its
     /// late occurrences wait for the syncs (`afterSyncing`).
     func waitsForSync(_ identifier: String) -> Bool {
-        sync.isConfigured && known?[identifier]?.fromCalendar == true
+        sync.isConfigured && reading?.isCalendarAlarm(identifier) == true
     }
 
     /// At start and at resume: every calendar syncs at once, and what the syncs brought is read,
@@ -284,14 +386,14 @@ extension AlarmFileFollower {
                 self?.logger.warning("the calendars' syncs did not end within \(Self.syncWait); late alarms ring from the local copy")
                 return then()
             }
-            self.reload(now: self.clock.now(), reason: "the calendars were synced") { _ in then() }
+            self.reload(reason: "the calendars were synced") { then() }
         }
     }
 }
 
 // MARK: - Switching off and skipping, in the calendar
 
-extension AlarmFileFollower {
+extension OwnCalendars {
     /// Where an alarm of a calendar chime writes to lives: its calendar, file and event UID.
     struct CalendarEvent {
         var identifier: String
@@ -345,7 +447,7 @@ extension AlarmFileFollower {
             logger.info("\(reason) in its calendar", metadata: ["alarm.id": "\(event.identifier)", "calendar": "\(event.calendar.name)"])
             sync.soon(event.calendar.name)
         }
-        reload(now: clock.now(), reason: "chime changed events of its calendars") { _ in then(.success(())) }
+        reload(reason: "chime changed events of its calendars") { then(.success(())) }
     }
 
     /// Switches alarms of the calendars off (or on) in their events (`X-CHIME-DISABLED`), for every
@@ -392,16 +494,16 @@ extension AlarmFileFollower {
     }
 }
 
-extension AlarmFileFollower {
+extension OwnCalendars {
     /// What calendars cannot carry of this machine's alarms in them, read from the store once.
     func keptHereNow() -> [String: (request: NotificationRequest, settings: [String])] {
-        if let keptHere { return keptHere }
+        if let keptHereCache { return keptHereCache }
         var read: [String: (request: NotificationRequest, settings: [String])] = [:]
         for (identifier, kept) in (try? store.keptHere()) ?? [:] {
             guard let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(kept.request.utf8)) else { continue }
             read[identifier] = (request, kept.settings.split(separator: ",").map(String.init))
         }
-        keptHere = read
+        keptHereCache = read
         return read
     }
 }
