@@ -66,14 +66,17 @@ let package = Package(
         .target(name: "Sound", dependencies: ["CSound", "Posix"]),
         .target(name: "ICalendar", dependencies: ["Posix", "Timekeeping"]),
         .target(name: "ChimeCenter", dependencies: ["DBus", "ICalendar", "Notifications", "Posix", "Timekeeping"]),
+        // The person's calendars as chime reads and writes them: iCalendar import and export,
+        // answers that travel in events, holiday calendars.
+        .target(name: "ChimeCalendars", dependencies: ["ChimeCenter", "ICalendar", "Notifications", "Posix", "Timekeeping"]),
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
         .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
-        .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "Notifications", "Timekeeping", "TOMLKit", "Posix"]),
-        .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Posix", "Sound", "Timekeeping"]),
+        .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "ChimeCalendars", "Notifications", "Timekeeping", "TOMLKit", "Posix"]),
+        .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeCalendars", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Posix", "Sound", "Timekeeping"]),
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCenter", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Timekeeping", "CSQLite", "Posix", "Sound",
+                "ChimeCenter", "ChimeCalendars", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Timekeeping", "CSQLite", "Posix", "Sound",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -82,7 +85,7 @@ let package = Package(
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "NotifyTool", "Timekeeping", "ChimeCenter", "ChimeDaemon", "ChimeConfig", "Posix",
+                "DBus", "Notifications", "NotifyTool", "Timekeeping", "ChimeCenter", "ChimeCalendars", "ChimeDaemon", "ChimeConfig", "Posix",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -109,7 +112,7 @@ let package = Package(
 
         // MARK: - Benchmarks (run by `make bench`)
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
-        .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping", "ChimeCenter"], path: "bench/nextfire"),
+        .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping", "ChimeCenter", "ChimeCalendars"], path: "bench/nextfire"),
         .executableTarget(
             name: "chime-bench-config", dependencies: ["ChimeConfig", "ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping", "TOMLKit"],
             path: "bench/config", exclude: ["tomllib_parse.py"]),
@@ -136,14 +139,14 @@ let package = Package(
         .testTarget(
             name: "ChimeDaemonTests",
             dependencies: [
-                "ChimeDaemon", "ChimeCenter", "Timekeeping", "TestSupport", "DBus", "Posix",
+                "ChimeDaemon", "ChimeCenter", "ChimeCalendars", "Timekeeping", "TestSupport", "DBus", "Posix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "ChimeCenterTests",
             dependencies: [
-                "ChimeCenter", "ICalendar", "Notifications", "Timekeeping", "DBus", "TestSupport",
+                "ChimeCenter", "ChimeCalendars", "ICalendar", "Notifications", "Timekeeping", "DBus", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -117,7 +117,7 @@ public struct ClockAlarm: Hashable, Sendable {
         doNotDisturb = content.doNotDisturb ?? .breakThrough
         onHoliday = request.trigger.holidayPolicy
         notice = request.trigger.notice
-        calendar = content.userInfo[CalendarImport.calendarKey]
+        calendar = content.userInfo[CalendarKeys.calendar]
     }
 
     private static func single(_ chain: [CalendarExpression.Component]?) -> Int? {

@@ -145,7 +145,7 @@ func soundThemeDirectories() -> [String] {
 
 /// The data directories sounds are found in: `$XDG_DATA_HOME` (else `~/.local/share`), then each of
 /// `$XDG_DATA_DIRS` (else `/usr/local/share:/usr/share`), absolute paths only.
-func soundDataRoots() -> [String] {
+public func soundDataRoots() -> [String] {
     let home = Sys.environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
         ?? Sys.environment("HOME").flatMap { $0.hasPrefix("/") ? $0 + "/.local/share" : nil }
     let dataDirectories = Sys.environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"

@@ -1,5 +1,6 @@
 import NotifyTool
 import ArgumentParser
+import ChimeCalendars
 import ChimeCenter
 import Posix
 import Timekeeping

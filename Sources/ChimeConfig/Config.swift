@@ -1,5 +1,6 @@
 // The alarm file: `$XDG_CONFIG_HOME/chime/alarms.toml`, parsed with TOMLKit,
 // validated with every problem reported at once as `file:line:col: message`.
+import ChimeCalendars
 import ChimeCenter
 import Notifications
 import Timekeeping

@@ -1,5 +1,6 @@
 // The alarm file's follower applying what the reader sends: a step of frames in one transaction,
 // each alarm compared with what the store holds and stored when new or changed (AlarmFileFollower.swift).
+import ChimeCalendars
 import ChimeCenter
 import ICalendar
 import ChimeConfig

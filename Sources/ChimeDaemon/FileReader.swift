@@ -76,7 +76,7 @@ struct DefinitionDigest: Hashable {
     /// Whether a stored definition is of an alarm a calendar gave (its JSON holds the calendar's
     /// UID key): a byte search, as a reload reads 100,000 of them.
     static func fromCalendar(_ definition: String) -> Bool {
-        let needle = Array("\"\(CalendarImport.uidKey)\"".utf8)
+        let needle = Array("\"\(CalendarKeys.uid)\"".utf8)
         var definition = definition
         return definition.withUTF8 { haystack in
             guard haystack.count >= needle.count else { return false }
@@ -657,7 +657,7 @@ public enum AlarmFileReader {
         }
         let request = alarm.request
         return ReaderRecord(identifier: alarm.id, enabled: alarm.enabled, line: alarm.line,
-                            fromCalendar: request.content.userInfo[CalendarImport.uidKey] != nil, definition: definition, next: next,
+                            fromCalendar: request.content.userInfo[CalendarKeys.uid] != nil, definition: definition, next: next,
                             json: json, title: request.content.title, label: request.content.label, timeZone: request.trigger.timeZone,
                             rule: request.summaryRule, sound: request.summarySound, hasReminders: !request.trigger.leads.isEmpty)
     }

@@ -10,6 +10,7 @@
 // for an alarm's request and queued time, the follower (`CalendarFollowing`) to read the calendars
 // again and which alarms came from them; the follower asks it (`CalendarWriting`) while it applies
 // a reading. It tells (`events`) when the calendars it follows change and asks what rings.
+import ChimeCalendars
 import ChimeCenter
 import ICalendar
 import ChimeConfig

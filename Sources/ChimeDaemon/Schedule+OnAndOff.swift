@@ -274,7 +274,7 @@ extension Schedule {
                         // its time after the anchor (anchored at its own time, a re-plan lost it).
                         trigger: Trigger(rule: .instant(at), repeats: false, timeZone: nil, anchor: clock.now()))
                     // (A calendar's one-off stays the calendar's: its reading then gives it with the snooze.)
-                    let fromFile = try store.isFileAlarm(delivered.identifier) || delivered.content.userInfo[CalendarImport.uidKey] != nil
+                    let fromFile = try store.isFileAlarm(delivered.identifier) || delivered.content.userInfo[CalendarKeys.uid] != nil
                     try store.add(again, nextFire: at, origin: fromFile ? .file : .commandLine)
                 }
                 try store.setSnoozed(delivered.identifier, until: at)

@@ -12,6 +12,7 @@
 // - `file_alarms`: the alarm file follower.
 // - `missed`: a journal. Every part that lets an occurrence go unshown appends to it (the schedule,
 //   the presenter, ringing); only the D-Bus service reads it.
+import ChimeCalendars
 import ChimeCenter
 import Timekeeping
 

@@ -6,6 +6,7 @@
 // forward and print as text that reads back, a decoded request validates, an export reads back as
 // the same alarms, a zone's offsets stay within a week). `check` says which property broke; the
 // fuzzer stops on it and keeps the input, the tests record it.
+import ChimeCalendars
 import ChimeCenter
 import ChimeConfig
 import DBus

@@ -468,7 +468,7 @@ final class MainWindow {
     /// dialog (which says where it lives, and saves into its calendar); any other opens the file.
     func openFileAlarm(_ identifier: String) {
         send(tr("Reading the alarm"), Scheduler1.get(identifier)) { [unowned self] request in
-            guard request.content.userInfo[CalendarImport.calendarKey] != nil, let alarm = ClockAlarm(request: request) else {
+            guard request.content.userInfo[CalendarKeys.calendar] != nil, let alarm = ClockAlarm(request: request) else {
                 openAlarmFile()
                 return
             }

@@ -1,3 +1,4 @@
+import ChimeCalendars
 import ChimeCenter
 import Foundation
 import ICalendar

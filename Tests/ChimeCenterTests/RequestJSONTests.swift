@@ -22,7 +22,7 @@ import Timekeeping
         content.actions = (0..<g.below(3)).map { _ in NotificationAction(identifier: g.text(), title: g.text()) }
         content.expiry = [.serverDefault, .never, .after(g.span())][g.below(3)]
         for _ in 0..<g.below(4) { content.userInfo[g.text()] = g.text() }
-        if g.chance(30) { content.userInfo[CalendarImport.uidKey] = g.text() }
+        if g.chance(30) { content.userInfo[CalendarKeys.uid] = g.text() }
         if g.chance(40) { content.snooze = g.span() }
         if g.chance(40) { content.grace = g.span() }
         if g.chance(30) {

@@ -12,6 +12,7 @@
 // (once and repeating) beside parsing COUNT calendar expressions (see below).
 //
 // `chime-bench-nextfire COUNT holidays`: COUNT weekday alarms with three holiday calendars (see below).
+import ChimeCalendars
 import ChimeCenter
 import Timekeeping
 #if canImport(Glibc)

@@ -3,6 +3,7 @@
 // or several (DTEND, DURATION), repeating or not (RRULE, RDATE, EXDATE, moved instances), read over
 // a window of years around now. Someone else wrote it: a timed event, a broken line or an endless
 // rule is said and left out, never a reason to refuse the rest.
+import ChimeCenter
 import ICalendar
 import Posix
 import Timekeeping

@@ -9,6 +9,7 @@
 // never puts an earlier one over a later one, and an occurrence at or before it never rings. A
 // snooze counts while it is later than the acknowledgment (the acknowledgment of the ring it
 // snoozed is written with it; a later Stop writes a later one and takes the snooze away).
+import ChimeCenter
 import ICalendar
 import Notifications
 import Timekeeping
@@ -16,8 +17,8 @@ import Timekeeping
 public enum CalendarAnswers {
     /// Where an alarm of the person's own calendar keeps what its event says was answered (its user
     /// info; Unix seconds): read by `nextFire(after:off:)`, written by `CalendarImport` only.
-    public static let acknowledgedKey = "ics-acknowledged"
-    public static let snoozedKey = "ics-snoozed"
+    public static let acknowledgedKey = CalendarKeys.acknowledged
+    public static let snoozedKey = CalendarKeys.snoozed
 
     /// What an event (or to-do) says was answered: the latest acknowledgment, and the snooze still
     /// ahead of it.
@@ -62,12 +63,7 @@ public enum CalendarAnswers {
     static func utcText(_ time: Instant) -> String { CalendarExport.utcText(time.seconds) }
 
     /// The answers a request's calendar brought (none for alarms of any other kind).
-    public static func of(_ request: NotificationRequest) -> (acknowledged: Instant?, snoozed: Instant?) {
-        let info = request.content.userInfo
-        guard !info.isEmpty else { return (nil, nil) }
-        func time(_ key: String) -> Instant? { info[key].flatMap { Int64($0) }.map { Instant(seconds: $0) } }
-        return (time(acknowledgedKey), time(snoozedKey))
-    }
+    public static func of(_ request: NotificationRequest) -> (acknowledged: Instant?, snoozed: Instant?) { request.calendarAnswers }
 
     // MARK: - Writing
 
@@ -162,18 +158,6 @@ public enum CalendarAnswers {
             out.append(.kept(line.raw))
         }
         return out
-    }
-}
-
-extension NotificationRequest {
-    /// The next time it fires after `time`: its trigger's plan, days off and time away read, past
-    /// what its calendar says was answered on another machine, and at a snooze made there.
-    public func nextFire(after time: Instant, off: DaysOff) -> Instant? {
-        let (acknowledged, snoozed) = CalendarAnswers.of(self)
-        guard acknowledged != nil || snoozed != nil else { return trigger.nextFire(after: time, off: off) }
-        let regular = trigger.nextFire(after: max(time, acknowledged ?? time), off: off)
-        if let snoozed, snoozed > time { return min(regular ?? snoozed, snoozed) }
-        return regular
     }
 }
 

@@ -3,6 +3,7 @@
 // written back with every line the edit did not touch as it was. What chime changes in the events
 // of the person's own calendars (answers, switching an alarm off, skipping one occurrence) is
 // changed this way, so what other programs wrote there (Thunderbird's, a phone's) stays.
+import ChimeCenter
 import ICalendar
 import Notifications
 import Timekeeping

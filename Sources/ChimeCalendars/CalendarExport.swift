@@ -2,6 +2,7 @@
 // event per alarm, its rule as DTSTART with RRULE (systemd expressions converted, iCalendar rules
 // as written), a VALARM where it fires (AUDIO with its sound, DISPLAY with its text), and what
 // only chime has in properties of its own (X-CHIME-*).
+import ChimeCenter
 import ICalendar
 import Notifications
 import Timekeeping

@@ -3,6 +3,7 @@
 // zone named as the tz database names it), firing where the VALARMs say relative to each
 // occurrence (before or after its start or end, repeated as REPEAT and DURATION say); an alarm at
 // an absolute time is an alarm of its own. What chime cannot do is a problem at its line.
+import ChimeCenter
 import ICalendar
 import Notifications
 import Posix
@@ -58,9 +59,9 @@ public struct CalendarImport: Sendable {
     public var cancelled = 0
 
     /// Where an imported alarm keeps its event's UID (its user info), so an export gives it back.
-    public static let uidKey = "ics-uid"
+    public static let uidKey = CalendarKeys.uid
     /// Where an alarm of a calendar chime writes to keeps that calendar's name (its user info).
-    public static let calendarKey = "chime-calendar"
+    public static let calendarKey = CalendarKeys.calendar
 
     /// Properties of chime's own that `CalendarExport` writes, so an alarm comes back as it was.
     public enum Own {
