@@ -66,11 +66,13 @@ let package = Package(
         .target(name: "Sound", dependencies: ["CSound", "Posix"]),
         .target(name: "ICalendar", dependencies: ["Posix", "Timekeeping"]),
         .target(name: "ChimeCenter", dependencies: ["DBus", "ICalendar", "Notifications", "Posix", "Timekeeping"]),
+        // The daemon's client: UserNotificationCenter and its errors.
+        .target(name: "ChimeClient", dependencies: ["ChimeCenter", "DBus", "Timekeeping"]),
         // The person's calendars as chime reads and writes them: iCalendar import and export,
         // answers that travel in events, holiday calendars.
         .target(name: "ChimeCalendars", dependencies: ["ChimeCenter", "ICalendar", "Notifications", "Posix", "Timekeeping"]),
         // Apple's API over ChimeCenter (Foundation is allowed here: the chime binary does not link it).
-        .target(name: "UserNotifications", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping"]),
+        .target(name: "UserNotifications", dependencies: ["ChimeCenter", "ChimeClient", "DBus", "Notifications", "Timekeeping"]),
         .target(name: "ChimeConfig", dependencies: ["ChimeCenter", "ChimeCalendars", "Notifications", "Timekeeping", "TOMLKit", "Posix"]),
         .target(name: "FuzzTargets", dependencies: ["ChimeCenter", "ChimeCalendars", "ChimeConfig", "DBus", "ICalendar", "Notifications", "Posix", "Sound", "Timekeeping"]),
         .target(
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "ChimeCommands",
             dependencies: [
-                "DBus", "Notifications", "NotifyTool", "Timekeeping", "ChimeCenter", "ChimeCalendars", "ChimeDaemon", "ChimeConfig", "Posix",
+                "DBus", "Notifications", "NotifyTool", "Timekeeping", "ChimeCenter", "ChimeClient", "ChimeCalendars", "ChimeDaemon", "ChimeConfig", "Posix",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -105,7 +107,7 @@ let package = Package(
         .target(name: "AlarmsModel", dependencies: ["ChimeCenter", "DBus", "Notifications", "Timekeeping", "Posix"]),
         .executableTarget(
             name: "chime-alarms",
-            dependencies: ["Gtk", "AlarmsModel", "ChimeCenter", "DBus", "Notifications", "Timekeeping", "Posix"]),
+            dependencies: ["Gtk", "AlarmsModel", "ChimeCenter", "ChimeClient", "DBus", "Notifications", "Timekeeping", "Posix"]),
 
         // The daemon under a deterministic simulator, checked against a model (`make simulate`).
         .executableTarget(name: "chime-simulate", dependencies: ["ChimeDaemon", "DBus", "Timekeeping"]),
@@ -114,10 +116,10 @@ let package = Package(
         .executableTarget(name: "chime-bench", dependencies: ["DBus", "Notifications"], path: "bench/swift"),
         .executableTarget(name: "chime-bench-nextfire", dependencies: ["Timekeeping", "ChimeCenter", "ChimeCalendars"], path: "bench/nextfire"),
         .executableTarget(
-            name: "chime-bench-config", dependencies: ["ChimeConfig", "ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping", "TOMLKit"],
+            name: "chime-bench-config", dependencies: ["ChimeConfig", "ChimeDaemon", "ChimeCenter", "ChimeClient", "DBus", "Timekeeping", "TOMLKit"],
             path: "bench/config", exclude: ["tomllib_parse.py"]),
         .executableTarget(
-            name: "chime-bench-daemon", dependencies: ["ChimeDaemon", "ChimeCenter", "DBus", "Timekeeping"], path: "bench/daemon"),
+            name: "chime-bench-daemon", dependencies: ["ChimeDaemon", "ChimeCenter", "ChimeClient", "DBus", "Timekeeping"], path: "bench/daemon"),
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["DBus", "Notifications", "Posix", "Timekeeping"]),
@@ -139,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "ChimeDaemonTests",
             dependencies: [
-                "ChimeDaemon", "ChimeCenter", "ChimeCalendars", "Timekeeping", "TestSupport", "DBus", "Posix",
+                "ChimeDaemon", "ChimeCenter", "ChimeClient", "ChimeCalendars", "Timekeeping", "TestSupport", "DBus", "Posix",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -163,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "ChimeCLITests",
             dependencies: [
-                "ChimeCenter", "DBus", "Notifications", "NotifyTool", "ChimeCommands", "TestSupport", "Timekeeping",
+                "ChimeCenter", "ChimeClient", "DBus", "Notifications", "NotifyTool", "ChimeCommands", "TestSupport", "Timekeeping",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -2,7 +2,7 @@
 """Each target imports only the modules it declares (Package.swift): a module of this package or a
 product of a dependency, imported by a target that does not name it, builds only because SwiftPM
 happens to have built it first. And the daemon's D-Bus error names are matched only by its client
-(ChimeCenter) and the service that answers with them: the others match `SchedulerRefusal`.
+(ChimeClient) and the service that answers with them: the others match `SchedulerRefusal`.
 Exits 1 and names each such import or match.
 
     check-imports.py      (from the package's root; runs `swift package dump-package`)
@@ -41,7 +41,7 @@ for target in package["targets"]:
                         problems.append(f"{os.path.join(root, name)}:{number}: {target['name']} imports {match.group(1)}, which it does not declare")
 names = re.compile(r"SchedulerInterface\.(invalidRequest|neverFires|unknownIdentifier|storeFailed|fromAlarmFile|cannotPlay|noAlarmFile)\b")
 for root, _, files in os.walk("Sources"):
-    if root.startswith("Sources/ChimeCenter"):
+    if root.startswith("Sources/ChimeClient"):
         continue
     for name in sorted(files):
         path = os.path.join(root, name)

@@ -388,10 +388,3 @@ public enum SchedulerSignal: String, CaseIterable, Sendable {
         MatchRule(sender: SchedulerInterface.busName, interface: SchedulerInterface.interface, member: member, path: SchedulerInterface.path)
     }
 }
-
-extension UserNotificationCenter {
-    /// Calls `handler` with each of the daemon's `signal`s, as it is dispatched on this center's connection.
-    public func follow(_ signal: SchedulerSignal, _ handler: @escaping (Message) -> Void) throws -> SubscriptionToken {
-        try connection.subscribe(signal.matchRule, handler: handler)
-    }
-}

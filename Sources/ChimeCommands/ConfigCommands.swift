@@ -1,6 +1,7 @@
 import NotifyTool
 import ArgumentParser
 import ChimeCenter
+import ChimeClient
 import DBus
 import ChimeConfig
 import Timekeeping

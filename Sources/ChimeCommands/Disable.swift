@@ -1,6 +1,7 @@
 import NotifyTool
 import ArgumentParser
 import ChimeCenter
+import ChimeClient
 import DBus
 
 /// `chime disable ID...`: switch alarms off without losing them.

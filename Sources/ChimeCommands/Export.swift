@@ -2,6 +2,7 @@ import NotifyTool
 import ArgumentParser
 import ChimeCalendars
 import ChimeCenter
+import ChimeClient
 import DBus
 import Timekeeping
 

@@ -1,6 +1,7 @@
 import NotifyTool
 import ArgumentParser
 import ChimeCenter
+import ChimeClient
 import Timekeeping
 
 /// `chime pause ID...`: pause timers, keeping the time they have left.

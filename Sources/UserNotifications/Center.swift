@@ -2,6 +2,7 @@
 // the session bus), so requests outlive the program and survive reboots, and the daemon shows them
 // whether or not the program still runs.
 import ChimeCenter
+import ChimeClient
 import DBus
 import Foundation
 import Notifications

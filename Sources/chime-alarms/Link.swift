@@ -3,6 +3,7 @@
 // RangOut) arrive there and become one refresh per loop turn. A call to a daemon that is not
 // running starts it (D-Bus activation).
 import ChimeCenter
+import ChimeClient
 import DBus
 import Gtk
 import Posix

@@ -2,6 +2,7 @@
 // over them; while an alarm rings, the ringing window over it.
 import AlarmsModel
 import ChimeCenter
+import ChimeClient
 import DBus
 import Gtk
 import Notifications

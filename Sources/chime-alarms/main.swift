@@ -1,6 +1,7 @@
 // chime-alarms: chime's alarms and timers in a GNOME app, a client of the daemon's D-Bus
 // interface (org.chime.Scheduler1) and of nothing else.
 import ChimeCenter
+import ChimeClient
 import DBus
 import Notifications
 import Gtk

@@ -1,4 +1,5 @@
 import ChimeCenter
+import ChimeClient
 @testable import ChimeCommands
 import DBus
 import Foundation

@@ -1,4 +1,5 @@
 import ChimeCenter
+import ChimeClient
 import ChimeDaemon
 import DBus
 import Foundation

@@ -1,4 +1,5 @@
 import ChimeCenter
+import ChimeClient
 import TestSupport
 
 /// A suite whose tests each run the daemon on a private bus of their own.

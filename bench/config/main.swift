@@ -11,6 +11,7 @@
 //   chime-bench-config phases FILE
 //     where one load's time goes (TOML parsing, rules, JSON encoding); for looking into it.
 import ChimeCenter
+import ChimeClient
 import ChimeConfig
 import ChimeDaemon
 import DBus

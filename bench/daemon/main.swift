@@ -12,6 +12,7 @@
 //     SERVER --delay 2000 answers each Notify 2 s late; N alarms 1 s apart, each due while the one
 //     before is unanswered; prints the lateness of alarms 2...N: "p50_ms max_ms received".
 import ChimeCenter
+import ChimeClient
 import ChimeDaemon
 import DBus
 import FoundationEssentials
