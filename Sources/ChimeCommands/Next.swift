@@ -47,7 +47,8 @@ public struct Next: ParsableCommand {
               jedes Jahr am 24.12. um 18:00
 
             A phrase counts from when it is said (--after says when: a preview of any day); an \
-            every-other or every-N rule from its first occurrence after that. On a 12-hour clock \
+            every-other or every-N rule from its first occurrence after that. A time said alone in \
+            words (noon, 5:30pm, teatime) is once, as chime at sets it; 16:35 alone is every day. On a 12-hour clock \
             (LC_TIME en_US) an hour without am or pm has two readings: chime names both and takes neither.
 
             A trailing zone name (Europe/Berlin, UTC) evaluates the rule in that zone (iCalendar: \
@@ -139,8 +140,11 @@ public struct Next: ParsableCommand {
                                     twelveHourClock: PhraseLanguage.userHasTwelveHourClock)
         let parsed: Rule
         var words: String?
+        // A phrase says whether it repeats (`noon`, `5:30pm`: once, as `chime at` sets it); a
+        // machine form, by its rule (`16:35` is every day).
+        let phraseRepeats: Bool?
         do {
-            (parsed, _, words) = try Rule.reading(rule, context)
+            (parsed, phraseRepeats, words) = try Rule.reading(rule, context)
         } catch {
             let characters = Array(rule)
             let end = min(characters.count, error.offset + max(error.length, 1))
@@ -166,14 +170,16 @@ public struct Next: ParsableCommand {
         var changes: [(original: Instant, fate: OccurrenceFate)] = []
         if holidays.isEmpty {
             var t = start
-            while times.count < count, let next = parsed.nextFire(after: Instant(seconds: t), anchor: Instant(seconds: start), in: zone) {
+            while times.count < count,
+                let next = parsed.nextFire(after: Instant(seconds: t), anchor: Instant(seconds: start), repeats: phraseRepeats ?? true, in: zone)
+            {
                 times.append(next.seconds)
                 t = next.seconds
             }
         } else {
             // As the daemon plans it: the rule as a trigger, with the days off.
             let off = Self.daysOff(holidays, workingDays: workingDays, now: Instant(seconds: start))
-            var trigger = Trigger(rule: parsed, repeats: parsed.repeats, timeZone: tz, anchor: Instant(seconds: start))
+            var trigger = Trigger(rule: parsed, repeats: phraseRepeats ?? parsed.repeats, timeZone: tz, anchor: Instant(seconds: start))
             trigger.onHoliday = onHoliday.flatMap(HolidayPolicy.init(rawValue:))
             var t = Instant(seconds: start)
             while times.count < count, let next = trigger.nextFire(after: t, off: off) {

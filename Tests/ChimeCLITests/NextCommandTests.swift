@@ -37,6 +37,19 @@ import TestSupport
         #expect(asked.stderr.contains("09:00 or 21:00"))
     }
 
+    /// A time said alone in words is once, in `chime next` as in `chime at`; a clock time alone
+    /// (`16:35`, a systemd expression) is every day, as systemd reads it.
+    @Test func aTimeSaidAloneIsOnce() throws {
+        for (rule, first) in [("noon", "Fri 2026-11-27 12:00:00 CET (+01:00)"), ("5:30pm", "Thu 2026-11-26 17:30:00 CET (+01:00)"),
+                              ("teatime", "Thu 2026-11-26 16:00:00 CET (+01:00)")] {
+            let result = try runChime(["next", rule, "--after", "2026-11-26 12:00", "--count", "3"], environment: environment)
+            #expect(result.status == 0, "\(rule): \(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").dropFirst().map(String.init) == [first], "\(rule): \(result.stdout)")
+        }
+        let daily = try runChime(["next", "16:35", "--after", "2026-11-26 12:00", "--count", "3"], environment: environment)
+        #expect(daily.stdout.split(separator: "\n").count == 4, "\(daily.stdout)")
+    }
+
     @Test func jsonHasUTCOffsets() throws {
         let result = try runChime(["next", "02:30", "--after", "2026-03-28 12:00", "--json"], environment: environment)
         #expect(result.stdout == "[\"2026-03-29T03:00:00+02:00\",\"2026-03-30T02:30:00+02:00\",\"2026-03-31T02:30:00+02:00\"]\n")
