@@ -93,6 +93,10 @@ enum PhraseWord: Hashable {
     case number(Int)
     case unit(PhraseUnit)
     case daily, workdays, weekend
+    /// `weekly`, `monatlich`: every week, month or year (what follows says on which day).
+    case weekly, monthly, yearly
+    /// `anderthalb`, `eineinhalb`: one and a half (of the unit that follows).
+    case oneAndAHalf
     case am, pm, morning, evening, noon, midnight, teatime, oclock
     case at, on, inWord, of, the, and, now, plus, day, half, quarter, threeQuarters, past, to, year, month, week, after, from
 }
@@ -149,12 +153,16 @@ enum PhraseLexicon {
         all(["other"], .other)
         all(["last", "letzten", "letzter", "letzte", "letztes"], .last)
         all(["daily", "everyday", "täglich", "taeglich"], .daily)
+        all(["weekly", "wöchentlich", "woechentlich"], .weekly)
+        all(["monthly", "monatlich"], .monthly)
+        all(["yearly", "annually", "jährlich", "jaehrlich"], .yearly)
+        all(["anderthalb", "eineinhalb"], .oneAndAHalf)
         all(["weekday", "weekdays", "workday", "workdays", "werktags", "wochentags", "werktag", "werktage", "wochentag"], .workdays)
         all(["weekend", "weekends", "wochenende", "wochenenden"], .weekend)
         all(["am", "a.m."], .am)
         all(["pm", "p.m."], .pm)
         all(["morning", "morgens", "früh", "frueh", "vormittags"], .morning)
-        all(["evening", "night", "tonight", "abends", "abend", "nachmittag", "nachmittags", "nachts", "afternoon"], .evening)
+        all(["evening", "night", "tonight", "abends", "abend", "nachmittag", "nachmittags", "nacht", "nachts", "afternoon"], .evening)
         all(["noon", "midday", "mittag", "mittags"], .noon)
         all(["midnight", "mitternacht"], .midnight)
         all(["teatime"], .teatime)
@@ -171,7 +179,7 @@ enum PhraseLexicon {
         all(["quarter", "viertel"], .quarter)
         all(["dreiviertel"], .threeQuarters)
         all(["past", "nach"], .past)
-        all(["to", "vor"], .to)
+        all(["to", "vor", "through", "thru", "bis"], .to)
         all(["after"], .after)
         all(["from", "starting", "ab"], .from)
         return w
@@ -353,6 +361,8 @@ struct PhraseParser {
         while let token = current {
             try step(token)
         }
+        // `every morning` without a time: the part of the day's documented time.
+        if meaning.time == nil, let documented = documentedTime { meaning.time = documented }
         return meaning
     }
 
@@ -362,6 +372,8 @@ struct PhraseParser {
     }
 
     var startsHere = false
+    /// The time `every morning`, `every evening`... stands for when no time is said.
+    var documentedTime: PhraseMeaning.TimeOfDay?
     /// A part of the day said before its time (`morgen früh um 7`, `tomorrow evening at 8`).
     var partOfDay: PhraseWord?
 
@@ -425,8 +437,13 @@ struct PhraseParser {
     /// A count and unit (`2 hours`, `an hour and a half`, `einer Stunde`), added to the meaning.
     mutating func span(_ token: PhraseToken, sign: Int) throws(RuleError) {
         var count = 1
+        var halfMore = false
         if let n = number(current) {
             count = n
+            index += 1
+        } else if word(current) == .oneAndAHalf {
+            // `in anderthalb Stunden`
+            halfMore = true
             index += 1
         }
         let unitToken = current
@@ -440,7 +457,6 @@ struct PhraseParser {
         default: throw fail("a length of time, e.g. '2 hours' or '3 days'", unitToken ?? token)
         }
         index += 1
-        var halfMore = false
         if word(current) == .and, word(peek()) == .number(1), word(peek(2)) == .half {
             halfMore = true
             index += 3
@@ -535,6 +551,14 @@ struct PhraseParser {
         }
     }
 
+    /// After `next month`: `on the 1st`, `am 1.` (the day and its token), or nil.
+    func nextMonthDay() -> (Int, PhraseToken)? {
+        var look = index + 1
+        while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
+        guard look < tokens.count, case .ordinalNumber(let day) = tokens[look].kind else { return nil }
+        return (day, tokens[look])
+    }
+
     /// A year after a date (`24 Dec 2026`).
     mutating func year() -> Int? {
         if case .integer(let y)? = current?.kind, y >= 1970, y <= 9999 {
@@ -586,13 +610,23 @@ struct PhraseParser {
         }) == true:
             // `Tue 1 Dec`, `Sa 28.11.`: the date says the day; the weekday must be its own.
             meaning.weekdayOfDate = d
-        case .weekday(let d):
-            if meaning.repeating == nil, word(current) == .and || { if case .weekday? = word(current) { return true } else { return false } }() {
-                let days = weekdayList(first: d)
-                throw fail("which \(days.count == 2 ? "of the two" : "one")? Say 'every' for each of them (e.g. 'every \(token.text) and ...')", token)
+        case .weekday(let d), .weekdays(let d):
+            // `monday to friday`, `montags bis freitags`: every week, those days.
+            if word(current) == .to, let last = peek().flatMap({ t -> Int? in
+                switch word(t) {
+                case .weekday(let e)?, .weekdays(let e)?: e
+                default: nil
+                }
+            }) {
+                index += 2
+                try setRepeat(.weekdays(Set((0...((last - d + 7) % 7)).map { (d - 1 + $0) % 7 + 1 }), interval: 1), token)
+                return
             }
-            try setDay(.weekday(d, next: false), token)
-        case .weekdays(let d):
+            // `sat and sun`, `mondays`: every week, those days (a day said alone is once).
+            if case .weekday = w, !(word(current) == .and || { if case .weekday? = word(current) { return true } else { return false } }()) {
+                try setDay(.weekday(d, next: false), token)
+                return
+            }
             try setRepeat(.weekdays(weekdayList(first: d), interval: 1), token)
         case .monthName(let m):
             // `December 24th`, `Dec 24`, `Dezember 24`
@@ -608,6 +642,12 @@ struct PhraseParser {
             case .weekday(let d)?:
                 index += 1
                 try setDay(.weekday(d, next: true), token)
+            case .month? where nextMonthDay() != nil:
+                // `next month on the 1st`: that day of the month after this one.
+                let (day, dayToken) = nextMonthDay()!
+                let now = context.zone.civil(at: context.said.seconds)
+                index = tokens.firstIndex { $0.offset == dayToken.offset }! + 1
+                try setDay(.date(year: now.month == 12 ? now.year + 1 : now.year, month: now.month % 12 + 1, day: day), dayToken)
             case let unit? where [.day, .week, .month, .year].contains(unit):
                 // at(1)'s `next week`: now and that much
                 index += 1
@@ -657,6 +697,12 @@ struct PhraseParser {
             try every(token)
         case .daily:
             try setRepeat(.days(interval: 1), token)
+        case .weekly:
+            try everyWeek(interval: 1, token)
+        case .monthly:
+            try everyMonth(interval: 1, token)
+        case .yearly:
+            try everyYear(interval: 1, token, token)
         case .workdays:
             try setRepeat(.weekdays([1, 2, 3, 4, 5], interval: 1), token)
         case .weekend:
@@ -752,7 +798,9 @@ struct PhraseParser {
             } else if word(current) == .and {
                 try ordinalOfMonth(.ordinal(n), next)
             } else {
-                throw fail("every \(next.text) what? e.g. 'every \(next.text) saturday'", current ?? next)
+                // `every 15th`, `jeden 15.`: that day of every month.
+                _ = try ofEveryMonth()
+                try setRepeat(.monthDay(n, interval: interval), token)
             }
         case .word(.last):
             index += 1
@@ -771,45 +819,24 @@ struct PhraseParser {
             try setRepeat(.weekdays([6, 7], interval: interval), token)
         case .word(.week), .word(.unit(.week)):
             index += 1
-            // `every week on monday`; `every 2 weeks` alone counts from now
-            if word(current) == .on || word(current) == .am, case .weekday(let d)? = word(peek()) {
-                index += 2
-                try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
-            } else if case .weekday(let d)? = word(current) {
-                index += 1
-                try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
-            } else {
-                try setRepeat(.everyUnit(.week, interval), token)
-            }
+            try everyWeek(interval: interval, token)
         case .word(.month), .word(.unit(.month)):
             index += 1
-            // `every month on the 1st`
-            var look = index
-            while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
-            if look < tokens.count, case .ordinalNumber(let d) = tokens[look].kind {
-                index = look + 1
-                try setRepeat(.monthDay(d, interval: interval), token)
-            } else {
-                try setRepeat(.everyUnit(.month, interval), token)
-            }
+            try everyMonth(interval: interval, token)
         case .word(.year), .word(.unit(.year)):
             index += 1
-            if interval == 1 {
-                // `every year on 24 Dec`, `jedes Jahr am 24.12.`: the date follows.
-                var look = index
-                while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
-                index = look
-                guard let dateToken = current else { throw fail("every year on which day? e.g. 'every year on 24 Dec'", next) }
-                let before = meaning.day
-                try step(dateToken)
-                guard case .date(_, let m, let d)? = meaning.day, before == nil else {
-                    throw fail("every year on which day? e.g. 'every year on 24 Dec'", dateToken)
-                }
-                meaning.day = nil
-                try setRepeat(.yearly(month: m, day: d), token)
-            } else {
-                try setRepeat(.everyUnit(.year, interval), token)
-            }
+            try everyYear(interval: interval, token, next)
+        case .word(.morning), .word(.evening):
+            index += 1
+            try everyPartOfDay(next, interval: interval, token)
+        case .word(.tomorrow) where next.text == "morgen":
+            // German `jeden Morgen`: the morning, not tomorrow.
+            index += 1
+            try everyPartOfDay(next, interval: interval, token)
+        case .word(.noon), .word(.midnight):
+            index += 1
+            try setRepeat(.days(interval: interval), token)
+            try setTime(.init(hour: word(next) == .noon ? 12 : 0, minute: 0), next)
         case .word(.unit(let unit)) where unit == .minute || unit == .hour:
             index += 1
             try setRepeat(.interval(seconds: Int64(interval) * unit.seconds!), token)
@@ -820,6 +847,72 @@ struct PhraseParser {
             let nearest = closest(next.text)
             throw fail("every '\(next.text)'? e.g. 'every day', 'every monday', 'every 2 weeks'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), next)
         }
+    }
+
+    /// A part of the day after `every`: how a time said with it reads (morning: a.m.), and its
+    /// documented time: morning 09:00, afternoon 12:00, evening 19:00, night 22:00.
+    static func partOfDay(_ text: String) -> (word: PhraseWord, hour: Int) {
+        switch text {
+        case "afternoon", "nachmittag", "nachmittags": (.evening, 12)
+        case "evening", "abend", "abends": (.evening, 19)
+        case "night", "tonight", "nacht", "nachts": (.evening, 22)
+        default: (.morning, 9)
+        }
+    }
+
+    /// `every morning`, `every night`, `jeden Morgen`: every day, at the time said (of that part of
+    /// the day), else at the part's documented time (as Todoist documents its own).
+    mutating func everyPartOfDay(_ part: PhraseToken, interval: Int, _ token: PhraseToken) throws(RuleError) {
+        try setRepeat(.days(interval: interval), token)
+        let (word, hour) = Self.partOfDay(part.text)
+        partOfDay = word
+        documentedTime = PhraseMeaning.TimeOfDay(hour: hour, minute: 0)
+    }
+
+    /// After `every week`, `every 2 weeks`, `weekly`: `on monday` (else every so many weeks from now).
+    mutating func everyWeek(interval: Int, _ token: PhraseToken) throws(RuleError) {
+        if word(current) == .on || word(current) == .am, case .weekday(let d)? = word(peek()) {
+            index += 2
+            try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
+        } else if case .weekday(let d)? = word(current) {
+            index += 1
+            try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
+        } else {
+            try setRepeat(.everyUnit(.week, interval), token)
+        }
+    }
+
+    /// After `every month`, `monthly`: `on the 1st` (else every so many months from now).
+    mutating func everyMonth(interval: Int, _ token: PhraseToken) throws(RuleError) {
+        var look = index
+        while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
+        if look < tokens.count, case .ordinalNumber(let d) = tokens[look].kind {
+            index = look + 1
+            try setRepeat(.monthDay(d, interval: interval), token)
+        } else if look < tokens.count, let w = word(tokens[look]), w == .last || { if case .ordinal = w { return true } else { return false } }() {
+            // `monthly on the last friday`
+            index = look + 1
+            try ordinalOfMonth(w, tokens[look])
+        } else {
+            try setRepeat(.everyUnit(.month, interval), token)
+        }
+    }
+
+    /// After `every year`, `yearly`: `on 24 Dec` (every N years counts from now).
+    mutating func everyYear(interval: Int, _ token: PhraseToken, _ said: PhraseToken) throws(RuleError) {
+        guard interval == 1 else { return try setRepeat(.everyUnit(.year, interval), token) }
+        // `every year on 24 Dec`, `jedes Jahr am 24.12.`: the date follows.
+        var look = index
+        while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
+        index = look
+        guard let dateToken = current else { throw fail("every year on which day? e.g. 'every year on 24 Dec'", said) }
+        let before = meaning.day
+        try step(dateToken)
+        guard case .date(_, let m, let d)? = meaning.day, before == nil else {
+            throw fail("every year on which day? e.g. 'every year on 24 Dec'", dateToken)
+        }
+        meaning.day = nil
+        try setRepeat(.yearly(month: m, day: d), token)
     }
 
     func closest(_ word: String) -> String? {

@@ -58,6 +58,24 @@ import TestSupport
         ("quarter to 8 tomorrow", ["2026-11-27T07:45:00+01:00"]),
         ("tomorrow evening at 8", ["2026-11-27T20:00:00+01:00"]),
         ("0730 tomorrow", ["2026-11-27T07:30:00+01:00"]),
+        ("next month on the 1st at 9", ["2026-12-01T09:00:00+01:00"]),
+        // The words task and calendar apps taught people (issue 50).
+        ("weekly on monday at 9", ["2026-11-30T09:00:00+01:00", "2026-12-07T09:00:00+01:00"]),
+        ("monthly on the 15th at noon", ["2026-12-15T12:00:00+01:00", "2027-01-15T12:00:00+01:00"]),
+        ("monthly on the last friday at 16:35", ["2026-11-27T16:35:00+01:00", "2026-12-25T16:35:00+01:00"]),
+        ("yearly on dec 24 at 18:00", ["2026-12-24T18:00:00+01:00", "2027-12-24T18:00:00+01:00"]),
+        ("every 15th at noon", ["2026-12-15T12:00:00+01:00", "2027-01-15T12:00:00+01:00"]),
+        ("every morning at 7", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
+        ("every morning", ["2026-11-27T09:00:00+01:00", "2026-11-28T09:00:00+01:00"]),
+        ("every afternoon at 3", ["2026-11-26T15:00:00+01:00", "2026-11-27T15:00:00+01:00"]),
+        ("every evening", ["2026-11-26T19:00:00+01:00", "2026-11-27T19:00:00+01:00"]),
+        ("every night", ["2026-11-26T22:00:00+01:00", "2026-11-27T22:00:00+01:00"]),
+        ("every noon", ["2026-11-26T12:00:00+01:00", "2026-11-27T12:00:00+01:00"]),
+        ("sat and sun at 10", ["2026-11-28T10:00:00+01:00", "2026-11-29T10:00:00+01:00"]),
+        ("monday to friday at 6:45", ["2026-11-27T06:45:00+01:00", "2026-11-30T06:45:00+01:00"]),
+        ("every last day of the month at 9", ["2026-11-30T09:00:00+01:00", "2026-12-31T09:00:00+01:00"]),
+        ("every weekend at 9", ["2026-11-28T09:00:00+01:00", "2026-11-29T09:00:00+01:00"]),
+        ("in 1h30m", ["2026-11-26T11:30:00+01:00"]),
         ("Dec 24 1630", ["2026-12-24T16:30:00+01:00"]),
         // At a time alone: the next one, each day (as 16:35 is).
         ("7am", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
@@ -120,6 +138,17 @@ import TestSupport
         ("am 1. jedes Monats um 9:00", ["2026-12-01T09:00:00+01:00", "2027-01-01T09:00:00+01:00"]),
         ("jedes Jahr am 24.12. um 18:00", ["2026-12-24T18:00:00+01:00", "2027-12-24T18:00:00+01:00"]),
         ("alle 25 Minuten", ["2026-11-26T10:25:00+01:00", "2026-11-26T10:50:00+01:00"]),
+        ("wöchentlich am Montag um 9", ["2026-11-30T09:00:00+01:00", "2026-12-07T09:00:00+01:00"]),
+        ("monatlich am 15. um 12", ["2026-12-15T12:00:00+01:00", "2027-01-15T12:00:00+01:00"]),
+        ("jährlich am 24.12. um 18 Uhr", ["2026-12-24T18:00:00+01:00", "2027-12-24T18:00:00+01:00"]),
+        ("jeden 15. um 12", ["2026-12-15T12:00:00+01:00", "2027-01-15T12:00:00+01:00"]),
+        ("jeden Morgen um 7", ["2026-11-27T07:00:00+01:00", "2026-11-28T07:00:00+01:00"]),
+        ("jeden Abend", ["2026-11-26T19:00:00+01:00", "2026-11-27T19:00:00+01:00"]),
+        ("jede Nacht um 23 Uhr", ["2026-11-26T23:00:00+01:00", "2026-11-27T23:00:00+01:00"]),
+        ("in anderthalb Stunden", ["2026-11-26T11:30:00+01:00"]),
+        ("übermorgen um 7", ["2026-11-28T07:00:00+01:00"]),
+        ("montags bis freitags um 6:45", ["2026-11-27T06:45:00+01:00", "2026-11-30T06:45:00+01:00"]),
+        ("Samstag und Sonntag um 10", ["2026-11-28T10:00:00+01:00", "2026-11-29T10:00:00+01:00"]),
     ])
     func german(_ phrase: String, _ expected: [String]) throws {
         #expect(try Self.times(phrase, expected.count, context: Self.context(.german)) == expected)
@@ -127,6 +156,8 @@ import TestSupport
 
     /// What is said back reads again, in either language, as the same rule.
     @Test(arguments: ["tomorrow 7am", "next friday 16:35", "in an hour and a half", "every day 07:00", "every weekday 07:00",
+                      "weekly on monday at 9", "every 15th at noon", "every morning", "sat and sun at 10", "monday to friday at 6:45",
+                      "next month on the 1st at 9", "jeden Abend", "monatlich am 15. um 12",
                       "weekends 09:00", "every monday and thursday 9:00", "every other tuesday 09:00", "every 3 days at 9:00",
                       "last friday of the month 16:35", "1st of every month 09:00", "the last day of the month 20:00",
                       "every 2nd and 4th saturday 10:00", "every year on 24 Dec at 18:00", "every 25 minutes", "7am",
