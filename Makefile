@@ -200,6 +200,7 @@ test: deps-test
 	@# Resolved once, before any build starts: each would otherwise write Package.resolved.
 	$(SWIFT) package resolve
 	@/usr/bin/python3 scripts/check-imports.py
+	@scripts/check-translations.sh
 	@# The build's log is kept and read for warnings in chime's code (none are allowed).
 	@mkdir -p .build && echo "$(SWIFT) build --build-tests $(CXX_FLAGS)"
 	@{ $(SWIFT) build --build-tests $(CXX_FLAGS); echo $$? >.build/test-build.rc; } 2>&1 | tee .build/test-build.log
@@ -249,8 +250,9 @@ check-suites:
 	@printf '%s\n' $(foreach suite,$(CHECK_SUITES),'$(suite)')
 
 check: deps-check
-	@# Each target imports only what Package.swift says it depends on.
+	@# Each target imports only what Package.swift says it depends on; every string is translated.
 	@/usr/bin/python3 scripts/check-imports.py
+	@scripts/check-translations.sh
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	@# The daemon under the simulator, beside the tests (they mostly wait on children and clocks): the
 	@# histories kept (Tests/simulation), then a few hundred seeds of a simulated week.
@@ -311,10 +313,7 @@ bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 # metainfo (maintainers run it after changing a string; msgmerge then updates each po/LANG.po).
 APP_IN := packaging/app/org.chime.Alarms.desktop.in packaging/app/org.chime.Alarms.metainfo.xml.in
 po/chime.pot: $(wildcard Sources/*/*.swift) $(APP_IN)
-	xgettext --language=C --from-code=UTF-8 --keyword=tr:1 --add-comments=TRANSLATORS: --package-name=chime \
-		--package-version=$(VERSION) --msgid-bugs-address= -o $@ $$(grep -l 'tr("' Sources/*/*.swift)
-	xgettext --join-existing --language=Desktop --add-comments=TRANSLATORS: -o $@ packaging/app/org.chime.Alarms.desktop.in
-	xgettext --join-existing --its=/usr/share/gettext/its/metainfo.its -o $@ packaging/app/org.chime.Alarms.metainfo.xml.in
+	scripts/make-pot.sh $@ $(VERSION)
 
 # Man pages and completions, generated from the release binary; the app's translated desktop entry
 # and metainfo.
