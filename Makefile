@@ -250,9 +250,11 @@ check-suites:
 	@printf '%s\n' $(foreach suite,$(CHECK_SUITES),'$(suite)')
 
 check: deps-check
-	@# Each target imports only what Package.swift says it depends on; every string is translated.
+	@# Each target imports only what Package.swift says it depends on.
 	@/usr/bin/python3 scripts/check-imports.py
-	@scripts/check-translations.sh
+	@# Every string is translated (beside the build).
+	@rm -f .build/check-translations.rc; mkdir -p .build; (scripts/check-translations.sh >.build/check-translations.log 2>&1; \
+		echo $$? >.build/check-translations.rc) &
 	$(SWIFT) build --build-tests $(CXX_FLAGS)
 	@# The daemon under the simulator, beside the tests (they mostly wait on children and clocks): the
 	@# histories kept (Tests/simulation), then a few hundred seeds of a simulated week.
@@ -263,6 +265,8 @@ check: deps-check
 	$(SWIFT) test --skip-build --filter '$(subst $(space),|,$(strip $(CHECK_SUITES)))'
 	@while [ ! -s .build/check-simulate.rc ]; do sleep 0.2; done; grep -v ': passed (' .build/check-simulate.log; \
 		[ "$$(cat .build/check-simulate.rc)" = 0 ] || { echo "the simulator found a failure"; exit 1; }
+	@while [ ! -s .build/check-translations.rc ]; do sleep 0.2; done; cat .build/check-translations.log; \
+		[ "$$(cat .build/check-translations.rc)" = 0 ]
 
 # The daemon under a deterministic simulator, checked against a model (docs/testing.md): SEEDS
 # simulated months from seed FIRST on every core; a failing seed is shrunk to a short history,
