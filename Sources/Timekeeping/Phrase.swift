@@ -112,81 +112,54 @@ enum PhraseUnit: Hashable {
     }
 }
 
+/// Every language's words, in one table: a word is looked up once, whatever the number of
+/// languages. Where two languages give one word different meanings, the phrase's language decides
+/// (its context), else the first language that has it (`PhraseVocabulary.all`'s order).
 enum PhraseLexicon {
-    static let words: [String: PhraseWord] = {
-        var w: [String: PhraseWord] = [:]
-        let days = [["monday", "mon", "montag", "mo"], ["tuesday", "tue", "tues", "dienstag", "di"],
-                    ["wednesday", "wed", "mittwoch", "mi"], ["thursday", "thu", "thur", "thurs", "donnerstag", "do"],
-                    ["friday", "fri", "freitag", "fr"], ["saturday", "sat", "samstag", "sonnabend", "sa"], ["sunday", "sun", "sonntag", "so"]]
-        let plural = [["mondays", "montags"], ["tuesdays", "dienstags"], ["wednesdays", "mittwochs"], ["thursdays", "donnerstags"],
-                      ["fridays", "freitags"], ["saturdays", "samstags", "sonnabends"], ["sundays", "sonntags"]]
-        for (index, names) in days.enumerated() { for name in names { w[name] = .weekday(index + 1) } }
-        for (index, names) in plural.enumerated() { for name in names { w[name] = .weekdays(index + 1) } }
-        let months = [["january", "jan", "januar", "jänner", "jaenner"], ["february", "feb", "februar"], ["march", "mar", "märz", "maerz", "mär"],
-                      ["april", "apr"], ["may", "mai"], ["june", "jun", "juni"], ["july", "jul", "juli"], ["august", "aug"],
-                      ["september", "sep", "sept"], ["october", "oct", "oktober", "okt"], ["november", "nov"], ["december", "dec", "dezember", "dez"]]
-        for (index, names) in months.enumerated() { for name in names { w[name] = .monthName(index + 1) } }
-        let ordinals = [["first", "erste", "ersten", "erster", "erstes"], ["second", "zweite", "zweiten", "zweiter", "zweites"],
-                        ["third", "dritte", "dritten", "dritter", "drittes"], ["fourth", "vierte", "vierten", "vierter", "viertes"],
-                        ["fifth", "fünfte", "fünften", "fuenfte", "fuenften"]]
-        for (index, names) in ordinals.enumerated() { for name in names { w[name] = .ordinal(index + 1) } }
-        let numbers = [["one", "a", "an", "ein", "eine", "einen", "einer", "einem"], ["two", "zwei"], ["three", "drei"], ["four", "vier"],
-                       ["five", "fünf", "fuenf"], ["six", "sechs"], ["seven", "sieben"], ["eight", "acht"], ["nine", "neun"], ["ten", "zehn"],
-                       ["eleven", "elf"], ["twelve", "zwölf", "zwoelf"]]
-        for (index, names) in numbers.enumerated() { for name in names { w[name] = .number(index + 1) } }
-        func all(_ names: [String], _ word: PhraseWord) { for name in names { w[name] = word } }
-        all(["minute", "minutes", "min", "mins", "minuten"], .unit(.minute))
-        all(["hour", "hours", "hr", "hrs", "stunde", "stunden"], .unit(.hour))
-        all(["days", "tage", "tagen"], .unit(.day))
-        all(["weeks", "wochen"], .unit(.week))
-        all(["months", "monate", "monaten"], .unit(.month))
-        all(["years", "jahre", "jahren"], .unit(.year))
-        all(["day", "tag"], .day)
-        all(["week", "woche"], .week)
-        all(["month", "monat", "monats"], .month)
-        all(["year", "jahr", "jahres"], .year)
-        all(["today", "heute"], .today)
-        all(["tomorrow", "morgen"], .tomorrow)
-        all(["übermorgen", "uebermorgen"], .dayAfterTomorrow)
-        all(["next", "nächsten", "nächster", "nächste", "naechsten", "naechster", "naechste", "kommenden", "kommender", "kommende"], .next)
-        all(["every", "each", "jeden", "jede", "jedes", "alle", "allen"], .every)
-        all(["other"], .other)
-        all(["last", "letzten", "letzter", "letzte", "letztes"], .last)
-        all(["daily", "everyday", "täglich", "taeglich"], .daily)
-        all(["weekly", "wöchentlich", "woechentlich"], .weekly)
-        all(["monthly", "monatlich"], .monthly)
-        all(["yearly", "annually", "jährlich", "jaehrlich"], .yearly)
-        all(["anderthalb", "eineinhalb"], .oneAndAHalf)
-        all(["weekday", "weekdays", "workday", "workdays", "werktags", "wochentags", "werktag", "werktage", "wochentag"], .workdays)
-        all(["weekend", "weekends", "wochenende", "wochenenden"], .weekend)
-        all(["am", "a.m."], .am)
-        all(["pm", "p.m."], .pm)
-        all(["morning", "morgens", "früh", "frueh", "vormittags"], .morning)
-        all(["evening", "night", "tonight", "abends", "abend", "nachmittag", "nachmittags", "nacht", "nachts", "afternoon"], .evening)
-        all(["noon", "midday", "mittag", "mittags"], .noon)
-        all(["midnight", "mitternacht"], .midnight)
-        all(["teatime"], .teatime)
-        all(["o'clock", "oclock", "uhr"], .oclock)
-        all(["at", "um", "@"], .at)
-        all(["on"], .on)
-        all(["in"], .inWord)
-        all(["of", "im", "des", "every-month"], .of)
-        all(["the", "der", "die", "das", "den", "dem"], .the)
-        all(["and", "und", "&"], .and)
-        all(["now", "jetzt"], .now)
-        all(["+"], .plus)
-        all(["half", "halb", "halbe", "halben"], .half)
-        all(["quarter", "viertel"], .quarter)
-        all(["dreiviertel"], .threeQuarters)
-        all(["past", "nach"], .past)
-        all(["to", "vor", "through", "thru", "bis"], .to)
-        all(["after"], .after)
-        all(["from", "starting", "ab"], .from)
-        return w
+    static let table: [String: [(language: PhraseLanguage, word: PhraseWord)]] = {
+        var table: [String: [(language: PhraseLanguage, word: PhraseWord)]] = [:]
+        for vocabulary in PhraseVocabulary.all {
+            for (text, word) in vocabulary.words where !(table[text]?.contains { $0.language == vocabulary.language } ?? false) {
+                table[text, default: []].append((vocabulary.language, word))
+            }
+        }
+        return table
     }()
 
+    /// What `text` means, said in `language`.
+    static func word(_ text: String, in language: PhraseLanguage) -> PhraseWord? {
+        guard let meanings = table[text] else { return nil }
+        return meanings.count == 1 ? meanings[0].word : (meanings.first { $0.language == language } ?? meanings[0]).word
+    }
+
     /// The known words, for "did you mean".
-    static let vocabulary: [String] = words.keys.filter { $0.count > 2 }.sorted()
+    static let vocabulary: [String] = table.keys.filter { $0.count > 2 }.sorted()
+}
+
+/// One language's words for phrases, and what each means: the data a language is (with the words it
+/// says back in, `PhraseWords`). Each language has a file of its own (`PhraseVocabulary+English.swift`).
+struct PhraseVocabulary {
+    let language: PhraseLanguage
+    let words: [(String, PhraseWord)]
+
+    /// Builds the list from groups: every name in a group means the same.
+    init(_ language: PhraseLanguage, _ build: (inout [(String, PhraseWord)]) -> Void) {
+        self.language = language
+        var words: [(String, PhraseWord)] = []
+        build(&words)
+        self.words = words
+    }
+
+    static let all: [PhraseVocabulary] = [.english, .german]
+}
+
+extension Array where Element == (String, PhraseWord) {
+    /// Each of `names` means `word`.
+    mutating func add(_ names: [String], _ word: PhraseWord) { for name in names { append((name, word)) } }
+    /// The nth list of names (from 1) means `make(n)`: weekdays, months, numbers.
+    mutating func numbered(_ lists: [[String]], _ make: (Int) -> PhraseWord) {
+        for (index, names) in lists.enumerated() { add(names, make(index + 1)) }
+    }
 }
 
 // MARK: - Tokens
@@ -208,13 +181,14 @@ struct PhraseToken {
 }
 
 enum PhraseTokenizer {
-    static func tokens(_ text: String) -> [PhraseToken] {
+    /// `language`: the phrase's, which decides a word two languages read differently.
+    static func tokens(_ text: String, language: PhraseLanguage = .english) -> [PhraseToken] {
         var out: [PhraseToken] = []
         var current = ""
         var start = 0
         var index = 0
         func flush() {
-            if !current.isEmpty { out.append(token(current, offset: start)) }
+            if !current.isEmpty { out.append(token(current, offset: start, language: language)) }
             current = ""
         }
         for character in text.lowercased() {
@@ -233,9 +207,9 @@ enum PhraseTokenizer {
         return out
     }
 
-    static func token(_ text: String, offset: Int) -> PhraseToken {
+    static func token(_ text: String, offset: Int, language: PhraseLanguage = .english) -> PhraseToken {
         func make(_ kind: PhraseToken.Kind) -> PhraseToken { PhraseToken(kind: kind, text: text, offset: offset, length: text.count) }
-        if let word = PhraseLexicon.words[text] { return make(.word(word)) }
+        if let word = PhraseLexicon.word(text, in: language) { return make(.word(word)) }
         if let value = Int(text), text.count <= 4 { return make(.integer(value)) }
         // 1st 2nd 3rd 24th; German 24.
         for suffix in ["st", "nd", "rd", "th", "."] where text.hasSuffix(suffix) {
@@ -337,7 +311,7 @@ struct PhraseParser {
     init(text: String, context: PhraseContext) {
         self.text = text
         self.context = context
-        tokens = PhraseTokenizer.tokens(text)
+        tokens = PhraseTokenizer.tokens(text, language: context.language)
     }
 
     var current: PhraseToken? { index < tokens.count ? tokens[index] : nil }

@@ -63,7 +63,7 @@ public enum Rule: Hashable, Sendable {
             // date and has no word to suggest (`16:65`, `99999999999m`): the machine reading says
             // more of those (minute 65 is out of range; too large).
             if machineLike { throw machine }
-            let stopped = PhraseTokenizer.tokens(text).first { $0.offset == error.offset }
+            let stopped = PhraseTokenizer.tokens(text, language: context.language).first { $0.offset == error.offset }
             if case .unknown? = stopped?.kind, !error.message.contains("did you mean") { throw machine }
             throw error
         }

@@ -1,0 +1,60 @@
+// English's words for phrases, and what each means (`PhraseWord`): what the grammar reads in English.
+// The words said back are `PhraseWords`'.
+
+extension PhraseVocabulary {
+    static let english = PhraseVocabulary(.english) { w in
+        w.numbered([["monday", "mon"], ["tuesday", "tue", "tues"], ["wednesday", "wed"], ["thursday", "thu", "thur", "thurs"],
+                    ["friday", "fri"], ["saturday", "sat"], ["sunday", "sun"]], PhraseWord.weekday)
+        w.numbered([["mondays"], ["tuesdays"], ["wednesdays"], ["thursdays"], ["fridays"], ["saturdays"], ["sundays"]], PhraseWord.weekdays)
+        w.numbered([["january", "jan"], ["february", "feb"], ["march", "mar"], ["april", "apr"], ["may"], ["june", "jun"],
+                    ["july", "jul"], ["august", "aug"], ["september", "sep", "sept"], ["october", "oct"], ["november", "nov"],
+                    ["december", "dec"]], PhraseWord.monthName)
+        w.numbered([["first"], ["second"], ["third"], ["fourth"], ["fifth"]], PhraseWord.ordinal)
+        w.numbered([["one", "a", "an"], ["two"], ["three"], ["four"], ["five"], ["six"], ["seven"], ["eight"], ["nine"], ["ten"],
+                    ["eleven"], ["twelve"]], PhraseWord.number)
+        w.add(["minute", "minutes", "min", "mins"], .unit(.minute))
+        w.add(["hour", "hours", "hr", "hrs"], .unit(.hour))
+        w.add(["days"], .unit(.day))
+        w.add(["weeks"], .unit(.week))
+        w.add(["months"], .unit(.month))
+        w.add(["years"], .unit(.year))
+        w.add(["day"], .day)
+        w.add(["week"], .week)
+        w.add(["month"], .month)
+        w.add(["year"], .year)
+        w.add(["today"], .today)
+        w.add(["tomorrow"], .tomorrow)
+        w.add(["next"], .next)
+        w.add(["every", "each"], .every)
+        w.add(["other"], .other)
+        w.add(["last"], .last)
+        w.add(["daily", "everyday"], .daily)
+        w.add(["weekly"], .weekly)
+        w.add(["monthly"], .monthly)
+        w.add(["yearly", "annually"], .yearly)
+        w.add(["weekday", "weekdays", "workday", "workdays"], .workdays)
+        w.add(["weekend", "weekends"], .weekend)
+        w.add(["am", "a.m."], .am)
+        w.add(["pm", "p.m."], .pm)
+        w.add(["morning"], .morning)
+        w.add(["evening", "night", "tonight", "afternoon"], .evening)
+        w.add(["noon", "midday"], .noon)
+        w.add(["midnight"], .midnight)
+        w.add(["teatime"], .teatime)
+        w.add(["o'clock", "oclock"], .oclock)
+        w.add(["at", "@"], .at)
+        w.add(["on"], .on)
+        w.add(["in"], .inWord)
+        w.add(["of", "every-month"], .of)
+        w.add(["the"], .the)
+        w.add(["and", "&"], .and)
+        w.add(["now"], .now)
+        w.add(["+"], .plus)
+        w.add(["half"], .half)
+        w.add(["quarter"], .quarter)
+        w.add(["past"], .past)
+        w.add(["to", "through", "thru"], .to)
+        w.add(["after"], .after)
+        w.add(["from", "starting"], .from)
+    }
+}
