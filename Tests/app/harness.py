@@ -84,7 +84,12 @@ echo "end $$" >> '{self.plays}'
         self.env = self.desktop.env
         if daemon:
             self.daemon = self.spawn([*daemon_wrapper, self.chime_path, "daemon"], stderr=open(os.path.join(self.dir, "daemon.log"), "w"))
-            until(lambda: self.chime("list")[0] == 0, 10, "the chime daemon")
+            # Waited for by its name on the bus, which activates nothing: a call (`chime list`) made
+            # before it owns the name would have the bus start another daemon (the service file's,
+            # without this one's wrapper), and this one would then find the name taken.
+            until(lambda: self.daemon.poll() is not None or self.pid_of("org.chime.Scheduler") == self.daemon.pid, 10, "the chime daemon")
+            if self.daemon.poll() is not None:
+                raise RuntimeError(f"the chime daemon exited ({self.daemon.returncode}): see {self.dir}/daemon.log")
         # The test's own AT-SPI client speaks to this session.
         os.environ["DBUS_SESSION_BUS_ADDRESS"] = self.env["DBUS_SESSION_BUS_ADDRESS"]
         os.environ["DISPLAY"] = self.env["DISPLAY"]
