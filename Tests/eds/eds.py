@@ -22,6 +22,7 @@ started, with EDS's services activated there in a scratch home).
     eds.py included CALENDAR       "on" or "off": whether GNOME's reminders include the calendar
 """
 import sys
+import time
 
 import gi
 
@@ -113,7 +114,15 @@ def main():
     elif command == "refresh":
         client.refresh_sync(None)
     elif command == "revision":
-        ok, revision = client.get_backend_property_sync("revision", None)
+        # The client learns the backend's properties as its main context runs: asked too soon, it
+        # has none yet. Asked again for up to 10 s while the context runs.
+        deadline = time.monotonic() + 10
+        while True:
+            ok, revision = client.get_backend_property_sync("revision", None)
+            if revision or time.monotonic() > deadline:
+                break
+            GLib.MainContext.default().iteration(False)
+            time.sleep(0.05)
         print(revision or "")
     elif command == "create":
         client.create_object_sync(event(open(sys.argv[3]).read()), ECal.OperationFlags.NONE, None)
