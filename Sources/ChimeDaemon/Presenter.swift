@@ -620,7 +620,7 @@ final class Presenter: LoopPart {
     /// occurrence is held instead (`held`), so a crash before the server answers still shows it at
     /// the next start, once. Call inside the schedule's store transaction.
     func holdInFlight(_ identifier: String) throws(StoreError) {
-        guard let due = try schedule.scheduledTime(of: identifier)?.nextFire, isInFlight(identifier, due: due) else { return }
+        guard let due = try schedule.scheduledTime(of: identifier)?.nextFire else { return }
         func ours(_ occurrence: Occurrence) -> Bool {
             occurrence.request.identifier == identifier && occurrence.due == due && occurrence.detached == .no
         }
