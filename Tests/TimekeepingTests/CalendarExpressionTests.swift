@@ -133,18 +133,27 @@ import TestSupport
         let year2026 = Int64(1_767_225_600)...Int64(1_798_761_600)
         let changes = zone.transitions(in: year2026)
         let fallBack = try #require(changes.first { zone.civil(at: $0) < zone.civil(at: $0 - 1) })
+        let starts = Array(stride(from: fallBack - 2 * 3600, through: fallBack + 2 * 3600, by: 600))
         for rule in rules {
-            for start in stride(from: fallBack - 2 * 3600, through: fallBack + 2 * 3600, by: 600) {
-                let next = try #require(rule.nextElapse(after: start, in: zone))
+            let nexts = try starts.map { try #require(rule.nextElapse(after: $0, in: zone)) }
+            // Every second's wall time and whether the rule matches it, once per rule (the brute
+            // force below reads them for each start).
+            let first = starts[0] - 3 * 3600
+            let last = max(nexts.max() ?? first, starts.last ?? first)
+            let shownAt = (first...last).map { zone.civil(at: $0) }
+            // Every rule here fires on a whole minute: the others cannot match.
+            let matchesAt = shownAt.map { $0.second == 0 && rule.nextCivil(atOrAfter: $0) == $0 }
+            func index(_ u: Int64) -> Int { Int(u - first) }
+            for (start, next) in zip(starts, nexts) {
                 // What the brute force says, given every wall time shown in the hours before.
-                var latestShown = zone.civil(at: start - 3 * 3600)
-                for u in (start - 3 * 3600)...start { let c = zone.civil(at: u); if c > latestShown { latestShown = c } }
+                var latestShown = shownAt[index(start - 3 * 3600)]
+                for u in (start - 3 * 3600)...start where shownAt[index(u)] > latestShown { latestShown = shownAt[index(u)] }
                 var expected: Int64?
                 var u = start + 1
                 while expected == nil, u <= next {
-                    let shown = zone.civil(at: u)
+                    let shown = shownAt[index(u)]
                     if shown > latestShown {
-                        if rule.nextCivil(atOrAfter: shown) == shown { expected = u }
+                        if matchesAt[index(u)] { expected = u }
                         latestShown = shown
                     }
                     u += 1
