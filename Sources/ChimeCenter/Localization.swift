@@ -33,7 +33,7 @@ extension PhraseLanguage {
     public static let ofMessages: PhraseLanguage = {
         for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"] {
             if let value = Sys.environment(name), !value.isEmpty, value != "C", !value.hasPrefix("C."), value != "POSIX" {
-                return value.hasPrefix("de") ? .german : .english
+                return PhraseLanguage(locale: value)
             }
         }
         return .english

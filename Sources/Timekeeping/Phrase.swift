@@ -1,28 +1,45 @@
-// When, said the way people say it, in English or German (issue 35): "tomorrow 7am", "noon",
-// "next friday 16:35", "in an hour and a half", "every other tuesday 09:00", "last friday of the
-// month 16:35", "1st of every month 09:00", "morgen um 7 Uhr", "halb acht", "jeden zweiten Dienstag
-// um 9:00", "jedes Jahr am 24.12. um 18:00", and at(1)'s time specifications ("teatime",
-// "now + 2 hours", "4pm + 3 days", "next week").
+// When, said the way people say it, in English, German, French or Spanish (issues 35 and 50):
+// "tomorrow 7am", "noon", "next friday 16:35", "in an hour and a half", "every other tuesday 09:00",
+// "last friday of the month 16:35", "1st of every month 09:00", "morgen um 7 Uhr", "halb acht",
+// "jeden zweiten Dienstag um 9:00", "demain à 7h", "le 15 de chaque mois à midi", "de lunes a
+// viernes a las 6:45", and at(1)'s time specifications ("teatime", "now + 2 hours", "4pm + 3 days",
+// "next week").
 //
 // A phrase is read into what it means (a time of day, a day, a repetition), then written as a rule
 // chime already runs: a calendar expression (`Mon,Thu *-*-* 09:00:00`, `2026-11-28 07:00:00`), an
 // RFC 5545 recurrence with its DTSTART (`DTSTART:20261201T090000 RRULE:FREQ=WEEKLY;INTERVAL=2;
 // BYDAY=TU`), or an interval. Relative words count from the moment the phrase is said, and an
-// every-other or every-N rule from its first occurrence after that moment. Both languages are always
-// read; the words said back are in the one asked for. Where a phrase can mean two things (`at 9`
-// on a 12-hour clock) both are said, and nothing is guessed.
+// every-other or every-N rule from its first occurrence after that moment. Every language is always
+// read (where a word means different things in two languages, the phrase's language decides, and
+// the others are tried when that reading fails); the words said back are in the one asked for.
+// Where a phrase can mean two things (`at 9` on a 12-hour clock) both are said, and nothing is
+// guessed.
+//
+// A language is data: its words and what each means (`PhraseVocabulary`), and the words it says
+// back in (`PhraseBook`), in one file (`Phrase+French.swift`). The grammar below reads meanings,
+// never a language's words.
 
 /// A language phrases are read in and said back in.
 public enum PhraseLanguage: String, Sendable, CaseIterable {
     case english = "en"
     case german = "de"
+    case french = "fr"
+    case spanish = "es"
 
-    /// The user's (`LC_ALL`, `LC_TIME`, then `LANG`): German for `de_*`, else English.
+    /// The user's (`LC_ALL`, `LC_TIME`, then `LANG`): German for `de_*`, French for `fr_*`, Spanish
+    /// for `es_*`, else English.
     public static func user(_ environment: (String) -> String?) -> PhraseLanguage {
         for name in ["LC_ALL", "LC_TIME", "LANG"] {
-            if let value = environment(name), !value.isEmpty { return value.hasPrefix("de") ? .german : .english }
+            if let value = environment(name), !value.isEmpty { return PhraseLanguage(locale: value) }
         }
         return .english
+    }
+
+    /// The language of a locale name (`fr_CA.UTF-8`, `de`, `es_ES@euro`); English for any other.
+    public init(locale: String) {
+        self = PhraseLanguage(rawValue: String(locale.prefix(2)).lowercased()).flatMap {
+            locale.count == 2 || !(locale.dropFirst(2).first?.isLetter ?? false) ? $0 : nil
+        } ?? .english
     }
 
     /// Whether the user's clock is the 12-hour one (`en_US`, `en_CA`, `en_AU`, `en_NZ`, `en_PH`,
@@ -70,12 +87,29 @@ public enum Phrase {
     public static func read(_ text: String, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
         try Rule.checkSize(text)
         var parser = PhraseParser(text: text, context: context)
+        let first: RuleError
+        do {
+            return try read(&parser, context)
+        } catch {
+            first = error
+        }
+        // A word another language reads differently (`sept`: seven, or September): the phrase may be
+        // in that language. Its reading is taken if it has one; else the error is the first's.
+        guard parser.tokens.contains(where: \.ambiguous) else { throw first }
+        for language in PhraseLanguage.allCases where language != context.language {
+            var other = PhraseParser(text: text, context: context, tokenLanguage: language)
+            if let reading = try? read(&other, context) { return reading }
+        }
+        throw first
+    }
+
+    static func read(_ parser: inout PhraseParser, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
         let meaning = try parser.parse()
         do {
             return try meaning.compile(context)
         } catch {
             // About the whole phrase, not one word of it.
-            throw RuleError(error.message, at: 0, length: text.count)
+            throw RuleError(error.message, at: 0, length: parser.text.count)
         }
     }
 }
@@ -99,6 +133,8 @@ enum PhraseWord: Hashable {
     case oneAndAHalf
     case am, pm, morning, evening, noon, midnight, teatime, oclock
     case at, on, inWord, of, the, and, now, plus, day, half, quarter, threeQuarters, past, to, year, month, week, after, from
+    /// `moins`, `menos`: before the hour (`8 heures moins le quart`, `las 8 menos cuarto`).
+    case minus
 }
 
 enum PhraseUnit: Hashable {
@@ -114,51 +150,143 @@ enum PhraseUnit: Hashable {
 
 /// Every language's words, in one table: a word is looked up once, whatever the number of
 /// languages. Where two languages give one word different meanings, the phrase's language decides
-/// (its context), else the first language that has it (`PhraseVocabulary.all`'s order).
+/// (its context), else the first language that has it (`PhraseVocabulary.all`'s order). Words are
+/// found with or without their accents (`a` for `à`, `proximo`, `decembre`).
 enum PhraseLexicon {
-    static let table: [String: [(language: PhraseLanguage, word: PhraseWord)]] = {
-        var table: [String: [(language: PhraseLanguage, word: PhraseWord)]] = [:]
+    struct Meaning {
+        var language: PhraseLanguage
+        var word: PhraseWord
+        /// A second meaning within the language, which the grammar takes where the first cannot be
+        /// (`mañana` after `la`: the morning; `cuarto` before a weekday: the fourth).
+        var alternative: PhraseWord?
+    }
+
+    static let table: [String: [Meaning]] = {
+        var table: [String: [Meaning]] = [:]
+        func add(_ text: String, _ meaning: Meaning) {
+            if !(table[text]?.contains { $0.language == meaning.language } ?? false) { table[text, default: []].append(meaning) }
+        }
         for vocabulary in PhraseVocabulary.all {
-            for (text, word) in vocabulary.words where !(table[text]?.contains { $0.language == vocabulary.language } ?? false) {
-                table[text, default: []].append((vocabulary.language, word))
+            let alternatives = Dictionary(vocabulary.alternatives, uniquingKeysWith: { first, _ in first })
+            for (text, word) in vocabulary.words { add(text, Meaning(language: vocabulary.language, word: word, alternative: alternatives[text])) }
+        }
+        // Then each word without its accents, where that spelling is not a word of its own language.
+        for vocabulary in PhraseVocabulary.all {
+            for (text, _) in vocabulary.words {
+                let plain = foldedAccents(text)
+                if plain != text, let meaning = table[text]?.first(where: { $0.language == vocabulary.language }) { add(plain, meaning) }
             }
         }
         return table
     }()
 
-    /// What `text` means, said in `language`.
-    static func word(_ text: String, in language: PhraseLanguage) -> PhraseWord? {
-        guard let meanings = table[text] else { return nil }
-        return meanings.count == 1 ? meanings[0].word : (meanings.first { $0.language == language } ?? meanings[0]).word
+    /// The first words of the entries of more than one word (`en semaine`, `fin de semana`).
+    static let startsOfSeveral: Set<String> = Set(table.keys.filter { $0.contains(" ") }.map { String($0.prefix { $0 != " " }) })
+
+    /// A part of the day's documented time (`afternoon`: 12), for `every afternoon` said without one.
+    static let partHours: [String: Int] = {
+        var hours: [String: Int] = [:]
+        for vocabulary in PhraseVocabulary.all {
+            for (text, hour) in vocabulary.partHours { hours[text] = hours[text] ?? hour; hours[foldedAccents(text)] = hours[foldedAccents(text)] ?? hour }
+        }
+        return hours
+    }()
+
+    /// What `text` means, said in `language`; `ambiguous` when languages read it differently.
+    static func meaning(_ text: String, in language: PhraseLanguage) -> (meaning: Meaning, ambiguous: Bool)? {
+        guard let meanings = table[text] ?? (text.unicodeScalars.allSatisfy(\.isASCII) ? nil : table[foldedAccents(text)]) else { return nil }
+        if meanings.count == 1 { return (meanings[0], false) }
+        let chosen = meanings.first { $0.language == language } ?? meanings[0]
+        return (chosen, meanings.contains { $0.word != chosen.word || $0.alternative != chosen.alternative })
     }
 
-    /// The known words, for "did you mean".
-    static let vocabulary: [String] = table.keys.filter { $0.count > 2 }.sorted()
+    /// What `text` means, said in `language`.
+    static func word(_ text: String, in language: PhraseLanguage) -> PhraseWord? { meaning(text, in: language)?.meaning.word }
+
+    /// The known words, for "did you mean": the language's own first.
+    static let vocabularies: [PhraseLanguage: [String]] = {
+        var out: [PhraseLanguage: [String]] = [:]
+        for (text, meanings) in table where text.count > 2 && !text.contains(" ") {
+            for meaning in meanings { out[meaning.language, default: []].append(text) }
+        }
+        return out.mapValues { $0.sorted() }
+    }()
+
+    /// `à` → `a`, `é` → `e`, `ñ` → `n`, `ü` → `u`: the spelling without accents.
+    static func foldedAccents(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            switch scalar {
+            case "à", "á", "â", "ä": "a"
+            case "è", "é", "ê", "ë": "e"
+            case "ì", "í", "î", "ï": "i"
+            case "ò", "ó", "ô", "ö": "o"
+            case "ù", "ú", "û", "ü": "u"
+            case "ñ": "n"
+            case "ç": "c"
+            default: scalar
+            }
+        }))
+    }
 }
 
 /// One language's words for phrases, and what each means: the data a language is (with the words it
-/// says back in, `PhraseWords`). Each language has a file of its own (`PhraseVocabulary+English.swift`).
+/// says back in, its `PhraseBook`). Each language has a file of its own (`Phrase+English.swift`).
 struct PhraseVocabulary {
     let language: PhraseLanguage
     let words: [(String, PhraseWord)]
+    /// Second meanings (`PhraseLexicon.Meaning.alternative`).
+    let alternatives: [(String, PhraseWord)]
+    /// Parts of the day and their documented times (`every afternoon`: 12:00).
+    let partHours: [(String, Int)]
+    /// `24/12`: the day first when neither number says (`5/6` is 5 June). (A number over 12 says.)
+    let dayFirst: Bool
 
-    /// Builds the list from groups: every name in a group means the same.
-    init(_ language: PhraseLanguage, _ build: (inout [(String, PhraseWord)]) -> Void) {
-        self.language = language
+    struct Builder {
         var words: [(String, PhraseWord)] = []
-        build(&words)
-        self.words = words
+        var alternatives: [(String, PhraseWord)] = []
+        var partHours: [(String, Int)] = []
+        var dayFirst = true
+
+        /// Each of `names` means `word`.
+        mutating func add(_ names: [String], _ word: PhraseWord) { for name in names { words.append((name, word)) } }
+        /// Each of `names` means `word`, or where the grammar cannot take that, `alternative`.
+        mutating func add(_ names: [String], _ word: PhraseWord, or alternative: PhraseWord) {
+            add(names, word)
+            for name in names { alternatives.append((name, alternative)) }
+        }
+        /// The nth list of names (from 1) means `make(n)`: weekdays, months, numbers.
+        mutating func numbered(_ lists: [[String]], _ make: (Int) -> PhraseWord) {
+            for (index, names) in lists.enumerated() { add(names, make(index + 1)) }
+        }
+        /// A part of the day (`.morning` or `.evening` for a time said with it) and its documented
+        /// time when none is said (`every night`: 22:00).
+        mutating func part(_ names: [String], _ word: PhraseWord, at hour: Int) {
+            add(names, word)
+            for name in names { partHours.append((name, hour)) }
+        }
     }
 
-    static let all: [PhraseVocabulary] = [.english, .german]
+    init(_ language: PhraseLanguage, _ build: (inout Builder) -> Void) {
+        self.language = language
+        var builder = Builder()
+        build(&builder)
+        words = builder.words
+        alternatives = builder.alternatives
+        partHours = builder.partHours
+        dayFirst = builder.dayFirst
+    }
+
+    static let all: [PhraseVocabulary] = PhraseLanguage.allCases.map(\.vocabulary)
 }
 
-extension Array where Element == (String, PhraseWord) {
-    /// Each of `names` means `word`.
-    mutating func add(_ names: [String], _ word: PhraseWord) { for name in names { append((name, word)) } }
-    /// The nth list of names (from 1) means `make(n)`: weekdays, months, numbers.
-    mutating func numbered(_ lists: [[String]], _ make: (Int) -> PhraseWord) {
-        for (index, names) in lists.enumerated() { add(names, make(index + 1)) }
+extension PhraseLanguage {
+    var vocabulary: PhraseVocabulary {
+        switch self {
+        case .english: .english
+        case .german: .german
+        case .french: .french
+        case .spanish: .spanish
+        }
     }
 }
 
@@ -168,7 +296,7 @@ struct PhraseToken {
     enum Kind {
         case word(PhraseWord)
         case integer(Int)
-        /// `24th`, `1st`, German `24.`
+        /// `24th`, `1st`, German `24.`, French `1er`, Spanish `1º`
         case ordinalNumber(Int)
         case clock(hour: Int, minute: Int, meridiem: PhraseWord?)
         case date(year: Int?, month: Int, day: Int)
@@ -178,17 +306,23 @@ struct PhraseToken {
     var text: String
     var offset: Int
     var length: Int
+    /// A word's second meaning in its language (`PhraseLexicon.Meaning.alternative`).
+    var alternative: PhraseWord?
+    /// Another language reads this word differently.
+    var ambiguous = false
 }
 
 enum PhraseTokenizer {
-    /// `language`: the phrase's, which decides a word two languages read differently.
+    /// `language`: the phrase's, which decides a word two languages read differently. Words are
+    /// split at spaces, tabs, commas and new lines (a `+` is a word of its own); an entry of two or
+    /// three words (`en semaine`, `fin de semana`) is one token.
     static func tokens(_ text: String, language: PhraseLanguage = .english) -> [PhraseToken] {
-        var out: [PhraseToken] = []
+        var pieces: [(text: String, offset: Int)] = []
         var current = ""
         var start = 0
         var index = 0
         func flush() {
-            if !current.isEmpty { out.append(token(current, offset: start, language: language)) }
+            if !current.isEmpty { pieces.append((current, start)) }
             current = ""
         }
         for character in text.lowercased() {
@@ -196,7 +330,7 @@ enum PhraseTokenizer {
                 flush()
             } else if character == "+" {
                 flush()
-                out.append(PhraseToken(kind: .word(.plus), text: "+", offset: index, length: 1))
+                pieces.append(("+", index))
             } else {
                 if current.isEmpty { start = index }
                 current.append(character)
@@ -204,25 +338,53 @@ enum PhraseTokenizer {
             index += 1
         }
         flush()
+        var out: [PhraseToken] = []
+        out.reserveCapacity(pieces.count)
+        var i = 0
+        while i < pieces.count {
+            if PhraseLexicon.startsOfSeveral.contains(pieces[i].text) {
+                var joined: PhraseToken?
+                for count in [3, 2] where joined == nil && i + count <= pieces.count {
+                    let words = pieces[i..<(i + count)].map(\.text).joined(separator: " ")
+                    if let (meaning, ambiguous) = PhraseLexicon.meaning(words, in: language) {
+                        let last = pieces[i + count - 1]
+                        joined = PhraseToken(kind: .word(meaning.word), text: words, offset: pieces[i].offset,
+                                             length: last.offset + last.text.count - pieces[i].offset, alternative: meaning.alternative,
+                                             ambiguous: ambiguous)
+                        i += count
+                    }
+                }
+                if let joined {
+                    out.append(joined)
+                    continue
+                }
+            }
+            out.append(token(pieces[i].text, offset: pieces[i].offset, language: language))
+            i += 1
+        }
         return out
     }
 
     static func token(_ text: String, offset: Int, language: PhraseLanguage = .english) -> PhraseToken {
         func make(_ kind: PhraseToken.Kind) -> PhraseToken { PhraseToken(kind: kind, text: text, offset: offset, length: text.count) }
-        if let word = PhraseLexicon.word(text, in: language) { return make(.word(word)) }
+        if let (meaning, ambiguous) = PhraseLexicon.meaning(text, in: language) {
+            return PhraseToken(kind: .word(meaning.word), text: text, offset: offset, length: text.count, alternative: meaning.alternative,
+                               ambiguous: ambiguous)
+        }
         if let value = Int(text), text.count <= 4 { return make(.integer(value)) }
-        // 1st 2nd 3rd 24th; German 24.
-        for suffix in ["st", "nd", "rd", "th", "."] where text.hasSuffix(suffix) {
+        // 1st 2nd 3rd 24th; German 24.; French 1er 1re 2e 2ème; Spanish 1º 1ª 1.º
+        for suffix in ["st", "nd", "rd", "th", ".", "er", "re", "e", "ème", "eme", "º", "ª", ".º", ".ª"] where text.hasSuffix(suffix) {
             if let value = Int(text.dropLast(suffix.count)), (1...31).contains(value), text.count - suffix.count <= 2 { return make(.ordinalNumber(value)) }
         }
-        // Dates: 2026-12-24, 24.12., 24.12.2026, 12/24/2026.
-        if let date = date(text) { return make(.date(year: date.0, month: date.1, day: date.2)) }
+        // Dates: 2026-12-24, 24.12., 24.12.2026, 12/24/2026, 24/12/2026.
+        if let date = date(text, dayFirst: language.vocabulary.dayFirst) { return make(.date(year: date.0, month: date.1, day: date.2)) }
         // Times: 7am 7:30pm 19:30 7.30 19h30
         if let clock = clock(text) { return make(.clock(hour: clock.0, minute: clock.1, meridiem: clock.2)) }
         return make(.unknown)
     }
 
-    static func date(_ text: String) -> (Int?, Int, Int)? {
+    /// `dayFirst`: which of two slashed numbers is the day when neither is over 12.
+    static func date(_ text: String, dayFirst: Bool = false) -> (Int?, Int, Int)? {
         let dashed = text.split(separator: "-", omittingEmptySubsequences: false)
         if dashed.count == 3, dashed[0].count == 4, let y = Int(dashed[0]), let m = Int(dashed[1]), let d = Int(dashed[2]),
            dashed[1].count <= 2, dashed[2].count <= 2 {
@@ -234,7 +396,9 @@ enum PhraseTokenizer {
             if let y = Int(dotted[2]), dotted[2].count == 4 || dotted[2].count == 2 { return (dotted[2].count == 2 ? 2000 + y : y, m, d) }
         }
         let slashed = text.split(separator: "/", omittingEmptySubsequences: false)
-        if slashed.count >= 2, slashed.count <= 3, slashed[0].count <= 2, slashed[1].count <= 2, let m = Int(slashed[0]), let d = Int(slashed[1]) {
+        if slashed.count >= 2, slashed.count <= 3, slashed[0].count <= 2, slashed[1].count <= 2, let a = Int(slashed[0]), let b = Int(slashed[1]) {
+            // The month is the one that can be: 24/12 and 12/24 are both 24 December.
+            let (m, d) = a > 12 && b <= 12 ? (b, a) : b > 12 && a <= 12 ? (a, b) : dayFirst ? (b, a) : (a, b)
             if slashed.count == 2 { return (nil, m, d) }
             if let y = Int(slashed[2]), slashed[2].count == 4 || slashed[2].count == 2 { return (slashed[2].count == 2 ? 2000 + y : y, m, d) }
         }
@@ -308,15 +472,33 @@ struct PhraseParser {
     var index = 0
     var meaning = PhraseMeaning()
 
-    init(text: String, context: PhraseContext) {
+    /// `tokenLanguage`: the language whose reading of a word wins (else the context's).
+    init(text: String, context: PhraseContext, tokenLanguage: PhraseLanguage? = nil) {
         self.text = text
         self.context = context
-        tokens = PhraseTokenizer.tokens(text, language: context.language)
+        tokens = PhraseTokenizer.tokens(text, language: tokenLanguage ?? context.language)
     }
 
     var current: PhraseToken? { index < tokens.count ? tokens[index] : nil }
     func peek(_ ahead: Int = 1) -> PhraseToken? { index + ahead < tokens.count ? tokens[index + ahead] : nil }
     func word(_ token: PhraseToken?) -> PhraseWord? { if case .word(let w)? = token?.kind { w } else { nil } }
+    /// The word's meaning, or its second meaning (`cuarto`: a quarter, or the fourth).
+    func means(_ token: PhraseToken?, _ w: PhraseWord) -> Bool { word(token) == w || token?.alternative == w }
+    /// An ordinal (`second`, `2nd`, `zweiten`, `cuarto`), or -1 for `last`.
+    func ordinal(_ token: PhraseToken?) -> Int? {
+        switch token?.kind {
+        case .word(.ordinal(let n))?: return n
+        case .word(.last)?: return -1
+        case .ordinalNumber(let n)? where n <= 5: return n
+        default: if case .ordinal(let n)? = token?.alternative { return n }
+        }
+        return nil
+    }
+    /// A part of the day (`morning`, `soir`, `mañana` after `la`).
+    func partOfDay(_ token: PhraseToken?) -> PhraseWord? {
+        if let w = word(token), w == .morning || w == .evening { return w }
+        return token?.alternative == .morning ? .morning : nil
+    }
     func number(_ token: PhraseToken?) -> Int? {
         switch token?.kind {
         case .integer(let n)?: n
@@ -371,22 +553,34 @@ struct PhraseParser {
     }
 
     /// An hour and minute of a 24- or 12-hour clock, with what follows it (am, pm, Uhr, morning).
-    mutating func clock(_ hour: Int, _ minute: Int, meridiem given: PhraseWord?, _ token: PhraseToken) throws(RuleError) {
-        var meridiem = given ?? partOfDay
+    mutating func clock(_ givenHour: Int, _ givenMinute: Int, meridiem givenMeridiem: PhraseWord?, _ token: PhraseToken) throws(RuleError) {
+        var meridiem = givenMeridiem ?? partOfDay
         partOfDay = nil
         var said24 = false
-        while let next = word(current) {
+        var minute = givenMinute
+        var hour = givenHour
+        while let next = current {
             // German `am` before a day is `on` (`um 19 Uhr am Montag`), not a.m.
-            if next == .am, let after = peek(), isDayLike(after) { break }
-            if next == .am || next == .pm || next == .morning || next == .evening {
-                meridiem = next
+            if word(next) == .am, let after = peek(), isDayLike(after) { break }
+            if let w = word(next), w == .am || w == .pm || w == .morning || w == .evening {
+                meridiem = w
                 index += 1
-            } else if next == .oclock {
+            } else if means(next, .oclock) {
+                // `7 Uhr`, `7 heures`, and the minutes after it: `7 Uhr 30`, `7 heures 30`.
                 said24 = true
                 index += 1
-            } else if next == .inWord, word(peek()) == .the, let part = word(peek(2)), part == .morning || part == .evening {
+                if minute == 0, case .integer(let m)? = current?.kind, (0...59).contains(m) {
+                    minute = m
+                    index += 1
+                }
+            } else if let w = word(next), w == .inWord || w == .of, let (part, length) = partOfDayAhead(from: index + 1) {
+                // `in the morning`, `de la tarde`, `du soir`
                 meridiem = part
-                index += 3
+                index += 1 + length
+            } else if minute == 0, let added = minutesAfterHour() {
+                // `7 y media`, `7 heures et quart`, `8 heures moins le quart`
+                if added < 0 { hour = hour == 0 ? 23 : hour - 1 }
+                minute = (added + 60) % 60
             } else {
                 break
             }
@@ -408,6 +602,28 @@ struct PhraseParser {
         try setTime(PhraseMeaning.TimeOfDay(hour: h, minute: minute, ambiguous: ambiguous), token)
     }
 
+    /// A part of the day from `start`, after any number of `the` (`la tarde`, `the morning`, `soir`):
+    /// which, and how many tokens it took.
+    func partOfDayAhead(from start: Int) -> (PhraseWord, Int)? {
+        var look = start
+        while look < tokens.count, word(tokens[look]) == .the { look += 1 }
+        guard look < tokens.count, let part = partOfDay(tokens[look]) else { return nil }
+        return (part, look - start + 1)
+    }
+
+    /// Minutes said after an hour: `and a half` (30), `and a quarter` (15), `minus a quarter` (-15),
+    /// consumed; nil when none are said.
+    mutating func minutesAfterHour() -> Int? {
+        guard let w = word(current), w == .and || w == .minus else { return nil }
+        var look = index + 1
+        while look < tokens.count, word(tokens[look]) == .the || word(tokens[look]) == .number(1) { look += 1 }
+        guard look < tokens.count, word(tokens[look]) == .half || means(tokens[look], .quarter) else { return nil }
+        if w == .minus, word(tokens[look]) == .half { return nil }
+        let minutes = word(tokens[look]) == .half ? 30 : 15
+        index = look + 1
+        return w == .minus ? -minutes : minutes
+    }
+
     /// A count and unit (`2 hours`, `an hour and a half`, `einer Stunde`), added to the meaning.
     mutating func span(_ token: PhraseToken, sign: Int) throws(RuleError) {
         var count = 1
@@ -415,6 +631,11 @@ struct PhraseParser {
         if let n = number(current) {
             count = n
             index += 1
+        } else if word(current) == .half, word(peek()) != .past {
+            // `half an hour`, `media hora`: a half of the unit
+            count = 0
+            halfMore = true
+            index += word(peek()) == .number(1) ? 2 : 1
         } else if word(current) == .oneAndAHalf {
             // `in anderthalb Stunden`
             halfMore = true
@@ -461,6 +682,8 @@ struct PhraseParser {
         while true {
             var look = index
             if look < tokens.count, word(tokens[look]) == .and { look += 1 }
+            // `le lundi et le jeudi`
+            while look > index, look < tokens.count, word(tokens[look]) == .the { look += 1 }
             guard look < tokens.count else { break }
             switch word(tokens[look]) {
             case .weekday(let d)?, .weekdays(let d)?:
@@ -479,10 +702,11 @@ struct PhraseParser {
         case .clock(let h, let m, let meridiem):
             try clock(h, m, meridiem: meridiem, token)
         case .integer(let n):
-            // `24 Dec 2026`; else an hour: `7 Uhr`, `9 am`, `at 9`.
-            if case .monthName(let month)? = word(current), (1...31).contains(n) {
-                index += 1
+            // `24 Dec 2026`, `24 de diciembre`; `le 15 de chaque mois`; else an hour: `7 Uhr`, `9 am`, `at 9`.
+            if (1...31).contains(n), let month = monthAhead() {
                 try setDay(.date(year: year(), month: month, day: n), token)
+            } else if (1...31).contains(n), token.text.count <= 2, try ofEveryMonth(joined: true) {
+                try setRepeat(.monthDay(n, interval: 1), token)
             } else if token.text.count >= 3, n % 100 < 60 {
                 // at(1)'s HHMM: `0730`, `1630`
                 try clock(n / 100, n % 100, meridiem: nil, token)
@@ -491,12 +715,11 @@ struct PhraseParser {
             }
         case .ordinalNumber(let n):
             // `24th December`, `am 24. Dezember`, `the 1st of every month`
-            if case .monthName(let month)? = word(current) {
-                index += 1
+            if let month = monthAhead() {
                 try setDay(.date(year: year(), month: month, day: n), token)
-            } else if word(current) == .of, let nextToken = peek(), case .monthName(let month)? = word(nextToken) {
-                index += 2
-                try setDay(.date(year: year(), month: month, day: n), token)
+            } else if n <= 5, { if case .weekday? = word(current) { true } else { word(current) == .and && ordinalAhead() } }() {
+                // `the 2nd saturday of the month`, `le 2e et le 4e samedi`
+                try ordinalOfMonth(.ordinal(n), token)
             } else if try ofEveryMonth() {
                 try setRepeat(.monthDay(n, interval: 1), token)
             } else {
@@ -533,20 +756,35 @@ struct PhraseParser {
         return (day, tokens[look])
     }
 
-    /// A year after a date (`24 Dec 2026`).
-    mutating func year() -> Int? {
-        if case .integer(let y)? = current?.kind, y >= 1970, y <= 9999 {
-            index += 1
-            return y
-        }
-        return nil
+    /// After `and`, an ordinal (`and 4th`, `et le 4e`).
+    func ordinalAhead() -> Bool {
+        var look = index + 1
+        while look < tokens.count, word(tokens[look]) == .the { look += 1 }
+        return look < tokens.count && ordinal(tokens[look]) != nil
     }
 
-    /// `of every month`, `of the month`, `jeden Monats`, `im Monat`: consumed, true when there.
-    mutating func ofEveryMonth() throws(RuleError) -> Bool {
+    /// A year after a date (`24 Dec 2026`, `24 de diciembre de 2026`).
+    mutating func year() -> Int? {
+        let of = word(current) == .of ? 1 : 0
+        guard case .integer(let y)? = peek(of)?.kind, y >= 1970, y <= 9999 else { return nil }
+        index += of + 1
+        return y
+    }
+
+    /// A month's name next, or after `of` (`December`, `de diciembre`): consumed, its number.
+    mutating func monthAhead() -> Int? {
+        let of = word(current) == .of ? 1 : 0
+        guard case .monthName(let month)? = word(peek(of)) else { return nil }
+        index += of + 1
+        return month
+    }
+
+    /// `of every month`, `of the month`, `jeden Monats`, `im Monat`, `de chaque mois`: consumed, true
+    /// when there. `joined`: only with a word before the month (`15 de cada mes`, not `15 mes`).
+    mutating func ofEveryMonth(joined: Bool = false) throws(RuleError) -> Bool {
         var look = index
         while look < tokens.count, let w = word(tokens[look]), w == .of || w == .the || w == .every || w == .inWord { look += 1 }
-        guard look < tokens.count, word(tokens[look]) == .month, look > index || word(tokens[look]) == .month else { return false }
+        guard look < tokens.count, word(tokens[look]) == .month, !joined || look > index else { return false }
         index = look + 1
         return true
     }
@@ -562,6 +800,10 @@ struct PhraseParser {
         case .am, .pm, .morning, .evening:
             throw fail("'\(token.text)' after what time? e.g. '7 \(token.text)'", token)
         case .today: try setDay(.offset(0), token)
+        case .tomorrow where token.alternative == .morning && index >= 2 && word(tokens[index - 2]) == .the:
+            // Spanish `por la mañana`: the morning, not tomorrow.
+            guard meaning.time == nil, partOfDay == nil else { throw fail("'\(token.text)' after what time? e.g. '7 \(token.text)'", token) }
+            partOfDay = .morning
         case .tomorrow:
             // German `morgen früh` is tomorrow morning; `morgens` alone is a time of day (above).
             try setDay(.offset(1), token)
@@ -571,6 +813,8 @@ struct PhraseParser {
             if word(current) == .after, word(peek()) == .tomorrow {
                 index += 2
                 try setDay(.offset(2), token)
+            } else if let kind = current?.kind, { if case .integer = kind { true } else if case .ordinalNumber = kind { true } else { false } }() {
+                return  // Spanish `el día 15`: the number says the day
             } else {
                 throw fail("which day? e.g. 'tomorrow' or 'every day'", token)
             }
@@ -584,9 +828,17 @@ struct PhraseParser {
         }) == true:
             // `Tue 1 Dec`, `Sa 28.11.`: the date says the day; the weekday must be its own.
             meaning.weekdayOfDate = d
+        case .weekday(let d) where word(current) == .next:
+            // French `lundi prochain`, Spanish `el lunes que viene`
+            index += 1
+            try setDay(.weekday(d, next: true), token)
+        case .week where word(current) == .next, .month where word(current) == .next, .year where word(current) == .next:
+            // French `la semaine prochaine`: at(1)'s `next week`
+            index += 1
+            nextUnit(w)
         case .weekday(let d), .weekdays(let d):
-            // `monday to friday`, `montags bis freitags`: every week, those days.
-            if word(current) == .to, let last = peek().flatMap({ t -> Int? in
+            // `monday to friday`, `montags bis freitags`, `de lunes a viernes`: every week, those days.
+            if word(current) == .to || word(current) == .at, let last = peek().flatMap({ t -> Int? in
                 switch word(t) {
                 case .weekday(let e)?, .weekdays(let e)?: e
                 default: nil
@@ -623,11 +875,8 @@ struct PhraseParser {
                 index = tokens.firstIndex { $0.offset == dayToken.offset }! + 1
                 try setDay(.date(year: now.month == 12 ? now.year + 1 : now.year, month: now.month % 12 + 1, day: day), dayToken)
             case let unit? where [.day, .week, .month, .year].contains(unit):
-                // at(1)'s `next week`: now and that much
                 index += 1
-                meaning.relativeToNow = true
-                meaning.plusDays += unit == .day ? 1 : unit == .week ? 7 : 0
-                meaning.plusMonths += unit == .month ? 1 : unit == .year ? 12 : 0
+                nextUnit(unit)
             default:
                 let nearest = current.flatMap { closest($0.text) }
                 throw fail("next what? e.g. 'next friday' or 'next week'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), current ?? token)
@@ -642,8 +891,11 @@ struct PhraseParser {
             meaning.relativeToNow = true
         case .plus:
             try span(token, sign: 1)
-        case .noon: try setTime(.init(hour: 12, minute: 0), token)
-        case .midnight: try setTime(.init(hour: 0, minute: 0), token)
+        case .noon, .midnight:
+            // `midi et demi`, `medianoche y cuarto`
+            let hour = w == .noon ? 12 : 0
+            let added = minutesAfterHour() ?? 0
+            try setTime(.init(hour: added < 0 ? (hour + 23) % 24 : hour, minute: (added + 60) % 60), token)
         case .teatime: try setTime(.init(hour: 16, minute: 0), token)
         case .half:
             // German `halb acht` (7:30); English `half past 7`.
@@ -656,6 +908,9 @@ struct PhraseParser {
             } else {
                 throw fail("half past what? e.g. 'half past 7' or 'halb acht'", token)
             }
+        case .quarter where ordinal(token) != nil && { if case .weekday? = word(current) { true } else { word(current) == .day || word(current) == .and } }():
+            // Spanish `el cuarto jueves`: the fourth
+            try ordinalOfMonth(.ordinal(ordinal(token)!), token)
         case .quarter, .threeQuarters:
             // `quarter past 7`, `quarter to 8`, `viertel nach 7`, `viertel vor 8`, `dreiviertel 8`
             if w == .threeQuarters, let n = number(current) {
@@ -691,33 +946,45 @@ struct PhraseParser {
         }
     }
 
+    /// at(1)'s `next week`: now and that much.
+    mutating func nextUnit(_ unit: PhraseWord) {
+        meaning.relativeToNow = true
+        meaning.plusDays += unit == .day ? 1 : unit == .week ? 7 : 0
+        meaning.plusMonths += unit == .month ? 1 : unit == .year ? 12 : 0
+    }
+
     /// `the first monday of the month`, `the last friday of every month`, `the 2nd and 4th saturday`,
     /// `the last day of the month`.
-    mutating func ordinalOfMonth(_ w: PhraseWord, _ token: PhraseToken) throws(RuleError) {
+    /// `interval`: every so many months (`every 2 months on the first monday`).
+    mutating func ordinalOfMonth(_ w: PhraseWord, _ token: PhraseToken, interval: Int = 1) throws(RuleError) {
         var ordinals = [w == .last ? -1 : { if case .ordinal(let n) = w { n } else { 1 } }()]
-        while word(current) == .and, let after = peek() {
-            let more: Int? = switch after.kind {
-            case .word(.ordinal(let n)): n
-            case .word(.last): -1
-            case .ordinalNumber(let n) where n <= 5: n
-            default: nil
-            }
-            guard let more else { break }
+        while word(current) == .and {
+            // `2nd and 4th`, `deuxième et le quatrième`, `segundo y cuarto`
+            var look = index + 1
+            while look < tokens.count, word(tokens[look]) == .the { look += 1 }
+            guard look < tokens.count, let more = ordinal(tokens[look]) else { break }
             ordinals.append(more)
-            index += 2
+            index = look + 1
         }
         switch word(current) {
         case .weekday(let d)?:
             index += 1
             _ = try ofEveryMonth()
-            try setRepeat(.monthlyWeekdays(ordinals, weekday: d, interval: 1), token)
+            try setRepeat(.monthlyWeekdays(ordinals, weekday: d, interval: interval), token)
         case .day?:
             index += 1
             guard ordinals == [-1] || ordinals.count == 1 else { throw fail("one day of the month at a time", token) }
             _ = try ofEveryMonth()
-            try setRepeat(.monthDay(ordinals[0], interval: 1), token)
+            try setRepeat(.monthDay(ordinals[0], interval: interval), token)
         default:
-            throw fail("the \(token.text) what? e.g. '\(token.text) friday of the month'", current ?? token)
+            // Spanish `el primero de diciembre`, `el primero de cada mes`
+            if ordinals.count == 1, ordinals[0] > 0, let month = monthAhead() {
+                try setDay(.date(year: year(), month: month, day: ordinals[0]), token)
+            } else if ordinals.count == 1, ordinals[0] > 0, try ofEveryMonth(joined: true) {
+                try setRepeat(.monthDay(ordinals[0], interval: 1), token)
+            } else {
+                throw fail("the \(token.text) what? e.g. '\(token.text) friday of the month'", current ?? token)
+            }
         }
     }
 
@@ -725,12 +992,14 @@ struct PhraseParser {
     /// `year on 24 Dec`, `month on the 1st`, `2nd and 4th saturday`, `weekday`, `weekend`.
     mutating func every(_ token: PhraseToken) throws(RuleError) {
         var interval = 1
+        // `tous les lundis`, `todos los días`, `toutes les 2 heures`
+        while word(current) == .the { index += 1 }
         if word(current) == .other {
             interval = 2
             index += 1
         } else if let n = number(current), let after = peek() {
             switch after.kind {
-            case .word(.unit), .word(.day), .word(.week), .word(.month), .word(.year):
+            case .word(.unit), .word(.day), .word(.week), .word(.month), .word(.year), .word(.weekend), .word(.workdays):
                 interval = n
                 index += 1
             case .word(.weekday), .word(.weekdays):
@@ -742,6 +1011,10 @@ struct PhraseParser {
         }
         guard let next = current else { throw fail("every what? e.g. 'every day' or 'every monday'", token) }
         switch next.kind {
+        case .word(.quarter) where ordinal(next) != nil:
+            // Spanish `cada cuarto jueves`: the fourth
+            index += 1
+            try ordinalOfMonth(.ordinal(ordinal(next)!), next)
         case .word(.ordinal(let n)):
             // `every second tuesday` (German `jeden zweiten Dienstag`: every other one), or `every first
             // monday of the month`.
@@ -803,8 +1076,8 @@ struct PhraseParser {
         case .word(.morning), .word(.evening):
             index += 1
             try everyPartOfDay(next, interval: interval, token)
-        case .word(.tomorrow) where next.text == "morgen":
-            // German `jeden Morgen`: the morning, not tomorrow.
+        case .word(.tomorrow) where next.alternative == .morning:
+            // German `jeden Morgen`, Spanish `cada mañana`: the morning, not tomorrow.
             index += 1
             try everyPartOfDay(next, interval: interval, token)
         case .word(.noon), .word(.midnight):
@@ -813,7 +1086,22 @@ struct PhraseParser {
             try setTime(.init(hour: word(next) == .noon ? 12 : 0, minute: 0), next)
         case .word(.unit(let unit)) where unit == .minute || unit == .hour:
             index += 1
-            try setRepeat(.interval(seconds: Int64(interval) * unit.seconds!), token)
+            var seconds = Int64(interval) * unit.seconds!
+            // `every 1 hour and 30 minutes`
+            while word(current) == .and, let n = number(peek()), case .unit(let more)? = word(peek(2)), let size = more.seconds {
+                seconds += Int64(n) * size
+                index += 3
+            }
+            try setRepeat(.interval(seconds: seconds), token)
+        case .integer(let n) where (1...31).contains(n) && next.text.count <= 2 && {
+            var look = index + 1
+            while look < tokens.count, let w = word(tokens[look]), w == .of || w == .the || w == .every || w == .inWord { look += 1 }
+            return look > index + 1 && look < tokens.count && word(tokens[look]) == .month
+        }():
+            // French `tous les 15 du mois`: that day of every month.
+            index += 1
+            _ = try ofEveryMonth()
+            try setRepeat(.monthDay(n, interval: 1), token)
         case .integer, .word(.number):
             // `every 25 minutes` (the count was not taken above: what follows is no unit)
             throw fail("every \(next.text) what? e.g. 'every \(next.text) days'", peek() ?? next)
@@ -825,27 +1113,23 @@ struct PhraseParser {
 
     /// A part of the day after `every`: how a time said with it reads (morning: a.m.), and its
     /// documented time: morning 09:00, afternoon 12:00, evening 19:00, night 22:00.
-    static func partOfDay(_ text: String) -> (word: PhraseWord, hour: Int) {
-        switch text {
-        case "afternoon", "nachmittag", "nachmittags": (.evening, 12)
-        case "evening", "abend", "abends": (.evening, 19)
-        case "night", "tonight", "nacht", "nachts": (.evening, 22)
-        default: (.morning, 9)
-        }
+    func partOfDayAndHour(_ token: PhraseToken) -> (word: PhraseWord, hour: Int) {
+        let word = partOfDay(token) ?? .morning
+        return (word, PhraseLexicon.partHours[token.text] ?? (word == .morning ? 9 : 19))
     }
 
     /// `every morning`, `every night`, `jeden Morgen`: every day, at the time said (of that part of
     /// the day), else at the part's documented time (as Todoist documents its own).
     mutating func everyPartOfDay(_ part: PhraseToken, interval: Int, _ token: PhraseToken) throws(RuleError) {
         try setRepeat(.days(interval: interval), token)
-        let (word, hour) = Self.partOfDay(part.text)
+        let (word, hour) = partOfDayAndHour(part)
         partOfDay = word
         documentedTime = PhraseMeaning.TimeOfDay(hour: hour, minute: 0)
     }
 
     /// After `every week`, `every 2 weeks`, `weekly`: `on monday` (else every so many weeks from now).
     mutating func everyWeek(interval: Int, _ token: PhraseToken) throws(RuleError) {
-        if word(current) == .on || word(current) == .am, case .weekday(let d)? = word(peek()) {
+        if let w = word(current), w == .on || w == .am || w == .the, case .weekday(let d)? = word(peek()) {
             index += 2
             try setRepeat(.weekdays(weekdayList(first: d), interval: interval), token)
         } else if case .weekday(let d)? = word(current) {
@@ -860,13 +1144,19 @@ struct PhraseParser {
     mutating func everyMonth(interval: Int, _ token: PhraseToken) throws(RuleError) {
         var look = index
         while look < tokens.count, let w = word(tokens[look]), w == .on || w == .the || w == .am { look += 1 }
+        if look < tokens.count, word(tokens[look]) == .day, look + 1 < tokens.count, case .integer = tokens[look + 1].kind { look += 1 }
         if look < tokens.count, case .ordinalNumber(let d) = tokens[look].kind {
             index = look + 1
             try setRepeat(.monthDay(d, interval: interval), token)
-        } else if look < tokens.count, let w = word(tokens[look]), w == .last || { if case .ordinal = w { return true } else { return false } }() {
-            // `monthly on the last friday`
+        } else if look > index, look < tokens.count, case .integer(let d) = tokens[look].kind, (1...31).contains(d), tokens[look].text.count <= 2,
+                  word(tokens.indices.contains(look + 1) ? tokens[look + 1] : nil).map({ $0 != .oclock && !means(tokens[look + 1], .oclock) }) ?? true {
+            // `tous les mois le 15`, `cada mes el día 15`
             index = look + 1
-            try ordinalOfMonth(w, tokens[look])
+            try setRepeat(.monthDay(d, interval: interval), token)
+        } else if look < tokens.count, let n = ordinal(tokens[look]) {
+            // `monthly on the last friday`, `cada 2 meses el primer lunes`
+            index = look + 1
+            try ordinalOfMonth(n == -1 ? .last : .ordinal(n), tokens[look], interval: interval)
         } else {
             try setRepeat(.everyUnit(.month, interval), token)
         }
@@ -889,11 +1179,14 @@ struct PhraseParser {
         try setRepeat(.yearly(month: m, day: d), token)
     }
 
+    /// The known word nearest `word`: the phrase's language's, else another's.
     func closest(_ word: String) -> String? {
         var best: (String, Int)?
-        for candidate in PhraseLexicon.vocabulary {
-            let distance = phraseEditDistance(word, candidate)
-            if distance <= max(1, word.count / 3), best == nil || distance < best!.1 { best = (candidate, distance) }
+        for language in [context.language] + PhraseLanguage.allCases.filter({ $0 != context.language }) where best == nil {
+            for candidate in PhraseLexicon.vocabularies[language] ?? [] {
+                let distance = phraseEditDistance(word, candidate)
+                if distance <= max(1, word.count / 3), best == nil || distance < best!.1 { best = (candidate, distance) }
+            }
         }
         return best?.0
     }

@@ -1,4 +1,4 @@
-// A phrase's meaning as a rule chime already runs, and said back in words (English or German).
+// A phrase's meaning as a rule chime already runs, and said back in words (in the language's `PhraseBook`).
 
 extension PhraseMeaning {
     func compile(_ context: PhraseContext) throws(RuleError) -> PhraseReading {
@@ -193,104 +193,100 @@ extension PhraseMeaning {
     }
 }
 
-/// Words said back, in one language; each reads again as the same rule.
+/// Words said back, in one language (its `PhraseBook`); each reads again as the same rule.
 struct PhraseWords {
     let language: PhraseLanguage
-    var german: Bool { language == .german }
+    let book: any PhraseBook
+
+    init(language: PhraseLanguage) {
+        self.language = language
+        book = language.book
+    }
 
     static let systemdDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     static let icalDays = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
-    static let englishDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-    static let germanDays = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
-    static let englishMonths = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    static let germanMonths = ["Jan", "Feb", "März", "Apr", "Mai", "Juni", "Juli", "Aug", "Sep", "Okt", "Nov", "Dez"]
 
     static func clock(_ hour: Int, _ minute: Int) -> String { "\(pad(hour, 2)):\(pad(minute, 2))" }
 
-    func dayName(_ weekday: Int) -> String { (german ? Self.germanDays : Self.englishDays)[weekday - 1] }
-    func shortDay(_ weekday: Int) -> String { String(dayName(weekday).prefix(german ? 2 : 3)) }
-
-    /// `Tue 1 Dec` / `Di 1. Dez` (with the year when it is not this one's... always, past 2 months ahead: kept short).
-    func date(_ day: CivilTime) -> String {
-        german ? "\(shortDay(day.weekday)) \(day.day). \(Self.germanMonths[day.month - 1]) \(day.year)"
-            : "\(shortDay(day.weekday)) \(day.day) \(Self.englishMonths[day.month - 1]) \(day.year)"
-    }
-
-    func at(_ time: PhraseMeaning.TimeOfDay) -> String { (german ? "um " : "at ") + Self.clock(time.hour, time.minute) }
-
-    func once(_ date: CivilTime) -> String {
-        (german ? "am " : "on ") + self.date(date) + " " + (german ? "um " : "at ") + Self.clock(date.hour, date.minute)
-    }
+    func dayName(_ weekday: Int) -> String { book.dayNames[weekday - 1] }
+    func date(_ day: CivilTime) -> String { book.date(day) }
+    func at(_ time: PhraseMeaning.TimeOfDay) -> String { book.at(time.hour, time.minute) }
+    func once(_ date: CivilTime) -> String { book.once(date) }
 
     func duration(_ seconds: Int64) -> String {
-        var parts: [String] = []
-        let units: [(Int64, String, String, String, String)] = [(86_400, "day", "days", "Tag", "Tage"), (3600, "hour", "hours", "Stunde", "Stunden"),
-                                                                 (60, "minute", "minutes", "Minute", "Minuten")]
+        var parts: [(Int64, PhraseBookUnit)] = []
         var rest = seconds
-        for (size, one, many, eins, viele) in units where rest >= size {
-            let n = rest / size
+        for (size, unit) in [(Int64(86_400), PhraseBookUnit.day), (3600, .hour), (60, .minute)] where rest >= size {
+            parts.append((rest / size, unit))
             rest %= size
-            parts.append("\(n) " + (german ? (n == 1 ? eins : viele) : (n == 1 ? one : many)))
         }
-        if rest > 0 || parts.isEmpty { parts.append("\(rest) " + (german ? "Sekunden" : "seconds")) }
-        return parts.joined(separator: german ? " und " : " and ")
+        if rest > 0 || parts.isEmpty { parts.append((rest, .second)) }
+        return parts.map { book.count($0.0, $0.1) }.joined(separator: book.and)
     }
 
-    func after(seconds: Int64) -> String { "in " + duration(seconds) }
-    func every(seconds: Int64) -> String { (german ? "alle " : "every ") + duration(seconds) }
-
-    var exampleOnce: String { german ? "morgen um 07:00" : "tomorrow 07:00" }
-
-    func example(_ repeating: PhraseMeaning.Repeat) -> String { german ? "jeden Montag um 09:00" : "every monday 09:00" }
-
-    func list(_ days: [Int]) -> String {
-        let names = days.map(dayName)
-        guard names.count > 1 else { return names.first ?? "" }
-        return names.dropLast().joined(separator: ", ") + (german ? " und " : " and ") + names.last!
-    }
-
-    func ordinal(_ n: Int) -> String {
-        if german { return n == -1 ? "letzten" : ["ersten", "zweiten", "dritten", "vierten", "fünften"][max(0, min(4, n - 1))] }
-        return n == -1 ? "last" : ["first", "second", "third", "fourth", "fifth"][max(0, min(4, n - 1))]
-    }
+    func after(seconds: Int64) -> String { book.after(duration(seconds)) }
+    func every(seconds: Int64) -> String { book.every(duration(seconds)) }
+    var exampleOnce: String { book.exampleOnce }
+    func example(_ repeating: PhraseMeaning.Repeat) -> String { book.exampleRepeating }
 
     func repeating(_ repeating: PhraseMeaning.Repeat, time: PhraseMeaning.TimeOfDay, since: CivilTime?) -> String {
-        let at = self.at(time)
-        let from = since.map { (german ? ", ab " : ", from ") + date($0) } ?? ""
-        switch repeating {
-        case .days(let n):
-            if n == 1 { return (german ? "jeden Tag " : "every day ") + at + from }
-            return (german ? "alle \(n) Tage " : "every \(n) days ") + at + from
-        case .weekdays(let days, let n):
-            let sorted = days.sorted()
-            if n == 1 {
-                if sorted == [1, 2, 3, 4, 5] { return (german ? "werktags " : "every weekday ") + at + from }
-                if sorted == [6, 7] { return (german ? "am Wochenende " : "every weekend ") + at + from }
-                return (german ? "jeden " : "every ") + list(sorted) + " " + at + from
-            }
-            if german { return (n == 2 ? "jeden zweiten " + list(sorted) : "alle \(n) Wochen am " + list(sorted)) + " " + at + from }
-            return "every \(n) weeks on " + list(sorted) + " " + at + from
-        case .monthlyWeekdays(let ordinals, let weekday, let n):
-            let which = ordinals.map(ordinal).joined(separator: german ? " und " : " and ")
-            let every = n == 1 ? (german ? "jedes Monats" : "every month") : (german ? "alle \(n) Monate" : "every \(n) months")
-            return german ? "am \(which) \(dayName(weekday)) \(every) \(at)\(from)" : "on the \(which) \(dayName(weekday)) of \(every) \(at)\(from)"
-        case .monthDay(let day, let n):
-            let every = n == 1 ? (german ? "jedes Monats" : "every month") : (german ? "alle \(n) Monate" : "every \(n) months")
-            if day == -1 { return german ? "am letzten Tag \(every) \(at)\(from)" : "on the last day of \(every) \(at)\(from)" }
-            return german ? "am \(day). \(every) \(at)\(from)" : "on the \(Self.englishOrdinal(day)) of \(every) \(at)\(from)"
-        case .yearly(let month, let day):
-            return german ? "jedes Jahr am \(day).\(month). \(at)" : "every year on \(day) \(Self.englishMonths[month - 1]) \(at)"
-        case .everyUnit(let unit, let n):
-            let name = german ? (unit == .week ? "Wochen" : unit == .month ? "Monate" : "Jahre") : (unit == .week ? "weeks" : unit == .month ? "months" : "years")
-            return (german ? "alle \(n) \(name) " : "every \(n) \(name) ") + at + from
-        case .interval(let seconds):
-            return every(seconds: seconds)
-        }
+        if case .interval(let seconds) = repeating { return every(seconds: seconds) }
+        return book.repeating(repeating, at: at(time), from: since.map(book.since) ?? "")
     }
 
     static func englishOrdinal(_ n: Int) -> String {
         let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
         return "\(n)\(suffix)"
+    }
+}
+
+enum PhraseBookUnit { case day, hour, minute, second }
+
+/// The words one language says back in: each reads again, in that language, as the same rule
+/// (`PhraseTests`). A language's book is in its file, beside its vocabulary.
+protocol PhraseBook: Sendable {
+    /// Monday first.
+    var dayNames: [String] { get }
+    /// `and` between parts of a length and the last two of a list (with its spaces).
+    var and: String { get }
+    /// A day, with its weekday and year (`Tue 1 Dec 2026`).
+    func date(_ day: CivilTime) -> String
+    /// At a time of day (`at 09:00`).
+    func at(_ hour: Int, _ minute: Int) -> String
+    /// Once, on a day at a time.
+    func once(_ date: CivilTime) -> String
+    /// A count of a unit (`2 hours`).
+    func count(_ n: Int64, _ unit: PhraseBookUnit) -> String
+    /// In a length of time from now, and every so long.
+    func after(_ duration: String) -> String
+    func every(_ duration: String) -> String
+    /// Where a repetition starts (`, from Tue 1 Dec 2026`).
+    func since(_ date: CivilTime) -> String
+    /// A repetition at a time (`at` is `at(...)`'s words, `from` is `since(...)`'s or empty).
+    func repeating(_ repeating: PhraseMeaning.Repeat, at: String, from: String) -> String
+    /// Examples for error messages.
+    var exampleOnce: String { get }
+    var exampleRepeating: String { get }
+}
+
+extension PhraseBook {
+    /// `Monday, Wednesday and Friday`
+    func list(_ days: [Int], names: [String]? = nil) -> String {
+        let names = days.map { (names ?? dayNames)[$0 - 1] }
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + and + names.last!
+    }
+    func clock(_ hour: Int, _ minute: Int) -> String { PhraseWords.clock(hour, minute) }
+}
+
+extension PhraseLanguage {
+    var book: any PhraseBook {
+        switch self {
+        case .english: EnglishBook()
+        case .german: GermanBook()
+        case .french: FrenchBook()
+        case .spanish: SpanishBook()
+        }
     }
 }
 
