@@ -11,6 +11,7 @@ what the window shows.
 import datetime
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -693,18 +694,6 @@ class DesktopTests(AppTestCase):
         self.app.wait("label", "chime plays them with canberra-gtk-play")
 
 
-class GermanTests(AppTestCase):
-    language = "de"
-
-    def test_the_app_speaks_german(self):
-        self.app.wait("page tab", "Wecker")
-        self.app.wait("page tab", "Dieser Desktop")
-        self.app.press(self.app.wait("push button", "Neuer Wecker"))
-        dialog = self.app.wait("dialog", "Neuer Wecker")
-        self.app.wait("push button", "Montag", dialog)
-        self.app.wait("push button", "Speichern", dialog)
-
-
 class CannotWakeTests(AppTestCase):
     # The daemon without CAP_WAKE_ALARM (and no systemd user manager here): it cannot wake the machine.
     daemon_wrapper = ("/usr/bin/setpriv", "--bounding-set", "-wake_alarm", "--inh-caps", "-wake_alarm")
@@ -852,9 +841,95 @@ class PhoneTests(AppTestCase):
         app.gone("dialog", "Wake up")
 
 
+def catalogue(name):
+    """po/NAME (a language's .po, or the template chime.pot) as {msgid: msgstr}, the header left out
+    (msgattrib unwraps every string to one line)."""
+    out = subprocess.run(["msgattrib", "--no-wrap", "--no-location", os.path.join(ROOT, "po", name)],
+                         check=True, capture_output=True, text=True).stdout
+    pairs, msgid = {}, None
+    unquote = lambda s: s[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+    for line in out.splitlines():
+        if line.startswith("msgid "):
+            msgid = unquote(line[6:])
+        elif line.startswith("msgstr ") and msgid:
+            pairs[msgid] = unquote(line[7:])
+    return pairs
+
+
+class TranslatedPhoneTests(PhoneTests):
+    """The app in a language of po/LINGUAS on a phone's 360 px: every page and dialog says nothing in
+    English that the catalogue translates (an untranslated string: the catalogue's English text, or
+    its pattern with %s, shown as it is) and none is cut: nothing is wider than the screen (a label
+    that does not fit would widen the window past 360 px or reach beyond its right edge; the app
+    lets no label on a phone end in an ellipsis)."""
+    language = None
+    test_every_page_fits_a_phone_and_a_finger = None  # (its English names; the test below does it in the language)
+
+    def untranslated(self, window):
+        """The texts on screen that are English the catalogue translates."""
+        english = []
+        for msgid in catalogue("chime.pot"):
+            if self.words.get(msgid) == msgid:
+                continue  # (the same in both: `Version`, `chime`)
+            plain = msgid.replace("_", "")
+            if "%s" in plain:
+                pattern = re.compile("^" + re.escape(plain).replace("%s", ".+") + "$")
+                english.append(lambda text, p=pattern: p.match(text) is not None)
+            else:
+                english.append(lambda text, p=plain: text == p)
+        found = []
+        for node in App.all(window, lambda n: True, showing=True):
+            # (A GTK label's accessible name is its text.)
+            for line in (node.get_name() or "").splitlines():
+                if line and any(test(line) for test in english):
+                    found.append(f"{node.get_role_name()} {line!r}")
+        return sorted(set(found))
+
+    def assert_translated(self, window, where):
+        found = self.untranslated(window)
+        self.assertEqual(found, [], f"{where} ({self.language}): shown in English: " + "; ".join(found))
+        self.assert_touchable(window, f"{where} ({self.language})")
+
+    def test_every_page_is_translated_and_fits_a_phone(self):
+        if self.language is None:
+            self.skipTest("the languages' own classes run it")
+        self.words = {msgid: msgstr for msgid, msgstr in catalogue(f"{self.language}.po").items() if msgstr}
+        t = lambda text: self.words.get(text, self.words.get("_" + text, text)).replace("_", "")
+        app = self.app
+        app.wait_text("Gym ·")
+        self.assert_translated(app.window, t("Alarms"))
+        self.page("Timers")
+        app.wait("push button", t("Start"))
+        self.assert_translated(app.window, t("Timers"))
+        self.page("This Desktop")
+        app.wait_text(t("Waking from suspend"))
+        self.assert_translated(app.window, t("This Desktop"))
+        self.page("Alarms")
+        app.press(app.wait("push button", t("New Alarm")))
+        dialog = app.wait("dialog", t("New Alarm"))
+        app.wait("spin button", t("Hour"), dialog)
+        app.wait("push button", t("Monday"), dialog)
+        app.wait("push button", t("_Save"), dialog)
+        self.assert_translated(dialog, t("New Alarm"))
+        app.press(app.wait("push button", t("_Cancel"), dialog))
+        app.gone("dialog", t("New Alarm"))
+
+
+class FrenchPhoneTests(TranslatedPhoneTests):
+    language = "fr"
+
+
+class SpanishPhoneTests(TranslatedPhoneTests):
+    language = "es"
+
+
+class GermanPhoneTests(TranslatedPhoneTests):
+    language = "de"
+
+
 def each_test():
-    for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, GermanTests, CannotWakeTests,
-                 HungDaemonTests, KeyboardTests, PhoneTests):
+    for case in (AlarmsTests, TimersTests, RingingTests, ActivationTests, DesktopTests, CannotWakeTests,
+                 HungDaemonTests, KeyboardTests, PhoneTests, FrenchPhoneTests, SpanishPhoneTests, GermanPhoneTests):
         for name in unittest.TestLoader().getTestCaseNames(case):
             yield f"{case.__name__}.{name}"
 
