@@ -99,7 +99,7 @@ APP_TEST_PACKAGES := xvfb dunst at-spi2-core gir1.2-atspi-2.0 python3-gi python3
 TEST_PACKAGES := $(CHECK_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bin python3-png python3-dbusmock python3-jsonschema dpkg-dev \
 	bubblewrap xdg-desktop-portal xdg-desktop-portal-gtk \
 	lintian desktop-file-utils appstream bash-completion man-db systemd libglib2.0-bin libcap2-bin util-linux \
-	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-icalendar radicale vdirsyncer \
+	pulseaudio pulseaudio-utils sound-theme-freedesktop sox opus-tools lame python3-dateutil python3-dateparser python3-icalendar radicale vdirsyncer \
 	faketime at python3-holidays evolution-data-server gir1.2-ecal-2.0 gir1.2-edataserver-1.2 feedbackd dbus-bin
 DEB_PACKAGES := $(BUILD_PACKAGES) dpkg-dev lintian
 # The notification servers of the compatibility matrix and what drives them (docs/SERVERS.md).

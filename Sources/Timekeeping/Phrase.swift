@@ -631,6 +631,12 @@ struct PhraseParser {
         if let n = number(current) {
             count = n
             index += 1
+            if n == 1, word(current) == .half {
+                // `in einer halben Stunde`, `in a half hour`
+                count = 0
+                halfMore = true
+                index += 1
+            }
         } else if word(current) == .half, word(peek()) != .past {
             // `half an hour`, `media hora`: a half of the unit
             count = 0
@@ -1036,6 +1042,10 @@ struct PhraseParser {
             } else {
                 throw fail("every \(next.text) what? e.g. 'every \(next.text) tuesday'", current ?? next)
             }
+        case .word(.monthName), .ordinalNumber where { if case .monthName? = word(peek()) { true } else { false } }(),
+             .integer where { if case .monthName? = word(peek()) { true } else { false } }():
+            // `every jan 27th`, `every 27 jan`: that day every year
+            try everyYear(interval: 1, token, next)
         case .ordinalNumber(let n):
             index += 1
             if case .weekday(let d)? = word(current) {
@@ -1101,6 +1111,15 @@ struct PhraseParser {
             // French `tous les 15 du mois`: that day of every month.
             index += 1
             _ = try ofEveryMonth()
+            try setRepeat(.monthDay(n, interval: 1), token)
+        case .integer(let n) where (1...31).contains(n) && next.text.count <= 2 && interval == 1 && {
+            // `every 27` (Todoist's): the 27th of every month, when no unit follows
+            guard let after = peek() else { return true }
+            if case .word(let w) = after.kind { return w == .at || w == .on || w == .oclock || w == .am || w == .pm }
+            if case .clock = after.kind { return true }
+            return false
+        }():
+            index += 1
             try setRepeat(.monthDay(n, interval: 1), token)
         case .integer, .word(.number):
             // `every 25 minutes` (the count was not taken above: what follows is no unit)
