@@ -34,22 +34,33 @@ public struct Next: ParsableCommand {
                                       (every RRULE part; RDATE and EXDATE; DTSTART in
                                       UTC with Z, floating, or with TZID)
 
-            Or say it as you would, in English or German (both are always read; what was \
-            understood is said back first, in your language: LC_TIME, then LANG):
+            Or say it as you would, in English, German, French or Spanish (all are always read; \
+            what was understood is said back first, in your language: LC_TIME, then LANG):
 
-              tomorrow 7am, noon tomorrow, next friday 16:35, 24 Dec 6pm, in an hour and a
-              half, in 2 days at 9:00, now + 2 hours, 4pm + 3 days, teatime, next week
-              every weekday 07:00, every monday and thursday 9:00, every other tuesday
-              09:00, every 3 days at 9:00, last friday of the month 16:35, 1st of every
-              month 09:00, every 2nd and 4th saturday 10:00, every year on 24 Dec at
-              18:00, weekly on monday at 9, monthly on the 15th at noon, every 15th at
-              noon, every morning (09:00; afternoon 12:00, evening 19:00, night 22:00),
+              tomorrow 7am, noon tomorrow, next friday 16:35, 24 Dec 6pm,
+              in an hour and a half, in 2 days at 9:00, now + 2 hours,
+              4pm + 3 days, teatime, next week
+              every weekday 07:00, every monday and thursday 9:00,
+              every other tuesday 09:00, every 3 days at 9:00,
+              last friday of the month 16:35, 1st of every month 09:00,
+              every 2nd and 4th saturday 10:00, every year on 24 Dec at 18:00,
+              weekly on monday at 9, monthly on the 15th at noon,
+              every 27th at 9am, every jan 27th at 9am,
+              every morning (09:00; afternoon 12:00, evening 19:00, night 22:00),
               sat and sun at 10, monday to friday at 6:45
-              morgen um 7 Uhr, übermorgen halb acht, am 24.12. um 18:00, in einer Stunde,
-              werktags um 7, jeden zweiten Dienstag um 9:00, am letzten Freitag im Monat
-              um 16:35, jedes Jahr am 24.12. um 18:00, wöchentlich am Montag um 9,
-              monatlich am 15. um 12, jeden Morgen um 7, montags bis freitags um 6:45, in
-              anderthalb Stunden
+              morgen um 7 Uhr, übermorgen halb acht, am 24.12. um 18:00,
+              in einer Stunde, werktags um 7, jeden zweiten Dienstag um 9:00,
+              am letzten Freitag im Monat um 16:35,
+              jedes Jahr am 24.12. um 18:00, monatlich am 15. um 12,
+              jeden Morgen um 7, montags bis freitags um 6:45
+              demain à 7h, vendredi prochain à 16h35, dans une heure et demie,
+              tous les lundis et jeudis à 18h, en semaine à 6h45,
+              le 15 de chaque mois à midi,
+              chaque dernier vendredi du mois à 16h35
+              mañana a las 7, el próximo viernes a las 16:35,
+              dentro de 2 horas, cada lunes a las 9,
+              de lunes a viernes a las 6:45, el 15 de cada mes a mediodía,
+              el último viernes de cada mes a las 16:35
 
             A phrase counts from when it is said (--after says when: a preview of any day); an \
             every-other or every-N rule from its first occurrence after that. A time said alone in \

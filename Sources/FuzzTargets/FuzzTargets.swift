@@ -38,7 +38,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case tzif
     /// A sound file, decoded as the daemon decodes one: by its decoder, in a process of its own.
     case sound
-    /// A phrase in English or German (`every other tuesday 09:00`, `morgen um 7 Uhr`).
+    /// A phrase in English, German, French or Spanish (`every other tuesday 09:00`, `morgen um 7 Uhr`).
     case phrase
     /// A holiday calendar (.ics), read as days off, and a weekday alarm planned with them.
     case holidays
@@ -77,7 +77,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         return nil
     }
 
-    /// A phrase read (in Berlin, in both languages) moves forward, and the words said back read
+    /// A phrase read (in Berlin, in every language) moves forward, and the words said back read
     /// again as the same rule.
     static func phrase(_ text: String) -> String? {
         guard let berlin = try? Zone.named("Europe/Berlin") else { return "no Europe/Berlin" }

@@ -41,7 +41,7 @@ public enum Rule: Hashable, Sendable {
         }
     }
 
-    /// Any rule a person may write: the machine forms above first, then a phrase in English or German
+    /// Any rule a person may write: the machine forms above first, then a phrase in English, German, French or Spanish
     /// (`tomorrow 7am`, `every other tuesday 09:00`, `jeden zweiten Dienstag um 9:00`), read as said
     /// at `context.said`. `repeats` and `words` come with a phrase (nil for a machine form). When
     /// neither reads it, the error is the phrase reading's if the text has words a phrase has.

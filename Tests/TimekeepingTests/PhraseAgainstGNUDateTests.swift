@@ -30,7 +30,7 @@ import TestSupport
     }
 }
 
-/// Repeating phrases, in English and German, read in four zones a few days before their DST changes
+/// Repeating phrases, in English, German, French and Spanish, read in four zones a few days before their DST changes
 /// (or, in Kathmandu, none): the RFC 5545 rule each becomes is given to python-dateutil's `rrule` (an
 /// independent implementation, Debian's python3-dateutil), whose next twelve occurrences must be
 /// chime's, across the changes. A phrase that becomes a calendar expression (`every weekday 07:00`)
@@ -42,6 +42,11 @@ import TestSupport
         "every year on 24 Dec at 18:00", "every monday and thursday 8am", "every third wednesday 7:15",
         "jeden zweiten Dienstag um 9:00", "alle 3 Tage um 9:00", "am letzten Freitag im Monat um 16:35",
         "am 1. jedes Monats um 9:00", "jedes Jahr am 24.12. um 18:00", "every 2 months on the 15th at 8:00",
+        "toutes les 2 semaines le vendredi à 17h", "le dernier vendredi du mois à 16h35", "le 2e et le 4e samedi du mois à 10h",
+        "tous les 3 jours à 9h", "le troisième mercredi de chaque mois à 7h15", "tous les 2 mois le 15 à 8h",
+        "cada 2 semanas el martes a las 9", "el último viernes de cada mes a las 16:35",
+        "el segundo y cuarto sábado de cada mes a las 10", "cada 3 días a las 9", "el primer lunes de cada mes a las 10",
+        "cada 2 meses el último día a las 9",
     ]
     static let zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu"]
     /// Tue 2026-10-20 12:00 UTC: Europe leaves summer time on the 25th, New York on 1 November,
