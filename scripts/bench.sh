@@ -103,6 +103,9 @@ echo "== reading 100,000 random phrases, English and German (3 runs), and python
 for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 100000 phrase "$out/phrases.txt" >>"$out/phrase.txt"; done
 /usr/bin/python3 bench/phrase_dateparser.py "$out/phrases.txt" 1000 >"$out/phrase-dateparser.txt"
 
+echo "== reading 100,000 random phrases in each of English, German, French and Spanish: all four languages read vs that one alone"
+"$PWD/.build/release/chime-bench-nextfire" 100000 languages >"$out/languages.txt"
+
 echo "== 10,000 weekday alarms with three holiday calendars, planned (3 runs)"
 : >"$out/holidays.txt"
 for _ in 1 2 3; do "$PWD/.build/release/chime-bench-nextfire" 10000 holidays >>"$out/holidays.txt"; done

@@ -90,6 +90,11 @@ lines.append("Phrases, English and German, once and repeating (100,000 random on
 lines.append("  reading a phrase and its first time: %.2f µs (target < 50 µs): %s; a calendar expression's parse beside it: %.2f µs (%.1f×)"
              % (phrase, verdict(phrase < 50), calendar, phrase / calendar))
 lines.append("  phrases chime could not read: %d (%s)" % (unread, verdict(unread == 0)))
+for line in (out / "languages.txt").read_text().splitlines():
+    language, four, one, missed = line.split()
+    lines.append("  a phrase in %s: %.2f µs with the four languages read, %.2f µs with %s alone (%.2f×; target < 25 µs either way: %s)%s"
+                 % (language, float(four), float(one), language, float(four) / float(one), verdict(max(float(four), float(one)) < 25),
+                    "" if missed == "0" else "; %s not read" % missed))
 lines.append("  python's dateparser on %d of the one-off phrases: %.0f µs a phrase, chime %.2f µs: %.0f× faster; it read %d, %d as the same minute as chime"
              % (tried, spent / tried * 1e6, phrase, (spent / tried * 1e6) / phrase, read, agreed))
 

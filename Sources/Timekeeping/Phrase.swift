@@ -85,8 +85,29 @@ public enum Phrase {
     /// Reads `text` as a phrase; the error points at the word not understood, with the nearest
     /// word chime knows.
     public static func read(_ text: String, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
+        try PhraseReader.all.read(text, context)
+    }
+}
+
+/// Reads phrases in a set of languages: chime reads in all of them (`Phrase.read`); a reader of
+/// fewer is for measuring that the grammar does not slow down as languages are added.
+public struct PhraseReader: Sendable {
+    let lexicon: PhraseLexicon
+
+    static let all = PhraseReader(lexicon: .all)
+
+    init(lexicon: PhraseLexicon) { self.lexicon = lexicon }
+
+    /// A reader of `languages` only.
+    @_spi(Benchmarks) public init(languages: [PhraseLanguage]) {
+        lexicon = PhraseLexicon(languages.map(\.vocabulary))
+    }
+
+    /// Reads `text` as a phrase; the error points at the word not understood, with the nearest
+    /// word chime knows.
+    public func read(_ text: String, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
         try Rule.checkSize(text)
-        var parser = PhraseParser(text: text, context: context)
+        var parser = PhraseParser(text: text, context: context, lexicon: lexicon)
         let first: RuleError
         do {
             return try read(&parser, context)
@@ -96,14 +117,14 @@ public enum Phrase {
         // A word another language reads differently (`sept`: seven, or September): the phrase may be
         // in that language. Its reading is taken if it has one; else the error is the first's.
         guard parser.tokens.contains(where: \.ambiguous) else { throw first }
-        for language in PhraseLanguage.allCases where language != context.language {
-            var other = PhraseParser(text: text, context: context, tokenLanguage: language)
+        for language in lexicon.languages where language != context.language {
+            var other = PhraseParser(text: text, context: context, tokenLanguage: language, lexicon: lexicon)
             if let reading = try? read(&other, context) { return reading }
         }
         throw first
     }
 
-    static func read(_ parser: inout PhraseParser, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
+    func read(_ parser: inout PhraseParser, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
         let meaning = try parser.parse()
         do {
             return try meaning.compile(context)
@@ -152,8 +173,8 @@ enum PhraseUnit: Hashable {
 /// languages. Where two languages give one word different meanings, the phrase's language decides
 /// (its context), else the first language that has it (`PhraseVocabulary.all`'s order). Words are
 /// found with or without their accents (`a` for `à`, `proximo`, `decembre`).
-enum PhraseLexicon {
-    struct Meaning {
+struct PhraseLexicon: Sendable {
+    struct Meaning: Sendable {
         var language: PhraseLanguage
         var word: PhraseWord
         /// A second meaning within the language, which the grammar takes where the first cannot be
@@ -161,56 +182,62 @@ enum PhraseLexicon {
         var alternative: PhraseWord?
     }
 
-    static let table: [String: [Meaning]] = {
+    /// Every language's: what phrases are read with.
+    static let all = PhraseLexicon(PhraseVocabulary.all)
+
+    let languages: [PhraseLanguage]
+    let table: [String: [Meaning]]
+    /// The first words of the entries of more than one word (`en semaine`, `fin de semana`).
+    let startsOfSeveral: Set<String>
+    /// A part of the day's documented time (`afternoon`: 12), for `every afternoon` said without one.
+    let partHours: [String: Int]
+    /// The known words, for "did you mean", by language.
+    let vocabularies: [PhraseLanguage: [String]]
+
+    init(_ vocabularies: [PhraseVocabulary]) {
+        languages = vocabularies.map(\.language)
         var table: [String: [Meaning]] = [:]
         func add(_ text: String, _ meaning: Meaning) {
             if !(table[text]?.contains { $0.language == meaning.language } ?? false) { table[text, default: []].append(meaning) }
         }
-        for vocabulary in PhraseVocabulary.all {
+        for vocabulary in vocabularies {
             let alternatives = Dictionary(vocabulary.alternatives, uniquingKeysWith: { first, _ in first })
             for (text, word) in vocabulary.words { add(text, Meaning(language: vocabulary.language, word: word, alternative: alternatives[text])) }
         }
         // Then each word without its accents, where that spelling is not a word of its own language.
-        for vocabulary in PhraseVocabulary.all {
+        for vocabulary in vocabularies {
             for (text, _) in vocabulary.words {
-                let plain = foldedAccents(text)
+                let plain = Self.foldedAccents(text)
                 if plain != text, let meaning = table[text]?.first(where: { $0.language == vocabulary.language }) { add(plain, meaning) }
             }
         }
-        return table
-    }()
-
-    /// The first words of the entries of more than one word (`en semaine`, `fin de semana`).
-    static let startsOfSeveral: Set<String> = Set(table.keys.filter { $0.contains(" ") }.map { String($0.prefix { $0 != " " }) })
-
-    /// A part of the day's documented time (`afternoon`: 12), for `every afternoon` said without one.
-    static let partHours: [String: Int] = {
+        self.table = table
+        startsOfSeveral = Set(table.keys.filter { $0.contains(" ") }.map { String($0.prefix { $0 != " " }) })
         var hours: [String: Int] = [:]
-        for vocabulary in PhraseVocabulary.all {
-            for (text, hour) in vocabulary.partHours { hours[text] = hours[text] ?? hour; hours[foldedAccents(text)] = hours[foldedAccents(text)] ?? hour }
+        for vocabulary in vocabularies {
+            for (text, hour) in vocabulary.partHours {
+                hours[text] = hours[text] ?? hour
+                hours[Self.foldedAccents(text)] = hours[Self.foldedAccents(text)] ?? hour
+            }
         }
-        return hours
-    }()
+        partHours = hours
+        var known: [PhraseLanguage: [String]] = [:]
+        for (text, meanings) in table where text.count > 2 && !text.contains(" ") {
+            for meaning in meanings { known[meaning.language, default: []].append(text) }
+        }
+        self.vocabularies = known.mapValues { $0.sorted() }
+    }
 
     /// What `text` means, said in `language`; `ambiguous` when languages read it differently.
-    static func meaning(_ text: String, in language: PhraseLanguage) -> (meaning: Meaning, ambiguous: Bool)? {
-        guard let meanings = table[text] ?? (text.unicodeScalars.allSatisfy(\.isASCII) ? nil : table[foldedAccents(text)]) else { return nil }
+    func meaning(_ text: String, in language: PhraseLanguage) -> (meaning: Meaning, ambiguous: Bool)? {
+        guard let meanings = table[text] ?? (text.unicodeScalars.allSatisfy(\.isASCII) ? nil : table[Self.foldedAccents(text)]) else { return nil }
         if meanings.count == 1 { return (meanings[0], false) }
         let chosen = meanings.first { $0.language == language } ?? meanings[0]
         return (chosen, meanings.contains { $0.word != chosen.word || $0.alternative != chosen.alternative })
     }
 
     /// What `text` means, said in `language`.
-    static func word(_ text: String, in language: PhraseLanguage) -> PhraseWord? { meaning(text, in: language)?.meaning.word }
-
-    /// The known words, for "did you mean": the language's own first.
-    static let vocabularies: [PhraseLanguage: [String]] = {
-        var out: [PhraseLanguage: [String]] = [:]
-        for (text, meanings) in table where text.count > 2 && !text.contains(" ") {
-            for meaning in meanings { out[meaning.language, default: []].append(text) }
-        }
-        return out.mapValues { $0.sorted() }
-    }()
+    func word(_ text: String, in language: PhraseLanguage) -> PhraseWord? { meaning(text, in: language)?.meaning.word }
 
     /// `à` → `a`, `é` → `e`, `ñ` → `n`, `ü` → `u`: the spelling without accents.
     static func foldedAccents(_ text: String) -> String {
@@ -316,7 +343,7 @@ enum PhraseTokenizer {
     /// `language`: the phrase's, which decides a word two languages read differently. Words are
     /// split at spaces, tabs, commas and new lines (a `+` is a word of its own); an entry of two or
     /// three words (`en semaine`, `fin de semana`) is one token.
-    static func tokens(_ text: String, language: PhraseLanguage = .english) -> [PhraseToken] {
+    static func tokens(_ text: String, language: PhraseLanguage = .english, lexicon: PhraseLexicon = .all) -> [PhraseToken] {
         var pieces: [(text: String, offset: Int)] = []
         var current = ""
         var start = 0
@@ -342,11 +369,11 @@ enum PhraseTokenizer {
         out.reserveCapacity(pieces.count)
         var i = 0
         while i < pieces.count {
-            if PhraseLexicon.startsOfSeveral.contains(pieces[i].text) {
+            if lexicon.startsOfSeveral.contains(pieces[i].text) {
                 var joined: PhraseToken?
                 for count in [3, 2] where joined == nil && i + count <= pieces.count {
                     let words = pieces[i..<(i + count)].map(\.text).joined(separator: " ")
-                    if let (meaning, ambiguous) = PhraseLexicon.meaning(words, in: language) {
+                    if let (meaning, ambiguous) = lexicon.meaning(words, in: language) {
                         let last = pieces[i + count - 1]
                         joined = PhraseToken(kind: .word(meaning.word), text: words, offset: pieces[i].offset,
                                              length: last.offset + last.text.count - pieces[i].offset, alternative: meaning.alternative,
@@ -359,15 +386,15 @@ enum PhraseTokenizer {
                     continue
                 }
             }
-            out.append(token(pieces[i].text, offset: pieces[i].offset, language: language))
+            out.append(token(pieces[i].text, offset: pieces[i].offset, language: language, lexicon: lexicon))
             i += 1
         }
         return out
     }
 
-    static func token(_ text: String, offset: Int, language: PhraseLanguage = .english) -> PhraseToken {
+    static func token(_ text: String, offset: Int, language: PhraseLanguage = .english, lexicon: PhraseLexicon = .all) -> PhraseToken {
         func make(_ kind: PhraseToken.Kind) -> PhraseToken { PhraseToken(kind: kind, text: text, offset: offset, length: text.count) }
-        if let (meaning, ambiguous) = PhraseLexicon.meaning(text, in: language) {
+        if let (meaning, ambiguous) = lexicon.meaning(text, in: language) {
             return PhraseToken(kind: .word(meaning.word), text: text, offset: offset, length: text.count, alternative: meaning.alternative,
                                ambiguous: ambiguous)
         }
@@ -472,11 +499,14 @@ struct PhraseParser {
     var index = 0
     var meaning = PhraseMeaning()
 
+    let lexicon: PhraseLexicon
+
     /// `tokenLanguage`: the language whose reading of a word wins (else the context's).
-    init(text: String, context: PhraseContext, tokenLanguage: PhraseLanguage? = nil) {
+    init(text: String, context: PhraseContext, tokenLanguage: PhraseLanguage? = nil, lexicon: PhraseLexicon = .all) {
         self.text = text
         self.context = context
-        tokens = PhraseTokenizer.tokens(text, language: tokenLanguage ?? context.language)
+        self.lexicon = lexicon
+        tokens = PhraseTokenizer.tokens(text, language: tokenLanguage ?? context.language, lexicon: lexicon)
     }
 
     var current: PhraseToken? { index < tokens.count ? tokens[index] : nil }
@@ -1016,6 +1046,7 @@ struct PhraseParser {
             }
         }
         guard let next = current else { throw fail("every what? e.g. 'every day' or 'every monday'", token) }
+        let monthNameFollows = { if case .monthName? = word(peek()) { true } else { false } }()
         switch next.kind {
         case .word(.quarter) where ordinal(next) != nil:
             // Spanish `cada cuarto jueves`: the fourth
@@ -1042,9 +1073,11 @@ struct PhraseParser {
             } else {
                 throw fail("every \(next.text) what? e.g. 'every \(next.text) tuesday'", current ?? next)
             }
-        case .word(.monthName), .ordinalNumber where { if case .monthName? = word(peek()) { true } else { false } }(),
-             .integer where { if case .monthName? = word(peek()) { true } else { false } }():
-            // `every jan 27th`, `every 27 jan`: that day every year
+        case .word(.monthName):
+            // `every jan 27th`: that day every year
+            try everyYear(interval: 1, token, next)
+        case .ordinalNumber where monthNameFollows, .integer where monthNameFollows:
+            // `every 27th jan`, `every 27 jan`
             try everyYear(interval: 1, token, next)
         case .ordinalNumber(let n):
             index += 1
@@ -1134,7 +1167,7 @@ struct PhraseParser {
     /// documented time: morning 09:00, afternoon 12:00, evening 19:00, night 22:00.
     func partOfDayAndHour(_ token: PhraseToken) -> (word: PhraseWord, hour: Int) {
         let word = partOfDay(token) ?? .morning
-        return (word, PhraseLexicon.partHours[token.text] ?? (word == .morning ? 9 : 19))
+        return (word, lexicon.partHours[token.text] ?? (word == .morning ? 9 : 19))
     }
 
     /// `every morning`, `every night`, `jeden Morgen`: every day, at the time said (of that part of
@@ -1201,8 +1234,8 @@ struct PhraseParser {
     /// The known word nearest `word`: the phrase's language's, else another's.
     func closest(_ word: String) -> String? {
         var best: (String, Int)?
-        for language in [context.language] + PhraseLanguage.allCases.filter({ $0 != context.language }) where best == nil {
-            for candidate in PhraseLexicon.vocabularies[language] ?? [] {
+        for language in [context.language] + lexicon.languages.filter({ $0 != context.language }) where best == nil {
+            for candidate in lexicon.vocabularies[language] ?? [] {
                 let distance = phraseEditDistance(word, candidate)
                 if distance <= max(1, word.count / 3), best == nil || distance < best!.1 { best = (candidate, distance) }
             }

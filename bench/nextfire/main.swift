@@ -11,10 +11,14 @@
 // `chime-bench-nextfire COUNT phrase [FILE]`: reading COUNT random phrases in English and German
 // (once and repeating) beside parsing COUNT calendar expressions (see below).
 //
+// `chime-bench-nextfire COUNT languages`: reading COUNT random phrases in each of English, German,
+// French and Spanish, by a reader of all four languages (what chime reads with) and by one of that
+// language alone (see below).
+//
 // `chime-bench-nextfire COUNT holidays`: COUNT weekday alarms with three holiday calendars (see below).
 import ChimeCalendars
 import ChimeCenter
-import Timekeeping
+@_spi(Benchmarks) import Timekeeping
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -161,6 +165,80 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "phrase" {
     }
     print(phraseSeconds / Double(count) * 1e6, calendarSeconds / Double(count) * 1e6, unread, checksum != 0 ? 1 : 0)
     exit(unread == 0 ? 0 : 1)
+}
+
+/// A random phrase in `language`, once or repeating, of the kinds people type.
+@MainActor func randomPhrase(in language: PhraseLanguage) -> String {
+    let hour = random(24), minute = random(60), hour12 = 1 + random(12)
+    let time = "\(hour):\(two(minute))"
+    // Not the day it is said (18 Nov): a time already passed that day is refused.
+    var day = 1 + random(28)
+    let month = random(12), weekday = random(7)
+    if month == 10, day == 18 { day = 19 }
+    let forms: [String]
+    switch language {
+    case .english:
+        let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        forms = ["tomorrow \(hour12)\(random(2) == 0 ? "am" : "pm")", "next \(days[weekday]) \(time)", "in \(1 + random(50)) minutes",
+                 "\(months[month]) \(day) at \(time)", "in an hour and a half", "every weekday \(time)", "every other \(days[weekday]) at \(time)",
+                 "last friday of the month \(time)", "every \(day)th at \(time)", "every morning", "monday to friday at \(time)",
+                 "every year on \(day) \(months[month]) at \(time)"]
+    case .german:
+        let tage = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+        forms = ["morgen um \(hour) Uhr", "übermorgen um \(time)", "am \(day).\(month + 1). um \(time)", "in \(1 + random(9)) Stunden",
+                 "heute abend um \(1 + random(11))", "nächsten \(tage[weekday]) um \(time)", "werktags um \(time)",
+                 "jeden zweiten \(tage[weekday]) um \(time)", "am letzten Freitag im Monat um \(time)", "jeden \(day). um \(time)",
+                 "montags bis freitags um \(time)", "jedes Jahr am \(day).\(month + 1). um \(time)"]
+    case .french:
+        let jours = ["lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"]
+        let mois = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"]
+        forms = ["demain à \(hour)h", "\(jours[weekday]) prochain à \(hour)h\(two(minute))", "le \(day) \(mois[month]) à \(time)",
+                 "dans \(1 + random(50)) minutes", "dans une heure et demie", "en semaine à \(time)", "tous les \(jours[weekday])s à \(time)",
+                 "le dernier vendredi du mois à \(time)", "le \(day) de chaque mois à \(time)", "tous les matins",
+                 "du lundi au vendredi à \(time)", "tous les ans le \(day) \(mois[month]) à \(time)"]
+    case .spanish:
+        let dias = ["lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"]
+        let meses = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"]
+        forms = ["mañana a las \(hour)", "el próximo \(dias[weekday]) a las \(time)", "el \(day) de \(meses[month]) a las \(time)",
+                 "dentro de \(1 + random(9)) horas", "en una hora y media", "entre semana a las \(time)", "cada \(dias[weekday]) a las \(time)",
+                 "el último viernes de cada mes a las \(time)", "el \(day) de cada mes a las \(time)", "todas las mañanas",
+                 "de lunes a viernes a las \(time)", "cada año el \(day) de \(meses[month]) a las \(time)"]
+    }
+    return forms[random(forms.count)]
+}
+
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "languages" {
+    // `chime-bench-nextfire COUNT languages`: for each language, COUNT random phrases in it, read
+    // (as said on 18 Nov 2026, in that language) by a reader of all four languages, the one chime
+    // reads with, and by a reader of that language alone, alternately, three times each; the best of
+    // three. Prints one line a language: "LANGUAGE four_us one_us unread" (microseconds a phrase).
+    let all = PhraseReader(languages: PhraseLanguage.allCases)
+    var failed = 0
+    for language in PhraseLanguage.allCases {
+        let alone = PhraseReader(languages: [language])
+        let context = PhraseContext(said: Instant(seconds: base), zone: zones[0], language: language)
+        var phrases: [String] = []
+        for _ in 0..<count { phrases.append(randomPhrase(in: language)) }
+        var best = (four: Double.infinity, one: Double.infinity)
+        var unread = 0
+        for round in 0..<3 {
+            for (index, reader) in [all, alone].enumerated() {
+                var missed = 0
+                let t0 = now()
+                for text in phrases where (try? reader.read(text, context)) == nil { missed += 1 }
+                let microseconds = (now() - t0) / Double(count) * 1e6
+                if index == 0 { best.four = min(best.four, microseconds) } else { best.one = min(best.one, microseconds) }
+                if round == 0 { unread += missed }
+                if missed > 0, getenv("CHIME_BENCH_UNREAD") != nil {
+                    for text in phrases where (try? reader.read(text, context)) == nil { print("unread (\(language.rawValue)): \(text)") }
+                }
+            }
+        }
+        print(language.rawValue, best.four, best.one, unread)
+        failed += unread
+    }
+    exit(failed == 0 ? 0 : 1)
 }
 
 if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "holidays" {
