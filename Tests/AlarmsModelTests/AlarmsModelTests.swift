@@ -197,6 +197,17 @@ import Timekeeping
         }
         #expect(words?.hasPrefix("jeden zweiten Dienstag um 09:00") == true, "\(String(describing: words))")
         #expect(next.first == Instant(seconds: tuesday9))
+        // In French and Spanish, said back in each.
+        for (when, language, said) in [("toutes les 2 semaines le mardi à 9h", PhraseLanguage.french, "toutes les 2 semaines le mardi à 09:00"),
+                                       ("cada 2 semanas el martes a las 9", .spanish, "cada 2 semanas el martes a las 09:00")] {
+            alarm.when = when
+            guard case .understood(let words, let next)? = alarm.whenPreview(now: monday8, language: language) else {
+                Issue.record("\(when): not understood")
+                continue
+            }
+            #expect(words?.hasPrefix(said) == true, "\(String(describing: words))")
+            #expect(next.first == Instant(seconds: tuesday9))
+        }
         // A one-off that has passed says so.
         alarm.when = "2026-11-01 07:00"
         #expect(alarm.whenPreview(now: monday8, language: .english).map { if case .problem = $0 { true } else { false } } == true)

@@ -29,6 +29,20 @@ import TestSupport
         german["LANG"] = "de_DE.UTF-8"
         let said = try runChime(["next", "every other tuesday 09:00", "--after", "2026-11-26 10:00", "--count", "1"], environment: german)
         #expect(said.stdout.hasPrefix("jeden zweiten Dienstag um 09:00, ab Di 1. Dez 2026\n"))
+        // French and Spanish: LC_TIME before LANG; a phrase in any language, said back in the user's.
+        var french = environment
+        french["LANG"] = "es_ES.UTF-8"
+        french["LC_TIME"] = "fr_FR.UTF-8"
+        let dit = try runChime(["next", "cada 2 semanas el martes a las 9", "--after", "2026-11-26 10:00", "--count", "1"], environment: french)
+        #expect(dit.stdout == "toutes les 2 semaines le mardi à 09:00, à partir du mardi 1er décembre 2026\nTue 2026-12-01 09:00:00 CET (+01:00)\n",
+                "\(dit.stdout)\(dit.stderr)")
+        var spanish = environment
+        spanish["LANG"] = "es_MX.UTF-8"
+        let dicho = try runChime(["next", "le 15 de chaque mois à midi", "--after", "2026-11-26 10:00", "--count", "1"], environment: spanish)
+        #expect(dicho.stdout == "el 15 de cada mes a las 12:00\nTue 2026-12-15 12:00:00 CET (+01:00)\n", "\(dicho.stdout)\(dicho.stderr)")
+        // The word not understood is pointed at, with the nearest of the user's language.
+        let pointed = try runChime(["next", "el proxmo lunes", "--after", "2026-11-26 10:00"], environment: spanish)
+        #expect(pointed.status == 64 && pointed.stderr.contains("'proxmo'") && pointed.stderr.contains("'proximo'"), "\(pointed.stderr)")
         // On a 12-hour clock, `at 9` is asked about (a usage error, status 64).
         var american = environment
         american["LC_TIME"] = "en_US.UTF-8"

@@ -259,6 +259,21 @@ import Timekeeping
                 "\((try? listed()) ?? []) after \(callBack)")
     }
 
+    /// A phrase in the file may be in any of the four languages, whatever the session's.
+    @Test func phrasesInFrenchAndSpanishAreRead() throws {
+        try save(alarm("Yoga", "tous les lundis et jeudis à 18h") + alarm("Cafe", "el último viernes de cada mes a las 16:35"))
+        let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        #expect(try waitForList { $0.contains { $0.id == "yoga" } && $0.contains { $0.id == "cafe" } } != nil, "\(daemon.log)")
+        let yoga = try #require(try listed().first { $0.id == "yoga" })
+        #expect(yoga.nextFire.hasSuffix("T18:00:00+00:00"), "\(yoga)")
+        for (id, rule) in [("yoga", "Mon,Thu *-*-* 18:00:00"), ("cafe", "BYDAY=-1FR")] {
+            let shown = try chime(["show", id, "--json"])
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+            #expect((fields["expression"] as? String)?.contains(rule) == true, "\(fields)")
+        }
+    }
+
     @Test func aRelativeRuleCountsFromTheInstantOfTheLoad() throws {
         // `in 2s` once fired up to a second early: it counted from the whole second of the load.
         let recorder = try RecordingServer(address: bus.address)
