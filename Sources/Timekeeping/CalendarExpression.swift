@@ -8,6 +8,9 @@ public struct RuleError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The offending part's offset in the rule text (in characters) and length.
     public var offset: Int
     public var length: Int
+    /// The message names a word chime knows that is near the one it did not (a phrase's "did you
+    /// mean").
+    public var suggests = false
 
     public var description: String { message }
 

@@ -63,6 +63,20 @@ extension PhraseVocabulary {
 }
 
 struct EnglishBook: PhraseBook {
+    func say(_ problem: PhraseProblem) -> String {
+        switch problem {
+        case .notAWord(let word, let nearest): "'\(word)' is not a word chime knows" + (nearest.map { "; did you mean '\($0)'?" } ?? "")
+        case .atWhatTime(let example): "at what time? e.g. '\(example)'"
+        case .hasPassed(let date, let time): "\(date) \(time) has passed"
+        case .sayWhen(let once, let repeating): "say when, e.g. '\(once)' or '\(repeating)'"
+        case .second(.time): "a second time of day"
+        case .second(.day): "a second day"
+        case .second(.repetition): "a second repetition"
+        case .second(.start): "a second start"
+        case .notUnderstoodHere(let word): "'\(word)' is not understood here"
+        }
+    }
+
     let dayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     let and = " and "

@@ -57,6 +57,20 @@ extension PhraseVocabulary {
 }
 
 struct FrenchBook: PhraseBook {
+    func say(_ problem: PhraseProblem) -> String {
+        switch problem {
+        case .notAWord(let word, let nearest): "« \(word) » n'est pas un mot que chime connaît" + (nearest.map { " ; vouliez-vous dire « \($0) » ?" } ?? "")
+        case .atWhatTime(let example): "à quelle heure ? p. ex. « \(example) »"
+        case .hasPassed(let date, let time): "\(date) \(time) est passé"
+        case .sayWhen(let once, let repeating): "dites quand, p. ex. « \(once) » ou « \(repeating) »"
+        case .second(.time): "une deuxième heure"
+        case .second(.day): "un deuxième jour"
+        case .second(.repetition): "une deuxième répétition"
+        case .second(.start): "un deuxième début"
+        case .notUnderstoodHere(let word): "« \(word) » n'a pas de sens ici"
+        }
+    }
+
     let dayNames = ["lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"]
     static let plural = ["lundis", "mardis", "mercredis", "jeudis", "vendredis", "samedis", "dimanches"]
     static let months = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"]

@@ -61,6 +61,20 @@ extension PhraseVocabulary {
 }
 
 struct GermanBook: PhraseBook {
+    func say(_ problem: PhraseProblem) -> String {
+        switch problem {
+        case .notAWord(let word, let nearest): "„\(word)“ ist kein Wort, das chime kennt" + (nearest.map { "; meinten Sie „\($0)“?" } ?? "")
+        case .atWhatTime(let example): "um welche Uhrzeit? z. B. „\(example)“"
+        case .hasPassed(let date, let time): "\(date) \(time) ist vorbei"
+        case .sayWhen(let once, let repeating): "sagen Sie, wann, z. B. „\(once)“ oder „\(repeating)“"
+        case .second(.time): "eine zweite Uhrzeit"
+        case .second(.day): "ein zweiter Tag"
+        case .second(.repetition): "eine zweite Wiederholung"
+        case .second(.start): "ein zweiter Beginn"
+        case .notUnderstoodHere(let word): "„\(word)“ ergibt hier keinen Sinn"
+        }
+    }
+
     let dayNames = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
     static let months = ["Jan", "Feb", "März", "Apr", "Mai", "Juni", "Juli", "Aug", "Sep", "Okt", "Nov", "Dez"]
     let and = " und "

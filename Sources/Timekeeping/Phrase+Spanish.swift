@@ -60,6 +60,20 @@ extension PhraseVocabulary {
 }
 
 struct SpanishBook: PhraseBook {
+    func say(_ problem: PhraseProblem) -> String {
+        switch problem {
+        case .notAWord(let word, let nearest): "«\(word)» no es una palabra que chime conozca" + (nearest.map { "; ¿quiso decir «\($0)»?" } ?? "")
+        case .atWhatTime(let example): "¿a qué hora? p. ej. «\(example)»"
+        case .hasPassed(let date, let time): "el \(date) \(time) ya pasó"
+        case .sayWhen(let once, let repeating): "diga cuándo, p. ej. «\(once)» o «\(repeating)»"
+        case .second(.time): "una segunda hora"
+        case .second(.day): "un segundo día"
+        case .second(.repetition): "una segunda repetición"
+        case .second(.start): "un segundo comienzo"
+        case .notUnderstoodHere(let word): "«\(word)» no tiene sentido aquí"
+        }
+    }
+
     let dayNames = ["lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"]
     static let plural = ["lunes", "martes", "miércoles", "jueves", "viernes", "sábados", "domingos"]
     static let months = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre",

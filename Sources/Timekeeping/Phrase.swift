@@ -108,29 +108,38 @@ public struct PhraseReader: Sendable {
     public func read(_ text: String, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
         try Rule.checkSize(text)
         var parser = PhraseParser(text: text, context: context, lexicon: lexicon)
-        let first: RuleError
+        var first: RuleError
+        var understood = false
         do {
-            return try read(&parser, context)
+            let meaning = try parser.parse()
+            understood = true
+            return try compile(meaning, text, context)
         } catch {
             first = error
         }
         // A word another language reads differently (`sept`: seven, or September): the phrase may be
-        // in that language. Its reading is taken if it has one; else the error is the first's.
+        // in that language. Its reading is taken if it has one; else the error is the first's, or,
+        // when the first did not understand the words, that of the first language that did (`hoy a
+        // las 9:00`, said in English at noon: "has passed", not "a second time of day" at `9:00`).
         guard parser.tokens.contains(where: \.ambiguous) else { throw first }
         for language in lexicon.languages where language != context.language {
             var other = PhraseParser(text: text, context: context, tokenLanguage: language, lexicon: lexicon)
-            if let reading = try? read(&other, context) { return reading }
+            guard let meaning = try? other.parse() else { continue }
+            do {
+                return try compile(meaning, text, context)
+            } catch {
+                if !understood { (first, understood) = (error, true) }
+            }
         }
         throw first
     }
 
-    func read(_ parser: inout PhraseParser, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
-        let meaning = try parser.parse()
+    func compile(_ meaning: PhraseMeaning, _ text: String, _ context: PhraseContext) throws(RuleError) -> PhraseReading {
         do {
             return try meaning.compile(context)
         } catch {
             // About the whole phrase, not one word of it.
-            throw RuleError(error.message, at: 0, length: parser.text.count)
+            throw RuleError(error.message, at: 0, length: text.count)
         }
     }
 }
@@ -222,10 +231,10 @@ struct PhraseLexicon: Sendable {
         }
         partHours = hours
         var known: [PhraseLanguage: [String]] = [:]
-        for (text, meanings) in table where text.count > 2 && !text.contains(" ") {
-            for meaning in meanings { known[meaning.language, default: []].append(text) }
+        for vocabulary in vocabularies {
+            known[vocabulary.language] = Set(vocabulary.words.map(\.0).filter { $0.count > 2 && !$0.contains(" ") }).sorted()
         }
-        self.vocabularies = known.mapValues { $0.sorted() }
+        self.vocabularies = known
     }
 
     /// What `text` means, said in `language`; `ambiguous` when languages read it differently.
@@ -537,13 +546,23 @@ struct PhraseParser {
         }
     }
 
+    /// A problem said in the user's language, at `token`.
+    func fail(_ problem: PhraseProblem, _ token: PhraseToken?) -> RuleError {
+        var error = fail(context.language.book.say(problem), token)
+        if case .notAWord(_, let nearest?) = problem { error.suggests = !nearest.isEmpty }
+        return error
+    }
+
     func fail(_ message: String, _ token: PhraseToken?) -> RuleError {
         guard let token else { return RuleError(message, at: text.count, length: 0) }
         return RuleError(message, at: token.offset, length: token.length)
     }
 
     mutating func parse() throws(RuleError) -> PhraseMeaning {
-        guard !tokens.isEmpty else { throw RuleError("say when, e.g. 'tomorrow 7am' or 'every monday 09:00'") }
+        guard !tokens.isEmpty else {
+            let book = context.language.book
+            throw RuleError(book.say(.sayWhen(once: book.exampleOnce, repeating: book.exampleRepeating)))
+        }
         while let token = current {
             try step(token)
         }
@@ -553,7 +572,7 @@ struct PhraseParser {
     }
 
     mutating func setTime(_ time: PhraseMeaning.TimeOfDay, _ token: PhraseToken) throws(RuleError) {
-        guard meaning.time == nil else { throw fail("a second time of day", token) }
+        guard meaning.time == nil else { throw fail(.second(.time), token) }
         meaning.time = time
     }
 
@@ -565,7 +584,7 @@ struct PhraseParser {
 
     mutating func setDay(_ day: PhraseMeaning.Day, _ token: PhraseToken) throws(RuleError) {
         if startsHere {
-            guard meaning.start == nil else { throw fail("a second start", token) }
+            guard meaning.start == nil else { throw fail(.second(.start), token) }
             meaning.start = day
             startsHere = false
             return
@@ -573,12 +592,12 @@ struct PhraseParser {
         guard meaning.day == nil, meaning.repeating == nil || {
             if case .date = day, case .yearly? = meaning.repeating { return false }
             return true
-        }() else { throw fail("a second day", token) }
+        }() else { throw fail(.second(.day), token) }
         meaning.day = day
     }
 
     mutating func setRepeat(_ repeating: PhraseMeaning.Repeat, _ token: PhraseToken) throws(RuleError) {
-        guard meaning.repeating == nil else { throw fail("a second repetition", token) }
+        guard meaning.repeating == nil else { throw fail(.second(.repetition), token) }
         meaning.repeating = repeating
     }
 
@@ -767,7 +786,7 @@ struct PhraseParser {
             try step(w, token)
         case .unknown:
             let nearest = closest(token.text)
-            throw fail("'\(token.text)' is not a word chime knows" + (nearest.map { "; did you mean '\($0)'?" } ?? ""), token)
+            throw fail(.notAWord(token.text, nearest: nearest), token)
         }
     }
 
@@ -915,7 +934,9 @@ struct PhraseParser {
                 nextUnit(unit)
             default:
                 let nearest = current.flatMap { closest($0.text) }
-                throw fail("next what? e.g. 'next friday' or 'next week'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), current ?? token)
+                var error = fail("next what? e.g. 'next friday' or 'next week'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), current ?? token)
+                error.suggests = nearest != nil
+                throw error
             }
         case .inWord:
             if word(current) == .the, let part = word(peek()), part == .morning || part == .evening {
@@ -978,7 +999,7 @@ struct PhraseParser {
             // `seven o'clock`, `sieben Uhr`
             try clock(n, 0, meridiem: nil, token)
         default:
-            throw fail("'\(token.text)' is not understood here", token)
+            throw fail(.notUnderstoodHere(token.text), token)
         }
     }
 
@@ -1159,7 +1180,9 @@ struct PhraseParser {
             throw fail("every \(next.text) what? e.g. 'every \(next.text) days'", peek() ?? next)
         default:
             let nearest = closest(next.text)
-            throw fail("every '\(next.text)'? e.g. 'every day', 'every monday', 'every 2 weeks'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), next)
+            var error = fail("every '\(next.text)'? e.g. 'every day', 'every monday', 'every 2 weeks'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""), next)
+            error.suggests = nearest != nil
+            throw error
         }
     }
 
@@ -1236,7 +1259,8 @@ struct PhraseParser {
         var best: (String, Int)?
         for language in [context.language] + lexicon.languages.filter({ $0 != context.language }) where best == nil {
             for candidate in lexicon.vocabularies[language] ?? [] {
-                let distance = phraseEditDistance(word, candidate)
+                // (Accents aside: `miercole` is near `miércoles`.)
+                let distance = phraseEditDistance(PhraseLexicon.foldedAccents(word), PhraseLexicon.foldedAccents(candidate))
                 if distance <= max(1, word.count / 3), best == nil || distance < best!.1 { best = (candidate, distance) }
             }
         }

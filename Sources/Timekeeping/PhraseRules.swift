@@ -14,7 +14,7 @@ extension PhraseMeaning {
 
         /// The first day from `from` (a civil date) on which `matches`, with the time of day after `said`.
         func first(from day: CivilTime, within days: Int = 800, _ matches: (CivilTime) -> Bool) throws(RuleError) -> CivilTime {
-            guard let time else { throw RuleError("at what time? e.g. add '09:00'") }
+            guard let time else { throw RuleError(words.book.say(.atWhatTime(example: "09:00"))) }
             var candidate = day
             for _ in 0..<days {
                 var at = candidate
@@ -42,7 +42,7 @@ extension PhraseMeaning {
                 guard time == nil, day == nil else { throw RuleError("every few minutes or hours counts from now; say no time or day with it") }
                 return PhraseReading(rule: .interval(.seconds(seconds), repeats: true), repeats: true, words: words.every(seconds: seconds))
             }
-            guard let time else { throw RuleError("at what time? e.g. '\(words.example(repeating))'") }
+            guard let time else { throw RuleError(words.book.say(.atWhatTime(example: words.example(repeating)))) }
             guard day == nil else { throw RuleError("a day and a repetition: say 'from' before the day the repetition starts") }
             let from = try startDay()
             let rule: Rule
@@ -98,7 +98,7 @@ extension PhraseMeaning {
             return PhraseReading(rule: .interval(.seconds(plusSeconds), repeats: false), repeats: false, words: words.after(seconds: plusSeconds))
         }
         if time == nil, day == nil, !relativeToNow, plusSeconds == 0, plusDays == 0, plusMonths == 0 {
-            throw RuleError("say when, e.g. 'tomorrow 7am' or 'every monday 09:00'")
+            throw RuleError(words.book.say(.sayWhen(once: words.exampleOnce, repeating: words.book.exampleRepeating)))
         }
         if let time, day == nil, !relativeToNow, plusSeconds == 0, plusDays == 0, plusMonths == 0 {
             // A time of day alone: the next one (as `16:35` is).
@@ -126,7 +126,7 @@ extension PhraseMeaning {
             date.minute = today.minute
             date.second = today.second
         } else {
-            throw RuleError("at what time? e.g. '\(words.exampleOnce)'")
+            throw RuleError(words.book.say(.atWhatTime(example: words.exampleOnce)))
         }
         if case .weekday(_, _)? = day, let at = zone.resolve(date).instant, at <= said, plusDays == 0 {
             // This weekday's time has passed today: the one a week on.
@@ -143,7 +143,7 @@ extension PhraseMeaning {
         guard (1970...9999).contains(date.year) else { throw RuleError("the year \(date.year) is out of reach") }
         if day != nil || time != nil || plusDays != 0 || plusMonths != 0 {
             if let at = zone.resolve(date).instant, at <= said {
-                throw RuleError("\(words.date(date)) \(PhraseWords.clock(date.hour, date.minute)) has passed")
+                throw RuleError(words.book.say(.hasPassed(date: words.date(date), time: PhraseWords.clock(date.hour, date.minute))))
             }
         }
         let text = "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2)) \(pad(date.hour, 2)):\(pad(date.minute, 2)):\(pad(date.second, 2))"
@@ -242,9 +242,30 @@ struct PhraseWords {
 
 enum PhraseBookUnit { case day, hour, minute, second }
 
+/// What a phrase could not be read as, the most common of it said in the user's language (the
+/// context's `PhraseBook`); the rest in English.
+enum PhraseProblem {
+    /// A word chime does not know, and the nearest one it does.
+    case notAWord(String, nearest: String?)
+    /// No time said (an example in the language).
+    case atWhatTime(example: String)
+    /// Once, at a time already past.
+    case hasPassed(date: String, time: String)
+    /// Nothing that says when.
+    case sayWhen(once: String, repeating: String)
+    /// Two of what there can be one of.
+    case second(PhraseSecond)
+    /// A word known, in a place where it means nothing.
+    case notUnderstoodHere(String)
+
+    enum PhraseSecond { case time, day, repetition, start }
+}
+
 /// The words one language says back in: each reads again, in that language, as the same rule
 /// (`PhraseTests`). A language's book is in its file, beside its vocabulary.
 protocol PhraseBook: Sendable {
+    /// A problem, said in the language.
+    func say(_ problem: PhraseProblem) -> String
     /// Monday first.
     var dayNames: [String] { get }
     /// `and` between parts of a length and the last two of a list (with its spaces).

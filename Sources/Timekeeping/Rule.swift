@@ -64,7 +64,7 @@ public enum Rule: Hashable, Sendable {
             // more of those (minute 65 is out of range; too large).
             if machineLike { throw machine }
             let stopped = PhraseTokenizer.tokens(text, language: context.language).first { $0.offset == error.offset }
-            if case .unknown? = stopped?.kind, !error.message.contains("did you mean") { throw machine }
+            if case .unknown? = stopped?.kind, !error.suggests { throw machine }
             throw error
         }
     }

@@ -251,6 +251,23 @@ import TestSupport
         #expect(try Self.times("mañana a las 7", 1, context: Self.context(.english)) == ["2026-11-27T07:00:00+01:00"])
         #expect(try Self.times("in an hour", 1, context: Self.context(.french)) == ["2026-11-26T11:00:00+01:00"])
         #expect(try Self.times("mar 10 9:00", 1, context: Self.context(.spanish)) == ["2027-03-10T09:00:00+01:00"])
+        // When no language reads it as a time to come, the error is of the reading that understood
+        // the words, in the user's language.
+        let passed = #expect(throws: RuleError.self) { try Phrase.read("hoy a las 9:00", Self.context(.german)) }
+        #expect(passed?.message == "Do 26. Nov 2026 09:00 ist vorbei")
+    }
+
+    /// The most common problems are said in the user's language.
+    @Test(arguments: [(PhraseLanguage.english, "say when, e.g. 'tomorrow 07:00' or 'every monday 09:00'"),
+                      (.german, "sagen Sie, wann, z. B. „morgen um 07:00“ oder „jeden Montag um 09:00“"),
+                      (.french, "dites quand, p. ex. « demain à 07:00 » ou « tous les lundis à 09:00 »"),
+                      (.spanish, "diga cuándo, p. ej. «mañana a las 07:00» o «cada lunes a las 09:00»")])
+    func problemsAreSaidInTheUsersLanguage(_ language: PhraseLanguage, _ sayWhen: String) throws {
+        #expect(#expect(throws: RuleError.self) { try Phrase.read("   ", Self.context(language)) }?.message == sayWhen)
+        let secondTime = #expect(throws: RuleError.self) { try Phrase.read("9:00 10:00", Self.context(language)) }
+        #expect(secondTime?.offset == 5 && secondTime?.length == 5)
+        #expect(secondTime?.message == language.book.say(.second(.time)))
+        #expect(Set(PhraseLanguage.allCases.map { $0.book.say(.second(.time)) }).count == 4)
     }
 
     /// What is said back reads again, in every language, as the same rule.
@@ -322,15 +339,16 @@ import TestSupport
         ("jeden Dienstg um 9", "Dienstg", "dienstag", .german),
         ("demian à 7h", "demian", "demain", .french),
         ("tous les vendredsi à 9h", "vendredsi", "vendredi", .french),
-        ("cada miercole a las 9", "miercole", "miercoles", .spanish),
-        ("el proxmo lunes a las 9", "proxmo", "proximo", .spanish),
+        ("cada miercole a las 9", "miercole", "miércoles", .spanish),
+        ("el proxmo lunes a las 9", "proxmo", "próximo", .spanish),
     ])
     func anUnknownWordIsPointedAt(_ phrase: String, _ word: String, _ nearest: String, _ language: PhraseLanguage) throws {
         let error = #expect(throws: RuleError.self) { try Rule.reading(phrase, Self.context(language)) }
         guard let error else { return }
         let characters = Array(phrase)
         #expect(String(characters[error.offset..<(error.offset + error.length)]) == word)
-        #expect(error.message.contains("'\(nearest)'"), "\(error.message)")
+        #expect(error.message.contains(nearest), "\(error.message)")
+        #expect(error.suggests)
     }
 
     /// What a phrase cannot mean is refused with why, never guessed.
