@@ -3,6 +3,7 @@
 
 extension PhraseVocabulary {
     static let english = PhraseVocabulary(.english) { w in
+        w.ordinalSuffixes = ["st", "nd", "rd", "th"]
         w.dayFirst = false  // 12/24/2026
         w.numbered([["monday", "mon"], ["tuesday", "tue", "tues"], ["wednesday", "wed"], ["thursday", "thu", "thur", "thurs"],
                     ["friday", "fri"], ["saturday", "sat"], ["sunday", "sun"]], PhraseWord.weekday)

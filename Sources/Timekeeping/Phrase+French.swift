@@ -4,6 +4,7 @@
 
 extension PhraseVocabulary {
     static let french = PhraseVocabulary(.french) { w in
+        w.ordinalSuffixes = ["er", "re", "e", "ème", "eme"]
         w.numbered([["lundi", "lun", "lun."], ["mardi", "mar", "mar."], ["mercredi", "mer", "mer."], ["jeudi", "jeu", "jeu."],
                     ["vendredi", "ven", "ven."], ["samedi", "sam", "sam."], ["dimanche", "dim", "dim."]], PhraseWord.weekday)
         w.numbered([["lundis"], ["mardis"], ["mercredis"], ["jeudis"], ["vendredis"], ["samedis"], ["dimanches"]], PhraseWord.weekdays)

@@ -3,6 +3,7 @@
 
 extension PhraseVocabulary {
     static let german = PhraseVocabulary(.german) { w in
+        w.ordinalSuffixes = ["."]
         w.numbered([["montag", "mo"], ["dienstag", "di"], ["mittwoch", "mi"], ["donnerstag", "do"], ["freitag", "fr"],
                     ["samstag", "sonnabend", "sa"], ["sonntag", "so"]], PhraseWord.weekday)
         w.numbered([["montags"], ["dienstags"], ["mittwochs"], ["donnerstags"], ["freitags"], ["samstags", "sonnabends"], ["sonntags"]],

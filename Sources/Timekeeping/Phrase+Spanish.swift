@@ -4,6 +4,7 @@
 
 extension PhraseVocabulary {
     static let spanish = PhraseVocabulary(.spanish) { w in
+        w.ordinalSuffixes = ["º", "ª", ".º", ".ª"]
         w.numbered([["lunes", "lun", "lun."], ["martes", "mar", "mar."], ["miércoles", "mié", "mié."], ["jueves", "jue", "jue."],
                     ["viernes", "vie", "vie."], ["sábado", "sáb", "sáb."], ["domingo", "dom", "dom."]], PhraseWord.weekday)
         // (`los lunes`: the plural of lunes to viernes is the singular.)
