@@ -35,8 +35,7 @@ import Timekeeping
         let bin = scratch.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         if !player.isEmpty {
-            try "#!/bin/sh\nexit 0\n".write(to: bin.appendingPathComponent(player), atomically: true, encoding: .utf8)
-            chmod(bin.appendingPathComponent(player).path, 0o755)
+            try installExecutable("#!/bin/sh\nexit 0\n", at: bin.appendingPathComponent(player).path)
         }
         let sounds = scratch.appendingPathComponent("share/sounds/freedesktop/stereo")
         try FileManager.default.createDirectory(at: sounds, withIntermediateDirectories: true)
@@ -93,8 +92,7 @@ import Timekeeping
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let record = scratch.appendingPathComponent("played")
         let player = bin.appendingPathComponent("paplay")
-        try "#!/bin/sh\necho \"$$ $*\" > '\(record.path)'\nexec /bin/sleep 60\n".write(to: player, atomically: true, encoding: .utf8)
-        chmod(player.path, 0o755)
+        try installExecutable("#!/bin/sh\necho \"$$ $*\" > '\(record.path)'\nexec /bin/sleep 60\n", at: player.path)
         let sounds = scratch.appendingPathComponent("share/sounds/freedesktop/stereo")
         try FileManager.default.createDirectory(at: sounds, withIntermediateDirectories: true)
         try Data("OggS".utf8).write(to: sounds.appendingPathComponent("bell.oga"))

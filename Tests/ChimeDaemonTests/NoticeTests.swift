@@ -30,8 +30,7 @@ import Timekeeping
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let opened = session.bus.directory.appendingPathComponent("opened").path
         let app = bin.appendingPathComponent("chime-alarms").path
-        try "#!/bin/sh\ntouch '\(opened)'\n".write(toFile: app, atomically: true, encoding: .utf8)
-        chmod(app, 0o755)
+        try installExecutable("#!/bin/sh\ntouch '\(opened)'\n", at: app)
         let daemon = try DaemonProcess(bus: session.bus, stateDirectory: state,
                                        environment: ["PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
         defer { daemon.stop(); session.stop() }

@@ -131,8 +131,7 @@ import Timekeeping
         #expect(try center().pendingSummaries().map(\.identifier).sorted() == ["ics-shared-1", "own"])
         daemon.stop()
         let nonsense = bus.directory.appendingPathComponent("nonsense").path
-        try "#!/bin/sh\nprintf 'S\\004\\000\\000\\000fileZZZZZZZZZZ'\n".write(toFile: nonsense, atomically: true, encoding: .utf8)
-        chmod(nonsense, 0o755)
+        try installExecutable("#!/bin/sh\nprintf 'S\\004\\000\\000\\000fileZZZZZZZZZZ'\n", at: nonsense)
         daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", alarms],
                                    environment: ["CHIME_TEST_READER_PROGRAM": nonsense])
         defer { daemon.stop() }
@@ -144,8 +143,7 @@ import Timekeeping
         #expect(daemon.isRunning)
         // One that stops within a frame (its length said, its bytes never come): the same.
         daemon.stop()
-        try "#!/bin/sh\nprintf 'S\\004\\000\\000\\000fileF\\377\\000\\000\\000{'\n".write(toFile: nonsense, atomically: true, encoding: .utf8)
-        chmod(nonsense, 0o755)
+        try installExecutable("#!/bin/sh\nprintf 'S\\004\\000\\000\\000fileF\\377\\000\\000\\000{'\n", at: nonsense)
         daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", alarms],
                                    environment: ["CHIME_TEST_READER_PROGRAM": nonsense])
         let cut = try center().alarmFileStatus()
