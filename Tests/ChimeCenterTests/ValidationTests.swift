@@ -98,6 +98,23 @@ import Timekeeping
         #expect(fromGdbus.request.content.snooze == .seconds(300))
     }
 
+    /// Through the D-Bus door, a program may say when in any of the four languages: read once, as
+    /// said now, kept as typed beside the rule it means.
+    @Test(arguments: [("tous les lundis et jeudis à 18h", "Mon,Thu *-*-* 18:00:00"), ("de lunes a viernes a las 6:45", "Mon..Fri *-*-* 06:45:00"),
+                      ("jeden zweiten Dienstag um 9:00", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU"), ("every 27th at 9am", "*-*-27 09:00:00")])
+    func aPhraseInAnyLanguageIsReadAtTheDBusDoor(_ phrase: String, _ rule: String) throws {
+        let read = try NotificationRequest.fromDBus(entries([("title", .string("x")), ("rule", .string(phrase)), ("time-zone", .string("UTC"))]),
+                                                    now: now)
+        #expect(read.request.trigger.said == phrase)
+        let text: String = switch read.request.trigger.rule {
+        case .calendar(let expression): expression.description
+        case .recurrence(let recurrence): recurrence.text
+        default: "\(read.request.trigger.rule)"
+        }
+        #expect(text.contains(rule), "\(phrase): \(text)")
+        #expect(read.request.trigger.repeats)
+    }
+
     @Test func randomRequestsAreRefusedWithAReasonOrRoundTrip() async {
         // Random typed dictionaries with boundary numbers: never a trap; each either refused
         // with a field-naming error or accepted, valid, with a next fire ahead.
