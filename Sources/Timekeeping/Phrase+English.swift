@@ -86,14 +86,7 @@ struct EnglishBook: PhraseBook {
     func at(_ hour: Int, _ minute: Int) -> String { "at " + clock(hour, minute) }
     func once(_ date: CivilTime) -> String { "on " + self.date(date) + " " + at(date.hour, date.minute) }
 
-    func count(_ n: Int64, _ unit: PhraseBookUnit) -> String {
-        switch unit {
-        case .day: "\(n) " + (n == 1 ? "day" : "days")
-        case .hour: "\(n) " + (n == 1 ? "hour" : "hours")
-        case .minute: "\(n) " + (n == 1 ? "minute" : "minutes")
-        case .second: "\(n) seconds"
-        }
-    }
+    let unitNames: [(one: String, many: String)] = [("day", "days"), ("hour", "hours"), ("minute", "minutes"), ("seconds", "seconds")]
 
     func after(_ duration: String) -> String { "in " + duration }
     func every(_ duration: String) -> String { "every " + duration }

@@ -84,14 +84,7 @@ struct FrenchBook: PhraseBook {
     func at(_ hour: Int, _ minute: Int) -> String { "à " + clock(hour, minute) }
     func once(_ date: CivilTime) -> String { "le " + self.date(date) + " " + at(date.hour, date.minute) }
 
-    func count(_ n: Int64, _ unit: PhraseBookUnit) -> String {
-        switch unit {
-        case .day: "\(n) " + (n == 1 ? "jour" : "jours")
-        case .hour: "\(n) " + (n == 1 ? "heure" : "heures")
-        case .minute: "\(n) " + (n == 1 ? "minute" : "minutes")
-        case .second: "\(n) " + (n == 1 ? "seconde" : "secondes")
-        }
-    }
+    let unitNames: [(one: String, many: String)] = [("jour", "jours"), ("heure", "heures"), ("minute", "minutes"), ("seconde", "secondes")]
 
     func after(_ duration: String) -> String { "dans " + duration }
     func every(_ duration: String) -> String { (duration.contains("jour") ? "tous les " : "toutes les ") + duration }

@@ -84,14 +84,7 @@ struct GermanBook: PhraseBook {
     func at(_ hour: Int, _ minute: Int) -> String { "um " + clock(hour, minute) }
     func once(_ date: CivilTime) -> String { "am " + self.date(date) + " " + at(date.hour, date.minute) }
 
-    func count(_ n: Int64, _ unit: PhraseBookUnit) -> String {
-        switch unit {
-        case .day: "\(n) " + (n == 1 ? "Tag" : "Tage")
-        case .hour: "\(n) " + (n == 1 ? "Stunde" : "Stunden")
-        case .minute: "\(n) " + (n == 1 ? "Minute" : "Minuten")
-        case .second: "\(n) Sekunden"
-        }
-    }
+    let unitNames: [(one: String, many: String)] = [("Tag", "Tage"), ("Stunde", "Stunden"), ("Minute", "Minuten"), ("Sekunden", "Sekunden")]
 
     func after(_ duration: String) -> String { "in " + duration }
     func every(_ duration: String) -> String { "alle " + duration }

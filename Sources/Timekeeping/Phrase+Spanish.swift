@@ -85,14 +85,7 @@ struct SpanishBook: PhraseBook {
     func at(_ hour: Int, _ minute: Int) -> String { (hour == 1 ? "a la " : "a las ") + clock(hour, minute) }
     func once(_ date: CivilTime) -> String { "el " + self.date(date) + " " + at(date.hour, date.minute) }
 
-    func count(_ n: Int64, _ unit: PhraseBookUnit) -> String {
-        switch unit {
-        case .day: "\(n) " + (n == 1 ? "día" : "días")
-        case .hour: "\(n) " + (n == 1 ? "hora" : "horas")
-        case .minute: "\(n) " + (n == 1 ? "minuto" : "minutos")
-        case .second: "\(n) " + (n == 1 ? "segundo" : "segundos")
-        }
-    }
+    let unitNames: [(one: String, many: String)] = [("día", "días"), ("hora", "horas"), ("minuto", "minutos"), ("segundo", "segundos")]
 
     func after(_ duration: String) -> String { "dentro de " + duration }
     func every(_ duration: String) -> String { "cada " + duration }

@@ -240,7 +240,7 @@ struct PhraseWords {
     }
 }
 
-enum PhraseBookUnit { case day, hour, minute, second }
+enum PhraseBookUnit: Int { case day, hour, minute, second }
 
 /// What a phrase could not be read as, the most common of it said in the user's language (the
 /// context's `PhraseBook`); the rest in English.
@@ -276,8 +276,8 @@ protocol PhraseBook: Sendable {
     func at(_ hour: Int, _ minute: Int) -> String
     /// Once, on a day at a time.
     func once(_ date: CivilTime) -> String
-    /// A count of a unit (`2 hours`).
-    func count(_ n: Int64, _ unit: PhraseBookUnit) -> String
+    /// Each unit's name for one and for more (`PhraseBookUnit`'s order: day, hour, minute, second).
+    var unitNames: [(one: String, many: String)] { get }
     /// In a length of time from now, and every so long.
     func after(_ duration: String) -> String
     func every(_ duration: String) -> String
@@ -298,17 +298,27 @@ extension PhraseBook {
         return names.dropLast().joined(separator: ", ") + and + names.last!
     }
     func clock(_ hour: Int, _ minute: Int) -> String { PhraseWords.clock(hour, minute) }
+    /// A count of a unit (`2 hours`).
+    func count(_ n: Int64, _ unit: PhraseBookUnit) -> String {
+        let names = unitNames[unit.rawValue]
+        return "\(n) " + (n == 1 ? names.one : names.many)
+    }
 }
 
 extension PhraseLanguage {
     var book: any PhraseBook {
         switch self {
-        case .english: EnglishBook()
-        case .german: GermanBook()
-        case .french: FrenchBook()
-        case .spanish: SpanishBook()
+        case .english: Self.englishBook
+        case .german: Self.germanBook
+        case .french: Self.frenchBook
+        case .spanish: Self.spanishBook
         }
     }
+    // (Made once: a phrase read or a problem said asks for its language's book.)
+    private static let englishBook = EnglishBook()
+    private static let germanBook = GermanBook()
+    private static let frenchBook = FrenchBook()
+    private static let spanishBook = SpanishBook()
 }
 
 extension Resolution {
