@@ -69,10 +69,12 @@ final class Database {
     /// SQLite configured once, before its first connection (it refuses once initialized).
     private static let configured: Void = { _ = chime_sqlite_configure() }()
 
-    init(path: String, create: Bool = true) throws(DatabaseError) {
+    /// Opens `path`; with `uri`, `path` is an SQLite URI (the simulator's store in memory:
+    /// `file:/name?vfs=memdb`).
+    init(path: String, create: Bool = true, uri: Bool = false) throws(DatabaseError) {
         self.path = path
         Self.configured
-        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0)
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

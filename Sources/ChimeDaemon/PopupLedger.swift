@@ -67,6 +67,8 @@ final class PopupLedger: LoopPart {
     /// What shows for an alarm, or in a popup (nil: nothing known).
     func delivered(identifier: String) throws(StoreError) -> DeliveredNotification? { try store.delivered(identifier: identifier) }
     func delivered(serverID: UInt32) throws(StoreError) -> DeliveredNotification? { try store.delivered(serverID: serverID) }
+    /// The number of the popup up for an alarm (nil: none known).
+    func popup(of identifier: String) throws(StoreError) -> UInt32? { try store.popup(of: identifier) }
 
     /// Everything shown and not known to be closed.
     func deliveredNotifications() throws(StoreError) -> [DeliveredNotification] { try store.deliveredNotifications() }

@@ -345,7 +345,7 @@ final class Presenter: LoopPart {
         }
         // Where chime plays sounds itself, the popup carries none for the server to play.
         let capabilities = ringing.soundCapabilities(serverCapabilities)
-        let previous = (try? ledger.delivered(identifier: identifier))??.serverID ?? 0
+        let previous = (try? ledger.popup(of: identifier)) ?? 0
         // The subtitle carries "Late"/"Missed"; rendering folds it into the text the server shows.
         var shownContent = content
         // A ringing alarm's popup stays up while it rings, where the server allows it.
@@ -420,8 +420,8 @@ final class Presenter: LoopPart {
         // One popup an alarm: another of its popups still up (two of its occurrences sent before
         // either was answered, so neither replaced the other) comes down, or its buttons would
         // answer nothing.
-        let before = (try? ledger.delivered(identifier: identifier)) ?? nil
-        if let before, before.serverID != serverID, before.serverID != 0, serverID != 0 { session.requestClose(before.serverID) }
+        let before = try? ledger.popup(of: identifier)
+        if let before, before != serverID, before != 0, serverID != 0 { session.requestClose(before) }
         schedule.logging { () throws(StoreError) in
             var next: Instant??
             try store.write(.firing) { () throws(StoreError) in
@@ -545,7 +545,7 @@ final class Presenter: LoopPart {
         let now = clock.now()
         let due = closeDeadlines.filter { $0.time <= now }
         closeDeadlines.removeAll { $0.time <= now }
-        for entry in due where (try? ledger.delivered(identifier: entry.identifier))??.serverID == entry.serverID {
+        for entry in due where (try? ledger.popup(of: entry.identifier)) == entry.serverID {
             // An alarm still ringing when its popup expires was not answered.
             if ringing.isRinging(entry.identifier, on: entry.serverID) { ringing.ringOut(entry.identifier) }
             logger.info("closing an expired popup the server left up", metadata: ["alarm.id": "\(entry.identifier)"])

@@ -1,5 +1,6 @@
 // The daemon under simulation: its real schedule, presenter, ringing and ledger over the real
-// store (SQLite in a directory of the simulator's), wired as the daemon wires them
+// store (its SQL and schema, in SQLite's in-memory file rather than on disk: what the simulator
+// checks is the daemon's logic; the real loop's tests check the files), wired as the daemon wires them
 // (`SchedulerDaemon.connectCore`), driven by a simulated world instead of the poll loop's sources.
 // The world holds a virtual clock, the system's time zone, the notification server (present or
 // not; answering at once, slowly, refusing or never; its popups, closed or answered by the
@@ -95,10 +96,26 @@ public final class SimulatedWorld: @unchecked Sendable {
     /// Set when the daemon is killed: whatever its dying turn still does reaches nobody.
     fileprivate(set) var dead = false
 
-    public init(start: Instant, zone: String) {
+    /// The machine's state directory: the store (SQLite's memory file of this name, kept open
+    /// here while the daemon is down) and the firing marker.
+    public let storeName: String
+    private var keeper: Store.SimulatedKeeper?
+    let markerFile: SimulatedFile
+
+    /// A world whose store is the in-memory file `storeName` (unique in the process).
+    public init(start: Instant, zone: String, storeName: String) throws {
         now = start
         self.zone = zone
+        self.storeName = storeName
+        markerFile = SimulatedFile(name: storeName + "/firing")
+        keeper = try Store.SimulatedKeeper(storeName)
         setenv("TZ", zone, 1)
+    }
+
+    /// The simulation is over: the store goes (with the last connection to it).
+    public func end() {
+        keeper?.close()
+        keeper = nil
     }
 
     /// Moves the clock on (only forward here: `jump` moves it either way).
@@ -305,17 +322,16 @@ public final class SimulatedDaemon {
     /// The parts, in the order the loop serves their deadlines.
     private var parts: [any LoopPart] { [ringing, ledger, schedule, presenter] }
 
-    /// Starts the daemon on the store in `directory`, as `chime daemon` starts.
-    public init(world: SimulatedWorld, directory: String) throws {
+    /// Starts the daemon on the world's store, as `chime daemon` starts.
+    public init(world: SimulatedWorld) throws {
         self.world = world
         world.run += 1
         world.dead = false
         var logger = Logger(label: "chime.simulated")
         logger.logLevel = .critical
         let clock = WallClock { [unowned world] in world.now }
-        store = try Store(directory: directory, now: world.now)
-        try store.simulating()
-        marker = try FiringMarker(directory: directory)
+        store = try Store(simulated: world.storeName)
+        marker = FiringMarker(simulated: world.markerFile)
         let signals = SchedulerSignals(emit: { [unowned world] signal, arguments in world.record(signal, arguments) })
         server = SimulatedServer(world: world)
         sound = SimulatedSound(world: world)

@@ -161,6 +161,13 @@ extension Store {
         try deliveredNotifications(where: "WHERE identifier = ?", [.text(identifier)]).first
     }
 
+    /// The number of the popup shown for an alarm (its record's content is not decoded).
+    public func popup(of identifier: String) throws(StoreError) -> UInt32? {
+        var id: UInt32?
+        try read("SELECT server_id FROM delivered WHERE identifier = ?", [.text(identifier)]) { id = UInt32(truncatingIfNeeded: $0.integer(0)) }
+        return id
+    }
+
     public func delivered(serverID: UInt32) throws(StoreError) -> DeliveredNotification? {
         try deliveredNotifications(where: "WHERE server_id = ?", [.integer(Int64(serverID))]).first
     }

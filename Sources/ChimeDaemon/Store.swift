@@ -138,6 +138,28 @@ public final class Store {
         }
     }
 
+    /// The simulator's store: SQLite's in-memory file `name` (its memdb VFS), shared by the
+    /// connections of this process and gone when the last one closes (the simulated world keeps
+    /// one open while the daemon is killed and started again). Journal in memory, no sync, the
+    /// lock kept (`simulating()`): a simulated month costs no system call for its store.
+    public init(simulated name: String) throws(StoreError) {
+        directory = name
+        path = "file:/\(name)?vfs=memdb"
+        do { database = try Self.open(path, inMemory: true) } catch { throw StoreError("open", path: path, error.message, cause: .sqlite(error.code)) }
+        try simulating()
+    }
+
+    /// Keeps the simulator's in-memory store `name` while no daemon has it open (a connection
+    /// that reads nothing and holds no lock).
+    public final class SimulatedKeeper {
+        private let database: Database
+        public init(_ name: String) throws(StoreError) {
+            let path = "file:/\(name)?vfs=memdb"
+            do { database = try Database(path: path, uri: true) } catch { throw StoreError("open", path: path, error.message, cause: .sqlite(error.code)) }
+        }
+        public func close() { database.close() }
+    }
+
     static func makeDirectory(_ path: String) throws(StoreError) {
         var built = ""
         for component in path.split(separator: "/") {
@@ -183,15 +205,21 @@ public final class Store {
         ) WITHOUT ROWID;
         """
 
-    private static func open(_ path: String) throws(DatabaseError) -> Database {
-        // Created by us first so it is the user's alone; SQLite gives -wal and -shm the same mode.
-        // (One that cannot be made here is reported by SQLite's own open, next.)
-        if let fd = try? Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW) { try? Sys.close(fd) }
-        let database = try Database(path: path)
-        try database.executeScript("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
-        // The log is copied back on a thread of the checkpointer's, not in the commit that grows it.
-        let checkpointer = Checkpointer(path: path)
-        database.onCommit { checkpointer.committed(pages: $0) }
+    private static func open(_ path: String, inMemory: Bool = false) throws(DatabaseError) -> Database {
+        let database: Database
+        if inMemory {
+            database = try Database(path: path, uri: true)
+            try database.executeScript("PRAGMA foreign_keys=OFF;")
+        } else {
+            // Created by us first so it is the user's alone; SQLite gives -wal and -shm the same mode.
+            // (One that cannot be made here is reported by SQLite's own open, next.)
+            if let fd = try? Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW) { try? Sys.close(fd) }
+            database = try Database(path: path)
+            try database.executeScript("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")
+            // The log is copied back on a thread of the checkpointer's, not in the commit that grows it.
+            let checkpointer = Checkpointer(path: path)
+            database.onCommit { checkpointer.committed(pages: $0) }
+        }
         var version: Int64 = 0
         do {
             try database.query("PRAGMA user_version") { version = $0.integer(0) }
@@ -537,7 +565,7 @@ public final class Store {
     /// For the simulator, whose kill is a commit refused (SQLite's atomic commit, which holds in any
     /// journal mode), not a process dying mid-write: the journal in memory, no sync, the lock
     /// kept. A simulated month then costs milliseconds, not file writes and locks.
-    func simulating() throws(StoreError) {
+    private func simulating() throws(StoreError) {
         try run("PRAGMA journal_mode=MEMORY")
         try run("PRAGMA synchronous=OFF")
         try run("PRAGMA locking_mode=EXCLUSIVE")

@@ -91,6 +91,7 @@ protocol LedgerStore: StoreTransactions {
     func recordDelivered(_ notification: DeliveredNotification, server: String) throws(StoreError)
     func deliveredNotifications() throws(StoreError) -> [DeliveredNotification]
     func delivered(identifier: String) throws(StoreError) -> DeliveredNotification?
+    func popup(of identifier: String) throws(StoreError) -> UInt32?
     func delivered(serverID: UInt32) throws(StoreError) -> DeliveredNotification?
     func removeDelivered(_ identifiers: [String]) throws(StoreError)
     @discardableResult

@@ -21,8 +21,8 @@ final class ModelAlarm {
     var identifier = ""
     /// The first of the model's swept stretches after it was set.
     var firstStretch = 0
-    /// The rule's occurrences in the stretches passed so far, each with its zone and stretch.
-    var sweptFound: [(at: Int64, zone: String, stretch: Int)] = []
+    /// The rule's occurrences in the stretches passed so far, each with its day and stretch.
+    var sweptFound: [ModelOccurrence] = []
     var sweptUpTo = 0
 
     init(name: String, kind: AlarmKind, ring: Bool, skipHolidays: Bool, added: Int64) {
@@ -34,14 +34,80 @@ final class ModelAlarm {
     }
 }
 
+/// A zone's calendar, and what Foundation was asked of it already (the model asks the same things
+/// at every step). One thread plays a history (each process its own).
+final class ModelZone {
+    let name: String
+    let calendar: Calendar
+    /// The civil day of each minute asked about.
+    private var days: [Int64: Int64] = [:]
+    /// The instant of each wall time asked about, by day * 1440 + minute of the day (nil: skipped).
+    private var wallTimes: [Int64: Int64?] = [:]
+
+    private init(_ name: String) {
+        self.name = name
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: name)!
+        self.calendar = calendar
+    }
+
+    nonisolated(unsafe) private static var known: [String: ModelZone] = [:]
+    static func named(_ name: String) -> ModelZone {
+        if let zone = known[name] { return zone }
+        let zone = ModelZone(name)
+        known[name] = zone
+        return zone
+    }
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    /// The civil day number of `instant` (days since 1970-01-01).
+    func dayNumber(_ instant: Int64) -> Int64 {
+        let minute = instant >= 0 ? instant / 60 : (instant - 59) / 60
+        if let day = days[minute] { return day }
+        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(instant)))
+        let midnight = Self.utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day))!
+        let day = Int64(midnight.timeIntervalSince1970) / 86_400
+        days[minute] = day
+        return day
+    }
+
+    /// The instant of `hour:minute` on the civil day `day` (nil: the zone skips that time that day).
+    func wallTime(day: Int64, hour: Int, minute: Int) -> Int64? {
+        let key = day * 1440 + Int64(hour * 60 + minute)
+        if let known = wallTimes[key] { return known }
+        let date = Self.utc.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(day * 86_400)))
+        var result: Int64?
+        if let at = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)) {
+            let back = calendar.dateComponents([.hour, .minute], from: at)
+            if back.hour == hour, back.minute == minute { result = Int64(at.timeIntervalSince1970) }
+        }
+        wallTimes[key] = .some(result)
+        return result
+    }
+}
+
+/// An occurrence the rule gives: its instant, its civil day in the zone it came due in, and the
+/// stretch it came due in (the model's `swept.count` for one ahead).
+struct ModelOccurrence {
+    var at: Int64
+    var day: Int64
+    var stretch: Int
+}
+
 struct Model {
     var alarms: [String: ModelAlarm] = [:]
     /// The wall time the clock has passed through, each stretch in the zone that was the system's
     /// then: occurrences came due there. A clock set back passes through nothing; set forward, it
     /// passes through what it skipped.
-    var swept: [(from: Int64, to: Int64, zone: String)] = []
+    var swept: [(from: Int64, to: Int64, zone: ModelZone)] = []
     var now: Int64
-    var zone: String
+    var zone: String { didSet { current = ModelZone.named(zone) } }
+    private(set) var current: ModelZone
     /// Holidays by civil day number (days since 1970-01-01), with the stretches passed when each
     /// was made one (an occurrence that came due before is not taken back).
     var holidays: [Int64: Int] = [:]
@@ -53,89 +119,36 @@ struct Model {
     init(start: Int64, zone: String) {
         now = start
         self.zone = zone
+        current = ModelZone.named(zone)
     }
 
     /// The clock is at `time` now.
     mutating func follow(_ time: Int64) {
-        if time > now { swept.append((now, time, zone)) }
+        if time > now { swept.append((now, time, current)) }
         now = time
     }
 
-    /// One thread plays a history (each process its own).
-    nonisolated(unsafe) private static var calendars: [String: Calendar] = [:]
-    static func calendar(_ zone: String) -> Calendar {
-        if let calendar = calendars[zone] { return calendar }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: zone)!
-        calendars[zone] = calendar
-        return calendar
-    }
-
-    /// What Foundation was asked already (the model asks the same things at every step).
-    nonisolated(unsafe) private static var days: [String: [Int64: Int64]] = [:]
-    private struct WallKey: Hashable {
-        var zone: Int
-        var day: Int64
-        var minuteOfDay: Int
-    }
-    nonisolated(unsafe) private static var wallTimes: [WallKey: Int64?] = [:]
-    nonisolated(unsafe) private static var zoneNumbers: [String: Int] = [:]
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
     /// The civil day number of `instant` in `zone`.
-    static func dayNumber(_ instant: Int64, _ zone: String) -> Int64 {
-        let minute = instant / 60
-        if let day = days[zone]?[minute] { return day }
-        let parts = calendar(zone).dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(instant)))
-        let midnight = utc.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day))!
-        let day = Int64(midnight.timeIntervalSince1970) / 86_400
-        days[zone, default: [:]][minute] = day
-        return day
-    }
+    static func dayNumber(_ instant: Int64, _ zone: String) -> Int64 { ModelZone.named(zone).dayNumber(instant) }
 
-    /// The instant of `hour:minute` on the civil day `day` in `zone` (nil: the zone skips that time that day).
-    static func wallTime(_ zone: String, day: Int64, hour: Int, minute: Int) -> Int64? {
-        let number: Int
-        if let known = zoneNumbers[zone] { number = known } else {
-            number = zoneNumbers.count
-            zoneNumbers[zone] = number
-        }
-        let key = WallKey(zone: number, day: day, minuteOfDay: hour * 60 + minute)
-        if let known = wallTimes[key] { return known }
-        let date = utc.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(day * 86_400)))
-        let calendar = calendar(zone)
-        var result: Int64?
-        if let at = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)) {
-            let back = calendar.dateComponents([.hour, .minute], from: at)
-            if back.hour == hour, back.minute == minute { result = Int64(at.timeIntervalSince1970) }
-        }
-        wallTimes[key] = .some(result)
-        return result
-    }
-
-    /// The rule's occurrences of `alarm` in (from, to] in `zone`, before days off and skips.
-    func rule(_ alarm: ModelAlarm, after from: Int64, to: Int64, in zone: String) -> [Int64] {
-        guard from < to else { return [] }
+    /// The rule's occurrences of `alarm` in (from, to] in `zone`, before days off and skips, each
+    /// with its civil day there.
+    func rule(_ alarm: ModelAlarm, after from: Int64, to: Int64, in zone: ModelZone, into result: inout [ModelOccurrence], stretch: Int) {
+        guard from < to else { return }
         switch alarm.kind {
         case .timer(let minutes):
             let at = alarm.added + Int64(minutes) * 60
-            return at > from && at <= to ? [at] : []
+            if at > from && at <= to { result.append(ModelOccurrence(at: at, day: zone.dayNumber(at), stretch: stretch)) }
         case .daily(let hour, let minute), .weekdays(let hour, let minute):
-            var result: [Int64] = []
-            let first = Self.dayNumber(from, zone) - 1, last = Self.dayNumber(min(to, from + 800 * 86_400), zone) + 1
+            let first = zone.dayNumber(from) - 1, last = zone.dayNumber(min(to, from + 800 * 86_400)) + 1
             for day in first...last {
                 // Day 0, 1 January 1970, was a Thursday; 6 and 7 are Saturday and Sunday.
                 let weekday = (day % 7 + 7 + 3) % 7 + 1
                 if case .weekdays = alarm.kind, weekday >= 6 { continue }
                 // A wall time the zone skips that day (summer time) is not asked of the model.
-                guard let at = Self.wallTime(zone, day: day, hour: hour, minute: minute) else { continue }
-                if at > from, at <= to { result.append(at) }
+                guard let at = zone.wallTime(day: day, hour: hour, minute: minute) else { continue }
+                if at > from, at <= to { result.append(ModelOccurrence(at: at, day: day, stretch: stretch)) }
             }
-            return result
         }
     }
 
@@ -155,19 +168,20 @@ struct Model {
             // the clock was set back, what it passes again up to the latest time that came due is
             // not due again (the daemon never rings a time before the last it rang).
             let latestSoFar = alarm.sweptFound.last?.at ?? Int64.min
-            for at in rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone) where at > latestSoFar {
-                alarm.sweptFound.append((at, stretch.zone, index))
-            }
+            var found: [ModelOccurrence] = []
+            rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone, into: &found, stretch: index)
+            alarm.sweptFound += found.lazy.filter { $0.at > latestSoFar }
         }
         var found = alarm.sweptFound.filter { $0.at <= end }
         // Ahead: from now (after a clock set back, today's time ahead rings, as the daemon
         // documents), never again one that came due.
         // (One due this very second rings: a re-plan at its time plans it.)
         let latest = alarm.sweptFound.last?.at ?? now - 1
-        for at in rule(alarm, after: max(now - 1, latest), to: end, in: zone) { found.append((at, zone, swept.count)) }
-        var result = found.filter { at, zone, stretch in
+        rule(alarm, after: max(now - 1, latest), to: end, in: current, into: &found, stretch: swept.count)
+        var result = found.filter { occurrence in
+            let at = occurrence.at, stretch = occurrence.stretch
             if alarm.skipped.contains(at) { return false }
-            if alarm.skipHolidays, let since = holidays[Self.dayNumber(at, zone)], stretch >= since { return false }
+            if alarm.skipHolidays, let since = holidays[occurrence.day], stretch >= since { return false }
             if away.contains(where: { $0.from <= at && at < $0.until && stretch >= $0.since && stretch < ($0.dropped ?? Int.max) }) { return false }
             // A snooze is the alarm's next time: the rule's times before its end that come due
             // after it was pressed are taken by it.
@@ -179,6 +193,14 @@ struct Model {
         for snooze in alarm.snoozes where snooze.until <= to && (alarm.removed.map { snooze.at >= $0 || snooze.until <= $0 } ?? true) {
             result.append(snooze.until)
         }
-        return Array(Set(result)).sorted()
+        result.sort()
+        // (Each instant once: a snooze may end on one of the rule's times.)
+        var write = 0
+        for read in result.indices where write == 0 || result[read] != result[write - 1] {
+            result[write] = result[read]
+            write += 1
+        }
+        result.removeLast(result.count - write)
+        return result
     }
 }

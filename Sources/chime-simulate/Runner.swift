@@ -4,6 +4,12 @@ import DBus
 import Foundation
 import Timekeeping
 
+/// An occurrence held for a server or waiting to be tried again.
+struct Detached: Hashable {
+    var identifier: String
+    var due: Int64
+}
+
 /// Why a history failed: at which step, and what broke.
 struct Failure: Error, CustomStringConvertible {
     var step: Int
@@ -14,7 +20,6 @@ struct Failure: Error, CustomStringConvertible {
 final class Runner {
     let start: Int64
     let steps: [Step]
-    let directory: String
     let trace: Bool
     let world: SimulatedWorld
     var daemon: SimulatedDaemon
@@ -42,14 +47,13 @@ final class Runner {
     var uncertain: [(from: Int64, to: Int64)] = []
     func isUncertain(_ at: Int64) -> Bool { uncertain.contains { $0.from <= at && at <= $0.to } }
 
-    init(start: Int64, zone: String, steps: [Step], directory: String, trace: Bool) throws {
+    init(start: Int64, zone: String, steps: [Step], storeName: String, trace: Bool) throws {
         self.start = start
         self.steps = steps
-        self.directory = directory
         self.trace = trace
-        world = SimulatedWorld(start: Instant(seconds: start), zone: zone)
+        world = try SimulatedWorld(start: Instant(seconds: start), zone: zone, storeName: storeName)
         model = Model(start: start, zone: zone)
-        daemon = try SimulatedDaemon(world: world, directory: directory)
+        daemon = try SimulatedDaemon(world: world)
     }
 
     var now: Int64 { world.now.seconds }
@@ -261,7 +265,7 @@ final class Runner {
         popupOf = popupOf.filter { world.popups[$0.key] != nil }
         daemon.buried()
         do {
-            daemon = try SimulatedDaemon(world: world, directory: directory)
+            daemon = try SimulatedDaemon(world: world)
         } catch {
             throw fail("the daemon could not start again: \(error)")
         }
@@ -331,7 +335,7 @@ final class Runner {
         }
         // What `chime list` says: each alarm's next time is its first occurrence not yet handled.
         let (pending, quarantined) = daemon.listing()
-        let detached = Set(daemon.detached().map { "\($0.identifier)@\($0.due.seconds)" })
+        let detached = Set(daemon.detached().map { Detached(identifier: $0.identifier, due: $0.due.seconds) })
         let missedRows = daemon.missed()
         for (identifier, due) in missedRows {
             if let alarm = model.alarms.values.first(where: { $0.identifier == identifier }) {
@@ -346,17 +350,15 @@ final class Runner {
                 continue
             }
             let handled = fired[alarm.name] ?? [:]
-            func unhandled(to: Int64) -> [Int64] {
-                model.expected(alarm, to: to).filter {
-                    handled[$0] == nil && !detached.contains("\(alarm.identifier)@\($0)") && !daemon.inFlight(alarm.identifier, due: Instant(seconds: $0))
-                        && !isUncertain($0)
+            func firstUnhandled(to: Int64) -> Int64? {
+                model.expected(alarm, to: to).first {
+                    handled[$0] == nil && !detached.contains(Detached(identifier: alarm.identifier, due: $0))
+                        && !daemon.inFlight(alarm.identifier, due: Instant(seconds: $0)) && !isUncertain($0)
                 }
             }
             // (Four days ahead finds the next of most; the whole horizon only when it does not.)
-            var open = unhandled(to: now + Self.nearHorizon)
-            if open.isEmpty { open = unhandled(to: now + Self.horizon) }
+            let want = firstUnhandled(to: now + Self.nearHorizon) ?? firstUnhandled(to: now + Self.horizon)
             let said = pending[alarm.identifier] ?? nil
-            let want = open.first
             if let said, daemon.inFlight(alarm.identifier, due: said) || isUncertain(said.seconds) { continue }
             if said?.seconds != want {
                 throw fail("chime list says \(alarm.name) is next at \(said.map { stamp($0.seconds) } ?? "never"); the person expects \(want.map(stamp) ?? "never") (the store: \(daemon.stored(alarm.identifier)))")

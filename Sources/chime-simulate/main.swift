@@ -27,29 +27,22 @@ let jobs = max(1, Int(option("--jobs") ?? "") ?? ProcessInfo.processInfo.activeP
 let within = Double(option("--within") ?? "")
 let replay = arguments.first == "--replay" ? Array(arguments.dropFirst()) : nil
 
-/// A scratch directory for one run's store: in memory where the machine has /dev/shm.
-let scratchRoot: String = {
-    let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-    let path = "\(base)/chime-simulate-\(getpid())"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}()
-
 nonisolated(unsafe) var plays = 0
 
 /// Plays one history on a fresh store; its failure, if any.
 func play(start: Int64, zone: String, steps: [Step], trace: Bool = false) -> Failure? {
     plays += 1
-    let directory = "\(scratchRoot)/run-\(getpid())-\(plays)"
-    defer { try? FileManager.default.removeItem(atPath: directory) }
     let runner: Runner
     do {
-        runner = try Runner(start: start, zone: zone, steps: steps, directory: directory, trace: trace)
+        runner = try Runner(start: start, zone: zone, steps: steps, storeName: "chime-simulate-\(getpid())-\(plays)", trace: trace)
     } catch {
         return Failure(step: 0, message: "the daemon could not start: \(error)")
     }
-    // Its store is closed before its folder goes.
-    defer { runner.daemon.stopped() }
+    // Its store goes with the last connection to it.
+    defer {
+        runner.daemon.stopped()
+        runner.world.end()
+    }
     do {
         try runner.play()
         return nil
@@ -128,8 +121,6 @@ func report(seed: UInt64) -> Never {
     exit(1)
 }
 
-defer { try? FileManager.default.removeItem(atPath: scratchRoot) }
-
 if let replay {
     var failed = 0
     for path in replay {
@@ -144,7 +135,6 @@ if let replay {
             print("\(path): passed (\(steps.count) steps)")
         }
     }
-    try? FileManager.default.removeItem(atPath: scratchRoot)
     exit(failed == 0 ? 0 : 1)
 }
 
@@ -162,7 +152,6 @@ if let one {
     let (start, zone, steps) = randomHistory(seed: one, days: days)
     let failure = play(start: start, zone: zone, steps: steps, trace: true)
     print(failure.map { "seed \(one) FAILED at \($0)" } ?? "seed \(one) passed (\(steps.count) steps, \(days) days)")
-    try? FileManager.default.removeItem(atPath: scratchRoot)
     if failure != nil { report(seed: one) }
     exit(0)
 }
