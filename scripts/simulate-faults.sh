@@ -6,6 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 patches=${*:-Tests/simulation/faults/*.patch}
+mkdir -p .build
 current=""
 restore() { if [ -n "$current" ]; then git apply -R "$current" && current=""; fi; }
 trap restore EXIT INT TERM
