@@ -219,6 +219,9 @@ final class Database {
     /// The rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rows changed by this connection since it opened (kept counting across rollbacks).
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// Runs `body` in one transaction: all of it is durable when this returns, or none of it is applied.
     func transaction(_ body: () throws -> Void) throws {
         try execute("BEGIN IMMEDIATE")

@@ -517,14 +517,32 @@ public final class SimulatedDaemon {
     /// Each pending alarm's next time (nil: none left), as `ListPending` says.
     public func pending() -> [String: Instant?] { listing().pending }
 
+    /// What the simulator reads of the store after every step, kept until the store changes (the
+    /// rows this run's connection changed: the only one that writes).
+    private var readAt: Int64 = -1
+    private var keptListing: (pending: [String: Instant?], quarantined: Set<String>)?
+    private var keptDetached: [(identifier: String, due: Instant)]?
+    private var keptMissed: [(identifier: String, due: Instant)]?
+    private func forgetIfChanged() {
+        let changes = store.database.totalChanges
+        guard changes != readAt else { return }
+        readAt = changes
+        keptListing = nil
+        keptDetached = nil
+        keptMissed = nil
+    }
+
     /// What `ListPending` says, and which alarms are left out (quarantined), in one reading.
     public func listing() -> (pending: [String: Instant?], quarantined: Set<String>) {
+        forgetIfChanged()
+        if let keptListing { return keptListing }
         var pending: [String: Instant?] = [:]
         var quarantined: Set<String> = []
         for time in (try? store.scheduledTimes()) ?? [] {
             pending[time.identifier] = .some(time.nextFire)
             if time.quarantine != nil { quarantined.insert(time.identifier) }
         }
+        keptListing = (pending, quarantined)
         return (pending, quarantined)
     }
 
@@ -546,12 +564,20 @@ public final class SimulatedDaemon {
 
     /// Occurrences held for a server or waiting to be tried again.
     public func detached() -> [(identifier: String, due: Instant)] {
-        ((try? store.held()) ?? []) + ((try? store.retrying()) ?? []).map { ($0.identifier, $0.due) }
+        forgetIfChanged()
+        if let keptDetached { return keptDetached }
+        let detached = ((try? store.held()) ?? []) + ((try? store.retrying()) ?? []).map { ($0.identifier, $0.due) }
+        keptDetached = detached
+        return detached
     }
 
     /// Occurrences recorded as missed.
     public func missed() -> [(identifier: String, due: Instant)] {
-        ((try? store.missedOccurrences()) ?? []).map { ($0.identifier, $0.due) }
+        forgetIfChanged()
+        if let keptMissed { return keptMissed }
+        let missed = ((try? store.missedOccurrences()) ?? []).map { ($0.identifier, $0.due) }
+        keptMissed = missed
+        return missed
     }
 
     /// Which alarm each popup on screen is (from the ledger).

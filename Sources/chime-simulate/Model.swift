@@ -172,13 +172,8 @@ struct Model {
             rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone, into: &found, stretch: index)
             alarm.sweptFound += found.lazy.filter { $0.at > latestSoFar }
         }
-        var found = alarm.sweptFound.filter { $0.at <= end }
-        // Ahead: from now (after a clock set back, today's time ahead rings, as the daemon
-        // documents), never again one that came due.
-        // (One due this very second rings: a re-plan at its time plans it.)
-        let latest = alarm.sweptFound.last?.at ?? now - 1
-        rule(alarm, after: max(now - 1, latest), to: end, in: current, into: &found, stretch: swept.count)
-        var result = found.filter { occurrence in
+        // Less what a skip, a holiday, time away or a snooze leaves out.
+        func counts(_ occurrence: ModelOccurrence) -> Bool {
             let at = occurrence.at, stretch = occurrence.stretch
             if alarm.skipped.contains(at) { return false }
             if alarm.skipHolidays, let since = holidays[occurrence.day], stretch >= since { return false }
@@ -187,7 +182,16 @@ struct Model {
             // after it was pressed are taken by it.
             if alarm.snoozes.contains(where: { stretch >= $0.stretch && at < $0.until }) { return false }
             return true
-        }.map(\.at)
+        }
+        var result: [Int64] = []
+        for occurrence in alarm.sweptFound where occurrence.at <= end && counts(occurrence) { result.append(occurrence.at) }
+        // Ahead: from now (after a clock set back, today's time ahead rings, as the daemon
+        // documents), never again one that came due.
+        // (One due this very second rings: a re-plan at its time plans it.)
+        let latest = alarm.sweptFound.last?.at ?? now - 1
+        var ahead: [ModelOccurrence] = []
+        rule(alarm, after: max(now - 1, latest), to: end, in: current, into: &ahead, stretch: swept.count)
+        for occurrence in ahead where counts(occurrence) { result.append(occurrence.at) }
         // A snooze rings even in time away: the person asked for it just then. One pressed on the
         // popup of an alarm removed since (the popup is delivered, not pending) sets it again.
         for snooze in alarm.snoozes where snooze.until <= to && (alarm.removed.map { snooze.at >= $0 || snooze.until <= $0 } ?? true) {

@@ -188,19 +188,32 @@ for job in 0..<jobs {
     children.append(pid)
     pipes.append(fds[0])
 }
+// The first failure found stops the other processes: its time is the time to find it.
 var failing: [UInt64] = []
 var outOfTime = false
-for (pid, fd) in zip(children, pipes) {
-    var buffer = [UInt8](repeating: 0, count: 64)
-    let count = read(fd, &buffer, 64)
-    close(fd)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    let said = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
-    if said != "ok", let seed = UInt64(said) { failing.append(seed) }
-    if said == "out of time" { outOfTime = true }
+var foundAfter: TimeInterval?
+var running = Array(zip(children, pipes))
+while !running.isEmpty {
+    var fds = running.map { pollfd(fd: $0.1, events: Int16(POLLIN), revents: 0) }
+    guard poll(&fds, nfds_t(fds.count), -1) > 0 else { continue }
+    for (index, polled) in fds.enumerated().reversed() where polled.revents != 0 {
+        let (pid, fd) = running.remove(at: index)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(fd, &buffer, 64)
+        close(fd)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        let said = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+        if said == "out of time" { outOfTime = true }
+        guard said != "ok", let seed = UInt64(said) else { continue }
+        failing.append(seed)
+        if foundAfter == nil {
+            foundAfter = Date().timeIntervalSince(began)
+            for (other, _) in running { kill(other, SIGTERM) }
+        }
+    }
 }
-let took = Date().timeIntervalSince(began)
+let took = foundAfter ?? Date().timeIntervalSince(began)
 if let seed = failing.min() {
     print("FAILED: seed \(seed) (of \(seeds) from \(first), \(days) simulated days each; \(String(format: "%.1f", took)) s)")
     report(seed: seed)
