@@ -119,9 +119,29 @@ extension Schedule {
                 try store.setPlan(.zone, zone)
                 try notePlanned(from: now)
                 for time in times where time.quarantine == nil && !time.disabled && !time.paused {
-                    // One already on its way to the server moves on when the server answers (after
-                    // the clock was set back too: planned again, it would be shown a second time).
-                    if let next = time.nextFire, events.inFlight(time.identifier, next) { continue }
+                    // One already on its way to the server is held (shown once, also if the daemon
+                    // stops before the server answers) and the alarm moved on from it, as when a
+                    // server is missing: after the clock was set back, planned again from before
+                    // it, it would be shown a second time; kept as the next fire, a stop would
+                    // leave it to a plan that no longer has it (another zone's), and it would be
+                    // lost. Moved on from it, not from now: what came due since is caught up.
+                    if let onItsWay = time.nextFire, events.inFlight(time.identifier, onItsWay) {
+                        guard let request = try store.request(withIdentifier: time.identifier) else { continue }
+                        try events.keepInFlight(time.identifier)
+                        mark(time.identifier)
+                        let next = try advance(request, past: onItsWay, now: now)
+                        marker.clear()
+                        if let next, next <= now {
+                            var moved = time
+                            moved.nextFire = next
+                            moved.lastFired = max(time.lastFired ?? onItsWay, onItsWay)
+                            overdue.append(moved)
+                        } else if let next {
+                            queue.schedule(time.identifier, at: next)
+                            if !request.trigger.leads.isEmpty { planReminder(request, now: now) }
+                        }
+                        continue
+                    }
                     if let next = time.nextFire, next <= now {
                         overdue.append(time)
                         continue

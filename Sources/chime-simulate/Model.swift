@@ -11,12 +11,15 @@ final class ModelAlarm {
     let ring: Bool
     let skipHolidays: Bool
     let added: Int64
-    /// When it was removed (no occurrence after it counts).
+    /// When it was removed (no occurrence after it counts), and at which step of the history (what
+    /// came before or after it, whatever the clock said: it may have been set back since).
     var removed: Int64?
+    var removedStep: Int?
     /// Occurrences skipped with `chime skip`.
     var skipped: Set<Int64> = []
-    /// Snoozes: pressed at, until, and how many of the model's stretches had passed then.
-    var snoozes: [(at: Int64, until: Int64, stretch: Int)] = []
+    /// Snoozes: pressed at, until, how many of the model's stretches had passed then, the step, and
+    /// whether a later snooze took its place before it rang (an alarm has one next time).
+    var snoozes: [(at: Int64, until: Int64, stretch: Int, step: Int, replaced: Bool)] = []
     /// The daemon's identifier for it.
     var identifier = ""
     /// The first of the model's swept stretches after it was set.
@@ -194,7 +197,8 @@ struct Model {
         for occurrence in ahead where counts(occurrence) { result.append(occurrence.at) }
         // A snooze rings even in time away: the person asked for it just then. One pressed on the
         // popup of an alarm removed since (the popup is delivered, not pending) sets it again.
-        for snooze in alarm.snoozes where snooze.until <= to && (alarm.removed.map { snooze.at >= $0 || snooze.until <= $0 } ?? true) {
+        for snooze in alarm.snoozes where !snooze.replaced && snooze.until <= to
+            && (alarm.removedStep.map { snooze.step > $0 || snooze.until <= alarm.removed! } ?? true) {
             result.append(snooze.until)
         }
         result.sort()

@@ -149,7 +149,11 @@ final class Runner {
                 guard case .some(.some(let next)) = daemon.pending()[alarm.identifier], next.seconds == pressed + 600 else { return }
             }
             model.follow(now)
-            alarm.snoozes.append((pressed, pressed + 600, model.swept.count))
+            // One still to ring is replaced (two popups of the alarm up, an older one's snoozed first).
+            for i in alarm.snoozes.indices where alarm.snoozes[i].until > pressed && fired[name]?[alarm.snoozes[i].until] == nil {
+                alarm.snoozes[i].replaced = true
+            }
+            alarm.snoozes.append((pressed, pressed + 600, model.swept.count, index, false))
         case .close(let name):
             guard let popup = popup(of: name) else { return }
             daemon.closePopup(popup)
@@ -175,7 +179,10 @@ final class Runner {
             if daemon.skip(alarm.identifier, occurrence: Instant(seconds: next)), !daemon.dead { alarm.skipped.insert(next) }
         case .remove(let name):
             guard let alarm = model.alarms[name], alarm.removed == nil else { return }
-            if daemon.remove(alarm.identifier), !daemon.dead { alarm.removed = now }
+            if daemon.remove(alarm.identifier), !daemon.dead {
+                alarm.removed = now
+                alarm.removedStep = index
+            }
         case .away(let start, let length):
             let from = now + start, until = now + start + length
             guard daemon.setAway(from: Instant(seconds: from), until: Instant(seconds: until)), !daemon.dead else { return }
@@ -330,7 +337,7 @@ final class Runner {
             break
         }
         for alarm in model.alarms.values {
-            guard let removed = alarm.removed, !alarm.snoozes.contains(where: { $0.at >= removed }) else { continue }
+            guard let removed = alarm.removedStep, !alarm.snoozes.contains(where: { $0.step > removed }) else { continue }
             if ringing.contains(alarm.identifier) { throw fail("\(alarm.name) rings after it was removed") }
         }
         // What `chime list` says: each alarm's next time is its first occurrence not yet handled.

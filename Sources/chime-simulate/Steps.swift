@@ -148,11 +148,27 @@ let simulatedZones = ["Europe/Berlin", "America/New_York", "Australia/Sydney", "
 
 /// A history of `days` simulated days drawn from `seed`: alarms set and answered, and the world's
 /// faults among them.
+/// The kinds of step, by the roll that draws each (below); the first, waiting, is in every history.
+private let stepKinds: [Range<Int>] = [
+    0..<40, 40..<52, 52..<54, 54..<56, 56..<59, 59..<63, 63..<65, 65..<69, 69..<71, 71..<74, 74..<81, 81..<84, 84..<87, 87..<92,
+    92..<95, 95..<98,
+]
+
+/// The share of histories that leave some kinds of step out (`--swarm`).
+nonisolated(unsafe) var swarmShare = 0.5
+
 func randomHistory(seed: UInt64, days: Int) -> (start: Int64, zone: String, steps: [Step]) {
     var random = SeededRandom(seed: seed)
     // A start in 2026 or 2027, at any second: summer time's changes fall inside some months.
     let start = Int64(1_767_225_600) + Int64.random(in: 0..<(2 * 365 * 86_400), using: &random)
     let zone = simulatedZones.randomElement(using: &random)!
+    // Swarm testing (Groce et al., ISSTA 2012): a share of the histories leave out each kind of
+    // step but waiting with even odds, so the kinds kept meet more often, and nothing of the
+    // others masks what they do together.
+    var leftOut: [Range<Int>] = []
+    if swarmShare > 0, Double.random(in: 0..<1, using: &random) < swarmShare {
+        leftOut = stepKinds.dropFirst().filter { _ in Bool.random(using: &random) }
+    }
     var steps: [Step] = []
     var names: [String] = []
     var elapsed: Int64 = 0
@@ -172,6 +188,7 @@ func randomHistory(seed: UInt64, days: Int) -> (start: Int64, zone: String, step
     for _ in 0..<Int.random(in: 2...5, using: &random) { newAlarm() }
     while elapsed < end {
         let roll = Int.random(in: 0..<100, using: &random)
+        if leftOut.contains(where: { $0.contains(roll) }) { continue }
         let name = names.randomElement(using: &random)!
         switch roll {
         case 0..<40:

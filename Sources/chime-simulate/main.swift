@@ -1,8 +1,11 @@
 // chime-simulate: the daemon under a deterministic simulator, checked against a model.
 //
-//   chime-simulate [--seeds N] [--first S] [--days D] [--jobs J] [--within SECONDS]
+//   chime-simulate [--seeds N] [--first S] [--days D] [--jobs J] [--within SECONDS] [--swarm SHARE]
 //                                                                   N seeds from S (default 1000 from 1)
-//   chime-simulate --seed S [--days D]                              one seed, its steps and signals printed
+//   chime-simulate --seed S [--days D] [--swarm SHARE]              one seed, its steps and signals printed
+//
+// --swarm: the share of histories that leave some kinds of step out (0.5; 0 draws every history
+// from every kind, as before swarm testing: the seeds of older notes).
 //   chime-simulate --replay FILE...                                 histories kept as files (Tests/simulation)
 //
 // A failing seed is shrunk to a short history (steps taken out while it still fails), printed and
@@ -25,6 +28,7 @@ let one = UInt64(option("--seed") ?? "")
 let jobs = max(1, Int(option("--jobs") ?? "") ?? ProcessInfo.processInfo.activeProcessorCount)
 /// Stop looking after this many seconds (nil: play every seed).
 let within = Double(option("--within") ?? "")
+if let share = option("--swarm").flatMap(Double.init), (0...1).contains(share) { swarmShare = share }
 let replay = arguments.first == "--replay" ? Array(arguments.dropFirst()) : nil
 
 nonisolated(unsafe) var plays = 0
