@@ -154,9 +154,11 @@ extension Schedule {
                     guard let request = try store.request(withIdentifier: time.identifier) else { continue }
                     // A wall-clock rule plans from the new now (after a jump back, today's 16:35 is
                     // still ahead) but never rings an occurrence it already rang; a timer keeps
-                    // counting from when it was set.
+                    // counting from when it was set. (Nor the instant it was set, this very second:
+                    // set at 10:51:00, a daily 10:51 is next tomorrow, as `add` planned it.)
+                    let anchor = request.trigger.anchor
                     let base: Instant = switch request.trigger.rule {
-                    case .calendar, .recurrence: max(time.lastFired ?? .earliest, now - .seconds(1))
+                    case .calendar, .recurrence: max(time.lastFired ?? .earliest, now - .seconds(1), anchor <= now ? anchor : .earliest)
                     case .interval, .instant: max(time.lastFired ?? request.trigger.anchor, now - .seconds(1))
                     }
                     // Computing the next fire is work on one request: on the record, like firing it.

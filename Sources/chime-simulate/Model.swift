@@ -178,6 +178,8 @@ struct Model {
         // Less what a skip, a holiday, time away or a snooze leaves out.
         func counts(_ occurrence: ModelOccurrence) -> Bool {
             let at = occurrence.at, stretch = occurrence.stretch
+            // (Not the very instant it was set: the daemon plans from after it.)
+            if at == alarm.added { return false }
             if alarm.skipped.contains(at) { return false }
             if alarm.skipHolidays, let since = holidays[occurrence.day], stretch >= since { return false }
             if away.contains(where: { $0.from <= at && at < $0.until && stretch >= $0.since && stretch < ($0.dropped ?? Int.max) }) { return false }
