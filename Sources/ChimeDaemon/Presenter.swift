@@ -443,9 +443,11 @@ final class Presenter: LoopPart {
             }
             if case .some(let next) = next { schedule.requeue(identifier, next) }
         }
+        // Said before the crash record is cleared (a write of its own): shown and in the store, it
+        // is announced, whatever stops the daemon after.
+        signals.fired(identifier, due: occurrence.due, occurrence.timeliness)
         schedule.firedCleanly(identifier)
         if !silent { ledger.shown(serverID) }
-        signals.fired(identifier, due: occurrence.due, occurrence.timeliness)
         logger.info("fired", metadata: ["alarm.id": "\(identifier)", "notification.id": "\(serverID)",
                                         "timeliness": "\(occurrence.timeliness.rawValue)"])
         if silent { return }
