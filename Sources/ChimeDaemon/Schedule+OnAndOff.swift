@@ -14,6 +14,7 @@ extension Schedule {
     func disable(_ identifiers: [String]) throws(SchedulerError) -> [String] {
         try refuseFileAlarms(identifiers)
         try refuseUnknown(identifiers)
+        try refuseQuarantined(identifiers)
         try refusePaused(identifiers)
         do {
             try store.write { () throws(StoreError) in
@@ -31,6 +32,7 @@ extension Schedule {
     func enable(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
         try refuseFileAlarms(identifiers)
         try refuseUnknown(identifiers)
+        try refuseQuarantined(identifiers)
         try refusePaused(identifiers)
         let now = clock.now()
         var planned: [(identifier: String, next: Instant)] = []
@@ -61,6 +63,7 @@ extension Schedule {
     /// Skipping the last occurrence an alarm has is refused: that is cancelling it.
     func skip(_ identifier: String, undo: Bool) throws(SchedulerError) -> (changed: Instant, next: Instant?) {
         try refuseUnknown([identifier])
+        try refuseQuarantined([identifier])
         try refusePaused([identifier])
         if (try? store.scheduledTime(of: identifier))??.disabled == true {
             throw .invalid(RequestError(.id, "\(quotedForMessage(identifier)) is switched off; chime enable \(identifier) first"))
@@ -90,6 +93,7 @@ extension Schedule {
     @discardableResult
     func skip(_ identifier: String, occurrence: Instant, undo: Bool) throws(SchedulerError) -> Instant? {
         try refuseUnknown([identifier])
+        try refuseQuarantined([identifier])
         guard var request = load(identifier) else { throw .unknown([identifier]) }
         let now = clock.now()
         keepSkipsThatCanMatter(&request, now: now)
@@ -171,6 +175,7 @@ extension Schedule {
     func pause(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, remaining: TimeSpan)] {
         try refuseFileAlarms(identifiers)
         try refuseUnknown(identifiers)
+        try refuseQuarantined(identifiers)
         let now = clock.now()
         var paused: [(identifier: String, remaining: TimeSpan)] = []
         for id in identifiers {
@@ -201,6 +206,7 @@ extension Schedule {
     func resume(_ identifiers: [String]) throws(SchedulerError) -> [(identifier: String, next: Instant)] {
         try refuseFileAlarms(identifiers)
         try refuseUnknown(identifiers)
+        try refuseQuarantined(identifiers)
         let now = clock.now()
         let left: [String: TimeSpan]
         do { left = Dictionary(try store.pausedTimers().map { ($0.identifier, $0.remaining) }, uniquingKeysWith: { a, _ in a }) } catch {
@@ -238,6 +244,18 @@ extension Schedule {
             throw .store(error)
         }
         if !unknown.isEmpty { throw .unknown(unknown) }
+    }
+
+    /// A quarantined alarm is kept and listed, never fired: a call that would plan it again or
+    /// change how it fires is refused (`chime cancel` removes it).
+    func refuseQuarantined(_ identifiers: [String]) throws(SchedulerError) {
+        for id in identifiers {
+            let time: ScheduledTime?
+            do { time = try store.scheduledTime(of: id) } catch { throw .store(error) }
+            if let reason = time?.quarantine {
+                throw .invalid(RequestError(.id, "\(quotedForMessage(id)) is quarantined (\(reason)); chime cancel \(id) removes it"))
+            }
+        }
     }
 
     /// The alarm file's alarms are changed in the file: a call that would change one is refused.

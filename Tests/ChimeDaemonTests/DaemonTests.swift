@@ -590,6 +590,15 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let summary = try center().pendingSummaries().first { $0.identifier == "overflow" }
         #expect(summary?.state == .quarantined)
         #expect(summary?.note.contains("expire: must be 1s-1d") == true)
+        // Kept and listed, never planned again: a skip or an enable is refused, with why.
+        for arguments in [["skip", "overflow"], ["enable", "overflow"]] {
+            let refused = try runChime(arguments, environment: bus.environment())
+            #expect(refused.status == 64, "\(arguments): \(refused.status) \(refused.stderr)")
+            #expect(refused.stderr.contains("\"overflow\" is quarantined (") && refused.stderr.contains("chime cancel overflow removes it"),
+                    "\(refused.stderr)")
+        }
+        #expect(try center().pendingSummaries().first { $0.identifier == "overflow" }?.state == .quarantined)
+        #expect(recorder.calls.map(\.summary) == ["fine"])
     }
 }
 
