@@ -562,6 +562,11 @@ public final class SimulatedDaemon {
     /// The alarms ringing now.
     public var ringingNow: [String] { ringing.current.map(\.identifier) }
 
+    /// The occurrence each alarm ringing now rings for.
+    public var ringingDue: [String: Instant] {
+        Dictionary(ringing.current.map { ($0.identifier, $0.due) }, uniquingKeysWith: max)
+    }
+
     /// Occurrences held for a server or waiting to be tried again.
     public func detached() -> [(identifier: String, due: Instant)] {
         forgetIfChanged()
