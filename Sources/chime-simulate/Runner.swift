@@ -43,7 +43,8 @@ final class Runner {
     /// in each.
     var sleeps: [(from: Int64, to: Int64)] = []
     var rangAfterSleep: [Int: [String: Int]] = [:]
-    /// Stretches of downtime whose zone the daemon could not know (see `restartIfDead`).
+    /// Wall times the daemon could not know were passed (a zone changed, or the clock set back, while it
+    /// was down or before its re-plan reached the store: see `restartIfDead` and `.jump`).
     var uncertain: [(from: Int64, to: Int64)] = []
     func isUncertain(_ at: Int64) -> Bool { uncertain.contains { $0.from <= at && at <= $0.to } }
 
@@ -231,6 +232,10 @@ final class Runner {
             if seconds < 0 { sleeps.removeAll { $0.to > now + seconds } }
             world.jump(by: .seconds(seconds))
             daemon.clockChanged()
+            // Killed before its re-plan reached the store, the daemon starts again not knowing the
+            // clock was set back: what comes due again in the wall time passed twice may be shown,
+            // recorded missed, or neither (as for a zone changed while it was down).
+            if seconds < 0, daemon.dead { uncertain.append((now, now - seconds)) }
         }
     }
 
