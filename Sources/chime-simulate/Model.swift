@@ -161,20 +161,6 @@ struct Model {
     /// plus the snoozes.
     func expected(_ alarm: ModelAlarm, to: Int64) -> [Int64] {
         let end = min(to, alarm.removed ?? Int64.max)
-        // Each with the stretch it came due in (swept.count: ahead); the stretches passed since it
-        // was set, worked out once each (a stretch never changes once passed).
-        while max(alarm.sweptUpTo, alarm.firstStretch) < swept.count {
-            let index = max(alarm.sweptUpTo, alarm.firstStretch)
-            alarm.sweptUpTo = index + 1
-            let stretch = swept[index]
-            // Both ends: the instant a zone changed belongs to the stretch after it as well. After
-            // the clock was set back, what it passes again up to the latest time that came due is
-            // not due again (the daemon never rings a time before the last it rang).
-            let latestSoFar = alarm.sweptFound.last?.at ?? Int64.min
-            var found: [ModelOccurrence] = []
-            rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone, into: &found, stretch: index)
-            alarm.sweptFound += found.lazy.filter { $0.at > latestSoFar }
-        }
         // Less what a skip, a holiday, time away or a snooze leaves out.
         func counts(_ occurrence: ModelOccurrence) -> Bool {
             let at = occurrence.at, stretch = occurrence.stretch
@@ -188,12 +174,28 @@ struct Model {
             if alarm.snoozes.contains(where: { stretch >= $0.stretch && at < $0.until }) { return false }
             return true
         }
+        // Each with the stretch it came due in (swept.count: ahead); the stretches passed since it
+        // was set, worked out once each (a stretch never changes once passed).
+        while max(alarm.sweptUpTo, alarm.firstStretch) < swept.count {
+            let index = max(alarm.sweptUpTo, alarm.firstStretch)
+            alarm.sweptUpTo = index + 1
+            let stretch = swept[index]
+            // Both ends: the instant a zone changed belongs to the stretch after it as well. After
+            // the clock was set back, what it passes again up to the latest time that came due and
+            // rang is not due again (the daemon never rings a time before the last it rang; whether
+            // one passed counts is settled once it passed).
+            let latestSoFar = alarm.sweptFound.last(where: counts)?.at ?? Int64.min
+            var found: [ModelOccurrence] = []
+            rule(alarm, after: stretch.from - 1, to: stretch.to, in: stretch.zone, into: &found, stretch: index)
+            alarm.sweptFound += found.lazy.filter { $0.at > latestSoFar }
+        }
         var result: [Int64] = []
         for occurrence in alarm.sweptFound where occurrence.at <= end && counts(occurrence) { result.append(occurrence.at) }
         // Ahead: from now (after a clock set back, today's time ahead rings, as the daemon
-        // documents), never again one that came due.
+        // documents), never again one that came due and rang (or was missed): one skipped, off or
+        // taken by a snooze does not hold back another zone's time of that day.
         // (One due this very second rings: a re-plan at its time plans it.)
-        let latest = alarm.sweptFound.last?.at ?? now - 1
+        let latest = alarm.sweptFound.last(where: counts)?.at ?? now - 1
         var ahead: [ModelOccurrence] = []
         rule(alarm, after: max(now - 1, latest), to: end, in: current, into: &ahead, stretch: swept.count)
         for occurrence in ahead where counts(occurrence) { result.append(occurrence.at) }
