@@ -144,17 +144,20 @@ public final class Store {
     /// lock kept (`simulating()`): a simulated month costs no system call for its store.
     public init(simulated name: String) throws(StoreError) {
         directory = name
-        path = "file:/\(name)?vfs=memdb"
+        path = Self.simulatedPath(name)
         do { database = try Self.open(path, inMemory: true) } catch { throw StoreError("open", path: path, error.message, cause: .sqlite(error.code)) }
         try simulating()
     }
+
+    /// The SQLite URI of the simulator's in-memory store `name`.
+    static func simulatedPath(_ name: String) -> String { "file:/\(name)?vfs=memdb" }
 
     /// Keeps the simulator's in-memory store `name` while no daemon has it open (a connection
     /// that reads nothing and holds no lock).
     public final class SimulatedKeeper {
         private let database: Database
         public init(_ name: String) throws(StoreError) {
-            let path = "file:/\(name)?vfs=memdb"
+            let path = Store.simulatedPath(name)
             do { database = try Database(path: path, uri: true) } catch { throw StoreError("open", path: path, error.message, cause: .sqlite(error.code)) }
         }
         public func close() { database.close() }
