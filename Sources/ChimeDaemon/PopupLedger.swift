@@ -70,8 +70,10 @@ final class PopupLedger: LoopPart {
     /// The number of the popup up for an alarm (nil: none known).
     func popup(of identifier: String) throws(StoreError) -> UInt32? { try store.popup(of: identifier) }
 
-    /// Everything shown and not known to be closed.
-    func deliveredNotifications() throws(StoreError) -> [DeliveredNotification] { try store.deliveredNotifications() }
+    /// Everything shown and not known to be closed: each alarm with its popup's number.
+    func popups() throws(StoreError) -> [(identifier: String, serverID: UInt32)] {
+        try store.deliveredPopups().map { ($0.identifier, $0.serverID) }
+    }
 
     /// These alarms' popups closed.
     func remove(_ identifiers: [String]) throws(StoreError) { try store.removeDelivered(identifiers) }
@@ -102,8 +104,8 @@ final class PopupLedger: LoopPart {
     func list(_ reply: @escaping (Result<[DeliveredSummary], StoreError>) -> Void) {
         let answer = { [unowned self] in
             do throws(StoreError) {
-                reply(.success(try store.deliveredNotifications().map {
-                    DeliveredSummary(identifier: $0.identifier, serverID: $0.serverID, shown: $0.date, title: $0.content.title,
+                reply(.success(try store.deliveredPopups().map {
+                    DeliveredSummary(identifier: $0.identifier, serverID: $0.serverID, shown: $0.date, title: $0.title,
                                      known: shownThisRun.contains($0.serverID) || stillUp.contains($0.serverID))
                 }))
             } catch {
@@ -116,8 +118,8 @@ final class PopupLedger: LoopPart {
     /// Asks dunst which of the popups shown before this run it has closed, and forgets those;
     /// then runs `then` (at once where there is nothing to ask).
     func reconcile(then: @escaping () -> Void = {}) {
-        let inherited = ((try? store.deliveredNotifications()) ?? []).filter { !shownThisRun.contains($0.serverID) }
-        guard !inherited.isEmpty, serverKeepsHistory, let connection else { return then() }
+        let inherited = ((try? store.deliveredServerIDs()) ?? []).contains { !shownThisRun.contains($0) }
+        guard inherited, serverKeepsHistory, let connection else { return then() }
         if asking != nil {
             asking?.waiters.append(then)
             return

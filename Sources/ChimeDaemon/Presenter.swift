@@ -679,8 +679,8 @@ final class Presenter: LoopPart {
     /// Takes these alarms' popups down and forgets them (`CloseDelivered`): all, or none when one
     /// is not showing.
     func close(_ identifiers: [String]) throws(SchedulerError) {
-        let delivered: [DeliveredNotification]
-        do { delivered = try ledger.deliveredNotifications() } catch { throw .store(error) }
+        let delivered: [(identifier: String, serverID: UInt32)]
+        do { delivered = try ledger.popups() } catch { throw .store(error) }
         let unknown = identifiers.filter { id in !delivered.contains { $0.identifier == id } }
         if !unknown.isEmpty { throw .notShowing("not delivered: \(SchedulerError.list(unknown))") }
         let serverIDs = delivered.filter { identifiers.contains($0.identifier) }.map(\.serverID)

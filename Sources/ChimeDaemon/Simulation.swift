@@ -587,7 +587,7 @@ public final class SimulatedDaemon {
 
     /// Which alarm each popup on screen is (from the ledger).
     public func delivered() -> [(identifier: String, popup: UInt32)] {
-        ((try? ledger.deliveredNotifications()) ?? []).map { ($0.identifier, $0.serverID) }
+        ((try? ledger.popups()) ?? []).map { ($0.identifier, $0.serverID) }
     }
 
     /// Whether an occurrence is on its way to the screen now.

@@ -157,6 +157,26 @@ extension Store {
         return list
     }
 
+    /// The numbers of the popups shown (nothing of their records is read).
+    func deliveredServerIDs() throws(StoreError) -> [UInt32] {
+        var ids: [UInt32] = []
+        try read("SELECT server_id FROM delivered") { ids.append(UInt32(truncatingIfNeeded: $0.integer(0))) }
+        return ids
+    }
+
+    /// Each popup shown, by its alarm: its number, when it was shown and its title. Only the title is
+    /// read of each record (listing hundreds of popups decoded each whole, twice a call).
+    func deliveredPopups() throws(StoreError) -> [(identifier: String, serverID: UInt32, date: Instant, title: String)] {
+        struct Titled: Decodable { var title: String }
+        var list: [(String, UInt32, Instant, String)] = []
+        let decoder = JSONDecoder()
+        try read("SELECT identifier, server_id, date, content FROM delivered ORDER BY date, identifier") { row in
+            let title = (try? row.withBytes(3) { try decoder.decode(Titled.self, from: Data($0)) })?.title ?? row.text(0)
+            list.append((row.text(0), UInt32(truncatingIfNeeded: row.integer(1)), row.instant(2), title))
+        }
+        return list
+    }
+
     public func delivered(identifier: String) throws(StoreError) -> DeliveredNotification? {
         try deliveredNotifications(where: "WHERE identifier = ?", [.text(identifier)]).first
     }

@@ -80,6 +80,16 @@ import Timekeeping
         #expect(render(markup, for: all).notification.body == "<b>16:35</b>\n<i>already</i> markup")
     }
 
+    @Test func plainTextIsEscapedForMarkupAndReadsBackTheSame() {
+        #expect(escapeMarkup("a & b < c > d \"e\" 'f'") == "a &amp; b &lt; c &gt; d &quot;e&quot; &apos;f&apos;")
+        #expect(escapeMarkup("Réveil ⏰ 16:35") == "Réveil ⏰ 16:35")
+        // A combining mark after "&" or "<" makes one Character with it; the byte is escaped all the same.
+        #expect(escapeMarkup("&\u{301}<\u{308}") == "&amp;\u{301}&lt;\u{308}")
+        for text in ["", "&", "<<>>", "x&amp;y", "🎉 & \u{1F1E9}\u{1F1EA}", "tab\tline\nend'\""] {
+            #expect(stripMarkup(escapeMarkup(text)) == text, "\(text)")
+        }
+    }
+
     @Test func forAServerWithBodyOnly() {
         let r = render(content, for: [.body])
         #expect(r.notification.body == "16:35\nCheck the <guidance> list & more")  // plain text, never markup
