@@ -1,24 +1,26 @@
 import Foundation
 import Posix
 @testable import Sound
+import Testing
 import TestSupport
-import XCTest
 
 /// chime's player on its own, against a real PulseAudio with a null sink: what it refuses, how a
-/// sound that plays once ends, and what happens with no server.
-final class PlaybackTests: XCTestCase {
+/// sound that plays once ends, and what happens with no server. One test at a time, in a process
+/// of its own (make test runs it beside the daemon's sound suites): libpulse reads `PULSE_SERVER`
+/// from this process's environment, and the decoder's faults are switched on through it too.
+@Suite(.serialized) final class PlaybackTests {
     var pulse: PulseAudioSession?
-    var directory: URL!
+    let directory: URL
 
-    override func setUpWithError() throws {
+    init() throws {
         directory = try makeTemporaryDirectory("chime-sound")
         // Files are decoded by chime's own decoder, a process of its own, as the daemon has them.
         SoundServer.decoder = [chimeBinaryPath(), "daemon"]
     }
 
-    override func tearDown() {
+    deinit {
         pulse?.stop()
-        if let directory { try? FileManager.default.removeItem(at: directory) }
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Points libpulse (read when a context is made) at a server of the test's own.
@@ -50,11 +52,11 @@ final class PlaybackTests: XCTestCase {
 
     /// What cannot be played is refused with a reason: no file, a directory, a FIFO (which would
     /// block the reading thread), an empty file, bytes that are no sound.
-    func testWhatCannotBePlayedIsRefusedWithAReason() throws {
+    @Test func whatCannotBePlayedIsRefusedWithAReason() throws {
         _ = try startServer()
         let server = try SoundServer(applicationName: "chime-test")
         let fifo = directory.appendingPathComponent("fifo").path
-        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        #expect(mkfifo(fifo, 0o600) == 0)
         let empty = directory.appendingPathComponent("empty.wav").path
         _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let garbage = directory.appendingPathComponent("garbage.ogg").path
@@ -78,22 +80,22 @@ final class PlaybackTests: XCTestCase {
         for (path, expected) in cases {
             let id = try server.play(path, PlaybackOptions())
             guard case .ended(id, .failed(let why))? = nextEvent(server, { if case .ended = $0 { true } else { false } }) else {
-                XCTFail("\(path): no refusal")
+                Issue.record("\(path): no refusal")
                 continue
             }
-            XCTAssertTrue(why.contains(expected), "\(path): \(why)")
+            #expect(why.contains(expected), "\(path): \(why)")
         }
     }
 
     /// A link flipped between a sound and a FIFO while sounds are asked for (it once won the race
     /// on the 23rd try and held the daemon in `open` for good): every play answers, with the sound
     /// or a refusal, and none waits on the FIFO.
-    func testALinkFlippedToAFifoNeverHoldsAPlay() throws {
+    @Test func aLinkFlippedToAFifoNeverHoldsAPlay() throws {
         _ = try startServer()
         let server = try SoundServer(applicationName: "chime-test")
         let wav = try tone(seconds: 0.05)
         let fifo = directory.appendingPathComponent("flip-fifo").path
-        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        #expect(mkfifo(fifo, 0o600) == 0)
         let link = directory.appendingPathComponent("flip.wav").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: wav)
         let stop = ManagedAtomicFlag()
@@ -122,41 +124,41 @@ final class PlaybackTests: XCTestCase {
             done.signal()
         }
         player.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "a play was held (\(answered.value) of 200 answered)")
-        XCTAssertEqual(answered.value, 200)
+        #expect(done.wait(timeout: .now() + 60) == .success, "a play was held (\(answered.value) of 200 answered)")
+        #expect(answered.value == 200)
     }
 
     /// A sound that plays once ends by itself, `finished`, after playing for its length.
-    func testASoundPlayedOnceEndsFinished() throws {
+    @Test func aSoundPlayedOnceEndsFinished() throws {
         let session = try startServer()
         let file = try tone(seconds: 0.3)
         let recording = try session.record()
         defer { recording.stop() }
         let server = try SoundServer(applicationName: "chime-test")
-        XCTAssertNotNil(nextEvent(server, isConnected))
+        #expect(nextEvent(server, isConnected) != nil)
         let asked = monotonicSeconds()
         let id = try server.play(file, PlaybackOptions())
-        XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .finished))
+        #expect(nextEvent(server) { if case .ended = $0 { true } else { false } } == .ended(id, .finished))
         let recorded = recording.waitForQuiet(after: asked, threshold: 0.01)
         let samples = recorded.samples
         let from = recorded.firstIndex(after: asked)
-        let first = try XCTUnwrap(samples[from...].firstIndex { abs($0) > 0.01 })
-        let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.01 })
-        XCTAssertEqual(Double(last - first) / 48_000, 0.3, accuracy: 0.005)
+        let first = try #require(samples[from...].firstIndex { abs($0) > 0.01 })
+        let last = try #require(samples.lastIndex { abs($0) > 0.01 })
+        #expect(abs(Double(last - first) / 48_000 - 0.3) <= 0.005, "\(Double(last - first) / 48_000) s")
     }
 
     /// Decoded whole (as the sound fuzz target does), a file gives the frames its header declares;
     /// what is no sound is refused with the decoder's reason.
-    func testAWholeFileDecodesToItsDeclaredLength() throws {
+    @Test func aWholeFileDecodesToItsDeclaredLength() throws {
         let outcome = SoundDecoding.decodeAll(try tone(seconds: 0.3), frameLimit: 1 << 20)
-        XCTAssertNil(outcome.refused)
-        XCTAssertNil(outcome.failure)
-        XCTAssertEqual(outcome.declared, 14_400)
-        XCTAssertEqual(outcome.frames, 14_400)
+        #expect(outcome.refused == nil)
+        #expect(outcome.failure == nil)
+        #expect(outcome.declared == 14_400)
+        #expect(outcome.frames == 14_400)
         let junk = directory.appendingPathComponent("junk.wav").path
         try Data("not a sound".utf8).write(to: URL(fileURLWithPath: junk))
         let refused = SoundDecoding.decodeAll(junk, frameLimit: 1 << 20)
-        XCTAssertTrue(refused.refused?.contains("cannot decode \(junk)") == true, "\(refused)")
+        #expect(refused.refused?.contains("cannot decode \(junk)") == true, "\(refused)")
     }
 
     /// A looping 5 s tone whose decoder has `fault` (a test build's switch, read by the decoder
@@ -168,7 +170,7 @@ final class PlaybackTests: XCTestCase {
         setenv(fault, file, 1)
         defer { unsetenv(fault) }
         let server = try SoundServer(applicationName: "chime-test")
-        XCTAssertNotNil(nextEvent(server, isConnected))
+        #expect(nextEvent(server, isConnected) != nil)
         let id = try server.play(file, PlaybackOptions(looping: true))
         guard case .ended(id, .undecodable(let why))? = nextEvent(server, timeout: timeout, { if case .ended = $0 { true } else { false } }) else {
             return (server, file, nil)
@@ -178,36 +180,37 @@ final class PlaybackTests: XCTestCase {
 
     /// A file that crashes its decoder (a process of its own) ends its sound `undecodable`, with
     /// the signal, and only it: this process, the player, lives, and the next sound plays.
-    func testADecoderThatCrashesEndsItsSoundAlone() throws {
+    @Test func aDecoderThatCrashesEndsItsSoundAlone() throws {
         let (server, file, ending) = try undecodable(fault: "CHIME_TEST_DECODER_CRASH", timeout: 10)
-        let why = try XCTUnwrap(ending, "the sound did not end undecodable")
-        XCTAssertTrue(why.contains("the decoder of \(file) stopped (killed by signal"), why)
+        let why = try #require(ending, "the sound did not end undecodable")
+        #expect(why.contains("the decoder of \(file) stopped (killed by signal"), "\(why)")
         let next = try server.play(try tone(seconds: 0.2), PlaybackOptions())
-        XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(next, .finished))
+        #expect(nextEvent(server) { if case .ended = $0 { true } else { false } } == .ended(next, .finished))
     }
 
     /// A decoder that hangs a moment into the sound is heard as silence, then, after
     /// `DecodedSound.stallLimit` of it, ends the sound `undecodable`; nothing waits on it.
-    func testADecoderThatHangsEndsItsSoundAfterTheStallLimit() throws {
-        let why = try XCTUnwrap(try undecodable(fault: "CHIME_TEST_DECODER_HANG", timeout: 20).why, "the sound did not end undecodable")
-        XCTAssertTrue(why.contains("gave nothing for 2 s"), why)
+    @Test func aDecoderThatHangsEndsItsSoundAfterTheStallLimit() throws {
+        let why = try #require(try undecodable(fault: "CHIME_TEST_DECODER_HANG", timeout: 20).why, "the sound did not end undecodable")
+        #expect(why.contains("gave nothing for 2 s"), "\(why)")
     }
 
     /// Each play says which output it sounds on, with its mute and volume.
-    func testAPlaySaysItsOutput() throws {
+    @Test func aPlaySaysItsOutput() throws {
         let session = try startServer()
         try session.setSink(muted: true, percent: 25)
         let server = try SoundServer(applicationName: "chime-test")
         let id = try server.play(try tone(seconds: 0.5), PlaybackOptions(looping: true))
         guard case .playingOn(id, let output)? = nextEvent(server, { if case .playingOn = $0 { true } else { false } }) else {
-            return XCTFail("no output reported")
+            Issue.record("no output reported")
+            return
         }
-        XCTAssertEqual(output.sink, session.sink)
-        XCTAssertTrue(output.muted)
-        XCTAssertEqual(output.percent, 25)
-        XCTAssertTrue(output.isSilent)
+        #expect(output.sink == session.sink)
+        #expect(output.muted)
+        #expect(output.percent == 25)
+        #expect(output.isSilent)
         server.stop(id)
-        XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .stopped))
+        #expect(nextEvent(server) { if case .ended = $0 { true } else { false } } == .ended(id, .stopped))
     }
 
     /// A stop whose ramp is written late (libpulse's thread held between the server's report of its
@@ -215,7 +218,7 @@ final class PlaybackTests: XCTestCase {
     /// ends in a ramp, not a jump: the rewritten samples land where they were first written.
     /// Before the write was placed by absolute position, a 0.3 s step (the tone's full level)
     /// came in one Dismiss of three on a loaded machine, and at every held stop here.
-    func testAStopWrittenLateStillRampsToSilence() throws {
+    @Test func aStopWrittenLateStillRampsToSilence() throws {
         let session = try startServer()
         let file = try tone(seconds: 0.5)
         let recording = try session.record()
@@ -224,33 +227,33 @@ final class PlaybackTests: XCTestCase {
             Playback.holdBeforeRampForTests = 0
         }
         let server = try SoundServer(applicationName: "chime-test")
-        XCTAssertNotNil(nextEvent(server, isConnected))
+        #expect(nextEvent(server, isConnected) != nil)
         let smoothStep = 0.5 * 2 * Double.pi / 100  // the tone's largest step between two samples
         for hold: UInt32 in [0, 7_000, 23_000, 41_000] {
             let asked = monotonicSeconds()
             let id = try server.play(file, PlaybackOptions(looping: true))
             // Playing: a fifth of a second of the tone has reached the sink's monitor.
             let playing = recording.waitForSound(after: asked, threshold: 0.001, length: 9_600)
-            XCTAssertNotNil(playing.samples(after: asked).firstIndex { abs($0) > 0.001 }, "hold \(hold) µs: the tone was not heard")
+            #expect(playing.samples(after: asked).firstIndex { abs($0) > 0.001 } != nil, "hold \(hold) µs: the tone was not heard")
             Playback.holdBeforeRampForTests = hold
             let stopped = monotonicSeconds()
             server.stop(id)
-            XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .stopped))
+            #expect(nextEvent(server) { if case .ended = $0 { true } else { false } } == .ended(id, .stopped))
             Playback.holdBeforeRampForTests = 0
             // Quiet, and the monitor has a tenth of a second of the silence after it.
             let recorded = recording.waitForQuiet(after: asked, threshold: 0.001)
             let samples = recorded.samples
-            let heard = try XCTUnwrap(recorded.samples(after: asked).firstIndex { abs($0) > 0.001 })
-            let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.001 })
+            let heard = try #require(recorded.samples(after: asked).firstIndex { abs($0) > 0.001 })
+            let last = try #require(samples.lastIndex { abs($0) > 0.001 })
             guard samples.count >= last + 4_800, recorded.arrival(of: last) > stopped else {
-                XCTFail("hold \(hold) µs: no silence after the stop")
+                Issue.record("hold \(hold) µs: no silence after the stop")
                 continue
             }
             // From a tenth of a second into the tone (its first samples are not what is checked:
             // the sink starts a stream where it can) to after the last sound.
             let from = max(heard + 4_800, last - 9_600)
             guard from < last else {
-                XCTFail("hold \(hold) µs: the tone stopped \(last - heard) samples after it was first heard")
+                Issue.record("hold \(hold) µs: the tone stopped \(last - heard) samples after it was first heard")
                 continue
             }
             var largest = 0.0
@@ -259,71 +262,72 @@ final class PlaybackTests: XCTestCase {
                 largest = Double(abs(samples[i] - samples[i - 1]))
                 at = i
             }
-            XCTAssertLessThan(largest, smoothStep * 1.05, "hold \(hold) µs: a click of \(largest) at \(at - last) samples from the last sound")
+            #expect(largest < smoothStep * 1.05, "hold \(hold) µs: a click of \(largest) at \(at - last) samples from the last sound")
         }
     }
 
     /// No server: the connection is said to be unavailable, and a sound asked for ends `failed`
     /// (its caller then plays it another way). Nothing is started: no autospawn.
-    func testNoServerEndsItsSoundsFailed() throws {
+    @Test func noServerEndsItsSoundsFailed() throws {
         setenv("PULSE_SERVER", "unix:\(directory.path)/no-such-socket", 1)
         let server = try SoundServer(applicationName: "chime-test")
-        XCTAssertNotNil(nextEvent(server) { if case .unavailable = $0 { true } else { false } })
+        #expect(nextEvent(server) { if case .unavailable = $0 { true } else { false } } != nil)
         let id = try server.play(try tone(seconds: 0.2), PlaybackOptions())
         guard case .ended(id, .failed(let why))? = nextEvent(server, { if case .ended = $0 { true } else { false } }) else {
-            return XCTFail("the sound did not end")
+            Issue.record("the sound did not end")
+            return
         }
-        XCTAssertTrue(why.contains("sound server"), why)
+        #expect(why.contains("sound server"), "\(why)")
     }
 
     /// A server let go while its sounds play (the daemon stopping mid-ring) ends them and its thread
     /// cleanly, and the sink goes quiet.
-    func testLettingTheServerGoWhileItPlaysEndsItsSounds() throws {
+    @Test func lettingTheServerGoWhileItPlaysEndsItsSounds() throws {
         let session = try startServer()
         let file = try tone(seconds: 0.5)
         do {
             let server = try SoundServer(applicationName: "chime-test")
-            XCTAssertNotNil(nextEvent(server, isConnected))
+            #expect(nextEvent(server, isConnected) != nil)
             let first = try server.play(file, PlaybackOptions(looping: true))
             _ = try server.play(file, PlaybackOptions(volume: 50, fade: 2, looping: true))
-            XCTAssertNotNil(nextEvent(server) { $0 == .started(first) })
+            #expect(nextEvent(server) { $0 == .started(first) } != nil)
         }
         // Only the silence keeps playing.
-        XCTAssertTrue(waitUntil(10) { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
+        #expect(waitUntil(10) { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
     }
 
     /// WAV, FLAC, Ogg Vorbis, Opus and MP3 (made by sox, opusenc and lame from one 0.3 s tone) each
     /// play through to their end, as long as the tone (within what each encoder adds).
-    func testEveryFormatAnAlarmMayUsePlays() throws {
+    @Test func everyFormatAnAlarmMayUsePlays() throws {
         let session = try startServer()
         let wav = directory.appendingPathComponent("tone.wav").path
         let made = try runProgram(ChildProcess.whichProgram("sox"), ["-n", "-r", "48000", "-c", "1", "-b", "16", wav, "synth", "0.3", "sine", "480"]
             .map { Array($0.utf8) }, environment: ProcessInfo.processInfo.environment)
-        XCTAssertEqual(made.status, 0, made.stderr)
+        #expect(made.status == 0, "\(made.stderr)")
         var files = [wav]
         for (program, arguments, name) in [("sox", [wav], "tone.flac"), ("sox", [wav], "tone.ogg"),
                                            ("opusenc", ["--quiet", wav], "tone.opus"), ("lame", ["--quiet", wav], "tone.mp3")] {
             let path = directory.appendingPathComponent(name).path
             let result = try runProgram(ChildProcess.whichProgram(program), (arguments + [path]).map { Array($0.utf8) },
                                         environment: ProcessInfo.processInfo.environment)
-            XCTAssertEqual(result.status, 0, "\(program): \(result.stderr)")
+            #expect(result.status == 0, "\(program): \(result.stderr)")
             files.append(path)
         }
         let recording = try session.record()
         defer { recording.stop() }
         let server = try SoundServer(applicationName: "chime-test")
-        XCTAssertNotNil(nextEvent(server, isConnected))
+        #expect(nextEvent(server, isConnected) != nil)
         for file in files {
             let asked = monotonicSeconds()
             let id = try server.play(file, PlaybackOptions())
-            XCTAssertEqual(nextEvent(server) { if case .ended = $0 { true } else { false } }, .ended(id, .finished), file)
+            #expect(nextEvent(server) { if case .ended = $0 { true } else { false } } == .ended(id, .finished), "\(file)")
             let recorded = recording.waitForQuiet(after: asked, threshold: 0.05)
             let samples = recorded.samples
             let from = recorded.firstIndex(after: asked)
-            let first = try XCTUnwrap(samples[from...].firstIndex { abs($0) > 0.05 }, "\(file): nothing was heard")
-            let last = try XCTUnwrap(samples.lastIndex { abs($0) > 0.05 })
+            let first = try #require(samples[from...].firstIndex { abs($0) > 0.05 }, "\(file): nothing was heard")
+            let last = try #require(samples.lastIndex { abs($0) > 0.05 })
             let seconds = Double(last - first) / 48_000
-            XCTAssertEqual(seconds, 0.3, accuracy: 0.06, "\(file) sounded \(seconds) s")
+            #expect(abs(seconds - 0.3) <= 0.06, "\(file) sounded \(seconds) s")
         }
     }
 }
