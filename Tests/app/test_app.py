@@ -83,7 +83,15 @@ class App:
 
         def walk(n, level):
             try:
-                if test(n) and (not showing or App.on_screen(n)):
+                # (Each question is a round trip to the app: whether it is on screen is asked once.)
+                visible = None
+
+                def seen():
+                    nonlocal visible
+                    if visible is None:
+                        visible = App.on_screen(n)
+                    return visible
+                if test(n) and (not showing or seen()):
                     out.append(n)
                     if first:
                         return True
@@ -91,7 +99,7 @@ class App:
                     return False
                 # What is not on screen (a page not shown) holds nothing that is; a stack's page (no
                 # Component of its own) is judged by its child.
-                if showing and level > 1 and "Component" in n.get_interfaces() and not App.on_screen(n):
+                if showing and level > 1 and "Component" in n.get_interfaces() and not seen():
                     return False
                 for i in range(n.get_child_count()):
                     child = n.get_child_at_index(i)
@@ -113,10 +121,40 @@ class App:
     def on_screen(node):
         """Drawn now: visible, with an area (GTK 4.8 does not say "showing"; a widget on a page
         not shown has no extents)."""
+        return App.screen_box(node) is not None
+
+    @staticmethod
+    def screen_box(node):
+        """Where `node` is drawn on screen (None: it is not)."""
         if not node.get_state_set().contains(Atspi.StateType.VISIBLE):
-            return False
+            return None
         box = node.get_extents(Atspi.CoordType.SCREEN)
-        return box.width > 0 and box.height > 0
+        return box if box.width > 0 and box.height > 0 else None
+
+    @staticmethod
+    def shown(node):
+        """What `all(node, …, showing=True)` finds, each with its role, name and place on screen, in
+        one walk: a page's checks ask each question of each accessible once."""
+        out = []
+
+        def walk(n, level):
+            try:
+                # (Asked only of a Component: an accessible without one has no place on screen.)
+                component = "Component" in n.get_interfaces()
+                box = App.screen_box(n) if component else None
+                if box is not None:
+                    out.append((n, n.get_role_name(), n.get_name() or "", box))
+                elif component and level > 1:
+                    return
+                for i in range(n.get_child_count()):
+                    child = n.get_child_at_index(i)
+                    if child is not None:
+                        walk(child, level + 1)
+            except gi.repository.GLib.Error:
+                pass  # gone meanwhile
+
+        walk(node, 0)
+        return out
 
     def find_matching(self, role, test, within=None):
         """The first accessible of `role` whose name passes `test`."""
@@ -737,7 +775,10 @@ class HungDaemonTests(AppTestCase):
             # person did comes before the reads' toast, which waits its turn again behind it.
             toast = until(lambda: failed("Switching the alarm off failed: the chime daemon did not answer"), DEADLINE, "the toast")
             self.assertGreater(time.monotonic() - pressed, 4.5, toast.get_name())
-            self.assertIsNone(failed("Reading the timer presets failed"))
+            # The reads' toast, if it was showing, goes back to wait: it leaves the tree once its
+            # slide out ends, which on a busy machine is after the new toast is in it.
+            until(lambda: failed("Reading the timer presets failed") is None and failed("Switching the alarm off failed") is not None,
+                  DEADLINE, "the reads' toast to wait behind the switch's")
             self.dismiss(toast)
             until(lambda: failed("Reading the timer presets failed: the chime daemon did not answer"), DEADLINE, "the reads' toast again")
             self.assertIsNone(failed("Reading paused timers failed"))
@@ -783,26 +824,26 @@ class PhoneTests(AppTestCase):
     alarm_file = '[[alarm]]\nid = "gym"\ntitle = "Gym"\nwhen = "18:00 mon,wed"\nsound = "bell"\n\n[[timer]]\nname = "Tea"\nduration = "4m"\n'
     TARGETS = ("push button", "toggle button", "combo box", "spin button", "check box", "radio button", "switch", "list item")
 
-    def assert_touchable(self, window, where):
+    def assert_touchable(self, window, where, shown=None):
         """Nothing of `window` beyond its width; each target on screen 44 px at least each way (a
-        switch or check box counts by its row, which a touch on it answers too)."""
+        switch or check box counts by its row, which a touch on it answers too). `shown`: what
+        `App.shown(window)` found, if it was asked already."""
         frame = window.get_extents(Atspi.CoordType.SCREEN)
         wider = [] if frame.width <= 360 else [f"the window, {frame.width} px"]
         small = []
-        for node in App.all(window, lambda n: "Component" in n.get_interfaces(), showing=True):
-            box = node.get_extents(Atspi.CoordType.SCREEN)
-            name = f"{node.get_role_name()} {node.get_name()!r}"
+        for node, role, text, box in shown if shown is not None else App.shown(window):
+            name = f"{role} {text!r}"
             # (A squeezer's child left out for want of room, the wide view switcher, keeps a place
             # left of the window that is never drawn.)
             if box.x < frame.x - 1:
                 continue
             if box.x + box.width > frame.x + 360 + 1:
                 wider.append(f"{name} at x {box.x - frame.x}, {box.width} px wide")
-            if node.get_role_name() in self.TARGETS:
+            if role in self.TARGETS:
                 target = box
                 # A switch, a check box or a combo row's shown choice is answered by a touch on its
                 # row (the nearest named list item above it).
-                if node.get_role_name() in ("switch", "check box", "radio button", "list item") and (box.width < 44 or box.height < 44):
+                if role in ("switch", "check box", "radio button", "list item") and (box.width < 44 or box.height < 44):
                     row = node.get_parent()
                     while row is not None and not (row.get_role_name() in ("list item", "combo box") and row.get_name()) \
                             and row.get_role_name() not in ("frame", "dialog"):
@@ -865,8 +906,8 @@ class TranslatedPhoneTests(PhoneTests):
     language = None
     test_every_page_fits_a_phone_and_a_finger = None  # (its English names; the test below does it in the language)
 
-    def untranslated(self, window):
-        """The texts on screen that are English the catalogue translates."""
+    def untranslated(self, shown):
+        """The texts on screen (`App.shown`) that are English the catalogue translates."""
         english = []
         for msgid in catalogue("chime.pot"):
             if self.words.get(msgid) == msgid:
@@ -878,17 +919,18 @@ class TranslatedPhoneTests(PhoneTests):
             else:
                 english.append(lambda text, p=plain: text == p)
         found = []
-        for node in App.all(window, lambda n: True, showing=True):
+        for _, role, name, _ in shown:
             # (A GTK label's accessible name is its text.)
-            for line in (node.get_name() or "").splitlines():
+            for line in name.splitlines():
                 if line and any(test(line) for test in english):
-                    found.append(f"{node.get_role_name()} {line!r}")
+                    found.append(f"{role} {line!r}")
         return sorted(set(found))
 
     def assert_translated(self, window, where):
-        found = self.untranslated(window)
+        shown = App.shown(window)
+        found = self.untranslated(shown)
         self.assertEqual(found, [], f"{where} ({self.language}): shown in English: " + "; ".join(found))
-        self.assert_touchable(window, f"{where} ({self.language})")
+        self.assert_touchable(window, f"{where} ({self.language})", shown)
 
     def test_every_page_is_translated_and_fits_a_phone(self):
         if self.language is None:
