@@ -1,8 +1,8 @@
 #!/bin/bash
 # make test's stages of Swift Testing suites: those SELECT names (skip:REGEX, every suite but those
 # the regular expression of suite names matches; only:REGEX, those it matches) in TEST_SHARDS test
-# processes at once (3 unless said), each given a share of the suites, after the one build `make
-# test` made. Logs go to .build/shards-NAME.
+# processes at once (3 unless said), each taking the next suite from a queue as it ends one, after
+# the one build `make test` made. Logs go to .build/shards-NAME.
 #
 # Why: Swift Testing runs a process's tests as tasks on the Swift concurrency pool, one thread per
 # core, and chime's tests are synchronous and mostly wait (on daemons, buses, notification servers,
@@ -42,43 +42,47 @@ if [ -n "$skip" ]; then
         [[ "$suite" =~ ^($skip)$ ]] || { echo "$suite is an XCTest case: run it in a stage of its own, or make it a Swift Testing suite"; exit 1; }
     done
 fi
-# Every test, "Module.Suite/test()", by suite; the largest suites first, each dealt to the shard with
-# the fewest tests so far.
+# Every test, "Module.Suite/test()", by suite, with what the suite took alone (Tests/suite-seconds,
+# scripts/time-suites.sh writes it; a suite not there counts a second a test).
 "$bundle" --testing-library swift-testing --list-tests >"$out/list" 2>"$out/list.err" || { cat "$out/list.err"; echo "cannot list the tests"; exit 1; }
-grep '/' "$out/list" | sed 's|/.*||' | sort | uniq -c | sort -rn | while read -r count suite; do
+grep '/' "$out/list" | sed 's|/.*||' | sort | uniq -c | while read -r count suite; do
     # (A name matches as the suite's own, or with its module: TimekeepingTests\.ZoneTests.)
     if [ -n "$skip" ] && [[ "$suite" =~ (^|\.)($skip)$ ]]; then continue; fi
     if [ -n "$only" ] && ! [[ "$suite" =~ (^|\.)($only)$ ]]; then continue; fi
-    echo "$count $suite"
+    seconds=$(awk -v s="$suite" '$2 == s { print $1; exit }' Tests/suite-seconds 2>/dev/null)
+    echo "$count $suite ${seconds:-$count}"
 done >"$out/suites"
 [ -s "$out/suites" ] || { echo "no suites to run"; exit 1; }
-declare -a load patterns pids
-for ((i = 0; i < shards; i++)); do load[i]=0; patterns[i]=""; done
-while read -r count suite; do
-    least=0
-    for ((i = 1; i < shards; i++)); do ((load[i] < load[least])) && least=$i; done
-    load[least]=$((load[least] + count))
-    patterns[least]+="${patterns[least]:+|}${suite//./\\.}/"
-done <"$out/suites"
+# The queue: the longest suites first. Each process takes the next suite when it is done with one,
+# so they end together whatever each suite takes (dealt out in advance by their number of tests,
+# one process ran 44 s past the others).
+sort -k3,3 -g -r "$out/suites" | awk '{ print $2 }' >"$out/queue"
+next_suite() { flock "$out/queue.lock" bash -c 'head -1 "$0" && sed -i 1d "$0"' "$out/queue"; }
+worker() {
+    local i=$1 suite
+    : >"$out/shard-$i.log"
+    while suite=$(next_suite) && [ -n "$suite" ]; do
+        echo "$suite" >>"$out/shard-$i.suites"
+        "$bundle" --testing-library swift-testing --filter "^${suite//./\\.}/" >>"$out/shard-$i.log" 2>&1 || echo "$suite" >>"$out/shard-$i.failed"
+    done
+}
 
 started=$(date +%s)
 for ((i = 0; i < shards; i++)); do
-    [ -n "${patterns[i]}" ] || continue
-    "$bundle" --testing-library swift-testing --filter "${patterns[i]}" >"$out/shard-$i.log" 2>&1 &
+    worker "$i" &
     pids[i]=$!
 done
 failed=0
 for ((i = 0; i < shards; i++)); do
-    [ -n "${pids[i]:-}" ] || continue
     wait "${pids[i]}"
-    rc=$?
-    echo "== shard $((i + 1)) of $shards (${load[i]} tests): exit $rc"
+    suites=$(cat "$out/shard-$i.suites" 2>/dev/null | wc -l)
+    if [ -s "$out/shard-$i.failed" ]; then
+        echo "== process $((i + 1)) of $shards ($suites suites): failed: $(tr '\n' ' ' <"$out/shard-$i.failed")"
+        failed=1
+    else
+        echo "== process $((i + 1)) of $shards ($suites suites): passed"
+    fi
     cat "$out/shard-$i.log"
-    [ "$rc" = 0 ] || failed=1
-done
-for ((i = 0; i < shards; i++)); do
-    [ -n "${pids[i]:-}" ] || continue
-    grep -h -E '^(✔|✘) Test run with' "$out/shard-$i.log" | sed "s/^/shard $((i + 1)): /"
 done
 [ "$failed" = 0 ] || { echo "the $name stage failed (its shards' logs are above and in $out)"; exit 1; }
 # Every listed test ran, once: a filter that matched nothing would pass with nothing run.

@@ -9,15 +9,16 @@
 #    package's build, the packages' release build (what the packaging tests install and pack; after
 #    `make demo`, which builds chime the same way, little of it is left), then the documentation.
 #  - The daemon under the simulator: the kept histories and CHECK_SEEDS seeds of a week.
-#  - The main stage: every Swift Testing suite but those below, in TEST_SHARDS processes (it keeps
-#    two cores busy by itself).
+#  - The main stage: every Swift Testing suite but those below, in MAIN_SHARDS processes (6), each
+#    taking the longest suite left (scripts/test-shards.sh); it keeps two cores busy by itself.
 #  - At once: the calendar suites (in CALENDAR_SHARDS processes: they mostly wait on a CalDAV server,
 #    EDS, vdirsyncer) and the desktop app's tests (APP_TEST_JOBS at once; 3 made the stage slower,
 #    225 s against 192 s: the app's tests are what the stage waits on, and they share two cores).
+#    When the calendar suites end, the examples and the packaging tests start at the lowest weight.
 #  - The sound suites alone among the tests at normal weight (they measure real-time audio to the
-#    millisecond); beside them, at the lowest weight, the background work and then the Examples
-#    package's programs against the daemon and dunst (CorpusTests among them) and the packaging tests
-#    (once the release build is done).
+#    millisecond), in three processes; beside them, at the lowest weight, what is left of the
+#    Examples package's programs against the daemon and dunst (CorpusTests among them) and of the
+#    packaging tests (once the release build is done).
 # Every test bundle is run directly (TEST_BUNDLE): `swift test` would wait on the build folder's
 # lock, which the documentation's build holds for a while. Each stage's output is printed whole when
 # it ends; the first failing stage ends the run (after the stages running with it), with its log.
@@ -66,27 +67,16 @@ stage "the simulator"
 stage "the main stage"
 # (Alone: it keeps both cores busy by itself. Run beside the calendar suites and the app's tests it
 # took as long as the two stages one after the other, and the machine, saturated, slowed some tests
-# past their bounds.)
+# past their bounds. Six processes, each taking the longest suite left: many suites hold their tests
+# to one at a time, and with three processes the stage took 146 s to six's 104 s.)
 failed=()
-scripts/test-shards.sh main "skip:$sound|$calendar|$examples" "${flags[@]}" >"$logs/main.log" 2>&1 || failed+=(main)
+TEST_SHARDS=${MAIN_SHARDS:-6} scripts/test-shards.sh main "skip:$sound|$calendar|$examples" "${flags[@]}" >"$logs/main.log" 2>&1 || failed+=(main)
 cat "$logs/main.log"
 [ ${#failed[@]} = 0 ] || { echo "make test: the main stage failed (its log is above and in $logs)"; exit 1; }
 
-stage "the calendar suites and the app's tests, at once"
-TEST_SHARDS=${CALENDAR_SHARDS:-3} scripts/test-shards.sh calendar "only:$calendar" "${flags[@]}" >"$logs/calendar.log" 2>&1 &
-calendar_pid=$!
-/usr/bin/python3 Tests/app/test_app.py "$bin/chime" "$bin/chime-alarms" >"$logs/app.log" 2>&1 &
-app=$!
-wait $calendar_pid || failed+=(calendar)
-cat "$logs/calendar.log"
-wait $app || failed+=(app)
-cat "$logs/app.log"
-[ ${#failed[@]} = 0 ] || { echo "make test: these stages failed: ${failed[*]} (their logs are above and in $logs)"; exit 1; }
-
-stage "the sound suites, the examples and the packaging tests beside them at the lowest weight"
 # The examples, then the packaging tests (once the release build and the documentation are done),
-# on the CPU time the sound suites leave: they wait on daemons and dunst with bounds for a busy
-# machine, and the sound suites are not slowed by them.
+# on the CPU time the tests leave (at the lowest weight): they wait on daemons and dunst with bounds
+# for a busy machine, and the tests beside them are not slowed by them.
 tail_stages() {
     await_status "$logs/examples-build.rc" || cat "$logs/examples-build.out"
     scripts/test-examples.sh >"$logs/examples.log" 2>&1
@@ -99,18 +89,61 @@ tail_stages() {
     fi
 }
 export -f tail_stages await_status
+
+stage "the calendar suites and the app's tests, at once; the examples and the packaging tests once the calendar suites end"
+TEST_SHARDS=${CALENDAR_SHARDS:-3} scripts/test-shards.sh calendar "only:$calendar" "${flags[@]}" >"$logs/calendar.log" 2>&1 &
+calendar_pid=$!
+/usr/bin/python3 Tests/app/test_app.py "$bin/chime" "$bin/chime-alarms" >"$logs/app.log" 2>&1 &
+app=$!
+wait $calendar_pid || failed+=(calendar)
+cat "$logs/calendar.log"
+# (The calendar suites end a minute before the app's tests, which then leave CPU time unused.)
 setsid scripts/low-weight.sh bash -c tail_stages &
 tail_pid=$!
 trap 'stop_background; kill -- "-$tail_pid" 2>/dev/null' EXIT
-"$TEST_BUNDLE" --testing-library xctest $(for s in ${SOUND_SUITES:-AlarmSoundTests PlaybackTests}; do "$TEST_BUNDLE" --list-tests 2>/dev/null | grep -o "^[A-Za-z]*\.$s/" | sort -u | tr -d /; done) \
-    >"$logs/sound-xctest.log" 2>&1
-rc=$?
-cat "$logs/sound-xctest.log"
-[ $rc = 0 ] && grep -qE "Executed [1-9][0-9]* tests?, with 0 failures" "$logs/sound-xctest.log" || { echo "make test: the sound suites (XCTest) failed or ran nothing"; exit 1; }
-"$TEST_BUNDLE" --testing-library swift-testing --filter "^[A-Za-z]*\.($sound)/" >"$logs/sound.log" 2>&1
-rc=$?
-cat "$logs/sound.log"
-[ $rc = 0 ] && grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$logs/sound.log" || { echo "make test: the sound suites failed or ran nothing"; exit 1; }
+wait $app || failed+=(app)
+cat "$logs/app.log"
+[ ${#failed[@]} = 0 ] || { echo "make test: these stages failed: ${failed[*]} (their logs are above and in $logs)"; exit 1; }
+
+stage "the sound suites, the examples and the packaging tests beside them at the lowest weight"
+# The sound suites in processes of their own, all at once: each holds its tests to one at a time (a
+# test's own PulseAudio, measured to the millisecond; PlaybackTests' player reads PULSE_SERVER from
+# its process), and they mostly wait on real-time audio. A suite of SOUND_SPLIT is dealt out to two
+# processes (AlarmSoundTests: 70 s in one).
+sound_filters=()
+for suite in ${SOUND_SUITES:-AlarmSoundTests PlaybackTests}; do
+    if [[ " ${SOUND_SPLIT:-AlarmSoundTests} " == *" $suite "* ]]; then
+        tests=($("$TEST_BUNDLE" --testing-library swift-testing --list-tests 2>/dev/null | grep -E "^[A-Za-z]*\.$suite/" | sed 's|.*/||; s|(.*||'))
+        for half in 0 1; do
+            names=()
+            for ((i = half; i < ${#tests[@]}; i += 2)); do names+=("${tests[i]}"); done
+            sound_filters+=("$suite:$half:^[A-Za-z]*\.$suite/($(IFS='|'; echo "${names[*]}"))\(")
+        done
+    else
+        sound_filters+=("$suite:all:^[A-Za-z]*\.$suite/")
+    fi
+done
+sound_pids=()
+for entry in "${sound_filters[@]}"; do
+    IFS=: read -r suite part filter <<<"$entry"
+    "$TEST_BUNDLE" --testing-library swift-testing --filter "$filter" >"$logs/sound-$suite-$part.log" 2>&1 &
+    sound_pids+=($!)
+done
+sound_failed=()
+for entry in "${sound_filters[@]}"; do
+    IFS=: read -r suite part filter <<<"$entry"
+    wait "${sound_pids[0]}"
+    rc=$?
+    sound_pids=("${sound_pids[@]:1}")
+    cat "$logs/sound-$suite-$part.log"
+    [ $rc = 0 ] && grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$logs/sound-$suite-$part.log" || sound_failed+=("$suite ($part)")
+done
+[ ${#sound_failed[@]} = 0 ] || { echo "make test: these sound suites failed or ran nothing: ${sound_failed[*]}"; exit 1; }
+# Every sound test ran: the halves' filters are made of names.
+sound_expected=$(for suite in ${SOUND_SUITES:-AlarmSoundTests PlaybackTests}; do
+    "$TEST_BUNDLE" --testing-library swift-testing --list-tests 2>/dev/null | grep -cE "^[A-Za-z]*\.$suite/"; done | awk '{ n += $1 } END { print n }')
+sound_ran=$(cat "$logs"/sound-*.log | awk '/^(✔|✘) Test run with [0-9]+ tests?/ { n += $5 } END { print n + 0 }')
+[ "$sound_ran" = "$sound_expected" ] || { echo "make test: the sound suites ran $sound_ran tests, not the $sound_expected listed"; exit 1; }
 
 stage "the examples and the packaging tests (what is left of them)"
 wait $tail_pid
