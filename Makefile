@@ -194,9 +194,10 @@ EXAMPLE_SUITES := CorpusTests
 # own: make demo builds chime there the same way, so that make test after it has little left to build.
 PACKAGING_SCRATCH := .build-packaging
 
-# The one build of the tests, alone on the machine but for the packages the tests need and the build
-# does not (apt-get is mostly waiting on the disk: 34 s on a fresh machine, hidden behind the build),
-# then every stage (scripts/test.sh says in what order and why, and what runs beside what).
+# The one build of the tests, beside the packages the tests need and the build does not (apt-get is
+# mostly waiting on the disk: 34 s on a fresh machine, hidden behind the build) and, at the lowest
+# CPU weight, the release build the packaging tests need (scripts/test-background.sh); then every
+# stage (scripts/test.sh says in what order and why, and what runs beside what).
 test: deps-check
 	@# Resolved once, before any build starts: each would otherwise write Package.resolved.
 	$(SWIFT) package resolve
@@ -204,13 +205,15 @@ test: deps-check
 	@(scripts/install-packages.sh $(TEST_PACKAGES) >.build/test-packages.log 2>&1; echo $$? >.build/test-packages.rc) &
 	@/usr/bin/python3 scripts/check-imports.py
 	@scripts/check-translations.sh
+	@# The release build and the Examples package's, on the CPU time the build of the tests leaves.
+	@PACKAGING_SCRATCH=$(PACKAGING_SCRATCH) scripts/test-background.sh start
 	@# The build's log is kept and read for warnings in chime's code (none are allowed).
 	@echo "$(SWIFT) build --build-tests $(CXX_FLAGS)"
 	@{ $(SWIFT) build --build-tests $(CXX_FLAGS); echo $$? >.build/test-build.rc; } 2>&1 | tee .build/test-build.log
-	@[ "$$(cat .build/test-build.rc)" = 0 ] && scripts/check-warnings.sh .build/test-build.log
+	@[ "$$(cat .build/test-build.rc)" = 0 ] && scripts/check-warnings.sh .build/test-build.log || { scripts/test-background.sh stop; exit 1; }
 	@while [ ! -s .build/test-packages.rc ]; do sleep 1; done; cat .build/test-packages.log; \
-		[ "$$(cat .build/test-packages.rc)" = 0 ] || { echo "make test: the tests' packages could not be installed"; exit 1; }
-	@SOUND_SUITES='$(SOUND_SUITES)' CALENDAR_SUITES='$(CALENDAR_SUITES)' EXAMPLE_SUITES='$(EXAMPLE_SUITES)' \
+		[ "$$(cat .build/test-packages.rc)" = 0 ] || { scripts/test-background.sh stop; echo "make test: the tests' packages could not be installed"; exit 1; }
+	@SOUND_SUITES='$(SOUND_SUITES)' CALENDAR_SUITES='$(CALENDAR_SUITES)' EXAMPLE_SUITES='$(EXAMPLE_SUITES)' TEST_BACKGROUND=started \
 		CHECK_SEEDS=$(CHECK_SEEDS) PACKAGING_SCRATCH=$(PACKAGING_SCRATCH) scripts/test.sh $(CXX_FLAGS)
 
 # The desktop app alone, driven through its accessibility tree under Xvfb (Tests/app).

@@ -5,9 +5,9 @@
 #     scripts/test.sh [swift build flags...]
 #
 # The stages, and why in this order:
-#  - In the background, on the CPU time the tests leave (scripts/low-weight.sh): the Examples
-#    package's build, the packages' release build (what the packaging tests install and pack; after
-#    `make demo`, which builds chime the same way, little of it is left), then the documentation.
+#  - In the background, on the CPU time the tests leave (scripts/test-background.sh, which make test
+#    starts before its build of the tests): the Examples package's build, the packages' release
+#    build (what the packaging tests install and pack), then the documentation.
 #  - The daemon under the simulator: the kept histories and CHECK_SEEDS seeds of a week.
 #  - The main stage: every Swift Testing suite but those below, in MAIN_SHARDS processes (6), each
 #    taking the longest suite left (scripts/test-shards.sh); it keeps two cores busy by itself.
@@ -38,27 +38,18 @@ calendar=$(regex "${CALENDAR_SUITES:?the calendar suites (from the Makefile)}")
 examples=$(regex "${EXAMPLE_SUITES:-CorpusTests}")
 packaging=${PACKAGING_SCRATCH:-.build-packaging}
 logs=.build/test-stages
-rm -rf "$logs" && mkdir -p "$logs" "$packaging"
-rm -f "$packaging/build.rc" .build/examples-build.log
+background=.build/test-background
+rm -rf "$logs" && mkdir -p "$logs"
 
 # Waits for the file $1 (written when a background step ends) and says whether its status was 0.
 await_status() { while [ ! -s "$1" ]; do sleep 1; done; [ "$(cat "$1")" = 0 ]; }
 
-# The background: each step's status in a file of its own, as it ends.
-background() {
-    scripts/test-examples.sh --build-only >"$logs/examples-build.out" 2>&1
-    echo $? >"$logs/examples-build.rc"
-    make --no-print-directory dist PIE=1 RELEASE_SCRATCH="$packaging" >"$packaging/build.log" 2>&1
-    echo $? >"$packaging/build.rc"
-    make --no-print-directory docs >"$logs/docs.log" 2>&1
-    echo $? >"$logs/docs.rc"
-}
-export -f background
-export logs packaging
-setsid scripts/low-weight.sh bash -c background &
-background_pid=$!
-stop_background() { kill -- "-$background_pid" 2>/dev/null; kill "$background_pid" 2>/dev/null; }
-trap stop_background EXIT
+# The background (scripts/test-background.sh): make test started it before its build; started here
+# when this script is run by itself.
+[ "${TEST_BACKGROUND:-}" = started ] || scripts/test-background.sh start
+trap 'scripts/test-background.sh stop' EXIT
+touch "$background/tests-started"
+export logs packaging background
 
 stage "the simulator"
 "$bin/chime-simulate" --replay Tests/simulation/*.steps >"$logs/simulate.log" 2>&1 || { cat "$logs/simulate.log"; exit 1; }
@@ -78,10 +69,10 @@ cat "$logs/main.log"
 # on the CPU time the tests leave (at the lowest weight): they wait on daemons and dunst with bounds
 # for a busy machine, and the tests beside them are not slowed by them.
 tail_stages() {
-    await_status "$logs/examples-build.rc" || cat "$logs/examples-build.out"
+    await_status "$background/examples-build.rc" || cat "$background/examples-build.log"
     scripts/test-examples.sh >"$logs/examples.log" 2>&1
     echo $? >"$logs/examples.rc"
-    if await_status "$packaging/build.rc" && await_status "$logs/docs.rc"; then
+    if await_status "$background/release.rc" && await_status "$background/docs.rc"; then
         RELEASE_SCRATCH=$packaging scripts/test-packaging.sh >"$logs/packaging.log" 2>&1
         echo $? >"$logs/packaging.rc"
     else
@@ -100,7 +91,7 @@ cat "$logs/calendar.log"
 # (The calendar suites end a minute before the app's tests, which then leave CPU time unused.)
 setsid scripts/low-weight.sh bash -c tail_stages &
 tail_pid=$!
-trap 'stop_background; kill -- "-$tail_pid" 2>/dev/null' EXIT
+trap 'scripts/test-background.sh stop; kill -- "-$tail_pid" 2>/dev/null' EXIT
 wait $app || failed+=(app)
 cat "$logs/app.log"
 [ ${#failed[@]} = 0 ] || { echo "make test: these stages failed: ${failed[*]} (their logs are above and in $logs)"; exit 1; }
@@ -151,8 +142,8 @@ await_status "$logs/examples.rc"
 rc=$?
 cat "$logs/examples.log"
 [ $rc = 0 ] || { echo "make test: the examples failed"; exit 1; }
-if ! await_status "$packaging/build.rc"; then cat "$packaging/build.log"; echo "make test: the packages' release build failed"; exit 1; fi
-if ! await_status "$logs/docs.rc"; then cat "$logs/docs.log"; echo "make test: the documentation did not build"; exit 1; fi
+if ! await_status "$background/release.rc"; then cat "$packaging/build.log"; echo "make test: the packages' release build failed"; exit 1; fi
+if ! await_status "$background/docs.rc"; then cat "$background/docs.log"; echo "make test: the documentation did not build"; exit 1; fi
 await_status "$logs/packaging.rc"
 rc=$?
 cat "$logs/packaging.log"
