@@ -65,19 +65,23 @@ TEST_SHARDS=${MAIN_SHARDS:-6} scripts/test-shards.sh main "skip:$sound|$calendar
 cat "$logs/main.log"
 [ ${#failed[@]} = 0 ] || { echo "make test: the main stage failed (its log is above and in $logs)"; exit 1; }
 
-# The examples, then the packaging tests (once the release build and the documentation are done),
-# on the CPU time the tests leave (at the lowest weight): they wait on daemons and dunst with bounds
-# for a busy machine, and the tests beside them are not slowed by them.
+# The examples (once the Examples package is built) and the packaging tests (once the release build
+# and the documentation are done), side by side on the CPU time the tests leave (at the lowest
+# weight): they wait on daemons and dunst with bounds for a busy machine, and the tests beside them
+# are not slowed by them.
 tail_stages() {
+    (
+        if await_status "$background/release.rc" && await_status "$background/docs.rc"; then
+            RELEASE_SCRATCH=$packaging scripts/test-packaging.sh >"$logs/packaging.log" 2>&1
+            echo $? >"$logs/packaging.rc"
+        else
+            echo 1 >"$logs/packaging.rc"
+        fi
+    ) &
     await_status "$background/examples-build.rc" || cat "$background/examples-build.log"
     scripts/test-examples.sh >"$logs/examples.log" 2>&1
     echo $? >"$logs/examples.rc"
-    if await_status "$background/release.rc" && await_status "$background/docs.rc"; then
-        RELEASE_SCRATCH=$packaging scripts/test-packaging.sh >"$logs/packaging.log" 2>&1
-        echo $? >"$logs/packaging.rc"
-    else
-        echo 1 >"$logs/packaging.rc"
-    fi
+    wait
 }
 export -f tail_stages await_status
 
