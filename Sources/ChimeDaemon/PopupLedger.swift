@@ -71,9 +71,7 @@ final class PopupLedger: LoopPart {
     func popup(of identifier: String) throws(StoreError) -> UInt32? { try store.popup(of: identifier) }
 
     /// Everything shown and not known to be closed: each alarm with its popup's number.
-    func popups() throws(StoreError) -> [(identifier: String, serverID: UInt32)] {
-        try store.deliveredPopups().map { ($0.identifier, $0.serverID) }
-    }
+    func popups() throws(StoreError) -> [(identifier: String, serverID: UInt32)] { try store.deliveredPopups() }
 
     /// These alarms' popups closed.
     func remove(_ identifiers: [String]) throws(StoreError) { try store.removeDelivered(identifiers) }
@@ -104,7 +102,7 @@ final class PopupLedger: LoopPart {
     func list(_ reply: @escaping (Result<[DeliveredSummary], StoreError>) -> Void) {
         let answer = { [unowned self] in
             do throws(StoreError) {
-                reply(.success(try store.deliveredPopups().map {
+                reply(.success(try store.deliveredTitles().map {
                     DeliveredSummary(identifier: $0.identifier, serverID: $0.serverID, shown: $0.date, title: $0.title,
                                      known: shownThisRun.contains($0.serverID) || stillUp.contains($0.serverID))
                 }))
@@ -118,7 +116,7 @@ final class PopupLedger: LoopPart {
     /// Asks dunst which of the popups shown before this run it has closed, and forgets those;
     /// then runs `then` (at once where there is nothing to ask).
     func reconcile(then: @escaping () -> Void = {}) {
-        let inherited = ((try? store.deliveredServerIDs()) ?? []).contains { !shownThisRun.contains($0) }
+        let inherited = ((try? store.deliveredPopups()) ?? []).contains { !shownThisRun.contains($0.serverID) }
         guard inherited, serverKeepsHistory, let connection else { return then() }
         if asking != nil {
             asking?.waiters.append(then)

@@ -157,16 +157,18 @@ extension Store {
         return list
     }
 
-    /// The numbers of the popups shown (nothing of their records is read).
-    func deliveredServerIDs() throws(StoreError) -> [UInt32] {
-        var ids: [UInt32] = []
-        try read("SELECT server_id FROM delivered") { ids.append(UInt32(truncatingIfNeeded: $0.integer(0))) }
-        return ids
+    /// Each popup shown, by its alarm, with its number (nothing of their records is read).
+    func deliveredPopups() throws(StoreError) -> [(identifier: String, serverID: UInt32)] {
+        var list: [(String, UInt32)] = []
+        try read("SELECT identifier, server_id FROM delivered ORDER BY date, identifier") { row in
+            list.append((row.text(0), UInt32(truncatingIfNeeded: row.integer(1))))
+        }
+        return list
     }
 
     /// Each popup shown, by its alarm: its number, when it was shown and its title. Only the title is
     /// read of each record (listing hundreds of popups decoded each whole, twice a call).
-    func deliveredPopups() throws(StoreError) -> [(identifier: String, serverID: UInt32, date: Instant, title: String)] {
+    func deliveredTitles() throws(StoreError) -> [(identifier: String, serverID: UInt32, date: Instant, title: String)] {
         struct Titled: Decodable { var title: String }
         var list: [(String, UInt32, Instant, String)] = []
         let decoder = JSONDecoder()

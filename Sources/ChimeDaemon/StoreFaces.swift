@@ -90,8 +90,8 @@ protocol PresenterStore: MissedJournal {
 protocol LedgerStore: StoreTransactions {
     func recordDelivered(_ notification: DeliveredNotification, server: String) throws(StoreError)
     func deliveredNotifications() throws(StoreError) -> [DeliveredNotification]
-    func deliveredServerIDs() throws(StoreError) -> [UInt32]
-    func deliveredPopups() throws(StoreError) -> [(identifier: String, serverID: UInt32, date: Instant, title: String)]
+    func deliveredPopups() throws(StoreError) -> [(identifier: String, serverID: UInt32)]
+    func deliveredTitles() throws(StoreError) -> [(identifier: String, serverID: UInt32, date: Instant, title: String)]
     func delivered(identifier: String) throws(StoreError) -> DeliveredNotification?
     func popup(of identifier: String) throws(StoreError) -> UInt32?
     func delivered(serverID: UInt32) throws(StoreError) -> DeliveredNotification?
