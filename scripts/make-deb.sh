@@ -87,8 +87,8 @@ if [ -d "$eds_root" ]; then
     package "$eds_root" chime-eds usr/libexec/chime/chime-eds packaging/deb/control-eds.in
 fi
 if command -v lintian >/dev/null; then
-    # Errors fail the build; the packages have no warnings either (README, "Install"). One run for
-    # both, side by side: lintian's start is most of its time.
+    # Errors fail the build; the one warning, hardening-no-relro, is docs/install.md's. One run for
+    # all the packages, side by side: lintian's start is most of its time.
     lintian --fail-on error --jobs "$(nproc)" "${built[@]}" >&2
 fi
 printf '%s\n' "${built[@]}"
