@@ -105,38 +105,39 @@ stage "the sound suites, the examples and the packaging tests beside them at the
 # test's own PulseAudio, measured to the millisecond; PlaybackTests' player reads PULSE_SERVER from
 # its process), and they mostly wait on real-time audio. A suite of SOUND_SPLIT is dealt out to two
 # processes (AlarmSoundTests: 70 s in one).
-sound_filters=()
+# The sound tests, listed once ("Module.Suite/test(…)").
+"$TEST_BUNDLE" --testing-library swift-testing --list-tests 2>/dev/null | grep -E "^[A-Za-z]*\.($sound)/" >"$logs/sound-tests"
+sound_names=() sound_filters=()
 for suite in ${SOUND_SUITES:-AlarmSoundTests PlaybackTests}; do
     if [[ " ${SOUND_SPLIT:-AlarmSoundTests} " == *" $suite "* ]]; then
-        tests=($("$TEST_BUNDLE" --testing-library swift-testing --list-tests 2>/dev/null | grep -E "^[A-Za-z]*\.$suite/" | sed 's|.*/||; s|(.*||'))
+        tests=($(grep -E "^[A-Za-z]*\.$suite/" "$logs/sound-tests" | sed 's|.*/||; s|(.*||'))
         for half in 0 1; do
             names=()
             for ((i = half; i < ${#tests[@]}; i += 2)); do names+=("${tests[i]}"); done
-            sound_filters+=("$suite:$half:^[A-Za-z]*\.$suite/($(IFS='|'; echo "${names[*]}"))\(")
+            sound_names+=("$suite-$half")
+            sound_filters+=("^[A-Za-z]*\.$suite/($(IFS='|'; echo "${names[*]}"))\(")
         done
     else
-        sound_filters+=("$suite:all:^[A-Za-z]*\.$suite/")
+        sound_names+=("$suite")
+        sound_filters+=("^[A-Za-z]*\.$suite/")
     fi
 done
 sound_pids=()
-for entry in "${sound_filters[@]}"; do
-    IFS=: read -r suite part filter <<<"$entry"
-    "$TEST_BUNDLE" --testing-library swift-testing --filter "$filter" >"$logs/sound-$suite-$part.log" 2>&1 &
-    sound_pids+=($!)
+for i in "${!sound_names[@]}"; do
+    "$TEST_BUNDLE" --testing-library swift-testing --filter "${sound_filters[i]}" >"$logs/sound-${sound_names[i]}.log" 2>&1 &
+    sound_pids[i]=$!
 done
 sound_failed=()
-for entry in "${sound_filters[@]}"; do
-    IFS=: read -r suite part filter <<<"$entry"
-    wait "${sound_pids[0]}"
+for i in "${!sound_names[@]}"; do
+    wait "${sound_pids[i]}"
     rc=$?
-    sound_pids=("${sound_pids[@]:1}")
-    cat "$logs/sound-$suite-$part.log"
-    [ $rc = 0 ] && grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$logs/sound-$suite-$part.log" || sound_failed+=("$suite ($part)")
+    log=$logs/sound-${sound_names[i]}.log
+    cat "$log"
+    [ $rc = 0 ] && grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$log" || sound_failed+=("${sound_names[i]}")
 done
 [ ${#sound_failed[@]} = 0 ] || { echo "make test: these sound suites failed or ran nothing: ${sound_failed[*]}"; exit 1; }
 # Every sound test ran: the halves' filters are made of names.
-sound_expected=$(for suite in ${SOUND_SUITES:-AlarmSoundTests PlaybackTests}; do
-    "$TEST_BUNDLE" --testing-library swift-testing --list-tests 2>/dev/null | grep -cE "^[A-Za-z]*\.$suite/"; done | awk '{ n += $1 } END { print n }')
+sound_expected=$(wc -l <"$logs/sound-tests")
 sound_ran=$(cat "$logs"/sound-*.log | awk '/^(✔|✘) Test run with [0-9]+ tests?/ { n += $5 } END { print n + 0 }')
 [ "$sound_ran" = "$sound_expected" ] || { echo "make test: the sound suites ran $sound_ran tests, not the $sound_expected listed"; exit 1; }
 
