@@ -249,7 +249,7 @@ CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Re
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
 	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests HolidayCalendarTests CalendarAnswersTests \
-	AppleDeclarationsTests ArchivingTests EDSCalendarConfigTests
+	AppleDeclarationsTests ArchivingTests EDSCalendarConfigTests SchedulerErrorTests
 empty :=
 space := $(empty) $(empty)
 

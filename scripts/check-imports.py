@@ -2,7 +2,7 @@
 """Each target imports only the modules it declares (Package.swift): a module of this package or a
 product of a dependency, imported by a target that does not name it, builds only because SwiftPM
 happens to have built it first. And the daemon's D-Bus error names are matched only by its client
-(ChimeClient) and the service that answers with them: the others match `SchedulerRefusal`.
+(ChimeClient) and the service that answers with them: the others match `SchedulerError`'s cases.
 Exits 1 and names each such import or match.
 
     check-imports.py      (from the package's root; runs `swift package dump-package`)
@@ -50,7 +50,7 @@ for root, _, files in os.walk("Sources"):
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
                 if names.search(line):
-                    problems.append(f"{path}:{number}: matches the daemon's D-Bus error name; match SchedulerRefusal.of(error)")
+                    problems.append(f"{path}:{number}: matches the daemon's D-Bus error name; match SchedulerError's cases (catch .refused(.unknownIdentifier, let error))")
 for problem in problems:
     print(problem)
 sys.exit(1 if problems else 0)

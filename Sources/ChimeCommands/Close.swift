@@ -34,8 +34,8 @@ public struct Close: ParsableCommand {
         let center = UserNotificationCenter(connection: reportingErrors { try openSessionBus() })
         do {
             try center.removeDeliveredNotifications(withIdentifiers: identifiers)
-        } catch let refused where SchedulerRefusal.of(refused)?.refusal == .unknownIdentifier {
-            ExitStatus.unknownIdentifier.exit("\(SchedulerRefusal.of(refused)?.message ?? ""); see chime delivered")
+        } catch .refused(.unknownIdentifier, let error) {
+            ExitStatus.unknownIdentifier.exit("\(error.message); see chime delivered")
         } catch {
             ExitStatus.fail(error)
         }

@@ -6,18 +6,15 @@ import NotifyTool
 /// The daemon's errors, as `ExitStatus.fail` ends the process for them (it knows the notification
 /// server's and the bus's itself); installed by `Chime.main`.
 func failForScheduler(_ error: any Error) {
+    guard let error = error as? SchedulerError else { return }
     switch error {
-    case let error as NoSchedulerError:
-        ExitStatus.noDaemon.exit(error.description)
-    case let error as SchedulerNotAnsweringError:
-        ExitStatus.daemonFailed.exit(error.description)
-    default:
-        switch SchedulerRefusal.of(error) {
-        case (.cannotPlay, let message)?: ExitStatus.cannotPlay.exit("cannot play it: \(message)")
-        case (.invalidRequest, let message)?, (.neverFires, let message)?: ExitStatus.usage.exit(message)
-        case (.unknownIdentifier, let message)?: ExitStatus.unknownIdentifier.exit("\(message); see chime list")
-        case (.fromAlarmFile, let message)?: ExitStatus.fromAlarmFile.exit(message)
-        default: return
-        }
+    case .noScheduler(let error): ExitStatus.noDaemon.exit(error.description)
+    case .notAnswering(let error): ExitStatus.daemonFailed.exit(error.description)
+    case .refused(.cannotPlay, let error): ExitStatus.cannotPlay.exit("cannot play it: \(error.message)")
+    case .refused(.invalidRequest, let error), .refused(.neverFires, let error): ExitStatus.usage.exit(error.message)
+    case .refused(.unknownIdentifier, let error): ExitStatus.unknownIdentifier.exit("\(error.message); see chime list")
+    case .refused(.fromAlarmFile, let error): ExitStatus.fromAlarmFile.exit(error.message)
+    // (The store's failure, no alarm file, and the bus's own errors: as the bus's.)
+    case .refused(.storeFailed, let error), .refused(.noAlarmFile, let error), .failed(let error): ExitStatus.fail(error)
     }
 }

@@ -55,7 +55,7 @@ public struct Status: ParsableCommand {
             } else {
                 (file, daemon) = (nil, nil)
             }
-        } catch is NoSchedulerError {
+        } catch SchedulerError.noScheduler {
             (file, daemon) = (nil, nil)
         } catch {
             ExitStatus.fail(error)

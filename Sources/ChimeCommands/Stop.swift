@@ -49,7 +49,7 @@ public struct Stop: ParsableCommand {
 private func answering(_ identifier: String, _ body: () throws -> Void) {
     do {
         try body()
-    } catch where SchedulerRefusal.of(error)?.refusal == .unknownIdentifier {
+    } catch SchedulerError.refused(.unknownIdentifier, _) {
         ExitStatus.unknownIdentifier.exit("not ringing: \(quotedForMessage(identifier)); see chime list --ringing")
     } catch {
         ExitStatus.fail(error)

@@ -62,7 +62,7 @@ extension UNUserNotificationCenterDelegate {
 ///
 /// - Requests are kept by chime's daemon (`chime daemon`, started through D-Bus activation where
 ///   chime is installed): they fire whether or not the program runs, and survive reboots. When no
-///   daemon can be reached, the methods fail with `NoSchedulerError`, which says how to start one.
+///   daemon can be reached, the methods fail with `SchedulerError.noScheduler`, which says how to start one.
 /// - A program sees only its own requests: they are kept as `APP/IDENTIFIER`, where APP is
 ///   `$CHIME_APPLICATION_ID`, else `Bundle.main.bundleIdentifier`, else the program's name (`chime
 ///   list` shows them so, labelled with APP). Removing all removes only the program's own.
@@ -463,9 +463,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     static func translated(_ error: any Error) -> any Error {
-        switch SchedulerRefusal.of(error) {
-        case (.neverFires, let message)?: return UNError(.notificationInvalidNoDate, message)
-        case (.invalidRequest, let message)?: return UNError(.notificationInvalidNoContent, message)
+        switch error as? SchedulerError {
+        case .refused(.neverFires, let error)?: return UNError(.notificationInvalidNoDate, error.message)
+        case .refused(.invalidRequest, let error)?: return UNError(.notificationInvalidNoContent, error.message)
         default: return error
         }
     }

@@ -75,7 +75,7 @@ final class SchedulerLink {
 
     /// Makes a call without waiting (the window goes on): `done` gets the answer, or the error, or
     /// after the center's timeout that the daemon did not answer.
-    func later<T>(_ typed: SchedulerCall<T>, _ done: @escaping (Result<T, any Error>) -> Void) {
+    func later<T>(_ typed: SchedulerCall<T>, _ done: @escaping (Result<T, SchedulerError>) -> Void) {
         nextCall += 1
         let number = nextCall
         do {
@@ -87,8 +87,8 @@ final class SchedulerLink {
             let deadline = Source(after: milliseconds) { [unowned self] in
                 guard let entry = inFlight.removeValue(forKey: number) else { return }
                 entry.call.cancel()
-                done(.failure(SchedulerNotAnsweringError(underlying: DBusError(
-                    name: .timeout, message: "no answer to \(typed.member) within \(center.timeout)"))))
+                done(.failure(.notAnswering(SchedulerNotAnsweringError(underlying: DBusError(
+                    name: .timeout, message: "no answer to \(typed.member) within \(center.timeout)")))))
             }
             inFlight[number] = (call, deadline)
         } catch {
@@ -105,6 +105,7 @@ final class SchedulerLink {
 
 /// A daemon's error as one line a person reads (the D-Bus error's message, without its name).
 func describe(_ error: any Error) -> String {
+    if let error = error as? SchedulerError { return error.message }
     if let error = error as? DBusError { return error.message }
     return "\(error)"
 }

@@ -1,4 +1,5 @@
 import ChimeCenter
+import ChimeClient
 import DBus
 import Foundation
 import Testing
@@ -84,9 +85,9 @@ import Timekeeping
         #expect(try center.missedOccurrences().isEmpty)
 
         // What is not showing cannot be answered, and only the popup's own buttons can be pressed.
-        #expect(throws: DBusError.self) { try center.answer("get-up", action: "dismiss") }
-        let error = #expect(throws: DBusError.self) { try center.answer("nothing", action: "snooze") }
-        #expect(error?.name == SchedulerInterface.unknownIdentifier)
+        #expect(throws: SchedulerError.self) { try center.answer("get-up", action: "dismiss") }
+        let error = #expect(throws: SchedulerError.self) { try center.answer("nothing", action: "snooze") }
+        #expect(error?.refusal == .unknownIdentifier)
     }
 
     @Test func snoozeFromTheRingingPageBringsTheAlarmBack() throws {
@@ -97,8 +98,8 @@ import Timekeeping
         let center = try center()
         #expect(try runChime(["in", "1s", "--sound", "bell", "--snooze", "2s", "--id", "nap", "Nap"], environment: bus.environment()).status == 0)
         #expect(signals.waitFor { signals.ringing().contains(["nap"]) })
-        let error = #expect(throws: DBusError.self) { try center.answer("nap", action: "reboot") }
-        #expect(error?.name == SchedulerInterface.invalidRequest)
+        let error = #expect(throws: SchedulerError.self) { try center.answer("nap", action: "reboot") }
+        #expect(error?.refusal == .invalidRequest)
         #expect(error?.message.contains("is not snooze, dismiss or one of the alarm's buttons") == true, "\(String(describing: error))")
         let pressed = Date()
         try center.answer("nap", action: "snooze")
@@ -125,8 +126,8 @@ import Timekeeping
         try center.previewSound("/usr/share/sounds/x.oga")
         #expect(waitUntil(10) { plays().last?.hasSuffix("-f /usr/share/sounds/x.oga") == true })
         for bad in ["", "a/b", "bell\u{1}", String(repeating: "x", count: 256), "relative/path.oga"] {
-            let error = #expect(throws: DBusError.self, "\(bad)") { try center.previewSound(bad) }
-            #expect(error?.name == SchedulerInterface.invalidRequest, "\(bad): \(String(describing: error))")
+            let error = #expect(throws: SchedulerError.self, "\(bad)") { try center.previewSound(bad) }
+            #expect(error?.refusal == .invalidRequest, "\(bad): \(String(describing: error))")
         }
     }
 
@@ -134,8 +135,8 @@ import Timekeeping
         // Only what the daemon needs on its PATH: no sound player.
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["PATH": bus.directory.path])
         defer { daemon.stop(); bus.stop() }
-        let error = #expect(throws: DBusError.self) { try center().previewSound("bell") }
-        #expect(error?.name == SchedulerInterface.cannotPlay)
+        let error = #expect(throws: SchedulerError.self) { try center().previewSound("bell") }
+        #expect(error?.refusal == .cannotPlay)
         #expect(error?.message.contains("no sound server and no player program") == true, "\(String(describing: error))")
     }
 
@@ -172,8 +173,8 @@ import Timekeeping
         let request = try center.request(withIdentifier: started.identifier)
         #expect(request.content.ring == .seconds(300))
         #expect(request.content.category == "x-chime.timer")
-        let error = #expect(throws: DBusError.self) { try center.startTimer("coffee") }
-        #expect(error?.name == SchedulerInterface.unknownIdentifier)
+        let error = #expect(throws: SchedulerError.self) { try center.startTimer("coffee") }
+        #expect(error?.refusal == .unknownIdentifier)
         #expect(error?.message == "no timer \"coffee\" in the alarm file; there are: eggs, tea")
     }
 
@@ -181,7 +182,7 @@ import Timekeeping
         let daemon = try daemon(arguments: ["--no-config"])
         defer { daemon.stop(); bus.stop() }
         #expect(try center().timerPresets().isEmpty)
-        let error = #expect(throws: DBusError.self) { try center().startTimer("eggs") }
-        #expect(error?.name == SchedulerInterface.noAlarmFile)
+        let error = #expect(throws: SchedulerError.self) { try center().startTimer("eggs") }
+        #expect(error?.refusal == .noAlarmFile)
     }
 }
