@@ -124,8 +124,8 @@ final class AlarmFileFollower: LoopPart {
     /// The alarm file followed (nil: none, `--no-config`). Set before `start`.
     var path: String?
     let store: any AlarmFileStore
-    let schedule: Schedule
-    private let children: ChildProcesses
+    let schedule: any FollowerSchedule
+    private let children: any ProgramRunner
     let clock: WallClock
     let logger: Logger
     private var watcher: ConfigWatcher?
@@ -201,7 +201,7 @@ final class AlarmFileFollower: LoopPart {
     /// The program that reads (the daemon's own: `chime daemon --read-alarm-file`).
     var readerProgram = "/proc/self/exe"
 
-    init(path: String?, store: any AlarmFileStore, schedule: Schedule, calendars: any CalendarWriting, children: ChildProcesses,
+    init(path: String?, store: any AlarmFileStore, schedule: any FollowerSchedule, calendars: any CalendarWriting, children: any ProgramRunner,
          clock: WallClock, logger: Logger) {
         self.path = path
         self.store = store

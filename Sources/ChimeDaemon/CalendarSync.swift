@@ -30,7 +30,7 @@ final class CalendarSync {
     }
 
     private var states: [String: State] = [:]
-    private let children: ChildProcesses
+    private let children: any ProgramRunner
     private let clock: WallClock
     private let logger: Logger
     /// How long one sync may run before it is stopped.
@@ -51,7 +51,7 @@ final class CalendarSync {
     private var checkAt: Instant?
     private var checkNow = true
 
-    init(children: ChildProcesses, clock: WallClock, logger: Logger, urgency: @escaping (_ now: Instant) -> (quick: Bool, from: Instant?),
+    init(children: any ProgramRunner, clock: WallClock, logger: Logger, urgency: @escaping (_ now: Instant) -> (quick: Bool, from: Instant?),
          failingChanged: @escaping () -> Void) {
         self.urgency = urgency
         self.failingChanged = failingChanged

@@ -66,9 +66,13 @@ public enum Timeliness: String, Sendable {
 /// One way for parts to hear each other: a part that tells has `events`, assigned here only
 /// (`connectParts`); what the schedule, the presenter, ringing and the ledger tell each other is
 /// `connectCore`, the same lines for the daemon and for the simulator (`Simulation.swift`), which
-/// drives those four for real. Where a part's other side is the world (the server, the sound,
-/// do-not-disturb, the children, waking, the signals), it holds a face of it (`PartFaces.swift`):
-/// the daemon hands it the real part, the simulator a simulated world.
+/// drives those four for real. One way for a part to ask another: through the face it holds of it,
+/// narrowed to what it asks, never the part itself (only this wiring, the service's gateway
+/// `DaemonParts` and the simulator hold parts as they are; `PartsTests` keeps it so). Where the
+/// other side is the world (the server, the sound, do-not-disturb, the children, waking, sleep, the
+/// signals), the face is in `PartFaces.swift`: the daemon hands it the real part, the simulator a
+/// simulated world. The schedule and the ledger, real in the simulation too, show each asker its
+/// own face (`InnerFaces.swift`: the presenter's, the follower's, the calendars', ringing's).
 public final class SchedulerDaemon {
     private let connection: Connection
     private let logger: Logger

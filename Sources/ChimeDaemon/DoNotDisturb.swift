@@ -66,8 +66,8 @@ final class DoNotDisturb: LoopPart {
     static let prefetch = TimeSpan.milliseconds(1500)
 
     private let connection: Connection
-    private let session: ServerSession
-    private let children: ChildProcesses
+    private let session: any ServerFace
+    private let children: any ProgramRunner
     private let clock: WallClock
     private let logger: Logger
     private var subscriptions: [SubscriptionToken] = []
@@ -101,7 +101,7 @@ final class DoNotDisturb: LoopPart {
         init(deadline: Instant) { self.deadline = deadline }
     }
 
-    init(connection: Connection, session: ServerSession, children: ChildProcesses, clock: WallClock, logger: Logger) {
+    init(connection: Connection, session: any ServerFace, children: any ProgramRunner, clock: WallClock, logger: Logger) {
         self.connection = connection
         self.session = session
         self.children = children

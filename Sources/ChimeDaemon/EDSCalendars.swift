@@ -42,7 +42,7 @@ final class EDSCalendars {
     }
 
     private var mirrors: [ReaderSummary.WireEDS: Mirror] = [:]
-    private let children: ChildProcesses
+    private let children: any ProgramRunner
     private let clock: WallClock
     private let logger: Logger
     /// Something `chime status` or the calendars' list says changed.
@@ -69,7 +69,7 @@ final class EDSCalendars {
         return Sys.besideThisProgram("chime-eds")
     }
 
-    init(children: ChildProcesses, clock: WallClock, logger: Logger, changed: @escaping () -> Void, ready: @escaping () -> Void) {
+    init(children: any ProgramRunner, clock: WallClock, logger: Logger, changed: @escaping () -> Void, ready: @escaping () -> Void) {
         self.children = children
         self.clock = clock
         self.logger = logger

@@ -47,7 +47,7 @@ protocol CalendarWriting: AnyObject {
 
 final class OwnCalendars: LoopPart, CalendarWriting {
     let store: any OwnCalendarsStore
-    let schedule: Schedule
+    let schedule: any CalendarsSchedule
     let clock: WallClock
     let logger: Logger
     /// The follower, which reads what this part writes (set by the daemon's wiring).
@@ -74,9 +74,9 @@ final class OwnCalendars: LoopPart, CalendarWriting {
     private(set) lazy var sync = CalendarSync(children: children, clock: clock, logger: logger, urgency: { [unowned self] now in
         syncUrgency(now: now, ringing: events.ringingNow())
     }, failingChanged: { [unowned self] in events.syncFailingChanged() })
-    private let children: ChildProcesses
+    private let children: any ProgramRunner
 
-    init(store: any OwnCalendarsStore, schedule: Schedule, children: ChildProcesses, clock: WallClock, logger: Logger) {
+    init(store: any OwnCalendarsStore, schedule: any CalendarsSchedule, children: any ProgramRunner, clock: WallClock, logger: Logger) {
         self.store = store
         self.schedule = schedule
         self.children = children

@@ -80,6 +80,30 @@ protocol ProgramStarter: AnyObject {
                ended: @escaping (Child) -> Void) throws(SpawnError) -> pid_t
 }
 
+extension ProgramStarter {
+    /// A program whose output is not read, stopped past `timeLimit`.
+    @discardableResult
+    func start(_ arguments: [String], timeLimit: TimeSpan, ended: @escaping (Child) -> Void) throws(SpawnError) -> pid_t {
+        try start(arguments, captureOutput: false, outputLimit: 0, timeLimit: timeLimit, ended: ended)
+    }
+}
+
+/// The children as the parts that run programs of their own see them (the sound's players, the
+/// readers, the syncs, gsettings): starting one, its output streamed or not, and stopping it.
+protocol ProgramRunner: ProgramStarter {
+    func startStreaming(_ arguments: [String], environment: [String: String], timeLimit: TimeSpan,
+                        ended: @escaping (Child) -> Void) throws(SpawnError) -> Child
+    func stop(_ pid: pid_t)
+}
+
+/// logind's sleep as waking sees it: whether it is followed, and the block lock waking holds.
+protocol SleepFace: AnyObject {
+    var following: Bool { get }
+    var blockReason: String? { get }
+    var blockRefusal: String? { get }
+    func holdBlock(_ reason: String?)
+}
+
 /// Staying awake for an alarm that shows, as the presenter sees waking.
 protocol AwakeFace: AnyObject {
     func keepAwake(for identifier: String, content: NotificationContent)
@@ -89,7 +113,8 @@ protocol AwakeFace: AnyObject {
 extension Ringing: RingingFace {}
 extension Speaker: SoundFace {}
 extension DoNotDisturb: DoNotDisturbFace {}
-extension ChildProcesses: ProgramStarter {}
+extension ChildProcesses: ProgramRunner {}
+extension SleepFollower: SleepFace {}
 extension Waking: AwakeFace {}
 
 extension ServerSession: ServerFace {

@@ -25,14 +25,14 @@ import Glibc
 
 final class Presenter: LoopPart {
     private let store: any PresenterStore
-    let schedule: Schedule
+    let schedule: any PresenterSchedule
     /// The notification server (the session; the simulator's server).
     let session: any ServerFace
     let doNotDisturb: any DoNotDisturbFace
     let children: any ProgramStarter
     let ringing: any RingingFace
     let waking: any AwakeFace
-    let ledger: PopupLedger
+    let ledger: any PresenterLedger
     let signals: SchedulerSignals
     let clock: WallClock
     let logger: Logger
@@ -68,8 +68,8 @@ final class Presenter: LoopPart {
     }
     var events = Events()
 
-    init(store: any PresenterStore, schedule: Schedule, session: any ServerFace, doNotDisturb: any DoNotDisturbFace,
-         children: any ProgramStarter, ringing: any RingingFace, waking: any AwakeFace, ledger: PopupLedger, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
+    init(store: any PresenterStore, schedule: any PresenterSchedule, session: any ServerFace, doNotDisturb: any DoNotDisturbFace,
+         children: any ProgramStarter, ringing: any RingingFace, waking: any AwakeFace, ledger: any PresenterLedger, signals: SchedulerSignals, clock: WallClock, logger: Logger) {
         self.store = store
         self.schedule = schedule
         self.session = session

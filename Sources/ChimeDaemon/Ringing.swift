@@ -68,7 +68,7 @@ final class Ringing: LoopPart {
     private var ringingChanged = false
     private let store: any RingingStore
     private let speaker: any SoundFace
-    private let ledger: PopupLedger
+    private let ledger: any RingingLedger
     /// The notification server, for sending a popup again.
     private let server: any ServerFace
     private let clock: WallClock
@@ -97,7 +97,7 @@ final class Ringing: LoopPart {
     }
     var events = Events()
 
-    init(store: any RingingStore, speaker: any SoundFace, ledger: PopupLedger, server: any ServerFace, clock: WallClock, logger: Logger) {
+    init(store: any RingingStore, speaker: any SoundFace, ledger: any RingingLedger, server: any ServerFace, clock: WallClock, logger: Logger) {
         self.store = store
         self.speaker = speaker
         self.ledger = ledger

@@ -80,7 +80,7 @@ final class Speaker: LoopPart {
     private var plays: [Int: Play] = [:]
     private var lastPlay = 0
     private let store: any SpeakerStore
-    private let children: ChildProcesses
+    private let children: any ProgramRunner
     private let clock: WallClock
     private let logger: Logger
     /// The player program for when no sound server answers.
@@ -122,7 +122,7 @@ final class Speaker: LoopPart {
     }
     var events = Events()
 
-    init(store: any SpeakerStore, children: ChildProcesses, clock: WallClock, logger: Logger, useSoundServer: Bool = true) {
+    init(store: any SpeakerStore, children: any ProgramRunner, clock: WallClock, logger: Logger, useSoundServer: Bool = true) {
         self.store = store
         self.children = children
         self.clock = clock

@@ -81,7 +81,7 @@ final class Waking: LoopPart {
     /// The kernel's wake alarm (nil: this daemon may not have one).
     private let alarm: TimerDescriptor?
     private let connection: Connection
-    private let sleep: SleepFollower?
+    private let sleep: (any SleepFace)?
     private let clock: WallClock
     private let logger: Logger
     /// The wake time armed now (nil: none).
@@ -103,7 +103,7 @@ final class Waking: LoopPart {
     /// Wake alarms shown and not yet answered: until when the machine is kept awake for each.
     private var awakeFor: [String: (until: Instant, title: String)] = [:]
 
-    init(connection: Connection, sleep: SleepFollower?, clock: WallClock, logger: Logger) {
+    init(connection: Connection, sleep: (any SleepFace)?, clock: WallClock, logger: Logger) {
         self.connection = connection
         self.sleep = sleep
         self.clock = clock

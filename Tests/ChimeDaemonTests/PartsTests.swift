@@ -23,7 +23,7 @@ import Testing
     }
 
     static let parts = ["Schedule", "Presenter", "ServerSession", "DoNotDisturb", "ChildProcesses", "Speaker", "Ringing",
-                        "SleepFollower", "Waking", "AlarmFileFollower", "OwnCalendars", "ZoneFollower", "PopupLedger"]
+                        "SleepFollower", "Waking", "AlarmFileFollower", "OwnCalendars", "ZoneFollower", "PopupLedger", "Vibration", "PhoneCalls"]
 
     @Test func theServiceAsksThePartsThroughItsOwnInterfaceOnly() throws {
         let service = try #require(try Self.sources().first { $0.file == "SchedulerService.swift" })
@@ -83,6 +83,29 @@ import Testing
             }
         }
         #expect(slots.isEmpty, "closure slots outside an Events struct: \(slots)")
+    }
+
+    @Test func everyPartAsksAnotherThroughItsFaceOnly() throws {
+        // Only the wiring (the daemon, the service's gateway, the simulator) holds parts as they are;
+        // a part holds each part it asks as the face it has of it (PartFaces.swift, InnerFaces.swift).
+        let wiring = ["Daemon.swift", "SchedulerParts.swift", "Simulation.swift"]
+        let concrete = "(let|var) [a-zA-Z]+: \\(?(\(Self.parts.joined(separator: "|")))\\b"
+        var holders: [String] = []
+        var faces: Set<String> = []
+        for (file, lines) in try Self.sources() where !wiring.contains(file) {
+            for (number, text) in lines {
+                if text.range(of: concrete, options: .regularExpression) != nil { holders.append("\(file):\(number)") }
+                if let match = text.range(of: "let (schedule|ledger|children|session|sleep): \\(?any [A-Za-z]+", options: .regularExpression) {
+                    faces.insert("\(file): \(text[match].split(separator: " ").last!)")
+                }
+            }
+        }
+        #expect(holders.isEmpty, "a part holds another as it is, not its face: \(holders)")
+        #expect(faces.isSuperset(of: [
+            "Presenter.swift: PresenterSchedule", "Presenter.swift: PresenterLedger", "Ringing.swift: RingingLedger",
+            "AlarmFileFollower.swift: FollowerSchedule", "OwnCalendars.swift: CalendarsSchedule", "Waking.swift: SleepFace",
+            "DoNotDisturb.swift: ServerFace", "Speaker.swift: ProgramRunner",
+        ]), "\(faces.sorted())")
     }
 
     @Test func noPartReachesIntoAnothersState() throws {
