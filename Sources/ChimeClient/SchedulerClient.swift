@@ -57,6 +57,10 @@ public enum SchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The bus failed the call (this process's connection, a policy, a daemon of another version
     /// without the method), or the daemon's answer could not be read.
     case failed(DBusError)
+    /// The call was not sent: a value in it cannot travel on D-Bus (a string with a NUL, a
+    /// signature past D-Bus's limits), refused here before libdbus would abort on it. The text
+    /// says what and why ("cannot send argument 1[title]: …").
+    case unsendable(String)
 
     /// A bus error as the caller should see it: no daemon, a daemon not answering, its refusal, or
     /// the bus's own failure.
@@ -73,22 +77,22 @@ public enum SchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Any error of a call or of reading its answer, typed (one that is neither a bus error nor
-    /// already typed is an answer that could not be read).
-    init(any error: any Error) {
+    /// An error of making a call, or of its reply, typed.
+    init(sending error: any Error) {
         switch error {
         case let error as SchedulerError: self = error
         case let error as DBusError: self.init(error)
-        default: self = .failed(DBusError(name: .failed, message: "the daemon's answer could not be read: \(error)"))
+        case let error as InvalidValueError: self = .unsendable("cannot send \(error.location): \(error.reason)")
+        case let error as InvalidNameError: self = .unsendable("cannot send \(error)")
+        default: self = .failed(DBusError(name: .failed, message: "the call could not be made: \(error)"))
         }
     }
 
-    /// The D-Bus error behind it.
-    public var underlying: DBusError {
-        switch self {
-        case .noScheduler(let error): error.underlying
-        case .notAnswering(let error): error.underlying
-        case .refused(_, let error), .failed(let error): error
+    /// An error of reading the daemon's answer, typed.
+    init(reading error: any Error) {
+        switch error {
+        case let error as DBusError: self.init(error)
+        default: self = .failed(DBusError(name: .failed, message: "the daemon's answer could not be read: \(error)"))
         }
     }
 
@@ -103,6 +107,7 @@ public enum SchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noScheduler(let error): error.description
         case .notAnswering(let error): error.description
         case .refused(_, let error), .failed(let error): error.message
+        case .unsendable(let text): text
         }
     }
 
@@ -111,6 +116,7 @@ public enum SchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noScheduler(let error): error.description
         case .notAnswering(let error): error.description
         case .refused(_, let error), .failed(let error): error.description
+        case .unsendable(let text): text
         }
     }
 }
@@ -163,15 +169,16 @@ public final class UserNotificationCenter {
 
     /// Makes a call and waits for its answer (up to `timeout`), read as the call says.
     public func perform<Answer>(_ call: SchedulerCall<Answer>) throws(SchedulerError) -> Answer {
+        let reply: [Value]
         do {
-            let reply = try connection.call(
+            reply = try connection.call(
                 destination: SchedulerInterface.busName, path: SchedulerInterface.path,
                 interface: SchedulerInterface.interface, member: call.member, arguments: call.arguments,
                 timeout: .milliseconds(Int32(clamping: timeout.milliseconds)))
-            return try call.answer(from: reply)
         } catch {
-            throw SchedulerError(any: error)
+            throw SchedulerError(sending: error)
         }
+        do { return try call.answer(from: reply) } catch { throw SchedulerError(reading: error) }
     }
 
     /// Makes a call without waiting: `completion` runs from the connection's dispatch with the
@@ -187,12 +194,14 @@ public final class UserNotificationCenter {
                 interface: SchedulerInterface.interface, member: call.member, arguments: call.arguments)
             let pending = try connection.send(message, timeout: .milliseconds(Int32(clamping: timeout.milliseconds)))
             try pending.onCompletion { result in
-                completion(Result { try call.answer(from: try result.get().arguments()) }.mapError { SchedulerError(any: $0) })
+                let reply: [Value]
+                do { reply = try result.get().arguments() } catch { return completion(.failure(SchedulerError(sending: error))) }
+                do { completion(.success(try call.answer(from: reply))) } catch { completion(.failure(SchedulerError(reading: error))) }
             }
             connection.flush()
             return pending
         } catch {
-            throw SchedulerError(any: error)
+            throw SchedulerError(sending: error)
         }
     }
 
@@ -374,6 +383,6 @@ public final class UserNotificationCenter {
 extension UserNotificationCenter {
     /// Calls `handler` with each of the daemon's `signal`s, as it is dispatched on this center's connection.
     public func follow(_ signal: SchedulerSignal, _ handler: @escaping (Message) -> Void) throws(SchedulerError) -> SubscriptionToken {
-        do { return try connection.subscribe(signal.matchRule, handler: handler) } catch { throw SchedulerError(any: error) }
+        do { return try connection.subscribe(signal.matchRule, handler: handler) } catch { throw SchedulerError(sending: error) }
     }
 }

@@ -16,5 +16,6 @@ func failForScheduler(_ error: any Error) {
     case .refused(.fromAlarmFile, let error): ExitStatus.fromAlarmFile.exit(error.message)
     // (The store's failure, no alarm file, and the bus's own errors: as the bus's.)
     case .refused(.storeFailed, let error), .refused(.noAlarmFile, let error), .failed(let error): ExitStatus.fail(error)
+    case .unsendable(let text): ExitStatus.invalidInput.exit(text)
     }
 }

@@ -131,6 +131,15 @@ import Timekeeping
         }
     }
 
+    @Test func aValueThatCannotTravelIsRefusedBeforeItIsSent() throws {
+        // (libdbus would abort the process on a NUL in a string: the client says so instead, and
+        // nothing reaches the bus. No daemon runs: no answer is needed to refuse it.)
+        defer { bus.stop() }
+        let error = #expect(throws: SchedulerError.self) { try center().answer("get\u{0}up", action: "dismiss") }
+        guard case .unsendable(let text)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(text.hasPrefix("cannot send ") && text.contains("NUL"), "\(text)")
+    }
+
     @Test func withoutAPlayerThePreviewSaysSo() throws {
         // Only what the daemon needs on its PATH: no sound player.
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: ["PATH": bus.directory.path])

@@ -44,7 +44,7 @@ import Testing
         for name in [ErrorName.disconnected, .unknownMethod, .accessDenied, "org.example.Other"] {
             let underlying = DBusError(name: name, message: "m")
             #expect(SchedulerError(underlying) == .failed(underlying), "\(name)")
-            #expect(SchedulerError(underlying).underlying == underlying)
+            #expect(SchedulerError(underlying).message == "m")
         }
     }
 }
