@@ -111,12 +111,11 @@ public enum SchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The message, with the D-Bus error's name and call where the daemon or the bus answered.
     public var description: String {
         switch self {
-        case .noScheduler(let error): error.description
-        case .notAnswering(let error): error.description
         case .refused(_, let error), .failed(let error): error.description
-        case .unsendable(let text): text
+        case .noScheduler, .notAnswering, .unsendable: message
         }
     }
 }
