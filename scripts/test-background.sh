@@ -1,9 +1,9 @@
 #!/bin/bash
-# make test's work beside the tests, on the CPU time they leave (scripts/low-weight.sh): the
-# Examples package's build, the packages' release build (what the packaging tests install and pack;
-# after `make demo`, which builds chime the same way, the app, chime-eds and the manual are left)
-# and then the documentation. make test starts it before the build of the tests, which leaves a fifth of
-# two cores unused (its links, its planning); scripts/test.sh waits for each step when it needs it.
+# make test's work beside the tests: the packages' release build (what the packaging tests install
+# and pack; after `make demo`, which builds chime the same way, the app, chime-eds and the manual are
+# left) at normal weight, and on the CPU time the tests leave (scripts/low-weight.sh) the Examples
+# package's build and, after the release build, the documentation. make test starts it before the
+# build of the tests; scripts/test.sh waits for each step when it needs it.
 #
 #     scripts/test-background.sh start   # (again: the earlier run stopped first)
 #     scripts/test-background.sh stop
@@ -25,20 +25,22 @@ stop() {
 }
 
 steps() {
-    # Two chains, sharing what CPU the tests leave: the release build, then the documentation (what
-    # the packaging tests need), and the Examples package's build (what the examples need). (One after
-    # the other, the release build was done only after the app's tests, a minute and a half before
-    # the end.)
+    # Two chains. The release build at normal weight, beside the build of the tests: the packaging
+    # tests need it, and they are the longest of what runs beside the app's tests (at the lowest
+    # weight, with the Examples package's build beside it, it was done only 45 s after the calendar
+    # suites and the app's tests, and the packaging tests then ran a minute past the sound suites).
+    # Then the documentation, and the Examples package's build beside it all, on the time the tests
+    # leave.
     (
         make --no-print-directory dist PIE=1 RELEASE_SCRATCH="$packaging" >"$packaging/build.log" 2>&1
         echo $? >"$dir/release.rc"
         # The documentation builds in .build: not before scripts/test.sh has asked SwiftPM for the
         # tests' folder (which waits while another SwiftPM holds .build).
         while [ ! -e "$dir/tests-started" ]; do sleep 1; done
-        make --no-print-directory docs >"$dir/docs.log" 2>&1
+        scripts/low-weight.sh make --no-print-directory docs >"$dir/docs.log" 2>&1
         echo $? >"$dir/docs.rc"
     ) &
-    scripts/test-examples.sh --build-only >"$dir/examples-build.log" 2>&1
+    scripts/low-weight.sh scripts/test-examples.sh --build-only >"$dir/examples-build.log" 2>&1
     echo $? >"$dir/examples-build.rc"
     wait
 }
@@ -50,7 +52,7 @@ start)
     rm -f .build/examples-build.log
     export -f steps
     # (A session of its own, so that stop ends every process of it, compilers included.)
-    setsid scripts/low-weight.sh bash -c steps </dev/null >/dev/null 2>&1 &
+    setsid bash -c steps </dev/null >/dev/null 2>&1 &
     echo $! >"$dir/pid"
     ;;
 stop) stop ;;

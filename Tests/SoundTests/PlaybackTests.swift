@@ -144,10 +144,11 @@ import TestSupport
         let from = recorded.firstIndex(after: asked)
         let first = try #require(samples[from...].firstIndex { abs($0) > 0.01 })
         let last = try #require(samples.lastIndex { abs($0) > 0.01 })
-        // What sounded: from the first sample heard to the last, less any silence inside (a busy
-        // machine's sink that ran dry for a moment plays silence there, and the tone is late by as
-        // much: 240 frames once, beside the packaging tests). The tone itself is quiet for one sample
-        // in fifty, where it crosses zero. Within 240 frames (5 ms) of its 14,400.
+        // What sounded: from the first sample heard to the last, less any silence inside (a sink
+        // that runs dry for a moment on a busy machine plays silence there; once, beside the
+        // packaging tests, first to last measured 240 frames over the tone's length). The tone itself
+        // is quiet for one sample in fifty, where it crosses zero. Within 240 frames (5 ms) of its
+        // 14,400.
         var silence = 0
         var quiet = 0
         for sample in samples[first...last] {
