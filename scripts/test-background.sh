@@ -1,9 +1,10 @@
 #!/bin/bash
-# make test's work beside the tests: the packages' release build (what the packaging tests install
-# and pack; after `make demo`, which builds chime the same way, the app, chime-eds and the manual are
-# left) at normal weight, and on the CPU time the tests leave (scripts/low-weight.sh) the Examples
-# package's build and, after the release build, the documentation. make test starts it before the
-# build of the tests; scripts/test.sh waits for each step when it needs it.
+# make test's work beside the tests, on the CPU time they leave (scripts/low-weight.sh), one step
+# after the other: the packages' release build (what the packaging tests install and pack; after
+# `make demo`, which builds chime the same way, the app, chime-eds and the manual are left), the
+# Examples package's build, then the documentation. make test starts it before the build of the
+# tests, which leaves a fifth of two cores unused (its links, its planning); scripts/test.sh waits
+# for each step when it needs it.
 #
 #     scripts/test-background.sh start   # (again: the earlier run stopped first)
 #     scripts/test-background.sh stop
@@ -15,8 +16,8 @@ cd "$(dirname "$0")/.."
 export dir=.build/test-background packaging=${PACKAGING_SCRATCH:-.build-packaging}
 
 stop() {
-    # (Done when both chains' last statuses are written: its process may be another's by now.)
-    [ -s "$dir/pid" ] && ! { [ -s "$dir/docs.rc" ] && [ -s "$dir/examples-build.rc" ]; } || return 0
+    # (Done when its last status is written: its process may be another's by now.)
+    [ -s "$dir/pid" ] && [ ! -s "$dir/docs.rc" ] || return 0
     local pid
     pid=$(cat "$dir/pid")
     kill -- "-$pid" 2>/dev/null
@@ -25,24 +26,20 @@ stop() {
 }
 
 steps() {
-    # Two chains. The release build at normal weight, beside the build of the tests: the packaging
-    # tests need it, and they are the longest of what runs beside the app's tests (at the lowest
-    # weight, with the Examples package's build beside it, it was done only 45 s after the calendar
-    # suites and the app's tests, and the packaging tests then ran a minute past the sound suites).
-    # Then the documentation, and the Examples package's build beside it all, on the time the tests
-    # leave.
-    (
-        make --no-print-directory dist PIE=1 RELEASE_SCRATCH="$packaging" >"$packaging/build.log" 2>&1
-        echo $? >"$dir/release.rc"
-        # The documentation builds in .build: not before scripts/test.sh has asked SwiftPM for the
-        # tests' folder (which waits while another SwiftPM holds .build).
-        while [ ! -e "$dir/tests-started" ]; do sleep 1; done
-        scripts/low-weight.sh make --no-print-directory docs >"$dir/docs.log" 2>&1
-        echo $? >"$dir/docs.rc"
-    ) &
-    scripts/low-weight.sh scripts/test-examples.sh --build-only >"$dir/examples-build.log" 2>&1
+    # One after the other, the longest of what waits on each first: the packaging tests (a minute)
+    # wait on the release build, the examples (20 s) on the Examples package's build, and nothing but
+    # the end of the run on the documentation. (Built side by side, the release build was done 45 s
+    # after the calendar suites, and the packaging tests ran a minute past the sound suites. At normal
+    # weight beside the build of the tests, it made that build 40 s longer.)
+    make --no-print-directory dist PIE=1 RELEASE_SCRATCH="$packaging" >"$packaging/build.log" 2>&1
+    echo $? >"$dir/release.rc"
+    scripts/test-examples.sh --build-only >"$dir/examples-build.log" 2>&1
     echo $? >"$dir/examples-build.rc"
-    wait
+    # The documentation builds in .build: not before scripts/test.sh has asked SwiftPM for the tests'
+    # folder (which waits while another SwiftPM holds .build).
+    while [ ! -e "$dir/tests-started" ]; do sleep 1; done
+    make --no-print-directory docs >"$dir/docs.log" 2>&1
+    echo $? >"$dir/docs.rc"
 }
 
 case ${1:-} in
@@ -52,7 +49,7 @@ start)
     rm -f .build/examples-build.log
     export -f steps
     # (A session of its own, so that stop ends every process of it, compilers included.)
-    setsid bash -c steps </dev/null >/dev/null 2>&1 &
+    setsid scripts/low-weight.sh bash -c steps </dev/null >/dev/null 2>&1 &
     echo $! >"$dir/pid"
     ;;
 stop) stop ;;

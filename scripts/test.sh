@@ -5,18 +5,18 @@
 #     scripts/test.sh [swift build flags...]
 #
 # The stages, and why in this order:
-#  - In the background (scripts/test-background.sh, which make test starts before its build of the
-#    tests): the packages' release build (what the packaging tests install and pack) beside the
-#    build of the tests, then the documentation, and the Examples package's build, on the CPU time
-#    the tests leave.
+#  - In the background, on the CPU time the tests leave (scripts/test-background.sh, which make test
+#    starts before its build of the tests), one after the other: the packages' release build (what
+#    the packaging tests install and pack), the Examples package's build, the documentation.
 #  - The daemon under the simulator: the kept histories and CHECK_SEEDS seeds of a week.
 #  - The main stage: every Swift Testing suite but those below, in MAIN_SHARDS processes (6), each
 #    taking the longest suite left (scripts/test-shards.sh); it keeps two cores busy by itself.
 #  - At once: the calendar suites (in CALENDAR_SHARDS processes: they mostly wait on a CalDAV server,
 #    EDS, vdirsyncer) and the desktop app's tests (APP_TEST_JOBS at once; 3 made the stage slower,
-#    225 s against 192 s, when the app's tests were what the stage waited on); beside them, at the
-#    lowest weight, the packaging tests (once the release build is done) and the examples (once the
-#    Examples package is built).
+#    225 s against 192 s, when the app's tests were what the stage waited on). When the calendar
+#    suites end, the examples and the packaging tests start at the lowest weight. (Started with the
+#    stage, beside the Examples package's build and the documentation's, they made it slower: 123 s
+#    against 97 s.)
 #  - The sound suites alone among the tests at normal weight (they measure real-time audio to the
 #    millisecond), in three processes; beside them, at the lowest weight, what is left of the
 #    Examples package's programs against the daemon and dunst (CorpusTests among them) and of the
@@ -87,18 +87,16 @@ tail_stages() {
 }
 export -f tail_stages await_status
 
-stage "the calendar suites and the app's tests, at once; the examples and the packaging tests beside them at the lowest weight"
+stage "the calendar suites and the app's tests, at once; the examples and the packaging tests once the calendar suites end"
 TEST_SHARDS=${CALENDAR_SHARDS:-3} scripts/test-shards.sh calendar "only:$calendar" "${flags[@]}" >"$logs/calendar.log" 2>&1 &
 calendar_pid=$!
 /usr/bin/python3 Tests/app/test_app.py "$bin/chime" "$bin/chime-alarms" >"$logs/app.log" 2>&1 &
 app=$!
-# (Started once the calendar suites ended, they ran a minute past the sound suites: the two ended
-# with the app's tests, and the stage leaves CPU time unused from its start.)
+wait $calendar_pid || failed+=(calendar)
+cat "$logs/calendar.log"
 setsid scripts/low-weight.sh bash -c tail_stages &
 tail_pid=$!
 trap 'scripts/test-background.sh stop; kill -- "-$tail_pid" 2>/dev/null' EXIT
-wait $calendar_pid || failed+=(calendar)
-cat "$logs/calendar.log"
 wait $app || failed+=(app)
 cat "$logs/app.log"
 [ ${#failed[@]} = 0 ] || { echo "make test: these stages failed: ${failed[*]} (their logs are above and in $logs)"; exit 1; }
