@@ -134,24 +134,29 @@ import TestSupport
         let changes = zone.transitions(in: year2026)
         let fallBack = try #require(changes.first { zone.civil(at: $0) < zone.civil(at: $0 - 1) })
         let starts = Array(stride(from: fallBack - 2 * 3600, through: fallBack + 2 * 3600, by: 600))
-        for rule in rules {
-            let nexts = try starts.map { try #require(rule.nextElapse(after: $0, in: zone)) }
-            // Every second's wall time and whether the rule matches it, once per rule (the brute
-            // force below reads them for each start).
-            let first = starts[0] - 3 * 3600
-            let last = max(nexts.max() ?? first, starts.last ?? first)
-            let shownAt = (first...last).map { zone.civil(at: $0) }
-            // Every rule here fires on a whole minute: the others cannot match.
+        let nextsByRule = try rules.map { rule in try starts.map { try #require(rule.nextElapse(after: $0, in: zone)) } }
+        // Every second's wall time, once for every rule (the brute force below reads them for each
+        // rule and start), also as a number of local seconds (what is compared, in the same order,
+        // and faster), and the latest wall time shown in the three hours before each start.
+        let first = starts[0] - 3 * 3600
+        let last = max(nextsByRule.joined().max() ?? first, starts.last ?? first)
+        let shownAt = (first...last).map { zone.civil(at: $0) }
+        let wallAt = shownAt.map(\.localSeconds)
+        func index(_ u: Int64) -> Int { Int(u - first) }
+        let latestBefore = starts.map { start in
+            wallAt[index(start - 3 * 3600)...index(start)].max()!
+        }
+        for (rule, nexts) in zip(rules, nextsByRule) {
+            // Whether the rule matches each second's wall time. Every rule here fires on a whole
+            // minute: the others cannot match.
             let matchesAt = shownAt.map { $0.second == 0 && rule.nextCivil(atOrAfter: $0) == $0 }
-            func index(_ u: Int64) -> Int { Int(u - first) }
-            for (start, next) in zip(starts, nexts) {
+            for ((start, next), latest) in zip(zip(starts, nexts), latestBefore) {
                 // What the brute force says, given every wall time shown in the hours before.
-                var latestShown = shownAt[index(start - 3 * 3600)]
-                for u in (start - 3 * 3600)...start where shownAt[index(u)] > latestShown { latestShown = shownAt[index(u)] }
+                var latestShown = latest
                 var expected: Int64?
                 var u = start + 1
                 while expected == nil, u <= next {
-                    let shown = shownAt[index(u)]
+                    let shown = wallAt[index(u)]
                     if shown > latestShown {
                         if matchesAt[index(u)] { expected = u }
                         latestShown = shown
