@@ -128,7 +128,8 @@ class App:
         would ask the app for the interfaces again for each it tests, a dozen round trips (GTK 4.8's
         accessibles are not cached, above)."""
         with warnings.catch_warnings():
-            # (PyGObject calls the binding deprecated, after the C function it wraps.)
+            # (PyGObject says it is deprecated; get_interfaces(), the other way to ask, is the
+            # dozen round trips above.)
             warnings.simplefilter("ignore", DeprecationWarning)
             return node.get_component_iface() is not None
 
