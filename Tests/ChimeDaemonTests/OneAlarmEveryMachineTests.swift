@@ -146,6 +146,14 @@ import Timekeeping
             return listing.split(separator: "\n").map(String.init).sorted()
         }
 
+        /// Every sync of every home went well: `chime status` says nothing of a failing one.
+        func expectEverySyncWentWell() throws {
+            for home in homes {
+                let status = try home.chime(["status"]).stdout
+                #expect(!status.contains("sync failing"), "\(home.name): \(status)")
+            }
+        }
+
         func stop() {
             for home in homes { home.stop() }
             radicale.stop()
@@ -188,11 +196,7 @@ import Timekeeping
         #expect(try a.pending()["standup"] == nil)
         #expect(try waitUntil(30) { try b.pending()["standup"] == nil }, "B kept the alarm cancelled on A")
         #expect(try b.pending()["gym"] != nil)
-        // Every sync went well: chime status says nothing of them.
-        for home in [a, b] {
-            let status = try home.chime(["status"]).stdout
-            #expect(!status.contains("sync failing"), "\(home.name): \(status)")
-        }
+        try network.expectEverySyncWentWell()
     }
 
     /// `yyyy-MM-dd HH:mm:ss` on this machine's clock, `seconds` from now: a one-off for `chime at`.
@@ -252,10 +256,7 @@ import Timekeeping
         }
         #expect(waitUntil(30) { lines(a, holding: "standup").map { $0 == lines(b, holding: "standup") } ?? false },
                 "B's copy of the answered event is not A's:\n\(lines(a, holding: "standup") ?? [])\n---\n\(lines(b, holding: "standup") ?? [])")
-        for home in [a, b] {
-            let status = try home.chime(["status"]).stdout
-            #expect(!status.contains("sync failing"), "\(home.name): \(status)")
-        }
+        try network.expectEverySyncWentWell()
     }
 
     /// Snooze on B stops A's ring and moves A's alarm to B's snooze time; the snooze is on the server,
@@ -288,10 +289,7 @@ import Timekeeping
                 print(len(snoozes), snoozes[0]["TRIGGER"].dt == utc(event["X-MOZ-SNOOZE-TIME"]) if snoozes else None)
             """)
         #expect(snooze == ["1 True"], "\(snooze)")
-        for home in [a, b] {
-            let status = try home.chime(["status"]).stdout
-            #expect(!status.contains("sync failing"), "\(home.name): \(status)")
-        }
+        try network.expectEverySyncWentWell()
     }
 
     /// A machine that was off hears the answer at its start: an occurrence stopped on A while B's
