@@ -13,11 +13,11 @@ let userNotifications: Target.Dependency = .product(name: "UserNotifications", p
 
 let examples = ["egg-timer", "weekday-alarm", "weekly-reminders", "check-authorization"]
 let swift6 = ["top-level-await", "reminder-store", "pending-async", "ask-permission-async", "async-delegate", "protocol-for-tests",
-              "error-handling", "image-attachment", "badge-count", "main-struct", "task-group"]
+              "error-handling", "image-attachment", "badge-count", "main-struct", "task-group", "ignored-answers"]
 let swift5 = ["top-level-exit", "top-level-dispatch-main", "top-level-semaphore", "top-level-run-loop", "notification-manager",
               "daily-reminder", "weekday-reminders", "date-from-picker", "cancel-by-identifier", "refresh-all", "delivered-cleanup",
               "ask-permission", "settings-switch", "meeting-invite", "app-delegate", "quick-reply", "critical-sounds", "grouped-threads",
-              "user-info"]
+              "user-info", "only-usernotifications", "reply-subclass"]
 
 let package = Package(
     name: "chime-examples",

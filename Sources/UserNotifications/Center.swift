@@ -169,6 +169,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     open func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
             requestAuthorization(options: options) { granted, error in
@@ -198,6 +199,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     open func notificationSettings() async -> UNNotificationSettings {
         await withCheckedContinuation { continuation in getNotificationSettings { continuation.resume(returning: $0) } }
     }
@@ -245,6 +247,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         queue.async { completionHandler((try? self.pending()) ?? []) }
     }
 
+    @discardableResult
     open func pendingNotificationRequests() async -> [UNNotificationRequest] {
         await withCheckedContinuation { continuation in
             getPendingNotificationRequests { continuation.resume(returning: $0) }
@@ -278,6 +281,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         queue.async { completionHandler((try? self.delivered()) ?? []) }
     }
 
+    @discardableResult
     open func deliveredNotifications() async -> [UNNotification] {
         await withCheckedContinuation { continuation in
             getDeliveredNotifications { continuation.resume(returning: $0) }
@@ -319,6 +323,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         queue.async { completionHandler(categories) }
     }
 
+    @discardableResult
     open func notificationCategories() async -> Set<UNNotificationCategory> {
         state.withLock { categories }
     }

@@ -391,6 +391,15 @@ open class UNTextInputNotificationAction: UNNotificationAction, @unchecked Senda
         super.init(chimeIdentifier: identifier, title: title, options: options, icon: icon)
     }
 
+    /// Overridden so that the subclass inherits `UNNotificationAction`'s convenience initializers, as
+    /// Apple's does: `UNTextInputNotificationAction(identifier:title:options:)` is a text field with
+    /// no button title or placeholder of its own (the server's defaults).
+    override init(chimeIdentifier identifier: String, title: String, options: UNNotificationActionOptions, icon: UNNotificationActionIcon?) {
+        _textInputButtonTitle = ""
+        _textInputPlaceholder = ""
+        super.init(chimeIdentifier: identifier, title: title, options: options, icon: icon)
+    }
+
     public convenience init(identifier: String, title: String, options: UNNotificationActionOptions = [], textInputButtonTitle: String,
                             textInputPlaceholder: String) {
         self.init(identifier: identifier, title: title, options: options, icon: nil, buttonTitle: textInputButtonTitle,

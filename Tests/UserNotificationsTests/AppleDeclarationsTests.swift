@@ -45,6 +45,9 @@ import TestSupport
         #expect(!drifted(edit("UNUserNotificationCenter", "func add(_ request: UNNotificationRequest) async throws") {
             $0.declaration = "func add(_ request: UNNotificationRequest) throws"
         }).isEmpty)
+        #expect(!drifted(edit("UNUserNotificationCenter", "func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool") {
+            $0.discardable = false
+        }).isEmpty)
         #expect(!drifted(edit("UNUserNotificationCenter", "func removeAllPendingNotificationRequests()") { $0.access = "public" }).isEmpty)
         #expect(!drifted(edit("UNUserNotificationCenter", "func removeAllPendingNotificationRequests()") { $0.deprecated = true }).isEmpty)
         #expect(!drifted(edit("UNNotificationContent", "var summaryArgument: String { get }") { $0.deprecated = false }).isEmpty)
@@ -56,6 +59,33 @@ import TestSupport
         #expect(!drifted { graph in
             graph.relations.removeAll { $0.source == "UNMutableNotificationContent" && $0.target == "UNNotificationContent" }
         }.isEmpty)
+    }
+}
+
+/// What a subclass inherits is callable on it, as on Apple's: the symbol graph lists each type's own
+/// members, and Swift does not always let a subclass inherit its superclass's initializers (only when
+/// it declares no designated initializer, or overrides them all), so the compiler itself is asked. Each
+/// initializer and instance member Apple's list gives a superclass (of this module) is referred to
+/// through each of its subclasses, in a file type-checked against the built module.
+@Suite struct AppleInheritanceTests {
+    @Test func everySubclassHasWhatApplesInherits() throws {
+        let apple = try AppleAPI(contentsOf: AppleAPI.referencePath)
+        let references = apple.inheritedReferences()
+        // The reading found what it reads: UNTextInputNotificationAction's two inherited initializers among them.
+        #expect(references.contains("UNTextInputNotificationAction.init(identifier:title:options:)"), "\(references)")
+        #expect(references.contains("UNTextInputNotificationAction.init(identifier:title:options:icon:)"), "\(references)")
+        #expect(references.contains("\\UNMutableNotificationContent.interruptionLevel") == false, "its own, not inherited: \(references)")
+        #expect(references.count > 10, "\(references)")
+        let errors = try SymbolGraph.typecheck(module: "UserNotifications", references: references)
+        #expect(errors.isEmpty, "not inherited as on Apple's platforms:\n\(errors.joined(separator: "\n"))")
+    }
+
+    /// The check fails where it should: a member no superclass has is refused by the compiler.
+    @Test func aReferenceThatIsNotInheritedIsCaught() throws {
+        let errors = try SymbolGraph.typecheck(module: "UserNotifications", references: [
+            "UNTextInputNotificationAction.init(identifier:title:options:)", "UNTextInputNotificationAction.init(identifier:subtitle:)",
+        ])
+        #expect(errors.count == 1 && errors.first?.contains("init(identifier:subtitle:)") == true, "\(errors)")
     }
 }
 
@@ -111,6 +141,67 @@ struct AppleAPI {
         }
     }
 
+    /// For each subclass of a class of this list, what it inherits from its superclasses of this list
+    /// (initializers, instance properties and methods not its own, not obsoleted), as Swift refers to
+    /// each: `Sub.init(a:b:)`, `\\Sub.property`, `Sub.method(_:with:)`.
+    func inheritedReferences() -> [String] {
+        let byName = Dictionary(types.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        var references: [String] = []
+        for type in types {
+            var ownNames = Set(type.declarations.dropFirst().compactMap { Self.reference(to: $0.text) })
+            var superclass = type.supertypes.first.flatMap { byName[$0] }
+            while let inherited = superclass {
+                for (text, mark) in inherited.declarations.dropFirst() where mark != "obsoleted" {
+                    guard let name = Self.reference(to: text), !ownNames.contains(name) else { continue }
+                    ownNames.insert(name)
+                    references.append(name.hasPrefix("\\.") ? "\\" + type.path + name.dropFirst() : type.path + "." + name)
+                }
+                superclass = inherited.supertypes.first.flatMap { byName[$0] }
+            }
+        }
+        return references
+    }
+
+    /// How Swift names a member declared as `text` when referring to it without calling it:
+    /// `init(identifier:title:)`, `\\.title` for a property, `add(_:withCompletionHandler:)`;
+    /// nil for what is not an instance member (class and static members, subscripts, types).
+    static func reference(to text: String) -> String? {
+        var words = text
+        for prefix in ["convenience ", "required ", "open ", "weak ", "optional "] where words.hasPrefix(prefix) { words.removeFirst(prefix.count) }
+        if words.hasPrefix("var ") {
+            let name = words.dropFirst(4).prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            return name.isEmpty ? nil : "\\." + name
+        }
+        let base: Substring
+        if words.hasPrefix("init(") || words.hasPrefix("init?(") {
+            base = "init"
+            words = String(words.drop { $0 != "(" })
+        } else if words.hasPrefix("func ") {
+            base = words.dropFirst(5).prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            words = String(words.dropFirst(5 + base.count))
+            guard words.hasPrefix("(") else { return nil }  // generic methods: none in this list
+        } else {
+            return nil
+        }
+        // The labels: each top-level parameter's first word (a parameter's type may hold parentheses).
+        var labels: [String] = []
+        var depth = 0
+        var parameter = ""
+        for character in words.dropFirst() {
+            if depth == 0, character == ")" || character == "," {
+                let trimmed = parameter.trimmingCharacters(in: .whitespaces)
+                if !trimmed.isEmpty { labels.append(String(trimmed.prefix { $0 != " " && $0 != ":" })) }
+                parameter = ""
+                if character == ")" { break }
+                continue
+            }
+            if "([<".contains(character) { depth += 1 }
+            if ")]>".contains(character) { depth -= 1 }
+            parameter.append(character)
+        }
+        return base + "(" + labels.map { $0 + ":" }.joined() + ")"
+    }
+
     static func normalized(_ declaration: String) -> String {
         declaration.replacingOccurrences(of: "@NSCopying ", with: "")
     }
@@ -151,6 +242,13 @@ struct AppleAPI {
                 if index > 0, graph.isClass(type.path), symbol.isOverridable, symbol.access != "open" {
                     problems.append("not open, as Apple's member is: \(type.path) | \(text)")
                 }
+                // Swift imports an Objective-C method with a completion handler as an async method
+                // whose result may go unused: `try await center.requestAuthorization(options: [.alert])`
+                // compiles without a warning on Apple's platforms.
+                if index > 0, graph.isClass(type.path), symbol.kind == "swift.method", wanted.contains(") async"), wanted.contains(" -> "),
+                   !symbol.discardable {
+                    problems.append("its result cannot go unused, as an imported async method's can (@discardableResult): \(type.path) | \(text)")
+                }
             }
             for supertype in type.supertypes where !graph.relations.contains(where: { $0.source == type.path && $0.target == supertype }) {
                 problems.append("\(type.path) does not inherit from or conform to \(supertype), as Apple's does")
@@ -190,6 +288,8 @@ struct SymbolGraph {
         var deprecated = false
         var obsoleted = false
         var isDefaultImplementation = false
+        /// Marked `@discardableResult` (which the declaration above leaves out, as Apple's documentation does).
+        var discardable = false
 
         var isOverridable: Bool {
             ["swift.method", "swift.property", "swift.type.method", "swift.type.property", "swift.subscript"].contains(kind)
@@ -210,13 +310,42 @@ struct SymbolGraph {
 
     /// Runs swift-symbolgraph-extract on `module` as the tests were built, and reads what it wrote.
     static func extract(module: String) throws -> SymbolGraph {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let modules = URL(fileURLWithPath: chimeBinaryPath()).deletingLastPathComponent().appendingPathComponent("Modules").path
         let output = try makeTemporaryDirectory("chime-symbols")
         defer { try? FileManager.default.removeItem(at: output) }
-        var arguments = ["-module-name", module, "-I", modules, "-target", Self.triple, "-output-dir", output.path,
-                         "-minimum-access-level", "public"]
-        // The C modules the Swift modules import, as the build found them.
+        let arguments = ["-module-name", module, "-I", modules, "-target", Self.triple, "-output-dir", output.path,
+                         "-minimum-access-level", "public"] + (try clangArguments())
+        let tool = try Self.extractor()
+        let result = try runProgram(tool, arguments.map { Array($0.utf8) }, environment: ProcessInfo.processInfo.environment, timeout: 120)
+        guard result.status == 0 else {
+            throw ExtractionError(message: "\(tool) failed (\(result.status)): \(result.stderr)")
+        }
+        let data = try Data(contentsOf: output.appendingPathComponent("\(module).symbols.json"))
+        return try SymbolGraph(json: data)
+    }
+
+    /// The compiler's errors for `references` (each a line of a function of a file that imports
+    /// `module` alone), one line each: empty when every reference resolves.
+    static func typecheck(module: String, references: [String]) throws -> [String] {
+        let modules = URL(fileURLWithPath: chimeBinaryPath()).deletingLastPathComponent().appendingPathComponent("Modules").path
+        let work = try makeTemporaryDirectory("chime-inherited")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let file = work.appendingPathComponent("inherited.swift")
+        try (["import \(module)", "", "func inherited() {"] + references.map { "    _ = \($0)" } + ["}", ""])
+            .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        var arguments = ["-typecheck", "-module-name", "Inherited", "-I", modules, "-target", triple, file.path] + (try clangArguments())
+        arguments += ["-swift-version", "6"]
+        let tool = URL(fileURLWithPath: try extractor()).deletingLastPathComponent().appendingPathComponent("swiftc").path
+        let result = try runProgram(tool, arguments.map { Array($0.utf8) }, environment: ProcessInfo.processInfo.environment, timeout: 120)
+        let errors = result.stderr.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init)
+        if result.status != 0, errors.isEmpty { throw ExtractionError(message: "\(tool) failed (\(result.status)): \(result.stderr)") }
+        return errors
+    }
+
+    /// The C modules the Swift modules import, as the build found them.
+    static func clangArguments() throws -> [String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var arguments: [String] = []
         let sources = root.appendingPathComponent("Sources")
         for name in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
             for map in ["module.modulemap", "include/module.modulemap"] {
@@ -229,13 +358,7 @@ struct SymbolGraph {
         for flag in cflags.stdout.split(separator: " ") where !flag.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             arguments += ["-Xcc", flag.trimmingCharacters(in: .whitespacesAndNewlines)]
         }
-        let tool = try Self.extractor()
-        let result = try runProgram(tool, arguments.map { Array($0.utf8) }, environment: ProcessInfo.processInfo.environment, timeout: 120)
-        guard result.status == 0 else {
-            throw ExtractionError(message: "\(tool) failed (\(result.status)): \(result.stderr)")
-        }
-        let data = try Data(contentsOf: output.appendingPathComponent("\(module).symbols.json"))
-        return try SymbolGraph(json: data)
+        return arguments
     }
 
     struct ExtractionError: Error, CustomStringConvertible { var message: String; var description: String { message } }
@@ -282,10 +405,12 @@ struct SymbolGraph {
                 let fragments = item["declarationFragments"] as? [[String: Any]]
             else { continue }
             paths[identifier] = components.joined(separator: ".")
-            let declaration = fragments.compactMap { $0["spelling"] as? String }.joined()
-                .replacingOccurrences(of: "override ", with: "").replacingOccurrences(of: "required ", with: "")
+            let spelled = fragments.compactMap { $0["spelling"] as? String }.joined()
+            let declaration = spelled.replacingOccurrences(of: "override ", with: "").replacingOccurrences(of: "required ", with: "")
+                .replacingOccurrences(of: "@discardableResult ", with: "")
             var symbol = Symbol(parent: components.dropLast().joined(separator: "."), declaration: AppleAPI.normalized(declaration),
                                 access: item["accessLevel"] as? String ?? "", kind: kind, declared: item["location"] != nil)
+            symbol.discardable = spelled.contains("@discardableResult ")
             for availability in item["availability"] as? [[String: Any]] ?? [] {
                 if availability["isUnconditionallyDeprecated"] as? Bool == true || availability["deprecated"] != nil { symbol.deprecated = true }
                 if availability["domain"] as? String == "Swift", availability["obsoleted"] != nil { symbol.obsoleted = true }
