@@ -8,6 +8,7 @@
 #   make check   the quick loop: every test that needs no bus, X display or server (time,
 #                validation, request coding, parsing, the store, the loop's parts, the CLI's
 #                parsing), in under a minute after a build
+#   make check-dates   make check's suites and the simulator on the awkward days (libfaketime)
 #   make test-desktops   chime against GNOME Shell, Plasma, xfce4-notifyd, notification-daemon,
 #                MATE, LXQt, mako, swaync, dunst and Phosh (docs/SERVERS.md; DOCS=1 updates it)
 #   make docs    the UserNotifications documentation (DocC) into .build/docs
@@ -112,7 +113,7 @@ BENCH_PACKAGES := $(BUILD_PACKAGES) $(APP_TEST_PACKAGES) dunst xvfb libnotify-bi
 	pulseaudio pulseaudio-utils gnome-session-canberra libcanberra-pulse sound-theme-freedesktop python3-dateparser radicale vdirsyncer \
 	evolution-data-server gir1.2-ecal-2.0 gir1.2-edataserver-1.2 python3-dbus
 
-.PHONY: all build release release-app release-eds demo test test-app check check-suites simulate fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
+.PHONY: all build release release-app release-eds demo test test-app check check-dates check-suites simulate fuzz test-desktops docs bench dist install uninstall deb screenshot deps-build deps-check deps-test deps-bench deps-deb clean
 
 # Where `make install` puts things (DESTDIR is prepended, for staging and packaging).
 PREFIX ?= /usr/local
@@ -204,6 +205,7 @@ test: deps-check
 	@mkdir -p .build && rm -f .build/test-packages.rc
 	@(scripts/install-packages.sh $(TEST_PACKAGES) >.build/test-packages.log 2>&1; echo $$? >.build/test-packages.rc) &
 	@/usr/bin/python3 scripts/check-imports.py
+	@/usr/bin/python3 scripts/check-test-dates.py
 	@scripts/check-translations.sh
 	@# The release build and the Examples package's, on the CPU time the build of the tests leaves.
 	@PACKAGING_SCRATCH=$(PACKAGING_SCRATCH) scripts/test-background.sh start
@@ -214,6 +216,7 @@ test: deps-check
 	@while [ ! -s .build/test-packages.rc ]; do sleep 1; done; cat .build/test-packages.log; \
 		[ "$$(cat .build/test-packages.rc)" = 0 ] || { scripts/test-background.sh stop; echo "make test: the tests' packages could not be installed"; exit 1; }
 	@SOUND_SUITES='$(SOUND_SUITES)' CALENDAR_SUITES='$(CALENDAR_SUITES)' EXAMPLE_SUITES='$(EXAMPLE_SUITES)' TEST_BACKGROUND=started \
+		CHECK_SUITES='$(CHECK_SUITES)' \
 		CHECK_SEEDS=$(CHECK_SEEDS) PACKAGING_SCRATCH=$(PACKAGING_SCRATCH) scripts/test.sh $(CXX_FLAGS)
 
 # The desktop app alone, driven through its accessibility tree under Xvfb (Tests/app).
@@ -249,7 +252,7 @@ CHECK_SUITES := TimekeepingTests\.(CalendarExpression|ContentLine|HostileRule|Re
 	ConfigPropertyTests NamesTests ValueTests ImageDataTests NotifySendSyntaxTests StoreTests OccurrenceQueueTests \
 	EventSourceTests PollSetTests ChildProcessesTests ParserEquivalenceTests WordSplittingTests ReportTests PosixTests AlarmsModelTests \
 	SandboxTests SchedulerCallTests PartsTests PendingRowsTests FuzzCorpusTests DaysOffTests HolidayCalendarTests CalendarAnswersTests \
-	AppleDeclarationsTests ArchivingTests EDSCalendarConfigTests SchedulerErrorTests
+	AppleDeclarationsTests AppleInheritanceTests ArchivingTests EDSCalendarConfigTests SchedulerErrorTests
 empty :=
 space := $(empty) $(empty)
 
@@ -260,6 +263,8 @@ check-suites:
 check: deps-check
 	@# Each target imports only what Package.swift says it depends on.
 	@/usr/bin/python3 scripts/check-imports.py
+	@# No test of the real daemon holds a literal date (each is made from now).
+	@/usr/bin/python3 scripts/check-test-dates.py
 	@# Every string is translated (beside the build).
 	@rm -f .build/check-translations.rc; mkdir -p .build; (scripts/check-translations.sh >.build/check-translations.log 2>&1; \
 		echo $$? >.build/check-translations.rc) &
@@ -275,6 +280,14 @@ check: deps-check
 		[ "$$(cat .build/check-simulate.rc)" = 0 ] || { echo "the simulator found a failure"; exit 1; }
 	@while [ ! -s .build/check-translations.rc ]; do sleep 0.2; done; cat .build/check-translations.log; \
 		[ "$$(cat .build/check-translations.rc)" = 0 ]
+
+# make check's suites with the clock moved to the awkward days by libfaketime (a leap day, a southern
+# change of summer time, the last day before 2038 and one past 2038-01-19), and the simulator's
+# histories around the same days (scripts/check-dates.sh; make test runs it too).
+check-dates: deps-check
+	@scripts/install-packages.sh faketime
+	$(SWIFT) build --build-tests $(CXX_FLAGS)
+	@CHECK_SUITES='$(CHECK_SUITES)' scripts/check-dates.sh .build/debug
 
 # The daemon under a deterministic simulator, checked against a model (docs/testing.md): SEEDS
 # simulated months from seed FIRST on every core; a failing seed is shrunk to a short history,

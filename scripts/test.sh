@@ -17,6 +17,8 @@
 #    suites end, the examples and the packaging tests start at the lowest weight. (Started with the
 #    stage, beside the Examples package's build and the documentation's, they made it slower: 123 s
 #    against 97 s.)
+#  - After the examples, at the lowest weight too: make check's suites and the simulator with the
+#    clock moved to the awkward days (scripts/check-dates.sh).
 #  - The sound suites alone among the tests at normal weight (they measure real-time audio to the
 #    millisecond), in three processes; beside them, at the lowest weight, what is left of the
 #    Examples package's programs against the daemon and dunst (CorpusTests among them) and of the
@@ -51,7 +53,7 @@ await_status() { while [ ! -s "$1" ]; do sleep 1; done; [ "$(cat "$1")" = 0 ]; }
 [ "${TEST_BACKGROUND:-}" = started ] || scripts/test-background.sh start
 trap 'scripts/test-background.sh stop' EXIT
 touch "$background/tests-started"
-export logs packaging background
+export logs packaging background bin CHECK_SUITES
 
 stage "the simulator"
 "$bin/chime-simulate" --replay Tests/simulation/*.steps >"$logs/simulate.log" 2>&1 || { cat "$logs/simulate.log"; exit 1; }
@@ -83,6 +85,9 @@ tail_stages() {
     await_status "$background/examples-build.rc" || cat "$background/examples-build.log"
     scripts/test-examples.sh >"$logs/examples.log" 2>&1
     echo $? >"$logs/examples.rc"
+    # make check's suites and the simulator on the awkward days (the clock moved by libfaketime).
+    scripts/check-dates.sh "$bin" >"$logs/dates.log" 2>&1
+    echo $? >"$logs/dates.rc"
     wait
 }
 export -f tail_stages await_status
@@ -142,7 +147,7 @@ sound_expected=$(wc -l <"$logs/sound-tests")
 sound_ran=$(cat "$logs"/sound-*.log | awk '/^(✔|✘) Test run with [0-9]+ tests?/ { n += $5 } END { print n + 0 }')
 [ "$sound_ran" = "$sound_expected" ] || { echo "make test: the sound suites ran $sound_ran tests, not the $sound_expected listed"; exit 1; }
 
-stage "the examples and the packaging tests (what is left of them)"
+stage "the examples, the packaging tests and the awkward days (what is left of them)"
 wait $tail_pid
 await_status "$logs/examples.rc"
 rc=$?
@@ -154,4 +159,8 @@ await_status "$logs/packaging.rc"
 rc=$?
 cat "$logs/packaging.log"
 [ $rc = 0 ] || { echo "make test: the packaging tests failed"; exit 1; }
+await_status "$logs/dates.rc"
+rc=$?
+cat "$logs/dates.log"
+[ $rc = 0 ] || { echo "make test: make check's suites or the simulator failed on an awkward day"; exit 1; }
 stage "everything passed"

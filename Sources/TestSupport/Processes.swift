@@ -181,7 +181,7 @@ public func pollPause(after waited: TimeInterval) -> useconds_t {
 
 /// Checks `condition` until it holds or `timeout` seconds pass (as often as `pollPause` says); its
 /// last answer.
-public func waitUntil(_ timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+public func waitUntil(_ timeout: TimeInterval = 30, _ condition: () throws -> Bool) rethrows -> Bool {
     let begun = Date()
     let deadline = begun.addingTimeInterval(timeout)
     while Date() < deadline {
@@ -194,7 +194,7 @@ public func waitUntil(_ timeout: TimeInterval = 5, _ condition: () throws -> Boo
 /// Checks `find` until it gives a value or `timeout` seconds pass (as often as `pollPause` says);
 /// that value, or its last answer (nil). For state another process records a moment after what the
 /// test saw (a popup the daemon records once the server has answered its Notify).
-public func waitForValue<T>(_ timeout: TimeInterval = 10, _ find: () throws -> T?) rethrows -> T? {
+public func waitForValue<T>(_ timeout: TimeInterval = 30, _ find: () throws -> T?) rethrows -> T? {
     let begun = Date()
     let deadline = begun.addingTimeInterval(timeout)
     while Date() < deadline {

@@ -156,11 +156,17 @@ private let stepKinds: [Range<Int>] = [
 
 /// The share of histories that leave some kinds of step out (`--swarm`).
 nonisolated(unsafe) var swarmShare = 0.5
+/// Where the histories' days end (`--around`): each starts within its length before this instant, so
+/// every history crosses it (a leap day, 2038-01-19 03:14:07 UTC, a change of summer time). Nil: a start
+/// in 2026 or 2027.
+nonisolated(unsafe) var startsAround: Int64?
 
 func randomHistory(seed: UInt64, days: Int) -> (start: Int64, zone: String, steps: [Step]) {
     var random = SeededRandom(seed: seed)
-    // A start in 2026 or 2027, at any second: summer time's changes fall inside some months.
-    let start = Int64(1_767_225_600) + Int64.random(in: 0..<(2 * 365 * 86_400), using: &random)
+    // A start in 2026 or 2027, at any second: summer time's changes fall inside some months. Or,
+    // around a day asked for, within the history's length before it.
+    let start = startsAround.map { $0 - Int64.random(in: 0..<max(1, Int64(days) * 86_400), using: &random) }
+        ?? Int64(1_767_225_600) + Int64.random(in: 0..<(2 * 365 * 86_400), using: &random)
     let zone = simulatedZones.randomElement(using: &random)!
     // Swarm testing (Groce et al., ISSTA 2012): a share of the histories leave out each kind of
     // step but waiting with even odds, so the kinds kept meet more often, and nothing of the

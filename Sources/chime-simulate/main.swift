@@ -4,6 +4,8 @@
 //                                                                   N seeds from S (default 1000 from 1)
 //   chime-simulate --seed S [--days D] [--swarm SHARE]              one seed, its steps and signals printed
 //
+// --around DAY: every history crosses that day (YYYY-MM-DD, 00:00 UTC, or seconds since the epoch):
+// each starts within its length before it (default: a start in 2026 or 2027).
 // --swarm: the share of histories that leave some kinds of step out (0.5; 0 draws every history
 // from every kind, as before swarm testing: the seeds of older notes).
 //   chime-simulate --replay FILE...                                 histories kept as files (Tests/simulation)
@@ -12,6 +14,7 @@
 // written to .build/simulate/seed-S.steps; kept in Tests/simulation, it is played by `make check`.
 import ChimeDaemon
 import Foundation
+import Timekeeping
 
 
 nonisolated(unsafe) var arguments = Array(CommandLine.arguments.dropFirst())
@@ -29,9 +32,31 @@ let jobs = max(1, Int(option("--jobs") ?? "") ?? ProcessInfo.processInfo.activeP
 /// Stop looking after this many seconds (nil: play every seed).
 let within = Double(option("--within") ?? "")
 if let share = option("--swarm").flatMap(Double.init), (0...1).contains(share) { swarmShare = share }
+if let day = option("--around") {
+    guard let at = aroundInstant(day) else {
+        print("chime-simulate: --around \(day): not a day from 1971 to 2099 (YYYY-MM-DD or seconds since the epoch)")
+        exit(64)
+    }
+    startsAround = at
+}
 let replay = arguments.first == "--replay" ? Array(arguments.dropFirst()) : nil
 
 nonisolated(unsafe) var plays = 0
+
+/// `--around`'s day: seconds since the epoch, or YYYY-MM-DD at 00:00 UTC; within the range a kept
+/// history's start may take (and a month more of history after it).
+func aroundInstant(_ text: String) -> Int64? {
+    let seconds: Int64?
+    if let number = Int64(text) {
+        seconds = number
+    } else {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...12).contains(m),
+              (1...daysInMonth(y, m)).contains(d) else { return nil }
+        seconds = daysFromCivil(y, m, d) * 86_400
+    }
+    return seconds.flatMap { (86_400 * 366...4_102_444_800).contains($0) ? $0 : nil }
+}
 
 /// Plays one history on a fresh store; its failure, if any.
 func play(start: Int64, zone: String, steps: [Step], trace: Bool = false) -> Failure? {

@@ -36,7 +36,7 @@ import TestSupport
         let shown = try sandboxed(["--json", "From a sandbox", "through the portal"])
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout == "{\"id\":1,\"portalID\":\"libnotify-flatpak.org.example.Notes-chime-1\"}\n")
-        #expect(waitUntil(5) { (try? dunstctl(["count", "displayed"]))?.stdout == "1\n" })
+        #expect(waitUntil(30) { (try? dunstctl(["count", "displayed"]))?.stdout == "1\n" })
         // dunst heard it from the portal's backend, with the app's id as its desktop entry.
         _ = try dunstctl(["close-all"])
         let history = try dunstctl(["history"]).stdout
@@ -55,6 +55,6 @@ import TestSupport
         let forced = try runChime(["notify", "--json", "Forced"], environment: bus.environment(extra: ["NOTIFY_FORCE_PORTAL": "1"]))
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stdout == "{\"id\":1,\"portalID\":\"libnotify-flatpak.(null)-chime-1\"}\n")
-        #expect(waitUntil(5) { (try? dunstctl(["count", "displayed"]))?.stdout == "1\n" })
+        #expect(waitUntil(30) { (try? dunstctl(["count", "displayed"]))?.stdout == "1\n" })
     }
 }

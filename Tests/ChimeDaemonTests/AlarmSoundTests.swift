@@ -240,7 +240,7 @@ import Timekeeping
         #expect(try pulse.sinkState() == (false, 100), "nobody put it back yet")
         let second = try daemon()
         defer { second.stop() }
-        #expect(try waitUntil(5) { try pulse.sinkState() == (true, 40) }, "the next daemon did not put it back: \(sinkText)\n\(second.log)")
+        #expect(try waitUntil(30) { try pulse.sinkState() == (true, 40) }, "the next daemon did not put it back: \(sinkText)\n\(second.log)")
     }
 
     /// Put back also when resuming the ring crashed the next daemon (a test build's switch stands in
@@ -262,7 +262,7 @@ import Timekeeping
         #expect(crashing.waitForExit(), "\(crashing.log)")
         let third = try daemon()
         defer { third.stop() }
-        #expect(try waitUntil(5) { try pulse.sinkState() == (true, 40) }, "the output was not put back: \(sinkText)\n\(third.log)")
+        #expect(try waitUntil(30) { try pulse.sinkState() == (true, 40) }, "the output was not put back: \(sinkText)\n\(third.log)")
         #expect(third.log.contains("not rung again after a restart"), "\(third.log)")
         usleep(1_000_000)
         #expect(try pulse.sinkState() == (true, 40), "the ring did not resume and raise it again: \(sinkText)")
@@ -364,11 +364,11 @@ import Timekeeping
         let daemon = try daemon(["PULSE_SERVER": "unix:\(bus.directory.path)/no-such-socket",
                                  "PATH": player.environment["PATH"]!])
         defer { daemon.stop(); recorder.stop(); pulse.stop(); bus.stop() }
-        #expect(try waitUntil(5) { try center().daemonStatus().sound.contains("no sound server") })
+        #expect(try waitUntil(30) { try center().daemonStatus().sound.contains("no sound server") })
         let status = try runChime(["status"], environment: bus.environment())
         #expect(status.stdout.contains("canberra-gtk-play plays them"), "\(status.stdout)")
         try set(["in", "1s", "--sound", file, "--volume", "50", "--id", "fallback", "Fallback"])
-        #expect(waitUntil(4) { player.lines().contains { $0.contains(file) } }, "\(daemon.log)")
+        #expect(waitUntil(30) { player.lines().contains { $0.contains(file) } }, "\(daemon.log)")
         let arguments = player.lines().joined(separator: "\n")
         #expect(arguments.contains("--volume=-18.1"), "50% through canberra-gtk-play's decibels: \(arguments)")
     }

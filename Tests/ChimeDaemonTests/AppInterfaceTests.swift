@@ -48,7 +48,7 @@ import Timekeeping
             all.filter { $0.member == "RingingChanged" }.map { $0.arguments.first?.arrayElements?.compactMap(\.stringValue) ?? [] }
         }
 
-        func waitFor(_ timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+        func waitFor(_ timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline, !condition() { _ = connection.run(until: .now + .milliseconds(20)) { true } }
             return condition()
@@ -79,7 +79,7 @@ import Timekeeping
         #expect(signals.waitFor { signals.all.contains { $0.member == "Answered" && $0.arguments.map(\.stringValue) == ["get-up", "dismiss"] } })
         #expect(signals.waitFor { recorder.closedIDs.contains(id) })
         let pid = try #require(plays().first?.split(separator: " ").first.flatMap { Int32($0) })
-        #expect(signals.waitFor(10) { kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ") == true },
+        #expect(signals.waitFor(30) { kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ") == true },
                 "the player was stopped")
         // A one-off that was answered is gone; it was answered, not missed.
         #expect(try center.missedOccurrences().isEmpty)
@@ -105,7 +105,7 @@ import Timekeeping
         try center.answer("nap", action: "snooze")
         #expect(signals.waitFor { signals.ringing().last == [] })
         // Back after its 2 s snooze, ringing again.
-        #expect(signals.waitFor(6) { signals.ringing().filter { $0 == ["nap"] }.count == 2 }, "\(signals.ringing())")
+        #expect(signals.waitFor(30) { signals.ringing().filter { $0 == ["nap"] }.count == 2 }, "\(signals.ringing())")
         #expect(Date().timeIntervalSince(pressed) >= 1.5)
         #expect(recorder.calls.count == 2)
     }

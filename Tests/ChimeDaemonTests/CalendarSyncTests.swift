@@ -47,7 +47,7 @@ import Timekeeping
 
     static func event(start: Int64, summary: String) -> String {
         ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//chime tests//EN", "BEGIN:VEVENT", "UID:dentist-1@example.org",
-         "DTSTAMP:20261124T000000Z", "DTSTART:\(utc(start))", "DURATION:PT1H", "SUMMARY:\(summary)",
+         "DTSTAMP:\(TestDates.utcDay(in: -7).icsUTC)", "DTSTART:\(utc(start))", "DURATION:PT1H", "SUMMARY:\(summary)",
          "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT3S", "DESCRIPTION:\(summary)", "END:VALARM",
          "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
     }
@@ -185,7 +185,8 @@ import Timekeeping
         let work = bus.directory
         // As python's icalendar writes a calendar (its documentation's way): a weekly event in
         // Berlin with an exception, a 10-minute alarm, and an all-day event with an alarm the
-        // evening before; one event without an alarm.
+        // evening before; one event without an alarm. In a December ahead that starts on a Tuesday.
+        let y = TestDates.year(whereMonth: 12, day: 1, isWeekday: 2)
         let file = work.appendingPathComponent("made.ics").path
         _ = try Self.python("""
             import sys
@@ -199,11 +200,11 @@ import Timekeeping
             e = Event()
             e.add("uid", "yoga-7@example.org")
             e.add("summary", "Yoga, with mats")
-            e.add("dtstart", datetime(2026, 12, 1, 18, 30, tzinfo=berlin))
-            e.add("dtend", datetime(2026, 12, 1, 19, 30, tzinfo=berlin))
-            e.add("dtstamp", datetime(2026, 11, 24, tzinfo=ZoneInfo("UTC")))
+            e.add("dtstart", datetime(\(y), 12, 1, 18, 30, tzinfo=berlin))
+            e.add("dtend", datetime(\(y), 12, 1, 19, 30, tzinfo=berlin))
+            e.add("dtstamp", datetime.now(ZoneInfo("UTC")).replace(microsecond=0))
             e.add("rrule", {"freq": "weekly", "byday": ["tu", "th"]})
-            e.add("exdate", datetime(2026, 12, 24, 18, 30, tzinfo=berlin))
+            e.add("exdate", datetime(\(y), 12, 24, 18, 30, tzinfo=berlin))
             a = Alarm()
             a.add("action", "DISPLAY")
             a.add("description", "Bring water")
@@ -213,8 +214,8 @@ import Timekeeping
             d = Event()
             d.add("uid", "holiday-1@example.org")
             d.add("summary", "Holiday")
-            d.add("dtstart", date(2026, 12, 28))
-            d.add("dtend", date(2026, 12, 29))
+            d.add("dtstart", date(\(y), 12, 28))
+            d.add("dtend", date(\(y), 12, 29))
             b = Alarm()
             b.add("action", "AUDIO")
             b.add("trigger", timedelta(hours=-6))
@@ -223,7 +224,7 @@ import Timekeeping
             n = Event()
             n.add("uid", "plain@example.org")
             n.add("summary", "Nothing to ring")
-            n.add("dtstart", datetime(2026, 12, 2, 9, 0, tzinfo=berlin))
+            n.add("dtstart", datetime(\(y), 12, 2, 9, 0, tzinfo=berlin))
             cal.add_component(n)
             open(sys.argv[1], "wb").write(cal.to_ical())
             """, [file], in: work)
@@ -241,15 +242,14 @@ import Timekeeping
         #expect(yoga.trigger.offsets == [.seconds(-600)])
         let berlin = try Zone.named("Europe/Berlin")
         var times: [String] = []
-        var t = Instant(seconds: 1_796_428_800)  // 2026-12-05
+        var t = CivilTime(year: y, month: 12, day: 5).asUTC
         for _ in 0..<6 {
             guard let next = yoga.trigger.nextFire(after: t) else { break }
             times.append(berlin.iso8601(next))
             t = next
         }
         // Tuesdays and Thursdays at 18:20, not on Christmas Eve.
-        #expect(times == ["2026-12-08T18:20:00+01:00", "2026-12-10T18:20:00+01:00", "2026-12-15T18:20:00+01:00",
-                          "2026-12-17T18:20:00+01:00", "2026-12-22T18:20:00+01:00", "2026-12-29T18:20:00+01:00"])
+        #expect(times == ["08", "10", "15", "17", "22", "29"].map { "\(y)-12-\($0)T18:20:00+01:00" })
         let holiday = try center.request(withIdentifier: "ics-holiday-1@example.org")
         #expect(holiday.content.sound == .default)
         #expect(holiday.trigger.offsets == [.seconds(-21_600)])
@@ -270,8 +270,8 @@ import Timekeeping
                       ";".join(alarms))
             """, [out], in: work)
         #expect(readBack.split(separator: "\n").map(String.init) == [
-            "holiday-1@example.org | Holiday | 2026-12-28 |  | -1 day, 18:00:00 AUDIO;-1 day, 18:00:00 DISPLAY",
-            "yoga-7@example.org | Yoga, with mats | 2026-12-01T18:30:00+01:00 | FREQ=WEEKLY;BYDAY=TU,TH | -1 day, 23:50:00 DISPLAY",
+            "holiday-1@example.org | Holiday | \(y)-12-28 |  | -1 day, 18:00:00 AUDIO;-1 day, 18:00:00 DISPLAY",
+            "yoga-7@example.org | Yoga, with mats | \(y)-12-01T18:30:00+01:00 | FREQ=WEEKLY;BYDAY=TU,TH | -1 day, 23:50:00 DISPLAY",
         ], "\(readBack)")
     }
 }

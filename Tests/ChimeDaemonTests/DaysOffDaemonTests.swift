@@ -181,6 +181,7 @@ import Timekeeping
         let check = try runChime(["config", "check"], environment: env)
         #expect(check.status == 78)
         #expect(check.stderr.contains("alarms.toml:1:1: time away needs 'until'"), "\(check.stderr)")
+        // The message's example of a date is a fixed reference, not a day the daemon is handed.
         #expect(check.stderr.contains("alarms.toml:2:8: 'from' must be a date (\"2027-01-04\") or a date and time"), "\(check.stderr)")
     }
 }

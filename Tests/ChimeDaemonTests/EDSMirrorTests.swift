@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Timekeeping
 
 /// chime-eds against Debian's real Evolution Data Server on a private bus (issue 47): the folder it
 /// keeps holds each event of the calendar as EDS does, within moments of a change made as GNOME
@@ -37,7 +38,13 @@ import TestSupport
         func file(_ uid: String) -> String? { try? String(contentsOf: folder.appendingPathComponent(uid + ".ics"), encoding: .utf8) }
     }
 
-    static func event(_ uid: String, _ summary: String, start: String = "20270105T093000", rule: String? = "FREQ=WEEKLY;BYDAY=TU") -> String {
+    /// A Tuesday a year from now, 09:30 in Berlin (its weekly rule's day), and the times the tests move
+    /// events to: made from now, once.
+    static let tuesday = TestDates.utcDay(in: 365, onWeekday: 2, hour: 9, minute: 30)
+    static let tuesdayAtTen = tuesday.at(hour: 10)
+    static let wednesday = tuesday.addingDays(1)
+
+    static func event(_ uid: String, _ summary: String, start: String = tuesday.icsLocal, rule: String? = "FREQ=WEEKLY;BYDAY=TU") -> String {
         let head = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//chime tests//EN", "BEGIN:VEVENT", "UID:\(uid)", "SUMMARY:\(summary)",
                     "DTSTART;TZID=Europe/Berlin:\(start)", "DURATION:PT15M"]
         let tail = ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(summary)", "TRIGGER:-PT5M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""]
@@ -45,7 +52,7 @@ import TestSupport
     }
 
     /// Writes `event(uid, summary, …)` and adds it to `calendar` through eds.py, as GNOME Calendar adds one.
-    static func create(_ eds: EDSSession, _ uid: String, _ summary: String, start: String = "20270105T093000",
+    static func create(_ eds: EDSSession, _ uid: String, _ summary: String, start: String = tuesday.icsLocal,
                        rule: String? = "FREQ=WEEKLY;BYDAY=TU", modify: Bool = false, in calendar: String = "Personal") throws {
         let ics = eds.home.deletingLastPathComponent().appendingPathComponent("event.ics")
         try event(uid, summary, start: start, rule: rule).write(to: ics, atomically: true, encoding: .utf8)
@@ -65,22 +72,22 @@ import TestSupport
         #expect(mirror.file("before@example")?.contains("SUMMARY:Made before") == true)
         // A zone of the tz database is read by its name: Evolution's VTIMEZONE for it (history back to
         // 1893) is left out.
-        #expect(mirror.file("before@example")?.contains("DTSTART;TZID=Europe/Berlin:20270105T093000") == true)
+        #expect(mirror.file("before@example")?.contains("DTSTART;TZID=Europe/Berlin:\(Self.tuesday.icsLocal)") == true)
         #expect(mirror.file("before@example")?.contains("BEGIN:VTIMEZONE") == false)
 
         // Added, changed and removed in EDS, as GNOME Calendar does.
         try Self.create(eds, "live@example", "Standup")
         #expect(mirror.waitFor("wrote live@example"), "\(mirror.lines)")
         #expect(mirror.file("live@example")?.contains("RRULE:FREQ=WEEKLY;BYDAY=TU") == true)
-        try Self.create(eds, "live@example", "Standup moved", start: "20270105T100000", modify: true)
+        try Self.create(eds, "live@example", "Standup moved", start: Self.tuesdayAtTen.icsLocal, modify: true)
         #expect(waitUntil(20) { mirror.file("live@example")?.contains("SUMMARY:Standup moved") == true }, "\(mirror.lines)")
-        #expect(mirror.file("live@example")?.contains("DTSTART;TZID=Europe/Berlin:20270105T100000") == true)
+        #expect(mirror.file("live@example")?.contains("DTSTART;TZID=Europe/Berlin:\(Self.tuesdayAtTen.icsLocal)") == true)
         try eds.python(["remove", "Personal", "live@example"])
         #expect(mirror.waitFor("removed live@example"), "\(mirror.lines)")
         #expect(mirror.file("live@example") == nil)
 
         // chime writes an event into the folder (as it writes a vdir's), then removes it.
-        let mine = Self.event("chime-1@chime", "Wake up", start: "20270106T070000", rule: nil)
+        let mine = Self.event("chime-1@chime", "Wake up", start: Self.wednesday.at(hour: 7).icsLocal, rule: nil)
         try mine.write(to: folder.appendingPathComponent("chime-1@chime.ics"), atomically: true, encoding: .utf8)
         #expect(mirror.waitFor("put chime-1@chime"), "\(mirror.lines)")
         #expect(waitUntil(20) { (try? eds.python(["list", "Personal"]).stdout.split(separator: "\n").contains { $0.hasPrefix("chime-1@chime ") }) == true })
@@ -155,7 +162,7 @@ import TestSupport
             #expect(!again.contains { $0.hasPrefix("unchanged") }, "\(again)")
         }
         _ = try run(["unchanged 2"])
-        try Self.create(eds, "two@example", "Two moved", start: "20270106T100000", modify: true)
+        try Self.create(eds, "two@example", "Two moved", start: Self.wednesday.at(hour: 10).icsLocal, modify: true)
         let changed = try run(["wrote two@example"])
         #expect(!changed.contains { $0.hasPrefix("unchanged") }, "\(changed)")
         let moved = try? String(contentsOf: folder.appendingPathComponent("two@example.ics"), encoding: .utf8)

@@ -45,7 +45,7 @@ import Timekeeping
         let titles = (0..<10).map { "refused \($0)" }
         for title in titles { try add(title, at: due) }
         // Refused, and kept: each is retrying, with the server's reason.
-        #expect(waitUntil(5) { Set(recorder.refusedCalls.map(\.summary)).count == 10 })
+        #expect(waitUntil(30) { Set(recorder.refusedCalls.map(\.summary)).count == 10 })
         #expect(try waitUntil(10) { try center().pendingSummaries().filter { $0.state == .retrying }.count == 10 })
         let list = try runChime(["list"], environment: bus.environment())
         #expect(list.stdout.contains("retrying: attempt 1 failed: org.freedesktop.Notifications.Error.Failed: the test server refuses"),
@@ -69,7 +69,7 @@ import Timekeeping
         let due = WallClock.system.now() + .seconds(1)
         try add("Stand up", at: due)
         try add("Stand up", at: due)
-        #expect(waitUntil(4) { recorder.calls.count == 2 })
+        #expect(waitUntil(30) { recorder.calls.count == 2 })
         #expect(recorder.refusedCalls.count == 1)
         let shown = recorder.calls
         try #require(shown.count == 2)
@@ -102,7 +102,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         recorder.fault = .neverReply
         try add("hung", at: WallClock.system.now() + .seconds(1))
-        #expect(waitUntil(5) { recorder.refusedCalls.count == 1 })
+        #expect(waitUntil(30) { recorder.refusedCalls.count == 1 })
         // The Notify hangs; the daemon does not.
         for arguments in [["list"], ["in", "1h", "Tea"], ["status"]] {
             let started = Date()
@@ -132,7 +132,7 @@ import Timekeeping
         let due = Date(timeIntervalSince1970: Double((first + .seconds(1)).nanosecondsSinceEpoch) / 1e9)
         // Waiting for the first one's answer would make it at least a second late.
         #expect(second.receivedAt.timeIntervalSince(due) < 0.9, "second arrived \(second.receivedAt.timeIntervalSince(due)) s late")
-        #expect(try waitUntil(5) { try center().deliveredNotifications().count == 2 })
+        #expect(try waitUntil(30) { try center().deliveredNotifications().count == 2 })
     }
 
     @Test func aServerThatDiesDuringABurstLosesNoAlarm() throws {
@@ -145,7 +145,7 @@ import Timekeeping
         // Half-way through the burst the server dies on the Notify it is given.
         #expect(waitUntil(10) { first.calls.count >= 25 })
         first.fault = .exitOnNotify
-        #expect(waitUntil(5) { !first.isServing })
+        #expect(waitUntil(30) { !first.isServing })
         first.stop()
         let shownByFirst = Set(first.calls.map(\.summary))
         // A healthy server appears: every alarm the first did not show arrives, once, marked late.
@@ -183,7 +183,7 @@ import Timekeeping
         var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { recorder.stop(); bus.stop() }
         _ = try runChime(["in", "1s", "--id", "stubborn", "Stubborn"], environment: bus.environment())
-        #expect(try waitUntil(5) { try center().pendingSummaries().first?.state == .retrying })
+        #expect(try waitUntil(30) { try center().pendingSummaries().first?.state == .retrying })
         daemon.kill()
         recorder.fault = .none
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
@@ -199,23 +199,23 @@ import Timekeeping
         var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { bus.stop() }
         _ = try runChime(["in", "1s", "--id", "shown", "Shown"], environment: bus.environment())
-        #expect(try waitUntil(5) { try center().deliveredNotifications().map(\.identifier) == ["shown"] })
+        #expect(try waitUntil(30) { try center().deliveredNotifications().map(\.identifier) == ["shown"] })
         // Restarted between showing and closing, the daemon still knows the popup, and its close.
         daemon.stop()
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         #expect(try center().deliveredNotifications().map(\.identifier) == ["shown"])
         let serverID = try #require(try center().deliveredNotifications().first?.serverID)
         try recorder.emitClosed(id: serverID, reason: 2)
-        #expect(try waitUntil(5) { try center().deliveredNotifications().isEmpty })
+        #expect(try waitUntil(30) { try center().deliveredNotifications().isEmpty })
         // A server that leaves the bus takes its popups with it.
         _ = try runChime(["in", "1s", "--id", "again", "Again"], environment: bus.environment())
-        #expect(try waitUntil(5) { try center().deliveredNotifications().map(\.identifier) == ["again"] })
+        #expect(try waitUntil(30) { try center().deliveredNotifications().map(\.identifier) == ["again"] })
         recorder.stop()
-        #expect(try waitUntil(5) { try center().deliveredNotifications().isEmpty })
+        #expect(try waitUntil(30) { try center().deliveredNotifications().isEmpty })
         // And one that left while the daemon was down, too.
         let second = try RecordingServer(address: bus.address)
         _ = try runChime(["in", "1s", "--id", "third", "Third"], environment: bus.environment())
-        #expect(try waitUntil(5) { try center().deliveredNotifications().map(\.identifier) == ["third"] })
+        #expect(try waitUntil(30) { try center().deliveredNotifications().map(\.identifier) == ["third"] })
         daemon.stop()
         second.stop()
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)

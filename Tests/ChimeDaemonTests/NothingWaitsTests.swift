@@ -100,7 +100,7 @@ import Timekeeping
         let center = try center()
         // A wake alarm first: the daemon asks systemd for a timer, which never answers.
         _ = try stream(center, "wake", count: 1, start: .seconds(600), gap: .zero) { $0.wake = true }
-        #expect(waitUntil(5) { !systemd.unanswered.isEmpty }, "the daemon asked the stuck manager")
+        #expect(waitUntil(30) { !systemd.unanswered.isEmpty }, "the daemon asked the stuck manager")
         let due = try stream(center, "tea", count: 20, start: .milliseconds(2500), gap: .milliseconds(150))
         let lists = try listTimes(center, runs: 10)
         #expect(waitUntil(10) { lateness(recorder, due).count == 20 }, "\(daemon.log)")
@@ -149,7 +149,7 @@ import Timekeeping
         // Once mako answers again, its do-not-disturb is read: an alarm that defers is held.
         recorder.makoModes = ["do-not-disturb"]
         let held = try stream(center, "quiet", count: 1, start: .seconds(3), gap: .zero) { $0.doNotDisturb = .defer }
-        #expect(try waitUntil(8) { try center.pendingSummaries().first { $0.identifier == "quiet-0" }?.state == .held })
+        #expect(try waitUntil(30) { try center.pendingSummaries().first { $0.identifier == "quiet-0" }?.state == .held })
         #expect(lateness(recorder, held).isEmpty, "deferred, not shown")
     }
 }

@@ -11,6 +11,15 @@ import Timekeeping
 @Suite(.serialized) struct OnAndOffTests {
     func center(_ bus: PrivateBus) throws -> UserNotificationCenter { UserNotificationCenter(connection: try bus.connect()) }
 
+    /// Waits for the wall clock (the daemon's) to pass `instant`.
+    static func sleep(until instant: Instant) {
+        while true {
+            let left = instant - WallClock.system.now()
+            if left <= .zero { return }
+            usleep(UInt32(min(left.milliseconds, 1000)) * 1000 + 1000)
+        }
+    }
+
     @Test func anAlarmSwitchedOffIsKeptAndNeverFiresUntilSwitchedOn() throws {
         let bus = try PrivateBus()
         let recorder = try RecordingServer(address: bus.address)
@@ -23,25 +32,29 @@ import Timekeeping
         _ = try connection.subscribe(MatchRule(interface: "org.chime.Scheduler1", member: "PendingChanged")) { message in
             announced.append(message.arguments().first?.arrayElements?.compactMap(\.stringValue) ?? [])
         }
-        func pump(until condition: () -> Bool, timeout: TimeInterval = 3) -> Bool {
+        func pump(until condition: () -> Bool, timeout: TimeInterval = 30) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline, !condition() { _ = connection.run(until: .now + .milliseconds(20)) { true } }
             return condition()
         }
 
-        #expect(try runChime(["in", "2s", "--id", "soon", "Soon"], environment: environment).status == 0)
+        // Far enough ahead that it is switched off before its time on a busy machine (the steps before
+        // `disable` take a second or two there); its time is then waited for, as a state of the clock.
+        #expect(try runChime(["in", "20s", "--id", "soon", "Soon"], environment: environment).status == 0)
+        let due = try #require(try center(bus).pendingSummaries().first { $0.identifier == "soon" }?.nextFire)
         #expect(try runChime(["at", "07:00", "--id", "morning", "Morning"], environment: environment).status == 0)
         #expect(pump { announced.contains(["soon"]) && announced.contains(["morning"]) }, "\(announced)")
         let off = try runChime(["disable", "soon"], environment: environment)
         #expect(off.status == 0, "\(off.stderr)")
+        #expect(WallClock.system.now() < due, "switched off only after its time: the machine took over 20 s for three commands")
         #expect(pump { announced.last == ["soon"] && announced.count >= 3 }, "\(announced)")
         let list = try runChime(["list"], environment: environment).stdout
-        #expect(list.contains("soon  off  Soon  (in 2s, no sound, command line)  off (chime enable soon switches it on)"), "\(list)")
+        #expect(list.contains("soon  off  Soon  (in 20s, no sound, command line)  off (chime enable soon switches it on)"), "\(list)")
         let json = try runChime(["list", "--json"], environment: environment).stdout
         #expect(json.contains(#""id":"soon","title":"Soon","label":"","nextFire":null,"#), "\(json)")
         #expect(json.contains(#""state":"disabled""#))
         // Its time passes: nothing is shown, and a restart does not fire it either.
-        usleep(2_500_000)
+        Self.sleep(until: due + .milliseconds(500))
         #expect(recorder.calls.isEmpty)
         daemon.stop()
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
@@ -77,16 +90,18 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         let center = UserNotificationCenter(connection: try bus.connect())
         let now = Date().timeIntervalSince1970
-        for (id, after) in [("quiet", 1.5), ("back", 60.0)] {
+        // "quiet" far enough ahead that it is switched off before its time on a busy machine.
+        for (id, after) in [("quiet", 20.0), ("back", 60.0)] {
             let request = NotificationRequest(identifier: id, content: NotificationContent(title: id),
                                               trigger: Trigger(rule: .instant(Instant(seconds: Int64(now + after))), repeats: false,
                                                                timeZone: nil, anchor: Instant(seconds: Int64(now))))
             _ = try center.add(request)
         }
         #expect(try center.disable(["quiet"]) == ["quiet"])
+        #expect(Date().timeIntervalSince1970 < now + 20, "switched off only after its time: the machine took over 20 s for two calls")
         let enabled = try center.enable(["back"])
         #expect(enabled.map(\.identifier) == ["back"])
-        usleep(2_500_000)
+        Self.sleep(until: Instant(seconds: Int64(now + 20)) + .milliseconds(500))
         #expect(recorder.calls.isEmpty, "\(recorder.calls.map(\.summary))")
         #expect(try center.pendingSummaries().first { $0.identifier == "quiet" }?.state == .disabled)
     }

@@ -371,7 +371,7 @@ import Timekeeping
             calendar.add_component(bird)
             print(calendar.to_ical().decode())
             """, in: work)
-        let start = Instant(seconds: 1_796_022_000)  // 2026-11-30 07:00:00 UTC
+        let start = Instant(seconds: 1_796_022_000)  // 2026-11-30 07:00:00 UTC, the reading's fixed reference (no daemon, no clock)
         #expect(CalendarAnswers.utc("20261130T070000Z") == start)
         let read = CalendarImport(reading: written, anchor: start - .seconds(86_400), trust: .ownCalendar)
         #expect(read.problems.isEmpty, "\(read.problems)\n\(written)")

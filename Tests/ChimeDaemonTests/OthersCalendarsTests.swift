@@ -12,7 +12,7 @@ import TestSupport
     init() throws { bus = try PrivateBus() }
 
     static func calendar(uid: String, start: String, _ extra: [String] = []) -> String {
-        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//somebody//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20261124T000000Z",
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//somebody//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:\(TestDates.utcDay(in: -7).icsUTC)",
           "DTSTART:\(start)", "SUMMARY:Meeting \(start)"] + extra
             + ["BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""])
             .joined(separator: "\r\n")
@@ -28,7 +28,8 @@ import TestSupport
         let environment = bus.environment()
         #expect(try runChime(["at", "07:00", "--id", "wake", "Wake up"], environment: environment).status == 0)
         let file = bus.directory.appendingPathComponent("invite.ics").path
-        try Self.calendar(uid: "invite-1@example.org", start: "20261201T090000Z", ["X-CHIME-ID:wake", "X-CHIME-RULE:every 1s"])
+        let start = TestDates.utcDay(in: 365).icsUTC
+        try Self.calendar(uid: "invite-1@example.org", start: start, ["X-CHIME-ID:wake", "X-CHIME-RULE:every 1s"])
             .write(toFile: file, atomically: true, encoding: .utf8)
 
         let strangers = try runChime(["import", file], environment: environment)
@@ -36,7 +37,7 @@ import TestSupport
         #expect(strangers.stderr.contains("note: chime's settings (X-CHIME-*) are taken only from a calendar marked as your own"))
         #expect(strangers.stdout.hasPrefix("imported 1 alarm from \(file) (1 new, 0 updated)"), "\(strangers.stdout)")
         #expect(try center().request(withIdentifier: "wake").content.title == "Wake up")
-        #expect(try center().request(withIdentifier: "ics-invite-1@example.org").summaryRule == "DTSTART:20261201T090000Z")
+        #expect(try center().request(withIdentifier: "ics-invite-1@example.org").summaryRule == "DTSTART:\(start)")
 
         let own = try runChime(["import", "--own", file], environment: environment)
         #expect(own.status == 65)
@@ -60,9 +61,10 @@ import TestSupport
         let work = bus.directory
         let team = work.appendingPathComponent("team.ics").path
         let mine = work.appendingPathComponent("mine.ics").path
-        try Self.calendar(uid: "same@example.org", start: "20261201T090000Z", ["X-CHIME-RULE:every 1s", "X-CHIME-INSIST:TRUE"])
+        let (teamStart, mineStart) = (TestDates.utcDay(in: 365).icsUTC, TestDates.utcDay(in: 366).icsUTC)
+        try Self.calendar(uid: "same@example.org", start: teamStart, ["X-CHIME-RULE:every 1s", "X-CHIME-INSIST:TRUE"])
             .write(toFile: team, atomically: true, encoding: .utf8)
-        try Self.calendar(uid: "same@example.org", start: "20261202T090000Z", ["X-CHIME-LABEL:mine", "X-CHIME-INSIST:TRUE"])
+        try Self.calendar(uid: "same@example.org", start: mineStart, ["X-CHIME-LABEL:mine", "X-CHIME-INSIST:TRUE"])
             .write(toFile: mine, atomically: true, encoding: .utf8)
         let config = work.appendingPathComponent("alarms.toml").path
         try """
@@ -82,7 +84,7 @@ import TestSupport
         #expect(pending.last?.hasPrefix("ics-same@example.org@") == true, "\(pending)")
         let first = try center().request(withIdentifier: "ics-same@example.org")
         let second = try center().request(withIdentifier: try #require(pending.last))
-        #expect(first.summaryRule == "DTSTART:20261201T090000Z", "the team's calendar cannot make it ring every second")
+        #expect(first.summaryRule == "DTSTART:\(teamStart)", "the team's calendar cannot make it ring every second")
         #expect(second.content.label == "mine", "the person's own calendar sets chime's settings")
         #expect(!first.content.insist && !second.content.insist, "never insist from a followed calendar")
         // The notes say what was left out, where `chime status` shows them.
@@ -97,7 +99,8 @@ import TestSupport
     @Test func aCalendarThatCannotBeReadKeepsTheAlarmsItGave() throws {
         let work = bus.directory
         let calendar = work.appendingPathComponent("team.ics").path
-        try Self.calendar(uid: "weekly@example.org", start: "20991201T090000Z").write(toFile: calendar, atomically: true, encoding: .utf8)
+        let start = TestDates.utcDay(in: 365).icsUTC
+        try Self.calendar(uid: "weekly@example.org", start: start).write(toFile: calendar, atomically: true, encoding: .utf8)
         let config = work.appendingPathComponent("alarms.toml").path
         try "[[calendar]]\npath = \"\(calendar)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let recorder = try RecordingServer(address: bus.address)
@@ -105,7 +108,7 @@ import TestSupport
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-weekly@example.org"] })
         // 25 bytes over the limit.
-        let big = Array(Self.calendar(uid: "weekly@example.org", start: "20991201T090000Z").utf8)
+        let big = Array(Self.calendar(uid: "weekly@example.org", start: start).utf8)
         var grown = big
         grown += Array(repeating: UInt8(ascii: "\n"), count: (16 << 20) + 25 - big.count)
         try Data(grown).write(to: URL(fileURLWithPath: calendar))
@@ -114,7 +117,7 @@ import TestSupport
         #expect(status.stdout.contains("team.ics: larger than 16 MiB; not read, and the alarms it gave before are kept"), "\(status.stdout)")
         #expect(try center().pendingSummaries().map(\.identifier) == ["ics-weekly@example.org"])
         // Readable again, without the event: then it goes.
-        try Self.calendar(uid: "other@example.org", start: "20991202T090000Z").write(toFile: calendar, atomically: true, encoding: .utf8)
+        try Self.calendar(uid: "other@example.org", start: TestDates.utcDay(in: 366).icsUTC).write(toFile: calendar, atomically: true, encoding: .utf8)
         #expect(try runChime(["config", "reload"], environment: bus.environment()).status == 0)
         #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-other@example.org"] })
     }
@@ -126,10 +129,13 @@ import TestSupport
     @Test func aChangeInAFolderReadsOnlyTheFilesThatChanged() throws {
         let folder = bus.directory.appendingPathComponent("team")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Days a year from now (counted once: a test that runs past midnight means the same days).
+        let yearOn = TestDates.utcDay(in: 365)
+        func day(_ n: Int) -> String { yearOn.addingDays(n).icsUTC }
         func write(_ name: String, uid: String, start: String) throws {
             try Self.calendar(uid: uid, start: start).write(toFile: folder.appendingPathComponent(name).path, atomically: true, encoding: .utf8)
         }
-        for (name, day) in [("a", "01"), ("b", "02"), ("c", "03")] { try write("\(name).ics", uid: "\(name)@example.org", start: "202712\(day)T090000Z") }
+        for (name, n) in [("a", 1), ("b", 2), ("c", 3)] { try write("\(name).ics", uid: "\(name)@example.org", start: day(n)) }
         let config = bus.directory.appendingPathComponent("alarms.toml").path
         try "[[alarm]]\nid = \"own\"\nwhen = \"07:00\"\ntitle = \"Own\"\n\n[[calendar]]\npath = \"\(folder.path)\"\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
@@ -147,27 +153,27 @@ import TestSupport
         #expect(waitUntil(10) { readings("all") == 1 }, "\(daemon.log)")
 
         // One event moved: only its file is read.
-        try write("b.ics", uid: "b@example.org", start: "20271212T090000Z")
-        #expect(try waitUntil(10) { try center().request(withIdentifier: "ics-b@example.org").summaryRule == "DTSTART:20271212T090000Z" },
+        try write("b.ics", uid: "b@example.org", start: day(12))
+        #expect(try waitUntil(10) { try center().request(withIdentifier: "ics-b@example.org").summaryRule == "DTSTART:\(day(12))" },
                 "\(daemon.log)")
         #expect(waitUntil(10) { readings("1 calendar file(s)") == 1 }, "\(daemon.log)")
-        #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:20271201T090000Z")
+        #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:\(day(1))")
         #expect(try counted() == 4)
         // One taken out, one added: those two files.
         try FileManager.default.removeItem(at: folder.appendingPathComponent("c.ics"))
-        try write("d.ics", uid: "d@example.org", start: "20271204T090000Z")
+        try write("d.ics", uid: "d@example.org", start: day(4))
         #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
         #expect(try waitUntil(10) { try counted() == 4 }, "\(daemon.log)")
         #expect(readings("all") == 1, "no whole reading for files that changed: \(daemon.log)")
         // An event moved to another file, in two steps (another program copied it, then took out
         // the first): while both hold it, both ring (the second named after its calendar); then
         // the one left keeps its name. Only a whole reading says which is which: all is read.
-        try write("e.ics", uid: "a@example.org", start: "20271205T090000Z")
+        try write("e.ics", uid: "a@example.org", start: day(5))
         #expect(try waitUntil(10) { try ids().count == 5 }, "\(daemon.log)")
         #expect(waitUntil(10) { readings("all") == 2 }, "\(daemon.log)")
         try FileManager.default.removeItem(at: folder.appendingPathComponent("a.ics"))
         #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
-        #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:20271205T090000Z", "\(daemon.log)")
+        #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:\(day(5))", "\(daemon.log)")
         #expect(waitUntil(10) { readings("all") == 3 }, "\(daemon.log)")
         #expect(try waitUntil(10) { try counted() == 4 }, "\(daemon.log)")
     }

@@ -15,14 +15,14 @@ import Timekeeping
     init() throws { bus = try PrivateBus() }
 
     static func calendar(uid: String, start: String) -> String {
-        ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//somebody//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20261124T000000Z",
+        ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//somebody//EN", "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:\(TestDates.utcDay(in: -7).icsUTC)",
          "DTSTART:\(start)", "SUMMARY:Shared \(start)", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "END:VALARM", "END:VEVENT",
          "END:VCALENDAR", ""].joined(separator: "\r\n")
     }
 
     func files(_ extra: String = "") throws -> (calendar: String, alarms: String) {
         let calendar = bus.directory.appendingPathComponent("shared.ics").path
-        try Self.calendar(uid: "shared-1", start: "20991201T090000Z").write(toFile: calendar, atomically: true, encoding: .utf8)
+        try Self.calendar(uid: "shared-1", start: TestDates.utcDay(in: 365).icsUTC).write(toFile: calendar, atomically: true, encoding: .utf8)
         let alarms = bus.directory.appendingPathComponent("alarms.toml").path
         try """
             [[alarm]]

@@ -64,7 +64,7 @@ import Timekeeping
         #expect(recorder.waitForCalls(1).count == 1)
         let shownAt = try #require(recorder.calls.first).receivedAt
         #expect(recorder.calls.first?.expireTimeout == 0, "a ringing popup is sent to stay up")
-        #expect(try waitUntil(8) { try center().missedOccurrences().contains { $0.identifier == "tea" } })
+        #expect(try waitUntil(30) { try center().missedOccurrences().contains { $0.identifier == "tea" } })
         usleep(1_500_000)
         let starts = plays().filter { $0.event == "start" }
         // Started at once, then again each time it ended (at most once a second) for 3 s: 3 plays.
@@ -97,7 +97,7 @@ import Timekeeping
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "get-up" }?.serverID })
         let pressed = Date()
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(waitUntil(5) { hasEnded(pid) })
+        #expect(waitUntil(30) { hasEnded(pid) })
         let stopped = Date().timeIntervalSince(pressed)
         print("measured: the sound stopped \(Int(stopped * 1000)) ms after Dismiss (the test looks every 20 ms)")
         // Stopped by the answer, not left to play its 20 s; how fast is make bench's to measure.
@@ -122,7 +122,7 @@ import Timekeeping
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "nap" }?.serverID })
         let pressed = Date()
         try recorder.invokeAction(id: id, key: "snooze")
-        #expect(waitUntil(5) { hasEnded(pid) })
+        #expect(waitUntil(30) { hasEnded(pid) })
         #expect(Date().timeIntervalSince(pressed) < 3, "stopped by the answer, not left to play its 20 s")
         // Back after 2 s, ringing again.
         #expect(recorder.waitForCalls(2, timeout: 5).count == 2)
@@ -137,7 +137,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--ring", "2s", "--auto-snooze", "--snooze", "1m", "--id", "late", "Late"])
         let call = try #require(recorder.waitForCalls(1).first)
-        #expect(try waitUntil(6) { try center().pendingSummaries().contains { $0.identifier == "late" } })
+        #expect(try waitUntil(30) { try center().pendingSummaries().contains { $0.identifier == "late" } })
         let pending = try #require(try center().pendingSummaries().first { $0.identifier == "late" })
         let next = try #require(pending.nextFire)
         #expect(abs(next.seconds - (Int64(call.receivedAt.timeIntervalSince1970) + 62)) <= 2, "snoozed a minute from the end of the ring")
@@ -190,7 +190,7 @@ import Timekeeping
         #expect(again.count == 2)
         #expect(again.dropFirst().allSatisfy { $0.replacesID != 0 }, "\(again.map(\.replacesID))")
         // The ring ends at its time, counted from when it first rang.
-        #expect(try waitUntil(8) { try center().missedOccurrences().contains { $0.identifier == "oven" } }, "\(daemon.log)")
+        #expect(try waitUntil(30) { try center().missedOccurrences().contains { $0.identifier == "oven" } }, "\(daemon.log)")
         let ended = Date()
         let ringEnd = shown.receivedAt.addingTimeInterval(6)
         // Not before the ring's end; noticed (the test looks every 20 ms) soon after it.
