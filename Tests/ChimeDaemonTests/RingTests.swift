@@ -123,9 +123,10 @@ import Timekeeping
         let pressed = Date()
         try recorder.invokeAction(id: id, key: "snooze")
         #expect(waitUntil(30) { hasEnded(pid) })
-        #expect(Date().timeIntervalSince(pressed) < 3, "stopped by the answer, not left to play its 20 s")
+        // (A bound that tells the answer from the sound's own end, 20 s on, on a busy machine too.)
+        #expect(Date().timeIntervalSince(pressed) < 15, "stopped by the answer, not left to play its 20 s")
         // Back after 2 s, ringing again.
-        #expect(recorder.waitForCalls(2, timeout: 5).count == 2)
+        #expect(recorder.waitForCalls(2, timeout: 30).count == 2)
         #expect(waitUntil(10) { plays().filter { $0.event == "start" }.count == 2 })
     }
 

@@ -647,18 +647,30 @@ class TimersTests(AppTestCase):
     def test_a_timer_started_paused_and_resumed_fires(self):
         app = self.app
         self.page("Timers")
-        app.wait("spin button", "Minutes").set_current_value(0)
-        app.wait("spin button", "Seconds").set_current_value(3)
-        app.wait("text", "Name").set_text_contents("Tea")
-        app.press(app.wait("push button", "Start"))
-        timer = until(lambda: next((a for a in self.pending().values() if a["label"] == "Tea"), None), DEADLINE, "the timer")
-        self.assertEqual(timer["rule"], "in 3s")
-        app.press(app.wait("push button", "Pause Tea"))
-        until(lambda: self.pending()[timer["id"]]["state"] == "paused", DEADLINE, "paused")
+        # A short timer, paused before its time (a machine so busy that starting and pausing took
+        # longer plays it again with a longer timer, instead of failing), then its whole length waited.
+        def delivered(id):
+            return any(d["id"] == id for d in json.loads(self.chime("delivered", "--json")))
+        for seconds in (3, 6, 12, 24):
+            name = f"Tea {seconds}"
+            app.wait("spin button", "Minutes").set_current_value(0)
+            app.wait("spin button", "Seconds").set_current_value(seconds)
+            app.wait("text", "Name").set_text_contents(name)
+            app.press(app.wait("push button", "Start"))
+            timer = until(lambda: next((a for a in self.pending().values() if a["label"] == name), None), DEADLINE, "the timer")
+            self.assertEqual(timer["rule"], f"in {seconds}s")
+            app.press(app.wait("push button", f"Pause {name}"))
+            until(lambda: timer["id"] not in self.pending() or self.pending()[timer["id"]]["state"] == "paused", DEADLINE,
+                  "paused (or fired first)")
+            if timer["id"] in self.pending():
+                break
+            print(f"measured: starting and pausing a {seconds} s timer took longer than it; again, longer", file=sys.stderr)
+        else:
+            self.fail("could not pause a timer within 24 s of starting it")
         app.wait("label", "Paused")
-        time.sleep(4)
-        self.assertEqual(json.loads(self.chime("delivered", "--json")), [], "a paused timer does not fire")
-        app.press(app.wait("push button", "Resume Tea"))
+        time.sleep(seconds + 1)
+        self.assertFalse(delivered(timer["id"]), "a paused timer does not fire")
+        app.press(app.wait("push button", f"Resume {name}"))
         until(lambda: any(d["id"] == timer["id"] for d in json.loads(self.chime("delivered", "--json"))), DEADLINE, "the timer to fire")
 
     def test_a_timer_set_in_a_terminal_counts_down_in_the_app_at_once(self):
@@ -674,10 +686,11 @@ class TimersTests(AppTestCase):
         # fast (tens of ms here) is the machine's, printed above, not held to a target.
         self.assertTrue(all(t < 1000 for t in drawn), drawn)
         # Each counts down: the first one's row shows 9:5x, then a second less.
-        first = self.app.find_matching("label", lambda text: text.startswith("9:5"))
+        # (Its label is 9:5x, or less on a machine slow to set the three: the one between 5 and 10 minutes.)
+        first = self.app.find_matching("label", lambda text: re.fullmatch(r"[5-9]:[0-5][0-9]", text) is not None)
         self.assertIsNotNone(first)
         before = first.get_name()
-        until(lambda: first.get_name() != before, 10, "the countdown to move")
+        until(lambda: first.get_name() != before, DEADLINE, "the countdown to move")
 
     def test_the_alarm_files_preset_starts(self):
         self.page("Timers")
@@ -696,18 +709,19 @@ class RingingTests(AppTestCase):
         self.assertTrue(alive(player))
         pressed = time.monotonic()
         self.app.press(stop)
-        until(lambda: not alive(player), 5, "the sound to stop")
+        until(lambda: not alive(player), DEADLINE, "the sound to stop")
         print(f"measured: Stop → the player stopped in {(time.monotonic() - pressed) * 1000:.0f} ms", file=sys.stderr)
         self.app.gone("dialog", "Wake up")
         self.assertEqual(json.loads(self.chime("list", "--json")), [])
 
     def test_snooze_on_the_ringing_page_brings_it_back(self):
-        self.chime("in", "1s", "--sound", "bell", "--snooze", "3s", "--id", "nap", "Nap")
+        # (A snooze of 15 s: the page is seen gone before it comes back, on a busy machine too.)
+        self.chime("in", "1s", "--sound", "bell", "--snooze", "15s", "--id", "nap", "Nap")
         page = self.app.wait("dialog", "Nap", seconds=DEADLINE)
         self.app.press(self.app.wait("push button", "Snooze", page))
         until(lambda: "nap" in self.pending(), DEADLINE, "the snoozed alarm")
         self.app.gone("dialog", "Nap")
-        # Back after 3 s: the page shows again.
+        # Back after 15 s: the page shows again.
         self.app.wait("push button", "Snooze", self.app.wait("dialog", "Nap", seconds=DEADLINE))
 
 
@@ -781,11 +795,11 @@ class HungDaemonTests(AppTestCase):
             pressed = time.monotonic()
             self.app.press(switch)
             # The window goes on while the call waits: another page, from the keyboard, read through
-            # AT-SPI, before the call's 5 s are up (its failure not yet said). (How soon on a quiet
-            # machine is the benchmarks' to say; on a busy one it is "before the timeout".)
+            # AT-SPI, before the call's 5 s are up: its failure not yet said. (A window frozen until the
+            # call failed would draw the page and the failure together. How soon on a quiet machine is
+            # the benchmarks' to say; no bound of the test's own is raced against the timeout.)
             self.page("Timers")
-            self.app.wait("push button", "Start", seconds=4)
-            self.assertLess(time.monotonic() - pressed, 4.5)
+            self.app.wait("push button", "Start")
             self.assertIsNone(failed("Switching the alarm off failed"))
             # After the center's timeout (5 s) it says the daemon did not answer, at once: what the
             # person did comes before the reads' toast, which waits its turn again behind it.
