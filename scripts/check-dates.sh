@@ -26,6 +26,10 @@ days=(
     "2037-12-31 23:30:00|UTC"
     "2038-01-20 06:00:00|UTC"
 )
+# Left out on the moved days: EventSourceTests (below), and the suites that read chime's sources and
+# ask the compiler about them, never a clock (AppleDeclarationsTests, AppleInheritanceTests,
+# PartsTests: a fifth of the suites' time), which make check runs on the real day.
+skip='EventSourceTests|AppleDeclarationsTests|AppleInheritanceTests|PartsTests'
 logs=.build/check-dates
 rm -rf "$logs" && mkdir -p "$logs"
 failed=()
@@ -39,7 +43,7 @@ for entry in "${days[@]}"; do
     # at once, becomes a negative time the kernel refuses. They are the real loop's, tested on the
     # real clock by make check and make test.)
     if ! TZ=$zone FAKETIME_DONT_FAKE_MONOTONIC=1 NO_COLOR=1 faketime "$day" \
-        "$bundle" --testing-library swift-testing --filter "$suites" --skip EventSourceTests >"$logs/$name.suites.log" 2>&1; then
+        "$bundle" --testing-library swift-testing --filter "$suites" --skip "$skip" >"$logs/$name.suites.log" 2>&1; then
         failed+=("suites on $day $zone")
         tail -n 60 "$logs/$name.suites.log"
     elif ! grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$logs/$name.suites.log"; then
