@@ -1,6 +1,6 @@
 // chime-simulate: the daemon under a deterministic simulator, checked against a model.
 //
-//   chime-simulate [--seeds N] [--first S] [--days D] [--jobs J] [--within SECONDS] [--swarm SHARE]
+//   chime-simulate [--seeds N] [--first S] [--days D] [--jobs J] [--within SECONDS] [--swarm SHARE] [--around DAY]
 //                                                                   N seeds from S (default 1000 from 1)
 //   chime-simulate --seed S [--days D] [--swarm SHARE]              one seed, its steps and signals printed
 //
@@ -44,7 +44,7 @@ let replay = arguments.first == "--replay" ? Array(arguments.dropFirst()) : nil
 nonisolated(unsafe) var plays = 0
 
 /// `--around`'s day: seconds since the epoch, or YYYY-MM-DD at 00:00 UTC; within the range a kept
-/// history's start may take (and a month more of history after it).
+/// history's start may take (1971 to 2100).
 func aroundInstant(_ text: String) -> Int64? {
     let seconds: Int64?
     if let number = Int64(text) {

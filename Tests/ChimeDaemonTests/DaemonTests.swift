@@ -102,6 +102,20 @@ import Timekeeping
         #expect(try waitUntil(10) { try center().deliveredNotifications().map(\.title) == ["Wait!"] })
     }
 
+    /// A one-off on the next 29 February (made from now: the one ahead of whatever day the test runs)
+    /// is planned for that day, and kept across a restart.
+    @Test func anAlarmOnTheNextLeapDayIsPlannedForIt() throws {
+        var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        defer { daemon.stop(); bus.stop() }
+        let leap = TestDates.nextLeapDay(hour: 9, minute: 30)
+        let set = try runChime(["at", leap.dateAndMinute, "--tz", "UTC", "--id", "leap", "Leap day"], environment: bus.environment())
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try center().pendingSummaries().first { $0.identifier == "leap" }?.nextFire == leap.asUTC)
+        daemon.stop()
+        daemon = try DaemonProcess(bus: bus, stateDirectory: state)
+        #expect(try center().pendingSummaries().first { $0.identifier == "leap" }?.nextFire == leap.asUTC)
+    }
+
     @Test func alarmsSurviveARestartAndACrash() throws {
         var daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); bus.stop() }
