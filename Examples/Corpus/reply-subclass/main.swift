@@ -1,15 +1,28 @@
-// An app that subclasses: its own content class, its own delegate class, and a text-input action
-// made with UNNotificationAction's initializers, which UNTextInputNotificationAction inherits.
+// An app that subclasses, as Apple's templates do: a notification service extension that changes
+// the content before it is shown (here the app hands it its own request, as nothing on Linux runs
+// extensions), its own delegate class, and a text-input action made with UNNotificationAction's
+// initializers, which UNTextInputNotificationAction inherits.
 import Foundation
 import UserNotifications
 
-class ChatContent: UNMutableNotificationContent {
-    convenience init(from sender: String, saying text: String) {
-        self.init()
-        title = sender
-        body = text
-        categoryIdentifier = "CHAT"
-        threadIdentifier = "chat-\(sender.lowercased())"
+class NotificationService: UNNotificationServiceExtension {
+    var contentHandler: ((UNNotificationContent) -> Void)?
+    var bestAttemptContent: UNMutableNotificationContent?
+
+    override func didReceive(_ request: UNNotificationRequest,
+                             withContentHandler contentHandler: @escaping @Sendable (UNNotificationContent) -> Void) {
+        self.contentHandler = contentHandler
+        bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
+        if let bestAttemptContent = bestAttemptContent {
+            bestAttemptContent.title = "\(bestAttemptContent.title) (2 new)"
+            contentHandler(bestAttemptContent)
+        }
+    }
+
+    override func serviceExtensionTimeWillExpire() {
+        if let contentHandler = contentHandler, let bestAttemptContent = bestAttemptContent {
+            contentHandler(bestAttemptContent)
+        }
     }
 }
 
@@ -30,12 +43,18 @@ let center = UNUserNotificationCenter.current()
 center.delegate = delegate
 center.setNotificationCategories([UNNotificationCategory(identifier: "CHAT", actions: [reply, quick], intentIdentifiers: [],
                                                          options: [])])
-let content = ChatContent(from: "Ana", saying: "Are you coming?")
-let request = UNNotificationRequest(identifier: "chat-ana", content: content,
-                                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false))
+let content = UNMutableNotificationContent()
+content.title = "Ana"
+content.body = "Are you coming?"
+content.categoryIdentifier = "CHAT"
+let incoming = UNNotificationRequest(identifier: "chat-ana", content: content,
+                                     trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false))
 let added = DispatchSemaphore(value: 0)
-center.add(request) { error in
-    print(error == nil ? "added" : "failed: \(error!)")
-    added.signal()
+NotificationService().didReceive(incoming) { changed in
+    print("title: \(changed.title)")
+    center.add(UNNotificationRequest(identifier: incoming.identifier, content: changed, trigger: incoming.trigger)) { error in
+        print(error == nil ? "added" : "failed: \(error!)")
+        added.signal()
+    }
 }
 added.wait()
