@@ -17,8 +17,8 @@
 #    suites end, the examples and the packaging tests start at the lowest weight. (Started with the
 #    stage, beside the Examples package's build and the documentation's, they made it slower: 123 s
 #    against 97 s.)
-#  - After the examples, at the lowest weight too: make check's suites and the simulator with the
-#    clock moved to the awkward days (scripts/check-dates.sh).
+#  - From the calendar suites' start to the end, at the lowest weight: make check's suites and the
+#    simulator with the clock moved to the awkward days (scripts/check-dates.sh).
 #  - The sound suites alone among the tests at normal weight (they measure real-time audio to the
 #    millisecond), in three processes; beside them, at the lowest weight, what is left of the
 #    Examples package's programs against the daemon and dunst (CorpusTests among them) and of the
@@ -85,14 +85,18 @@ tail_stages() {
     await_status "$background/examples-build.rc" || cat "$background/examples-build.log"
     scripts/test-examples.sh >"$logs/examples.log" 2>&1
     echo $? >"$logs/examples.rc"
-    # make check's suites and the simulator on the awkward days (the clock moved by libfaketime).
-    scripts/check-dates.sh "$bin" >"$logs/dates.log" 2>&1
-    echo $? >"$logs/dates.rc"
     wait
 }
 export -f tail_stages await_status
 
 stage "the calendar suites and the app's tests, at once; the examples and the packaging tests once the calendar suites end"
+# make check's suites and the simulator on the awkward days (the clock moved by libfaketime), from
+# here to the end at the lowest weight: CPU-bound, on the time the calendar suites, the app's tests
+# and the sound suites leave (they mostly wait on servers, windows and real-time audio). (Run after
+# the examples, they were the last two minutes of the run.)
+setsid scripts/low-weight.sh bash -c 'scripts/check-dates.sh "$bin" >"$logs/dates.log" 2>&1; echo $? >"$logs/dates.rc"' &
+dates_pid=$!
+trap 'scripts/test-background.sh stop; kill -- "-$dates_pid" 2>/dev/null' EXIT
 TEST_SHARDS=${CALENDAR_SHARDS:-3} scripts/test-shards.sh calendar "only:$calendar" "${flags[@]}" >"$logs/calendar.log" 2>&1 &
 calendar_pid=$!
 /usr/bin/python3 Tests/app/test_app.py "$bin/chime" "$bin/chime-alarms" >"$logs/app.log" 2>&1 &
@@ -101,7 +105,7 @@ wait $calendar_pid || failed+=(calendar)
 cat "$logs/calendar.log"
 setsid scripts/low-weight.sh bash -c tail_stages &
 tail_pid=$!
-trap 'scripts/test-background.sh stop; kill -- "-$tail_pid" 2>/dev/null' EXIT
+trap 'scripts/test-background.sh stop; kill -- "-$tail_pid" "-$dates_pid" 2>/dev/null' EXIT
 wait $app || failed+=(app)
 cat "$logs/app.log"
 [ ${#failed[@]} = 0 ] || { echo "make test: these stages failed: ${failed[*]} (their logs are above and in $logs)"; exit 1; }
