@@ -39,11 +39,7 @@ import Timekeeping
         return Int(port.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 5232
     }
 
-    static func utc(_ seconds: Int64) -> String {
-        let c = Zone.utc.civil(at: seconds)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(c.year)\(two(c.month))\(two(c.day))T\(two(c.hour))\(two(c.minute))\(two(c.second))Z"
-    }
+    static func utc(_ seconds: Int64) -> String { Zone.utc.civil(at: seconds).icsUTC }
 
     static func event(start: Int64, summary: String) -> String {
         ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//chime tests//EN", "BEGIN:VEVENT", "UID:dentist-1@example.org",
