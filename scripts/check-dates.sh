@@ -45,7 +45,9 @@ for entry in "${days[@]}"; do
     if ! TZ=$zone FAKETIME_DONT_FAKE_MONOTONIC=1 NO_COLOR=1 faketime "$day" \
         "$bundle" --testing-library swift-testing --filter "$suites" --skip "$skip" >"$logs/$name.suites.log" 2>&1; then
         failed+=("suites on $day $zone")
-        tail -n 60 "$logs/$name.suites.log"
+        # What failed, with the lines that say why (the end of the log is the suites that passed).
+        grep -E -A6 "recorded an issue|✘ Test [^r]" "$logs/$name.suites.log" | head -n 120
+        tail -n 3 "$logs/$name.suites.log"
     elif ! grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$logs/$name.suites.log"; then
         failed+=("suites on $day $zone (nothing ran)")
         tail -n 20 "$logs/$name.suites.log"

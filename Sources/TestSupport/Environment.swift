@@ -119,7 +119,7 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Waits until this process (not an earlier, dying daemon) owns the scheduler's name.
-    func waitUntilOwner(bus: PrivateBus, timeout: TimeInterval = 10) throws {
+    func waitUntilOwner(bus: PrivateBus, timeout: TimeInterval = 30) throws {
         let connection = try bus.connect()
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

@@ -21,10 +21,7 @@ public final class LogindStandIn: @unchecked Sendable {
             system.stop()
             throw error
         }
-        for _ in 0..<200 {
-            if (try? call("org.freedesktop.login1.Manager.ListInhibitors"))?.status == 0 { return }
-            usleep(25_000)
-        }
+        if waitUntil(30, { (try? call("org.freedesktop.login1.Manager.ListInhibitors"))?.status == 0 }) { return }
         stop()
         throw HarnessError("the logind stand-in did not start")
     }

@@ -127,7 +127,7 @@ public final class RecordingServer: @unchecked Sendable {
     public var isServing: Bool { lock.withLock { !exitedByFault && !stopped } }
 
     /// Waits until at least `count` Notify calls have arrived.
-    public func waitForCalls(_ count: Int, timeout: TimeInterval = 10) -> [Call] {
+    public func waitForCalls(_ count: Int, timeout: TimeInterval = 30) -> [Call] {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let current = calls

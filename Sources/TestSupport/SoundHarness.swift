@@ -85,7 +85,7 @@ public final class MonitorRecording: @unchecked Sendable {
         reader = thread
         thread.start()
         // The first chunk says the recording runs.
-        guard waitUntil(5, { lock.withLock { !samples.isEmpty } }) else { throw HarnessError("parec recorded nothing within 5 s") }
+        guard waitUntil(30, { lock.withLock { !samples.isEmpty } }) else { throw HarnessError("parec recorded nothing within 30 s") }
     }
 
     private func readAll() {
@@ -110,7 +110,7 @@ public final class MonitorRecording: @unchecked Sendable {
     /// Stops recording: what was recorded stays readable.
     public func stop() {
         child.stop()
-        _ = waitUntil(5) { lock.withLock { finished } }
+        _ = waitUntil { lock.withLock { finished } }
     }
 
     /// What is recorded so far, samples and arrival times taken together: indexes found in one

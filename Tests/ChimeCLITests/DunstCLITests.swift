@@ -34,7 +34,8 @@ import TestSupport
         let result = try runChime(["notify", "-A", "default=Open", "-A", "later=Later", "-t", "0", "Alarm", "Homeroom"],
                                   environment: bus.environment()) { pid in
             // dunstctl action 0: invoke the default action of the newest popup, once it is on screen.
-            for _ in 0..<100 {
+            let deadline = Date().addingTimeInterval(30)  // a bound for a failure only
+            while Date() < deadline {
                 if processHasExited(pid) { return }
                 _ = try? control.call(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                                       interface: "org.dunstproject.cmd0", member: "NotificationAction", arguments: [.uint32(0)])
@@ -62,7 +63,7 @@ import TestSupport
         let control = try bus.connect()
         let result = try runChime(["notify", "-w", "--json", "-t", "0", "Waiting"], environment: bus.environment()) { pid in
             // Killed once the popup is on screen (chime is waiting then), however long chime takes to start.
-            _ = waitUntil(20) {
+            _ = waitUntil {
                 let shown = try? control.call(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                                               interface: "org.freedesktop.DBus.Properties", member: "Get",
                                               arguments: [.string("org.dunstproject.cmd0"), .string("displayedLength")])

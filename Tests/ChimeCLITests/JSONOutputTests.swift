@@ -29,12 +29,12 @@ import Timekeeping
         return result.status == 0 ? [] : [result.stdout + result.stderr]
     }
 
-    /// The delivered alarms once there are `count` of them (or after 5 s, whatever there is).
+    /// The delivered alarms once there are `count` of them (or after 30 s, whatever there is).
     static func waitDelivered(_ count: Int, _ center: UserNotificationCenter) throws -> [DeliveredSummary] {
         var delivered: [DeliveredSummary] = []
-        for _ in 0..<100 where delivered.count < count {
-            usleep(50_000)
+        _ = try waitUntil {
             delivered = try center.deliveredNotifications()
+            return delivered.count >= count
         }
         return delivered
     }
@@ -240,7 +240,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         let environment = bus.environment()
         #expect(try runChime(["in", "1s", "--id", "shown", "Shown"], environment: environment).status == 0)
-        #expect(recorder.waitForCalls(1, timeout: 10).count == 1)
+        #expect(recorder.waitForCalls(1).count == 1)
         let center = UserNotificationCenter(connection: try bus.connect())
         let delivered = try Self.waitDelivered(1, center)
         #expect(delivered.map(\.known) == [true])

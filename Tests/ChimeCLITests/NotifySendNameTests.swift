@@ -115,9 +115,7 @@ import TestSupport
             let calls = recorder.waitForCalls(1)
             guard calls.count == 1 else { return }
             // The id is in its descriptor before any answer comes.
-            for _ in 0..<200 where (try? String(contentsOfFile: links.appendingPathComponent("id").path, encoding: .utf8))?.isEmpty ?? true {
-                usleep(10_000)
-            }
+            _ = waitUntil { !((try? String(contentsOfFile: links.appendingPathComponent("id").path, encoding: .utf8))?.isEmpty ?? true) }
             try? recorder.emitActivationToken(id: 1, token: "activation-token")
             try? recorder.invokeAction(id: 1, key: "bar-action")
         }

@@ -44,7 +44,7 @@ import TestSupport
 
         // Clicking the popup invokes its default action; the portal tells the sandboxed chime.
         let clicked = try sandboxed(["--json", "-A", "default=Open", "-A", "later=Later", "Click me"]) { _ in
-            guard waitUntil(5, { (try? dunstctl(["count", "displayed"]))?.stdout == "1\n" }) else { return }
+            guard waitUntil(30, { (try? dunstctl(["count", "displayed"]))?.stdout == "1\n" }) else { return }
             _ = try? dunstctl(["action", "0"])
         }
         #expect(clicked.status == 0, "\(clicked.stderr)")

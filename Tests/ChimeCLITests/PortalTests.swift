@@ -43,7 +43,7 @@ import TestSupport
             }
         }
 
-        func waitForAdd() -> Bool { waitUntil(10) { ((try? portal.calls("AddNotification")) ?? []).count >= 1 } }
+        func waitForAdd() -> Bool { waitUntil { ((try? portal.calls("AddNotification")) ?? []).count >= 1 } }
 
         func stop() {
             try? FileManager.default.removeItem(at: links)
@@ -193,7 +193,7 @@ import TestSupport
         #expect(try session.portal.calls("RemoveNotification").count == 1)
 
         let cancelled = try session.notifySend(["-w", "Cancelled"]) { pid in
-            guard waitUntil(10, { ((try? session.portal.calls("AddNotification")) ?? []).count >= 2 }) else { return }
+            guard waitUntil(30, { ((try? session.portal.calls("AddNotification")) ?? []).count >= 2 }) else { return }
             kill(pid, SIGINT)
         }
         #expect(cancelled.status == 0)
@@ -201,7 +201,7 @@ import TestSupport
         #expect(try session.portal.calls("RemoveNotification").count == 2)
 
         let chime = try runChime(["notify", "-w", "--json", "Cancelled"], environment: session.environment) { pid in
-            guard waitUntil(10, { ((try? session.portal.calls("AddNotification")) ?? []).count >= 3 }) else { return }
+            guard waitUntil(30, { ((try? session.portal.calls("AddNotification")) ?? []).count >= 3 }) else { return }
             kill(pid, SIGINT)
         }
         #expect(chime.status == 130)

@@ -282,12 +282,12 @@ import Timekeeping
         for round in 0..<3 {
             let saved = Date()
             try save("[[alarm]]\nid = \"tea-\(round)\"\ntitle = \"Tea \(round)\"\nwhen = \"in 2s\"\n")
-            let calls = recorder.waitForCalls(round + 1, timeout: 10)
+            let calls = recorder.waitForCalls(round + 1)
             let call = try #require(calls.first { $0.summary == "Tea \(round)" })
             // Never early; the load itself follows the edit (the watcher settles for 50 ms), so the
             // alarm comes about 2 s after the save, with room for a busy machine.
             #expect(call.receivedAt.timeIntervalSince(saved) >= 2.0, "round \(round): \(call.receivedAt.timeIntervalSince(saved)) s")
-            #expect(call.receivedAt.timeIntervalSince(saved) < 3.5, "round \(round)")
+            #expect(call.receivedAt.timeIntervalSince(saved) < 6, "round \(round)")
         }
     }
 
@@ -296,7 +296,7 @@ import Timekeeping
         try save(alarm("Eggs", "in 1s") + alarm("Homeroom", "16:35 mon-fri"))
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        let calls = recorder.waitForCalls(1, timeout: 10)
+        let calls = recorder.waitForCalls(1)
         #expect(calls.map(\.summary) == ["Eggs"])
         #expect(try waitForList { $0.map(\.id) == ["homeroom"] } != nil)
         kill(daemon.pid, SIGHUP)

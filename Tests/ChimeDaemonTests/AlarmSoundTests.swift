@@ -41,7 +41,7 @@ import Timekeeping
 
     /// Waits until the daemon is connected to the sound server (its status says so).
     func waitForSoundServer() throws {
-        let connected = try waitUntil(10) { try center().daemonStatus().sound.contains("through the sound server") }
+        let connected = try waitUntil { try center().daemonStatus().sound.contains("through the sound server") }
         try #require(connected, "the daemon did not connect to the sound server: \((try? center().daemonStatus().sound) ?? "")")
     }
 
@@ -215,12 +215,12 @@ import Timekeeping
         let asked = monotonicSeconds()
         try set(["in", "1s", "--sound", file, "--insist", "--id", "insist", "Insist"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { try pulse.sinkState() == (false, 100) }, "not unmuted and raised: \(sinkText)")
+        #expect(try waitUntil { try pulse.sinkState() == (false, 100) }, "not unmuted and raised: \(sinkText)")
         let heard = recording.hears(after: asked, above: 0.1)
         #expect(heard, "the muted output did not sound")
         let id = try #require(try popup(of: "insist"))
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(10) { try pulse.sinkState() == (true, 30) }, "not put back: \(sinkText)")
+        #expect(try waitUntil { try pulse.sinkState() == (true, 30) }, "not put back: \(sinkText)")
         #expect(daemon.log.contains("is put back"))
     }
 
@@ -234,7 +234,7 @@ import Timekeeping
         try waitForSoundServer()
         try set(["in", "1s", "--sound", file, "--insist", "--ring", "2s", "--id", "killed", "Killed"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { try pulse.sinkState() == (false, 100) })
+        #expect(try waitUntil { try pulse.sinkState() == (false, 100) })
         first.kill()
         usleep(2_500_000)  // its ring time ends while no daemon runs
         #expect(try pulse.sinkState() == (false, 100), "nobody put it back yet")
@@ -255,7 +255,7 @@ import Timekeeping
         try waitForSoundServer()
         try set(["in", "1s", "--sound", file, "--insist", "--ring", "60s", "--id", "crashy", "Crashy"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { try pulse.sinkState() == (false, 100) })
+        #expect(try waitUntil { try pulse.sinkState() == (false, 100) })
         first.kill()
         let crashing = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false,
                                          environment: pulse.environment.merging(["CHIME_TEST_CRASH_READING": "the ring of crashy"]) { $1 })
@@ -281,7 +281,7 @@ import Timekeeping
         try waitForSoundServer()
         try set(["in", "1s", "--sound", file, "--insist", "--id", "crashy", "Crashy"])
         _ = recorder.waitForCalls(1)
-        #expect(waitUntil(10) { daemon.log.contains("the decoder of \(file) stopped (killed by signal") }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("the decoder of \(file) stopped (killed by signal") }, "\(daemon.log)")
         let crashed = monotonicSeconds()
         // The tone's decoder died a quarter second in; what sounds from here on is the default sound.
         #expect(recording.hears(after: crashed + 0.5, above: 0.05),
@@ -289,7 +289,7 @@ import Timekeeping
         #expect(daemon.isRunning)
         let id = try #require(try popup(of: "crashy"))
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(10) { try pulse.sinkState() == (true, 30) }, "not put back: \(sinkText)")
+        #expect(try waitUntil { try pulse.sinkState() == (true, 30) }, "not put back: \(sinkText)")
     }
 
     /// A person who changes the output during the ring keeps their choice.
@@ -300,11 +300,11 @@ import Timekeeping
         defer { stop(recorder, daemon, recording) }
         try set(["in", "1s", "--sound", file, "--insist", "--id", "changed", "Changed"])
         _ = recorder.waitForCalls(1)
-        #expect(try waitUntil(10) { try pulse.sinkState() == (false, 100) })
+        #expect(try waitUntil { try pulse.sinkState() == (false, 100) })
         try pulse.setSink(muted: false, percent: 55)
         let id = try #require(try popup(of: "changed"))
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(waitUntil(10) { daemon.log.contains("changed during the ring") })
+        #expect(waitUntil { daemon.log.contains("changed during the ring") })
         #expect(try pulse.sinkState() == (false, 55))
     }
 
@@ -395,6 +395,6 @@ import Timekeeping
         #expect(try first.readLine().hasPrefix("playing"))
         let second = try runChime(["sound", "play", file], environment: bus.environment())
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(waitUntil(10) { !first.isRunning }, "the first preview's command did not hear that it was stopped")
+        #expect(waitUntil { !first.isRunning }, "the first preview's command did not hear that it was stopped")
     }
 }

@@ -98,8 +98,8 @@ import Timekeeping
         let shown = try #require(waitForValue { try? center().deliveredNotifications().first?.shown })
         #expect(shown >= due && shown - due < .seconds(2), "due \(due), shown \(shown)")
         // A one-off leaves the pending list once it fired.
-        #expect(try waitUntil(10) { try center().pendingNotificationRequests().isEmpty })
-        #expect(try waitUntil(10) { try center().deliveredNotifications().map(\.title) == ["Wait!"] })
+        #expect(try waitUntil { try center().pendingNotificationRequests().isEmpty })
+        #expect(try waitUntil { try center().deliveredNotifications().map(\.title) == ["Wait!"] })
     }
 
     /// A one-off on the next 29 February (made from now: the one ahead of whatever day the test runs)
@@ -182,13 +182,13 @@ import Timekeeping
         try center().add(try request("late", "in 1s", title: "Late one"))
         // Listed as held, since when, not as "never" (once it fell due and found no server).
         var list = ""
-        #expect(try waitUntil(10) {
+        #expect(try waitUntil {
             list = try runChime(["list"], environment: bus.environment()).stdout
             return list.hasPrefix("late  held  Late one  (in 1s, no sound, command line)  held: no notification server since ")
         }, "\(list)")
         let recorder = try RecordingServer(address: bus.address)
         defer { recorder.stop() }
-        let calls = recorder.waitForCalls(1, timeout: 5)
+        let calls = recorder.waitForCalls(1)
         try #require(calls.count == 1)
         #expect(calls[0].summary == "Late one")
         #expect(calls[0].body.hasPrefix("<b>Late: due at "))
@@ -202,7 +202,7 @@ import Timekeeping
         let recorder = try RecordingServer(address: bus.address)
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        let calls = recorder.waitForCalls(1, timeout: 5)
+        let calls = recorder.waitForCalls(1)
         try #require(calls.count == 1)
         #expect(calls[0].body.hasPrefix("<b>Missed at "))
         usleep(300_000)
@@ -407,7 +407,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                                                        trigger: try Trigger(parsing: "\(otherDays) *-*-* \(clock) UTC", anchor: 0)))
         #expect(on.nextFire == Instant(seconds: soon))
         #expect(off.nextFire >= Instant(seconds: soon + 86_400))
-        let calls = recorder.waitForCalls(1, timeout: 8)
+        let calls = recorder.waitForCalls(1)
         usleep(500_000)
         #expect(recorder.calls.map(\.summary) == ["Today"])
         #expect(calls.count == 1)
@@ -421,7 +421,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         content.snooze = 1
         try center().add(NotificationRequest(identifier: "wake", content: content,
                                              trigger: Trigger.timeInterval(1, anchor: WallClock.system.now())))
-        let calls = recorder.waitForCalls(2, timeout: 8)
+        let calls = recorder.waitForCalls(2)
         try #require(calls.count >= 2)
         #expect(calls[0].summary == "Wake up" && calls[1].summary == "Wake up")
         #expect(!recorder.closedIDs.isEmpty)  // each snoozed ring was taken down
@@ -434,7 +434,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try center().add(NotificationRequest(identifier: "pomodoro", content: NotificationContent(title: "Break", actions: [.dismiss, .snooze]),
                                              trigger: Trigger.timeInterval(1, repeats: true, anchor: WallClock.system.now())))
-        let calls = recorder.waitForCalls(2, timeout: 8)
+        let calls = recorder.waitForCalls(2)
         try #require(calls.count >= 2)
         #expect(!recorder.closedIDs.isEmpty)
         #expect(try center().pendingNotificationRequests().map(\.request.identifier) == ["pomodoro"])
@@ -450,7 +450,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         usleep(2_000_000)
         let second = try RecordingServer(address: bus.address)
         defer { second.stop() }
-        let calls = second.waitForCalls(1, timeout: 5)
+        let calls = second.waitForCalls(1)
         try #require(calls.count == 1)
         #expect(calls[0].body.hasPrefix("<b>Late: due at "))
         #expect(first.calls.isEmpty)
@@ -461,16 +461,16 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         #expect(try runChime(["in", "1s", "--id", "tea", "Tea"], environment: bus.environment()).status == 0)
-        try #require(recorder.waitForCalls(1, timeout: 10).count == 1)
+        try #require(recorder.waitForCalls(1).count == 1)
         // Delivered once the server's answer to Notify is in: waited for, not slept on.
         var listed = ""
-        #expect(try waitUntil(10) {
+        #expect(try waitUntil {
             listed = try runChime(["delivered"], environment: bus.environment()).stdout
             return listed.hasPrefix("tea  shown ")
         }, "chime delivered printed \(listed)")
         #expect(try runChime(["close", "tea"], environment: bus.environment()).status == 0)
         // The daemon answers `close` once it has sent CloseNotification; the server reads it after.
-        #expect(waitUntil(10) { recorder.closedIDs == [1] }, "closed: \(recorder.closedIDs)")
+        #expect(waitUntil { recorder.closedIDs == [1] }, "closed: \(recorder.closedIDs)")
         let again = try runChime(["close", "tea"], environment: bus.environment())
         #expect(again.status == 6)
         #expect(again.stderr == "chime: not delivered: \"tea\"; see chime delivered\n")
@@ -506,7 +506,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         // The third start quarantines it and goes on.
         daemon = try DaemonProcess(bus: bus, stateDirectory: state, environment: crashing)
         defer { daemon.stop() }
-        let calls = recorder.waitForCalls(1, timeout: 10)
+        let calls = recorder.waitForCalls(1)
         #expect(calls.map(\.summary) == ["control"])
         #expect(daemon.isRunning)
         let list = try runChime(["list"], environment: bus.environment())
@@ -537,7 +537,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         // without it: the daemon itself never stops.
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments, environment: crashing)
         defer { daemon.stop() }
-        #expect(recorder.waitForCalls(1, timeout: 10).map(\.summary) == ["Good"])
+        #expect(recorder.waitForCalls(1).map(\.summary) == ["Good"])
         #expect(daemon.isRunning)
         #expect(daemon.log.contains("quarantined: the alarm file's reader stopped twice (killed by signal"), "\(daemon.log)")
         let status = try runChime(["status"], environment: bus.environment())
@@ -576,7 +576,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let crashing = ["CHIME_TEST_CRASH_READING": calendar.path]
         let arguments = ["--config", file.path]
         var daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments, environment: crashing)
-        #expect(recorder.waitForCalls(1, timeout: 10).map(\.summary) == ["Plain"])
+        #expect(recorder.waitForCalls(1).map(\.summary) == ["Plain"])
         #expect(daemon.isRunning)
         #expect(daemon.log.contains("quarantined: the alarm file's reader stopped twice (killed by signal"), "\(daemon.log)")
         #expect(daemon.log.contains("while reading \(calendar.path); it is left out until it changes"), "\(daemon.log)")
@@ -589,7 +589,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         try event("Shared, moved").write(to: calendar, atomically: true, encoding: .utf8)
         daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: arguments)
         defer { daemon.stop() }
-        #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-shared-1"] })
+        #expect(try waitUntil { try center().pendingSummaries().map(\.identifier) == ["ics-shared-1"] })
     }
 
     @Test func aStoredRequestThatNoLongerValidatesIsQuarantinedNotFired() throws {
@@ -603,7 +603,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        let calls = recorder.waitForCalls(1, timeout: 8)
+        let calls = recorder.waitForCalls(1)
         #expect(calls.map(\.summary) == ["fine"])
         #expect(daemon.isRunning)
         let summary = try center().pendingSummaries().first { $0.identifier == "overflow" }
@@ -675,10 +675,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         usleep(200_000)
         let added = try UserNotificationCenter(connection: bus.connect()).add(NotificationRequest(
             identifier: "", content: NotificationContent(title: "Still here"), trigger: try Trigger(parsing: "in 1s", anchor: WallClock.system.now())))
-        let calls = recorder.waitForCalls(1, timeout: 5)
+        let calls = recorder.waitForCalls(1)
         #expect(calls.map(\.summary) == ["Still here"])
         // Recorded as shown once the server answers its Notify, a moment after it arrived there.
-        #expect(try waitUntil(10) { try UserNotificationCenter(connection: bus.connect()).deliveredNotifications().map(\.identifier) == [added.identifier] })
+        #expect(try waitUntil { try UserNotificationCenter(connection: bus.connect()).deliveredNotifications().map(\.identifier) == [added.identifier] })
     }
 
     @Test func aDaemonThatDiesMidCallIsNamedAsTheDaemon() throws {

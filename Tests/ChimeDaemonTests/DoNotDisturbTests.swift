@@ -73,7 +73,7 @@ import TestSupport
         #expect(pump { fired["later"] != nil })
         print("measured: the deferred alarm fired \(Int(Date().timeIntervalSince(resumed) * 1000)) ms after dunstctl set-paused false")
         // Brought by the announcement, not by a later look: within moments, even on a busy machine.
-        #expect(Date().timeIntervalSince(resumed) < 3, "shown \(Date().timeIntervalSince(resumed)) s after do-not-disturb ended")
+        #expect(Date().timeIntervalSince(resumed) < 6, "shown \(Date().timeIntervalSince(resumed)) s after do-not-disturb ended")
         #expect(fired["later"] == "late")
         #expect(try center.pendingSummaries().isEmpty)
         #expect(try pump { (try dunst("displayedLength") ?? 0) == 2 }, "the deferred alarm and the held one are on screen")

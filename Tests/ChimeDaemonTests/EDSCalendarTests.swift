@@ -99,14 +99,14 @@ import TestSupport
         let ringsAt = Date().addingTimeInterval(20)
         try Self.add(home, "standup@example", "Standup", start: ringsAt.addingTimeInterval(60))
         try #require(try waitUntil(30) { try home.alarm("standup@example") != nil }, "chime never learned of the event: \(home.daemon?.log ?? "")")
-        #expect(try waitUntil(20) { try home.status().contains("EDS calendar \"Personal\": followed live (1 event)") }, "\(home.said)")
+        #expect(try waitUntil { try home.status().contains("EDS calendar \"Personal\": followed live (1 event)") }, "\(home.said)")
         #expect(waitUntil(60) { home.recorder.calls.contains { $0.summary.contains("Standup") } }, "it did not ring: \(home.daemon?.log ?? "")")
         // On time by the daemon's own account (its grace), not by this test's clock.
         // (The daemon logs it once the server has answered: after the popup the recorder saw.)
         func fired() -> [Substring] {
             (home.daemon?.log ?? "").split(separator: "\n").filter { $0.contains("alarm.id=ics-standup@example") && $0.contains("] fired") }
         }
-        #expect(waitUntil(20) { !fired().isEmpty }, "\(home.daemon?.log ?? "")")
+        #expect(waitUntil { !fired().isEmpty }, "\(home.daemon?.log ?? "")")
         #expect(fired().count == 1 && fired().first?.contains("timeliness=on-time") == true, "\(home.daemon?.log ?? "")")
 
         // Moved in GNOME Calendar: the alarm moves.
@@ -222,7 +222,7 @@ import TestSupport
             return result.status == 0 ? result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "failed: \(result.stderr)"
         }
         let root = "http://127.0.0.1:\(port)/"
-        try #require(waitUntil(10) { (try? http("PROPFIND", root)).map { !$0.hasPrefix("failed") } ?? false })
+        try #require(waitUntil { (try? http("PROPFIND", root)).map { !$0.hasPrefix("failed") } ?? false })
         try #require(try http("MKCOL", root + "anyone/") == "201")
         try #require(try http("MKCALENDAR", root + "anyone/work/") == "201")
         /// What the server holds: each event file's text.

@@ -46,14 +46,14 @@ import Timekeeping
         for title in titles { try add(title, at: due) }
         // Refused, and kept: each is retrying, with the server's reason.
         #expect(waitUntil(30) { Set(recorder.refusedCalls.map(\.summary)).count == 10 })
-        #expect(try waitUntil(10) { try center().pendingSummaries().filter { $0.state == .retrying }.count == 10 })
+        #expect(try waitUntil { try center().pendingSummaries().filter { $0.state == .retrying }.count == 10 })
         let list = try runChime(["list"], environment: bus.environment())
         #expect(list.stdout.contains("retrying: attempt 1 failed: org.freedesktop.Notifications.Error.Failed: the test server refuses"),
                 "\(list.stdout)")
         // The server mends: every alarm arrives, once.
         recorder.fault = .none
-        #expect(waitUntil(10) { recorder.calls.count >= 10 })
-        #expect(try waitUntil(10) { try center().pendingSummaries().isEmpty })
+        #expect(waitUntil { recorder.calls.count >= 10 })
+        #expect(try waitUntil { try center().pendingSummaries().isEmpty })
         usleep(300_000)  // and none comes twice
         #expect(recorder.calls.map(\.summary).sorted() == titles.sorted())
         #expect(try center().missedOccurrences().isEmpty)
@@ -112,26 +112,27 @@ import Timekeeping
             #expect(Date().timeIntervalSince(started) < 5, "\(arguments) waited for the hung server")
         }
         // After the server's time is up the alarm is retrying, and arrives once the server answers.
-        #expect(try waitUntil(15) { try center().pendingSummaries().contains { $0.state == .retrying } })
+        #expect(try waitUntil { try center().pendingSummaries().contains { $0.state == .retrying } })
         recorder.fault = .none
-        #expect(waitUntil(10) { recorder.calls.contains { $0.summary == "hung" } })
+        #expect(waitUntil { recorder.calls.contains { $0.summary == "hung" } })
     }
 
     @Test func aSlowServerMakesNoOtherAlarmLate() throws {
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        recorder.fault = .delay(milliseconds: 2000)
+        // (Answered 6 s late, within the daemon's 10 s: waiting for it would make the second 5 s late.)
+        recorder.fault = .delay(milliseconds: 6000)
         // Far enough ahead that both are set before the first is due, however busy the machine.
         let first = WallClock.system.now() + .seconds(6)
         try add("first", at: first)
         try add("second", at: first + .seconds(1))
-        #expect(waitUntil(20) { recorder.calls.count == 2 })
+        #expect(waitUntil { recorder.calls.count == 2 })
         // The second reached the server on time although the first was still unanswered.
         let second = try #require(recorder.calls.first { $0.summary == "second" })
         let due = Date(timeIntervalSince1970: Double((first + .seconds(1)).nanosecondsSinceEpoch) / 1e9)
-        // Waiting for the first one's answer would make it at least a second late.
-        #expect(second.receivedAt.timeIntervalSince(due) < 0.9, "second arrived \(second.receivedAt.timeIntervalSince(due)) s late")
+        // Waiting for the first one's answer would make it at least 5 s late.
+        #expect(second.receivedAt.timeIntervalSince(due) < 3, "second arrived \(second.receivedAt.timeIntervalSince(due)) s late")
         #expect(try waitUntil(30) { try center().deliveredNotifications().count == 2 })
     }
 
@@ -143,7 +144,7 @@ import Timekeeping
         let titles = (0..<60).map { "burst \($0)" }
         try addAll(titles, from: start, apart: .milliseconds(20))
         // Half-way through the burst the server dies on the Notify it is given.
-        #expect(waitUntil(10) { first.calls.count >= 25 })
+        #expect(waitUntil { first.calls.count >= 25 })
         first.fault = .exitOnNotify
         #expect(waitUntil(30) { !first.isServing })
         first.stop()
@@ -153,7 +154,7 @@ import Timekeeping
         let second = try RecordingServer(address: bus.address)
         defer { second.stop() }
         let expected = Set(titles).subtracting(shownByFirst)
-        #expect(waitUntil(15) { Set(second.calls.map(\.summary)) == expected })
+        #expect(waitUntil { Set(second.calls.map(\.summary)) == expected })
         usleep(500_000)
         let shownBySecond = second.calls.map(\.summary)
         #expect(shownBySecond.count == Set(shownBySecond).count, "shown twice: \(shownBySecond)")
@@ -168,7 +169,7 @@ import Timekeeping
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         _ = try runChime(["in", "1s", "--grace", "2s", "--id", "brief", "Brief"], environment: bus.environment())
-        #expect(try waitUntil(15) { try !center().missedOccurrences().isEmpty })
+        #expect(try waitUntil { try !center().missedOccurrences().isEmpty })
         let missed = try center().missedOccurrences()
         #expect(missed.map(\.identifier) == ["brief"])
         #expect(missed.first?.reason?.contains("the test server refuses") == true, "\(missed)")
@@ -188,8 +189,8 @@ import Timekeeping
         recorder.fault = .none
         daemon = try DaemonProcess(bus: bus, stateDirectory: state)
         defer { daemon.stop() }
-        #expect(waitUntil(10) { recorder.calls.contains { $0.summary == "Stubborn" } })
-        #expect(try waitUntil(10) { try center().pendingSummaries().isEmpty })
+        #expect(waitUntil { recorder.calls.contains { $0.summary == "Stubborn" } })
+        #expect(try waitUntil { try center().pendingSummaries().isEmpty })
         usleep(300_000)  // and it does not come twice
         #expect(recorder.calls.filter { $0.summary == "Stubborn" }.count == 1)
     }
@@ -234,9 +235,9 @@ import Timekeeping
         let titles = (0..<200).map { "alarm \($0)" }
         try addAll(titles, from: start, apart: .milliseconds(5))
         // Part-way through the burst, the session bus dies (its dbus-daemon killed).
-        #expect(waitUntil(10) { recorder.calls.count >= 60 })
+        #expect(waitUntil { recorder.calls.count >= 60 })
         kill(bus.pid, SIGKILL)
-        #expect(waitUntil(10) { !daemon.isRunning })
+        #expect(waitUntil { !daemon.isRunning })
         #expect(daemon.log.contains("the session bus went away"))
         let shownOnFirst = Set(recorder.calls.map(\.summary))
         recorder.stop()
@@ -247,14 +248,14 @@ import Timekeeping
         let again = try DaemonProcess(bus: next, stateDirectory: state)
         defer { again.stop(); server.stop(); next.stop() }
         let rest = Set(titles).subtracting(shownOnFirst)
-        #expect(waitUntil(15) { Set(server.calls.map(\.summary)).isSuperset(of: rest) }, "never shown: \(rest.subtracting(server.calls.map(\.summary)).sorted().prefix(5))")
+        #expect(waitUntil { Set(server.calls.map(\.summary)).isSuperset(of: rest) }, "never shown: \(rest.subtracting(server.calls.map(\.summary)).sorted().prefix(5))")
         usleep(500_000)
         let shownOnSecond = server.calls.map(\.summary)
         #expect(shownOnSecond.count == Set(shownOnSecond).count, "shown twice on the second server")
         // Only what was in flight when the bus died may be shown again; nothing is lost.
         #expect(shownOnFirst.intersection(shownOnSecond).count <= 10)
         #expect(shownOnFirst.union(shownOnSecond) == Set(titles))
-        #expect(try waitUntil(10) { try UserNotificationCenter(connection: next.connect()).pendingSummaries().isEmpty })
+        #expect(try waitUntil { try UserNotificationCenter(connection: next.connect()).pendingSummaries().isEmpty })
     }
 
     @Test func aServerThatAnswersNothingHoldsUpNoClientAndSettingsSaySo() throws {
@@ -279,7 +280,7 @@ import Timekeeping
             #expect(try runChime(arguments, environment: bus.environment()).status == 0)
             #expect(Date().timeIntervalSince(begun) < 5, "\(arguments) waited for the server (10 s)")
         }
-        #expect(waitUntil(15) { settings.withLock { $0 } != nil })
+        #expect(waitUntil { settings.withLock { $0 } != nil })
         let answered = try #require(settings.withLock { $0 })
         #expect(!answered.isAuthorized)
         if case .denied(let reason) = answered.authorizationStatus { #expect(reason.contains("did not answer"), "\(reason)") }

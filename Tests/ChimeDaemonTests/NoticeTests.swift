@@ -50,7 +50,7 @@ import Timekeeping
 
         // Skip this one: that occurrence is skipped, the popup says so in place, with Undo.
         try session.recorder.invokeAction(id: notice.assignedID, key: "skip")
-        #expect(waitUntil(10) { session.recorder.calls.contains { $0.replacesID == notice.assignedID && $0.body.contains("Skipped") } })
+        #expect(waitUntil { session.recorder.calls.contains { $0.replacesID == notice.assignedID && $0.body.contains("Skipped") } })
         let skipped = try #require(session.recorder.calls.last { $0.replacesID == notice.assignedID })
         #expect(skipped.body.contains("Skipped: it does not ring on "), "\(skipped.body)")
         #expect(skipped.actions == ["undo-skip", "Undo", "open", "Open"])
@@ -59,7 +59,7 @@ import Timekeeping
         #expect(shown["nextFire"] as? String != occurrence)
         // And chime skip --undo would bring it back; here the popup's Undo does.
         try session.recorder.invokeAction(id: notice.assignedID, key: "undo-skip")
-        #expect(waitUntil(10) { session.recorder.calls.filter { $0.replacesID == notice.assignedID }.count >= 2 })
+        #expect(waitUntil { session.recorder.calls.filter { $0.replacesID == notice.assignedID }.count >= 2 })
         let undone = try #require(session.recorder.calls.last { $0.replacesID == notice.assignedID })
         #expect(undone.body.contains("Rings on "), "\(undone.body)")
         #expect(undone.actions == ["skip", "Skip this one", "open", "Open"])
@@ -68,13 +68,13 @@ import Timekeeping
         #expect(shown["nextFire"] as? String == occurrence)
         // Skipped once more, from the terminal this time, and undone there too: the same skip.
         try session.recorder.invokeAction(id: notice.assignedID, key: "skip")
-        #expect(waitUntil(10) { session.recorder.calls.filter { $0.replacesID == notice.assignedID }.count >= 3 })
+        #expect(waitUntil { session.recorder.calls.filter { $0.replacesID == notice.assignedID }.count >= 3 })
         let undo = try runChime(["skip", "--undo", "drill"], environment: env)
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(try Self.shown(runChime(["show", "--json", "drill"], environment: env).stdout)["nextFire"] as? String == occurrence)
         // Open starts the app.
         try session.recorder.invokeAction(id: notice.assignedID, key: "open")
-        #expect(waitUntil(10) { FileManager.default.fileExists(atPath: opened) })
+        #expect(waitUntil { FileManager.default.fileExists(atPath: opened) })
     }
 
     @Test func aReminderCarriesSkipAndAServerWithoutButtonsIsToldHow() throws {
@@ -153,7 +153,7 @@ import Timekeeping
             Int(try runProgram("/usr/bin/dunstctl", [Array("count".utf8), Array("displayed".utf8)], environment: env).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
-        #expect(try waitUntil(20) { try displayed() == 1 }, "the notice is not on screen")
+        #expect(try waitUntil { try displayed() == 1 }, "the notice is not on screen")
         func skipped() throws -> Bool {
             let shown = try Self.shown(runChime(["show", "--json", "once"], environment: env).stdout)
             return (shown["skipped"] as? [String])?.count == 1
@@ -164,7 +164,7 @@ import Timekeeping
         while clicks < 5, try !skipped() {
             try Self.click(display: dunst.display.display, x: 60, y: 25)
             clicks += 1
-            _ = try waitUntil(3) { try skipped() }
+            _ = try waitUntil { try skipped() }
         }
         #expect(try skipped(), "the click did not skip it")
         // The popup says so in place: still one popup on screen, and the next time is tomorrow's.

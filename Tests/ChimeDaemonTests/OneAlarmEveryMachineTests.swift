@@ -120,7 +120,7 @@ import Timekeeping
             script = work.appendingPathComponent("caldav.py").path
             try CalendarSyncTests.caldav.write(toFile: script, atomically: true, encoding: .utf8)
             let root = "http://127.0.0.1:\(port)/"
-            try #require(waitUntil(10) { (try? self.http("PROPFIND", root)).map { !$0.hasPrefix("failed") } ?? false })
+            try #require(waitUntil { (try? self.http("PROPFIND", root)).map { !$0.hasPrefix("failed") } ?? false })
             try #require(try http("MKCALENDAR", url) == "201")
             homes = [try Home("a", url: url, in: work), try Home("b", url: url, in: work)]
         }
@@ -231,7 +231,7 @@ import Timekeeping
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(try waitUntil(60) { try !b.ringing().contains("standup") }, "B rang on after the Stop on A")
         print("measured: Stop on A → silence on B in \(String(format: "%.1f", Date().timeIntervalSince(stoppedAt))) s")
-        #expect(waitUntil(10) { b.recorder.closedIDs.contains(shownOnB) }, "B's popup stayed up")
+        #expect(waitUntil { b.recorder.closedIDs.contains(shownOnB) }, "B's popup stayed up")
         // Answered: a one-off is over on both.
         #expect(try waitUntil(30) { try a.pending()["standup"] == nil && b.pending()["standup"] == nil })
         // On the server: ACKNOWLEDGED on its alarms, Thunderbird's X-MOZ-LASTACK beside it, both

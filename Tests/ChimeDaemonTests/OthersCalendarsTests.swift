@@ -78,7 +78,7 @@ import TestSupport
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", config])
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        #expect(try waitUntil(10) { try center().pendingSummaries().count == 2 }, "\(daemon.log)")
+        #expect(try waitUntil { try center().pendingSummaries().count == 2 }, "\(daemon.log)")
         let pending = try center().pendingSummaries().map(\.identifier).sorted()
         #expect(pending.first == "ics-same@example.org")
         #expect(pending.last?.hasPrefix("ics-same@example.org@") == true, "\(pending)")
@@ -106,7 +106,7 @@ import TestSupport
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", config])
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-weekly@example.org"] })
+        #expect(try waitUntil { try center().pendingSummaries().map(\.identifier) == ["ics-weekly@example.org"] })
         // 25 bytes over the limit.
         let big = Array(Self.calendar(uid: "weekly@example.org", start: start).utf8)
         var grown = big
@@ -119,7 +119,7 @@ import TestSupport
         // Readable again, without the event: then it goes.
         try Self.calendar(uid: "other@example.org", start: TestDates.utcDay(in: 366).icsUTC).write(toFile: calendar, atomically: true, encoding: .utf8)
         #expect(try runChime(["config", "reload"], environment: bus.environment()).status == 0)
-        #expect(try waitUntil(10) { try center().pendingSummaries().map(\.identifier) == ["ics-other@example.org"] })
+        #expect(try waitUntil { try center().pendingSummaries().map(\.identifier) == ["ics-other@example.org"] })
     }
 
     /// A folder of events (a vdir, or chime-eds's folder of an EDS calendar): a change to one event
@@ -149,32 +149,32 @@ import TestSupport
             return (json?["alarmFile"] as? [String: Any])?["alarms"] as? Int
         }
         func readings(_ what: String) -> Int { daemon.log.components(separatedBy: "read=\(what)").count - 1 }
-        #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-c@example.org", "own"] }, "\(daemon.log)")
-        #expect(waitUntil(10) { readings("all") == 1 }, "\(daemon.log)")
+        #expect(try waitUntil { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-c@example.org", "own"] }, "\(daemon.log)")
+        #expect(waitUntil { readings("all") == 1 }, "\(daemon.log)")
 
         // One event moved: only its file is read.
         try write("b.ics", uid: "b@example.org", start: day(12))
-        #expect(try waitUntil(10) { try center().request(withIdentifier: "ics-b@example.org").summaryRule == "DTSTART:\(day(12))" },
+        #expect(try waitUntil { try center().request(withIdentifier: "ics-b@example.org").summaryRule == "DTSTART:\(day(12))" },
                 "\(daemon.log)")
-        #expect(waitUntil(10) { readings("1 calendar file(s)") == 1 }, "\(daemon.log)")
+        #expect(waitUntil { readings("1 calendar file(s)") == 1 }, "\(daemon.log)")
         #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:\(day(1))")
         #expect(try counted() == 4)
         // One taken out, one added: those two files.
         try FileManager.default.removeItem(at: folder.appendingPathComponent("c.ics"))
         try write("d.ics", uid: "d@example.org", start: day(4))
-        #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
-        #expect(try waitUntil(10) { try counted() == 4 }, "\(daemon.log)")
+        #expect(try waitUntil { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
+        #expect(try waitUntil { try counted() == 4 }, "\(daemon.log)")
         #expect(readings("all") == 1, "no whole reading for files that changed: \(daemon.log)")
         // An event moved to another file, in two steps (another program copied it, then took out
         // the first): while both hold it, both ring (the second named after its calendar); then
         // the one left keeps its name. Only a whole reading says which is which: all is read.
         try write("e.ics", uid: "a@example.org", start: day(5))
-        #expect(try waitUntil(10) { try ids().count == 5 }, "\(daemon.log)")
-        #expect(waitUntil(10) { readings("all") == 2 }, "\(daemon.log)")
+        #expect(try waitUntil { try ids().count == 5 }, "\(daemon.log)")
+        #expect(waitUntil { readings("all") == 2 }, "\(daemon.log)")
         try FileManager.default.removeItem(at: folder.appendingPathComponent("a.ics"))
-        #expect(try waitUntil(10) { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
+        #expect(try waitUntil { try ids() == ["ics-a@example.org", "ics-b@example.org", "ics-d@example.org", "own"] }, "\(daemon.log)")
         #expect(try center().request(withIdentifier: "ics-a@example.org").summaryRule == "DTSTART:\(day(5))", "\(daemon.log)")
-        #expect(waitUntil(10) { readings("all") == 3 }, "\(daemon.log)")
-        #expect(try waitUntil(10) { try counted() == 4 }, "\(daemon.log)")
+        #expect(waitUntil { readings("all") == 3 }, "\(daemon.log)")
+        #expect(try waitUntil { try counted() == 4 }, "\(daemon.log)")
     }
 }

@@ -151,7 +151,7 @@ import Timekeeping
         let before = try #require(home.event("call"))
         #expect(try waitUntil(30) { try home.chime(["list", "--ringing"]).stdout.contains("call") }, "it did not ring")
         #expect(try home.chime(["stop", "call"]).status == 0)
-        #expect(waitUntil(10) { home.event("call")?.contains("ACKNOWLEDGED:") == true })
+        #expect(waitUntil { home.event("call")?.contains("ACKNOWLEDGED:") == true })
         // The older copy, as a sync would write it (a new file renamed into place).
         let path = home.vdir.appendingPathComponent("call@chime.ics")
         try before.write(to: path, atomically: true, encoding: .utf8)

@@ -46,15 +46,15 @@ import Timekeeping
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, waitForFile: false, arguments: ["--config", alarms],
                                        environment: ["CHIME_TEST_HANG_READING": calendar, "CHIME_TEST_HANG_UNTIL": release])
         defer { daemon.stop() }
-        #expect(try waitUntil(10) { try center().alarmFileStatus().reading })
+        #expect(try waitUntil { try center().alarmFileStatus().reading })
         let set = try runChime(["in", "1s", "Meanwhile"], environment: bus.environment())
         #expect(set.status == 0, "\(set.stderr)")
-        #expect(recorder.waitForCalls(1, timeout: 10).map(\.summary) == ["Meanwhile"])
+        #expect(recorder.waitForCalls(1).map(\.summary) == ["Meanwhile"])
         // (The reader waits for the test: it is still reading.)
         #expect(try center().alarmFileStatus().reading)
         #expect(try runChime(["status"], environment: bus.environment()).stdout.contains("reading it now"))
         _ = FileManager.default.createFile(atPath: release, contents: Data())
-        #expect(try waitUntil(10) { try !center().alarmFileStatus().reading })
+        #expect(try waitUntil { try !center().alarmFileStatus().reading })
         #expect(try center().pendingSummaries().map(\.identifier).sorted() == ["ics-shared-1", "own"])
         #expect(daemon.isRunning)
     }
@@ -82,7 +82,7 @@ import Timekeeping
         while WallClock.system.now() <= due { usleep(50_000) }
         daemon = try DaemonProcess(bus: bus, stateDirectory: state, arguments: ["--config", alarms])
         defer { daemon.stop() }
-        #expect(recorder.waitForCalls(1, timeout: 20).first?.summary == "New")
+        #expect(recorder.waitForCalls(1).first?.summary == "New")
     }
 
     /// A daemon that stops while its reader works takes the reader with it (one stuck at a calendar
@@ -92,7 +92,7 @@ import Timekeeping
         let (calendar, alarms) = try files()
         let daemon = try DaemonProcess(bus: bus, stateDirectory: state, waitForFile: false, arguments: ["--config", alarms],
                                        environment: ["CHIME_TEST_HANG_READING": calendar])
-        #expect(try waitUntil(10) { try center().alarmFileStatus().reading })
+        #expect(try waitUntil { try center().alarmFileStatus().reading })
         let children = try String(contentsOfFile: "/proc/\(daemon.pid)/task/\(daemon.pid)/children", encoding: .utf8)
         let reader = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
         func running() -> Bool {
@@ -101,7 +101,7 @@ import Timekeeping
         }
         #expect(running())
         daemon.stop()
-        #expect(waitUntil(10) { !running() }, "the reader \(reader) outlived the daemon")
+        #expect(waitUntil { !running() }, "the reader \(reader) outlived the daemon")
     }
 
     /// A calendar the reader hangs on is stopped at the reader's time limit, twice, and then left

@@ -91,7 +91,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--id", "get-up", "Get up"])  // the default ring: 5 minutes
         let call = try #require(recorder.waitForCalls(1).first)
-        #expect(waitUntil(10) { plays().contains { $0.event == "start" } }, "\(daemon.log)")
+        #expect(waitUntil { plays().contains { $0.event == "start" } }, "\(daemon.log)")
         let pid = try #require(plays().first?.pid)
         #expect(!hasEnded(pid))
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "get-up" }?.serverID })
@@ -102,7 +102,7 @@ import Timekeeping
         print("measured: the sound stopped \(Int(stopped * 1000)) ms after Dismiss (the test looks every 20 ms)")
         // Stopped by the answer, not left to play its 20 s; how fast is make bench's to measure.
         #expect(stopped < 3, "the sound stopped \(stopped) s after Dismiss")
-        #expect(waitUntil(10) { recorder.closedIDs.contains(id) })
+        #expect(waitUntil { recorder.closedIDs.contains(id) })
         usleep(1_500_000)  // and it does not play again
         #expect(plays().filter { $0.event == "start" }.count == 1)
         #expect(try center().missedOccurrences().isEmpty, "an answered alarm is not recorded as rung out")
@@ -117,7 +117,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--snooze", "2s", "--id", "nap", "Nap"])
         _ = recorder.waitForCalls(1)
-        #expect(waitUntil(10) { plays().contains { $0.event == "start" } })
+        #expect(waitUntil { plays().contains { $0.event == "start" } })
         let pid = try #require(plays().first?.pid)
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "nap" }?.serverID })
         let pressed = Date()
@@ -127,7 +127,7 @@ import Timekeeping
         #expect(Date().timeIntervalSince(pressed) < 15, "stopped by the answer, not left to play its 20 s")
         // Back after 2 s, ringing again.
         #expect(recorder.waitForCalls(2, timeout: 30).count == 2)
-        #expect(waitUntil(10) { plays().filter { $0.event == "start" }.count == 2 })
+        #expect(waitUntil { plays().filter { $0.event == "start" }.count == 2 })
     }
 
     /// --auto-snooze: rung out unanswered, the alarm takes its popup down and snoozes itself.
@@ -142,7 +142,7 @@ import Timekeeping
         let pending = try #require(try center().pendingSummaries().first { $0.identifier == "late" })
         let next = try #require(pending.nextFire)
         #expect(abs(next.seconds - (Int64(call.receivedAt.timeIntervalSince1970) + 62)) <= 2, "snoozed a minute from the end of the ring")
-        #expect(waitUntil(10) { !recorder.closedIDs.isEmpty })
+        #expect(waitUntil { !recorder.closedIDs.isEmpty })
         #expect(try center().missedOccurrences().first?.reason == "rang 2s unanswered; snoozed itself for 1m")
     }
 
@@ -154,7 +154,7 @@ import Timekeeping
         try set(["in", "1s", "--sound", "bell", "--id", "loud", "Loud"])
         let first = try #require(recorder.waitForCalls(1).first)
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "loud" }?.serverID })
-        let again = recorder.waitForCalls(2, timeout: 8)
+        let again = recorder.waitForCalls(2)
         try #require(again.count == 2)
         #expect(again[1].replacesID == id)
         #expect(again[1].hints["sound-name"]?.stringValue == "bell")
@@ -176,18 +176,18 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--ring", "6s", "--id", "oven", "Oven"])
         let shown = try #require(recorder.waitForCalls(1).first)
-        #expect(waitUntil(10) { plays().filter { $0.event == "start" }.count >= 2 })
+        #expect(waitUntil { plays().filter { $0.event == "start" }.count >= 2 })
         daemon.kill()
         usleep(300_000)
         let playsBefore = plays().filter { $0.event == "start" }.count
         daemon = try self.daemon()
         let restarted = Date()
-        #expect(waitUntil(10) { plays().filter { $0.event == "start" }.count > playsBefore }, "\(daemon.log)")
+        #expect(waitUntil { plays().filter { $0.event == "start" }.count > playsBefore }, "\(daemon.log)")
         let resumedAt = try #require(plays().filter { $0.event == "start" }.last?.time)
         print("measured: the ring resumed \(Int((resumedAt - restarted.timeIntervalSince1970) * 1000)) ms after the daemon started again")
         #expect(resumedAt - restarted.timeIntervalSince1970 < 3, "the ring resumes as the daemon starts")
         // The popup sent again in place (so the server's answers come to the new daemon), never anew.
-        let again = recorder.waitForCalls(2, timeout: 10)
+        let again = recorder.waitForCalls(2)
         #expect(again.count == 2)
         #expect(again.dropFirst().allSatisfy { $0.replacesID != 0 }, "\(again.map(\.replacesID))")
         // The ring ends at its time, counted from when it first rang.
@@ -219,7 +219,7 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--ring", "60s", "--id", "oven", "Oven"])
         _ = recorder.waitForCalls(1)
-        #expect(waitUntil(10) { plays().contains { $0.event == "start" } })
+        #expect(waitUntil { plays().contains { $0.event == "start" } })
         daemon.kill()
         // Started again, it dies resuming the ring.
         let crashing = try DaemonProcess(bus: bus, stateDirectory: state, waitForName: false,
@@ -230,9 +230,9 @@ import Timekeeping
         // The next start does not resume it, says why, and the rest runs: a plain alarm fires.
         daemon = try self.daemon()
         try set(["in", "1s", "--id", "plain", "Plain"])
-        let calls = recorder.waitForCalls(2, timeout: 15)
+        let calls = recorder.waitForCalls(2)
         #expect(calls.map(\.summary).contains("Plain"), "\(calls.map(\.summary)) \(daemon.log)")
-        #expect(try waitUntil(10) {
+        #expect(try waitUntil {
             try center().missedOccurrences().contains { $0.identifier == "oven" && ($0.reason ?? "").contains("not rung again after a restart") }
         }, "\(daemon.log)")
         #expect(daemon.log.contains("the daemon stopped while resuming the ring of oven at start"), "\(daemon.log)")
@@ -253,10 +253,10 @@ import Timekeeping
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["in", "1s", "--sound", "bell", "--ring", "30s", "--id", "kettle", "Kettle"])
         _ = recorder.waitForCalls(1)
-        #expect(waitUntil(10) { plays().contains { $0.event == "start" } })
+        #expect(waitUntil { plays().contains { $0.event == "start" } })
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "kettle" }?.serverID })
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(waitUntil(10) { recorder.closedIDs.contains(id) })
+        #expect(waitUntil { recorder.closedIDs.contains(id) })
         usleep(200_000)
         daemon.kill()
         usleep(300_000)
@@ -281,7 +281,7 @@ import Timekeeping
         #expect(try chime(["list", "--ringing"]).stdout == "nothing is ringing\n")
         try set(["in", "1s", "--sound", "bell", "--ring", "5m", "--id", "kettle", "Kettle"])
         try set(["in", "1s", "--sound", "bell", "--ring", "5m", "--id", "oven", "Oven"])
-        #expect(try waitUntil(10) { try center().ringing().count == 2 })
+        #expect(try waitUntil { try center().ringing().count == 2 })
         let listed = try chime(["list", "--ringing"]).stdout
         #expect(listed.contains("kettle  ringing since ") && listed.contains("  Kettle  (until ") && listed.contains("oven  ringing since "), "\(listed)")
 
@@ -294,7 +294,7 @@ import Timekeeping
         let next = try #require(try waitForValue { try center().pendingSummaries().first { $0.identifier == "kettle" }?.nextFire })
         // 2 minutes from when the daemon took it: between the asking and the answer, however slow.
         #expect(next >= asked + .seconds(120) && next <= answered + .seconds(120), "snoozed to \(next), asked \(asked), answered \(answered)")
-        #expect(try waitUntil(10) { try center().ringing().map(\.identifier) == ["oven"] })
+        #expect(try waitUntil { try center().ringing().map(\.identifier) == ["oven"] })
 
         // Not ringing: exit 6, one line; not a time: a usage error.
         let absent = try chime(["stop", "nosuch"])
@@ -307,8 +307,8 @@ import Timekeeping
         // Stop with no identifier: everything ringing stops; the popups go.
         let stopped = try chime(["stop"])
         #expect(stopped.status == 0 && stopped.stdout == "oven: stopped\n", "\(stopped.stdout)\(stopped.stderr)")
-        #expect(try waitUntil(10) { try center().ringing().isEmpty })
-        #expect(waitUntil(10) { recorder.closedIDs.count >= 2 }, "closed: \(recorder.closedIDs)")
+        #expect(try waitUntil { try center().ringing().isEmpty })
+        #expect(waitUntil { recorder.closedIDs.count >= 2 }, "closed: \(recorder.closedIDs)")
     }
 
     /// The command line refuses what cannot ring, each in one line naming the option.

@@ -92,7 +92,7 @@ import TestSupport
         try logind.prepareForSleep(false)
         let woke = Date()
         kill(daemon.pid, SIGCONT)
-        _ = recorder.waitForCalls(before + 2, timeout: 10)
+        _ = recorder.waitForCalls(before + 2)
         usleep(500_000)
         let after = Array(recorder.calls.dropFirst(before))
         let shown = after.map(\.summary)
@@ -106,7 +106,7 @@ import TestSupport
             print("measured: \(call.summary) shown \(Int(call.receivedAt.timeIntervalSince(woke) * 1000)) ms after the resume")
             // At the resume, not at the next minute or a poll: within moments of it, however busy the
             // machine (the daemon was just continued from SIGSTOP).
-            #expect(call.receivedAt.timeIntervalSince(woke) < 2, "\(call.summary) came \(call.receivedAt.timeIntervalSince(woke)) s after the resume")
+            #expect(call.receivedAt.timeIntervalSince(woke) < 5, "\(call.summary) came \(call.receivedAt.timeIntervalSince(woke)) s after the resume")
             #expect(call.body.contains("Late: due at"), "\(call.body)")
         }
         let missed = try UserNotificationCenter(connection: try bus.connect()).missedOccurrences()

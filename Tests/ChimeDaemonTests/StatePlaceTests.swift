@@ -48,7 +48,7 @@ import TestSupport
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         let set = try runChime(["in", "1s", "--id", "tea", "Tea"], environment: bus.environment())
         #expect(set.status == 0, "\(set.stderr)")
-        #expect(recorder.waitForCalls(1, timeout: 10).count == 1)
+        #expect(recorder.waitForCalls(1).count == 1)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
         let attributes = try FileManager.default.attributesOfItem(atPath: state + "/firing")
         #expect(attributes[.type] as? FileAttributeType == .typeRegular)
@@ -64,7 +64,7 @@ import TestSupport
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         let set = try runChime(["in", "1s", "--id", "env", "--body-command", "env", "Environment"], environment: bus.environment())
         #expect(set.status == 0, "\(set.stderr)")
-        let call = try #require(recorder.waitForCalls(1, timeout: 10).first)
+        let call = try #require(recorder.waitForCalls(1).first)
         let names = Set(call.body.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         #expect(names.contains("PATH") && names.contains("DBUS_SESSION_BUS_ADDRESS") && names.contains("LC_TIME"), "\(names)")
         #expect(!names.contains("CHIME_TEST_SECRET"), "\(names)")

@@ -24,7 +24,7 @@ import TestSupport
         var environment = bus.environment()
         environment["GSETTINGS_BACKEND"] = "memory"
         let child = try ChildProcess(Self.feedbackd, [], environment: environment, logDirectory: bus.directory)
-        try #require(waitUntil(10) { owner("org.sigxcpu.Feedback") != nil }, "feedbackd did not take its name")
+        try #require(waitUntil { owner("org.sigxcpu.Feedback") != nil }, "feedbackd did not take its name")
         return child
     }
 
@@ -103,18 +103,18 @@ import TestSupport
         let daemon = try daemon()
         defer { daemon.stop(); recorder.stop(); monitor.child.stop(); feedbackd.stop(); bus.stop() }
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "wake", "Wake up"])
-        #expect(waitUntil(20) { !monitor.calls("TriggerFeedback").isEmpty }, "\(daemon.log)")
+        #expect(waitUntil { !monitor.calls("TriggerFeedback").isEmpty }, "\(daemon.log)")
         let trigger = try #require(monitor.calls("TriggerFeedback").first)
         #expect(trigger.contains("string \"org.chime.Alarms\"") && trigger.contains("string \"alarm-clock-elapsed\""), "\(trigger)")
         #expect(trigger.contains("string \"profile\"") && trigger.contains("string \"quiet\""), "\(trigger)")
         #expect(trigger.contains("int32 0"), "loops until ended: \(trigger)")
-        #expect(waitUntil(20) { plays() == 1 }, "chime plays its own sound")
-        #expect(waitUntil(10) { !monitor.signals("FeedbackEnded").isEmpty }, "\(monitor.text)")
+        #expect(waitUntil { plays() == 1 }, "chime plays its own sound")
+        #expect(waitUntil { !monitor.signals("FeedbackEnded").isEmpty }, "\(monitor.text)")
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "wake" }?.serverID })
         usleep(500_000)
         #expect(monitor.calls("TriggerFeedback").count == 1, "ended by feedbackd, not asked again while it rings")
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(10) { try center().deliveredNotifications().isEmpty }, "\(daemon.log)")
+        #expect(try waitUntil { try center().deliveredNotifications().isEmpty }, "\(daemon.log)")
         #expect(monitor.calls("TriggerFeedback").count == 1)
         #expect(feedbackd.isRunning)
     }
@@ -129,30 +129,30 @@ import TestSupport
         let daemon = try daemon()
         defer { daemon.stop(); recorder.stop(); monitor.child.stop(); feedbackd.stop(); bus.stop() }
         try setProfile("quiet")
-        #expect(waitUntil(10) { daemon.log.contains("feedbackd's profile: quiet") }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("feedbackd's profile: quiet") }, "\(daemon.log)")
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "quiet", "On vibrate"])
-        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 1 }, "\(daemon.log)")
-        #expect(waitUntil(10) { daemon.log.contains("ringing without chime's sound") }, "\(daemon.log)")
+        #expect(waitUntil { monitor.calls("TriggerFeedback").count == 1 }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("ringing without chime's sound") }, "\(daemon.log)")
         #expect(plays() == 0, "no sound on vibrate")
         try set(["stop", "quiet"])
 
         try setProfile("silent")
-        #expect(waitUntil(10) { daemon.log.contains("feedbackd's profile: silent") }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("feedbackd's profile: silent") }, "\(daemon.log)")
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "silent", "On silent"])
-        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 2 }, "\(daemon.log)")
+        #expect(waitUntil { monitor.calls("TriggerFeedback").count == 2 }, "\(daemon.log)")
         #expect(try #require(monitor.calls("TriggerFeedback").last).contains("string \"silent\""), "the light alone")
         #expect(plays() == 0)
         try set(["stop", "silent"])
 
         try set(["at", Self.soon(4), "--sound", "bell", "--insist", "--id", "insists", "Insists"])
-        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 3 }, "\(daemon.log)")
+        #expect(waitUntil { monitor.calls("TriggerFeedback").count == 3 }, "\(daemon.log)")
         #expect(try #require(monitor.calls("TriggerFeedback").last).contains("string \"quiet\""), "an insisting alarm vibrates")
-        #expect(waitUntil(20) { plays() == 1 }, "and rings: \(daemon.log)")
+        #expect(waitUntil { plays() == 1 }, "and rings: \(daemon.log)")
         try set(["stop", "insists"])
 
         try setProfile("full")
         try set(["in", "2s", "--sound", "bell", "--id", "tea", "Tea"])
-        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 4 }, "\(daemon.log)")
+        #expect(waitUntil { monitor.calls("TriggerFeedback").count == 4 }, "\(daemon.log)")
         #expect(try #require(monitor.calls("TriggerFeedback").last).contains("string \"timeout-completed\""))
         try set(["stop", "tea"])
         // (Its reminder 10 s on: far enough ahead that it is set before its time on a busy machine.)
@@ -169,19 +169,19 @@ import TestSupport
         let daemon = try daemon()
         defer { daemon.stop(); recorder.stop(); bus.stop() }
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "alone", "Alone"])
-        #expect(waitUntil(20) { plays() == 1 }, "\(daemon.log)")
+        #expect(waitUntil { plays() == 1 }, "\(daemon.log)")
         #expect(owner("org.sigxcpu.Feedback") == nil, "chime does not start feedbackd")
 
         let monitor = try Monitor(bus)
         let feedbackd = try startFeedbackd()
         defer { monitor.child.stop(); feedbackd.stop() }
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "wake", "Wake up"])
-        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 2 }, "what rings vibrates as feedbackd appears, and the new ring: \(daemon.log)")
+        #expect(waitUntil { monitor.calls("TriggerFeedback").count == 2 }, "what rings vibrates as feedbackd appears, and the new ring: \(daemon.log)")
         feedbackd.kill9()
-        #expect(waitUntil(10) { daemon.log.contains("feedbackd went away") }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("feedbackd went away") }, "\(daemon.log)")
         let again = try startFeedbackd()
         defer { again.stop() }
-        #expect(waitUntil(20) { monitor.calls("TriggerFeedback").count == 4 }, "both rings vibrate again: \(monitor.text)")
+        #expect(waitUntil { monitor.calls("TriggerFeedback").count == 4 }, "both rings vibrate again: \(monitor.text)")
         #expect(try center().deliveredNotifications().contains { $0.identifier == "wake" }, "still ringing")
     }
 
@@ -204,25 +204,25 @@ import TestSupport
         do {
             let (feedbackd, calls) = try standIn()
             defer { feedbackd.stop() }
-            #expect(waitUntil(10) { daemon.log.contains("feedbackd is here") }, "\(daemon.log)")
+            #expect(waitUntil { daemon.log.contains("feedbackd is here") }, "\(daemon.log)")
             try set(["at", Self.soon(4), "--sound", "bell", "--id", "wake", "Wake up"])
-            #expect(waitUntil(20) { calls().contains("TriggerFeedback org.chime.Alarms alarm-clock-elapsed quiet 0") }, "\(calls())")
+            #expect(waitUntil { calls().contains("TriggerFeedback org.chime.Alarms alarm-clock-elapsed quiet 0") }, "\(calls())")
             let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "wake" }?.serverID })
             #expect(!calls().contains { $0.hasPrefix("EndFeedback") }, "it vibrates while it rings")
             try recorder.invokeAction(id: id, key: "dismiss")
-            #expect(waitUntil(20) { calls().contains("EndFeedback 1") }, "\(calls())")
+            #expect(waitUntil { calls().contains("EndFeedback 1") }, "\(calls())")
         }
-        #expect(waitUntil(10) { daemon.log.contains("feedbackd went away") }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("feedbackd went away") }, "\(daemon.log)")
         let (hanging, calls) = try standIn(["--hang"])
         defer { hanging.stop() }
-        #expect(waitUntil(10) { daemon.log.contains("feedbackd is here") }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("feedbackd is here") }, "\(daemon.log)")
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "again", "Again"])
-        #expect(waitUntil(20) { calls().contains { $0.hasPrefix("TriggerFeedback") } }, "\(calls())")
-        #expect(waitUntil(20) { plays() == 2 }, "it rings as ever: \(daemon.log)")
+        #expect(waitUntil { calls().contains { $0.hasPrefix("TriggerFeedback") } }, "\(calls())")
+        #expect(waitUntil { plays() == 2 }, "it rings as ever: \(daemon.log)")
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "again" }?.serverID })
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(10) { try center().deliveredNotifications().isEmpty }, "answered at once: \(daemon.log)")
-        #expect(waitUntil(10) { daemon.log.contains("feedbackd did not do TriggerFeedback") }, "its call timed out, and nothing waited: \(daemon.log)")
+        #expect(try waitUntil { try center().deliveredNotifications().isEmpty }, "answered at once: \(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("feedbackd did not do TriggerFeedback") }, "its call timed out, and nothing waited: \(daemon.log)")
     }
 
     /// During a phone call (GNOME Calls' stand-in shows one) an alarm rings as a quiet tone beside
@@ -244,23 +244,23 @@ import TestSupport
         let recorder = try RecordingServer(address: bus.address)
         let daemon = try daemon()
         defer { daemon.stop(); recorder.stop(); bus.stop() }
-        #expect(waitUntil(10) { daemon.log.contains("a phone call is in progress") }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.contains("a phone call is in progress") }, "\(daemon.log)")
         try set(["at", Self.soon(4), "--sound", "bell", "--id", "wake", "Wake up"])
-        #expect(waitUntil(20) { plays() == 1 }, "\(daemon.log)")
+        #expect(waitUntil { plays() == 1 }, "\(daemon.log)")
         #expect(playLines().first?.contains("--volume=-49.4") == true, "15%: \(playLines())")
         // The call ends (gone from GNOME Calls): the ring at its own volume.
         try control("Remove", ["/org/gnome/Calls/Call/1"])
-        #expect(waitUntil(10) { plays() == 2 }, "\(daemon.log)")
+        #expect(waitUntil { plays() == 2 }, "\(daemon.log)")
         #expect(playLines().last?.contains("--volume") == false, "\(playLines())")
         // Another call comes while it rings, and ends (disconnected).
         try control("Place", ["/org/gnome/Calls/Call/2", "1"])
-        #expect(waitUntil(10) { plays() == 3 }, "\(daemon.log)")
+        #expect(waitUntil { plays() == 3 }, "\(daemon.log)")
         #expect(playLines().last?.contains("--volume=-49.4") == true, "\(playLines())")
         try control("SetState", ["/org/gnome/Calls/Call/2", "7"])
-        #expect(waitUntil(10) { plays() == 4 }, "\(daemon.log)")
+        #expect(waitUntil { plays() == 4 }, "\(daemon.log)")
         #expect(playLines().last?.contains("--volume") == false, "\(playLines())")
         let id = try #require(try waitForValue { try center().deliveredNotifications().first { $0.identifier == "wake" }?.serverID })
         try recorder.invokeAction(id: id, key: "dismiss")
-        #expect(try waitUntil(10) { try center().deliveredNotifications().isEmpty }, "\(daemon.log)")
+        #expect(try waitUntil { try center().deliveredNotifications().isEmpty }, "\(daemon.log)")
     }
 }

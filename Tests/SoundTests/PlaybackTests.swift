@@ -309,7 +309,7 @@ import TestSupport
             #expect(nextEvent(server) { $0 == .started(first) } != nil)
         }
         // Only the silence keeps playing.
-        #expect(waitUntil(10) { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
+        #expect(waitUntil { (try? session.streams()) == 1 }, "\((try? session.streams()) ?? -1) streams")
     }
 
     /// WAV, FLAC, Ogg Vorbis, Opus and MP3 (made by sox, opusenc and lame from one 0.3 s tone) each

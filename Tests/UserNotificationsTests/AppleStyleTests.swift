@@ -353,7 +353,8 @@ let mainQueueKey: DispatchSpecificKey<Bool> = {
         try await center.add(UNNotificationRequest(identifier: "plants", content: content,
                                                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
         func waitUntil(_ condition: () -> Bool) async -> Bool {
-            for _ in 0..<400 {  // 10 s: the whole suite runs beside this one
+            let deadline = Date().addingTimeInterval(30)  // a bound for a failure only
+            while Date() < deadline {
                 if condition() { return true }
                 try? await Task.sleep(nanoseconds: 25_000_000)
             }
@@ -409,11 +410,13 @@ let mainQueueKey: DispatchSpecificKey<Bool> = {
         let loudID = try #require(calls.first { $0.summary == "Loud" }?.assignedID)
         #expect(try UserNotificationsTestSupport.serverID(of: "org.example.buttons/loud", on: bus) == loudID)
         // willPresent said [.sound] for "quiet": taken down.
-        for _ in 0..<100 where !recorder.closedIDs.contains(quietID) { try await Task.sleep(nanoseconds: 30_000_000) }
+        var deadline = Date().addingTimeInterval(30)  // a bound for a failure only
+        while !recorder.closedIDs.contains(quietID), Date() < deadline { try await Task.sleep(nanoseconds: 30_000_000) }
         #expect(recorder.closedIDs.contains(quietID))
         #expect(!recorder.closedIDs.contains(loudID))
         try recorder.invokeAction(id: loudID, key: "done")
-        for _ in 0..<100 where delegate.responses.isEmpty { try await Task.sleep(nanoseconds: 30_000_000) }
+        deadline = Date().addingTimeInterval(30)
+        while delegate.responses.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 30_000_000) }
         #expect(delegate.responses == ["done"])
     }
 }
@@ -421,7 +424,8 @@ let mainQueueKey: DispatchSpecificKey<Bool> = {
 enum UserNotificationsTestSupport {
     /// The notification server's id for a delivered alarm, from `chime delivered --json`.
     static func serverID(of identifier: String, on bus: PrivateBus) throws -> UInt32? {
-        for _ in 0..<100 {
+        let deadline = Date().addingTimeInterval(30)  // a bound for a failure only
+        while Date() < deadline {
             let out = try runChime(["delivered", "--json"], environment: bus.environment()).stdout
             if let data = out.data(using: .utf8), let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]],
                 let item = list.first(where: { $0["id"] as? String == identifier }), let id = item["notificationID"] as? Int {
