@@ -197,12 +197,18 @@ PACKAGING_SCRATCH := .build-packaging
 
 # The one build of the tests, beside the packages the tests need and the build does not (apt-get is
 # mostly waiting on the disk: 34 s on a fresh machine, hidden behind the build) and, at the lowest
-# CPU weight, the release build the packaging tests need (scripts/test-background.sh); then every
-# stage (scripts/test.sh says in what order and why, and what runs beside what).
+# CPU weight, the release build (scripts/test-background.sh); then every stage (scripts/test.sh
+# says in what order and why, and what runs beside what).
+# The tests run the release build, what the packages hold (CHIME_BINARY: make demo has built chime
+# there already, the background adds the app and chime-eds), and a debug daemon only where a test
+# needs one of its CHIME_TEST_ switches (TestSupport's DaemonProcess chooses): so the build of the
+# tests is TEST_PRODUCTS, not every product (the app, chime-eds and the benchmarks are built by
+# the release build or by make check, which reads its log for warnings as make test reads both).
+TEST_PRODUCTS := chimePackageTests chime-commands chime chime-simulate
 test: deps-check
 	@# Resolved once, before any build starts: each would otherwise write Package.resolved.
 	$(SWIFT) package resolve
-	@mkdir -p .build && rm -f .build/test-packages.rc
+	@mkdir -p .build && rm -f .build/test-packages.rc .build/test-build.rc
 	@(scripts/install-packages.sh $(TEST_PACKAGES) >.build/test-packages.log 2>&1; echo $$? >.build/test-packages.rc) &
 	@/usr/bin/python3 scripts/check-imports.py
 	@/usr/bin/python3 scripts/check-test-dates.py
@@ -210,8 +216,9 @@ test: deps-check
 	@# The release build and the Examples package's, on the CPU time the build of the tests leaves.
 	@PACKAGING_SCRATCH=$(PACKAGING_SCRATCH) scripts/test-background.sh start
 	@# The build's log is kept and read for warnings in chime's code (none are allowed).
-	@echo "$(SWIFT) build --build-tests $(CXX_FLAGS)"
-	@{ $(SWIFT) build --build-tests $(CXX_FLAGS); echo $$? >.build/test-build.rc; } 2>&1 | tee .build/test-build.log
+	@echo "$(SWIFT) build $(CXX_FLAGS) --product ... ($(TEST_PRODUCTS))"
+	@{ for product in $(TEST_PRODUCTS); do $(SWIFT) build $(CXX_FLAGS) --product $$product || exit 1; done; echo 0 >.build/test-build.rc; } 2>&1 \
+		| tee .build/test-build.log; [ -s .build/test-build.rc ] || echo 1 >.build/test-build.rc
 	@[ "$$(cat .build/test-build.rc)" = 0 ] && scripts/check-warnings.sh .build/test-build.log || { scripts/test-background.sh stop; exit 1; }
 	@while [ ! -s .build/test-packages.rc ]; do sleep 1; done; cat .build/test-packages.log; \
 		[ "$$(cat .build/test-packages.rc)" = 0 ] || { scripts/test-background.sh stop; echo "make test: the tests' packages could not be installed"; exit 1; }
@@ -268,7 +275,9 @@ check: deps-check
 	@# Every string is translated (beside the build).
 	@rm -f .build/check-translations.rc; mkdir -p .build; (scripts/check-translations.sh >.build/check-translations.log 2>&1; \
 		echo $$? >.build/check-translations.rc) &
-	$(SWIFT) build --build-tests $(CXX_FLAGS)
+	@# Every target (make test builds only what its tests run), its log read for warnings.
+	@{ $(SWIFT) build --build-tests $(CXX_FLAGS); echo $$? >.build/check-build.rc; } 2>&1 | tee .build/check-build.log
+	@[ "$$(cat .build/check-build.rc)" = 0 ] && scripts/check-warnings.sh .build/check-build.log
 	@# The daemon under the simulator, beside the tests (they mostly wait on children and clocks): the
 	@# histories kept (Tests/simulation), then a few hundred seeds of a simulated week.
 	@rm -f .build/check-simulate.rc; (.build/debug/chime-simulate --replay Tests/simulation/*.steps >.build/check-simulate.log 2>&1 \

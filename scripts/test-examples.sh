@@ -17,7 +17,8 @@ if [ "${1:-}" = --build-only ]; then
     swift build --package-path Examples >"$prebuilt_log" 2>&1 || { cat "$prebuilt_log"; echo "test-examples: Examples/ did not build" >&2; exit 1; }
     exit 0
 fi
-chime=$root/.build/debug/chime
+# (make test: the release build, CHIME_BINARY; else the debug build.)
+chime=${CHIME_BINARY:-$root/.build/debug/chime}
 source scripts/private-session.sh
 work=$session_dir
 fail() {

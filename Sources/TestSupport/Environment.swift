@@ -1,10 +1,20 @@
 import DBus
 import Foundation
 
-/// Where the built `chime` binary is: `CHIME_BINARY`, or beside the test bundle.
+/// The `chime` the tests run: `CHIME_BINARY` when set (make test sets it to the release build, what
+/// the packages hold, with chime-commands, chime-eds and chime-alarms beside it; its symbolic links
+/// resolved, as the daemon sees its own path), else the test build's (`testBuildChimePath`).
 public func chimeBinaryPath() -> String {
-    if let path = ProcessInfo.processInfo.environment["CHIME_BINARY"] { return path }
-    // The test binary sits beside the products it was built with.
+    if let path = ProcessInfo.processInfo.environment["CHIME_BINARY"], !path.isEmpty {
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+    return testBuildChimePath()
+}
+
+/// The `chime` of the test build, beside the test bundle (and the modules it was built with): a
+/// debug build, the only kind that obeys the tests' `CHIME_TEST_` switches (a crash while firing,
+/// a reader that hangs, a localtime of the test's own); release builds have none.
+public func testBuildChimePath() -> String {
     let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     var directory = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
     if directory.lastPathComponent.hasSuffix(".xctest") { directory = directory.deletingLastPathComponent() }
@@ -74,13 +84,15 @@ public final class DaemonProcess: @unchecked Sendable {
     /// The log file's name (after the program started: chime, or the wrapper).
     private let logName: String
 
-    /// Starts `chime daemon` and waits until it owns its bus name.
+    /// Starts `chime daemon` and waits until it owns its bus name: the test build's when `environment`
+    /// sets one of the `CHIME_TEST_` switches only it obeys, else the one the tests run.
     /// `wrapper`: a program that runs the daemon (e.g. `setpriv` dropping a capability).
     /// `waitForFile`: once it owns its name, wait too for its first reading of the alarm file.
     public init(bus: PrivateBus, stateDirectory: String, waitForName: Bool = true, waitForFile: Bool = true, arguments: [String] = [],
                 environment: [String: String] = [:], wrapper: [String] = []) throws {
         self.stateDirectory = stateDirectory
-        let command = wrapper + [chimeBinaryPath(), "daemon", "--state-dir", stateDirectory] + arguments
+        let binary = environment.keys.contains { $0.hasPrefix("CHIME_TEST_") } ? testBuildChimePath() : chimeBinaryPath()
+        let command = wrapper + [binary, "daemon", "--state-dir", stateDirectory] + arguments
         logName = URL(fileURLWithPath: command[0]).lastPathComponent + ".log"
         // No test reaches the sound server of the session it runs in (a developer's speakers):
         // chime's own player finds none unless a test gives it its own (PulseAudioSession).

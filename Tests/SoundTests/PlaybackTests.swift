@@ -15,7 +15,8 @@ import TestSupport
     init() throws {
         directory = try makeTemporaryDirectory("chime-sound")
         // Files are decoded by chime's own decoder, a process of its own, as the daemon has them.
-        SoundServer.decoder = [chimeBinaryPath(), "daemon"]
+        // (The test build's: its decoder obeys the CHIME_TEST_DECODER_ faults.)
+        SoundServer.decoder = [testBuildChimePath(), "daemon"]
     }
 
     deinit {

@@ -310,7 +310,7 @@ struct SymbolGraph {
 
     /// Runs swift-symbolgraph-extract on `module` as the tests were built, and reads what it wrote.
     static func extract(module: String) throws -> SymbolGraph {
-        let modules = URL(fileURLWithPath: chimeBinaryPath()).deletingLastPathComponent().appendingPathComponent("Modules").path
+        let modules = URL(fileURLWithPath: testBuildChimePath()).deletingLastPathComponent().appendingPathComponent("Modules").path
         let output = try makeTemporaryDirectory("chime-symbols")
         defer { try? FileManager.default.removeItem(at: output) }
         let arguments = ["-module-name", module, "-I", modules, "-target", Self.triple, "-output-dir", output.path,
@@ -327,7 +327,7 @@ struct SymbolGraph {
     /// The compiler's errors for `references` (each a line of a function of a file that imports
     /// `module` alone), one line each: empty when every reference resolves.
     static func typecheck(module: String, references: [String]) throws -> [String] {
-        let modules = URL(fileURLWithPath: chimeBinaryPath()).deletingLastPathComponent().appendingPathComponent("Modules").path
+        let modules = URL(fileURLWithPath: testBuildChimePath()).deletingLastPathComponent().appendingPathComponent("Modules").path
         let work = try makeTemporaryDirectory("chime-inherited")
         defer { try? FileManager.default.removeItem(at: work) }
         let file = work.appendingPathComponent("inherited.swift")
