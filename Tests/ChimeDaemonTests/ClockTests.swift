@@ -234,7 +234,8 @@ final class DaemonOnASetClock {
         // The half-hourly alarm's 14 older occurrences (00:30 ... 07:00) and the 06:00 one past its
         // minute of grace are on the record.
         let missed = try store.missedOccurrences()
-        #expect(missed.filter { $0.identifier == "half-hourly" }.map(\.due) == (1...14).map { at(Int64($0) / 2, Int64($0) % 2 * 30) })
+        let halfHours: [Instant] = (1...14).map { (n: Int) -> Instant in at(Int64(n) / 2, Int64(n) % 2 * 30) }
+        #expect(missed.filter { $0.identifier == "half-hourly" }.map(\.due) == halfHours)
         #expect(missed.filter { $0.identifier == "strict" }.map(\.due) == [at(6, 0)])
         // Each is planned on from now; the noon alarm was never due and is untouched.
         #expect(try store.scheduledTime(of: "wake")?.nextFire == at(7, 0) + .seconds(86_400))
