@@ -10,7 +10,27 @@
 # CPU weight (cgroup v2's cpu.weight 1, or v1's cpu.shares 2), which no child can leave. Where no
 # control group can be made (no cpu controller, a read-only /sys/fs/cgroup), it runs under nice
 # and says so. The group goes when the command ends; the command's exit status is this script's.
+#
+#     scripts/low-weight.sh --raise PID...   # those runs' groups to the normal weight
+#     scripts/low-weight.sh --lower PID...   # and back to the lowest
+#
+# (PID: the run's own, as `$!` gave it to whoever started it under setsid.) The lowest weight yields
+# to the tests beside it, and to every other job on the machine too: make test raises what it waits
+# for (the release build, before its main stage), and at its end what is left, so that a busy
+# machine (two CPU-bound jobs beside it) slows the run but never starves it. Where the run got no
+# group (nice alone), nothing changes.
 set -u
+if [ "${1:-}" = --raise ] || [ "${1:-}" = --lower ]; then
+    [ "$1" = --raise ] && v2=100 v1=1024 || v2=1 v1=2
+    shift
+    for pid in "$@"; do
+        for g in /sys/fs/cgroup/chime-low-weight-$pid /sys/fs/cgroup/cpu/chime-low-weight-$pid; do
+            [ -f "$g/cpu.weight" ] && echo $v2 >"$g/cpu.weight" 2>/dev/null
+            [ -f "$g/cpu.shares" ] && echo $v1 >"$g/cpu.shares" 2>/dev/null
+        done
+    done
+    exit 0
+fi
 group=""
 back=""
 # A group of an earlier run whose processes are gone (an interrupted make test).
