@@ -49,8 +49,10 @@ final class DecodedSound {
     private var starved = 0
     private var reaped: Int32?
 
-    /// How long the decoder has to say what the file holds.
-    static let headerWait: Int32 = 1000  // milliseconds
+    /// How long the decoder has to say what the file holds: a process of its own started, on a
+    /// machine that may be busy (beside two CPU-bound jobs the tests saw 1 s pass before a sound's
+    /// decoder spoke). Past it the default sound plays instead.
+    static let headerWait: Int32 = 5000  // milliseconds
     /// How much sound in a row a decoder may leave unsent before it counts as stalled.
     static let stallLimit = 2.0  // seconds
 

@@ -157,7 +157,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public var isRunning: Bool { child.isRunning }
 
     /// Waits for a daemon that is meant to crash to die: whether it did within `timeout`.
-    public func waitForExit(timeout: TimeInterval = 20) -> Bool {
+    public func waitForExit(timeout: TimeInterval = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if !isRunning { return true }

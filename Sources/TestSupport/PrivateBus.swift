@@ -33,7 +33,7 @@ public final class PrivateBus: @unchecked Sendable {
     public func connect() throws -> Connection { try Connection(.address(address)) }
 
     /// Waits until `name` has an owner on this bus.
-    public func waitForName(_ name: BusName, timeout: TimeInterval = 10) throws {
+    public func waitForName(_ name: BusName, timeout: TimeInterval = 30) throws {
         let connection = try connect()
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

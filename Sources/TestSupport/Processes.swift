@@ -57,7 +57,7 @@ public final class ChildProcess: @unchecked Sendable {
     deinit { close(output) }
 
     /// The first line the process writes to stdout (an address, a display number).
-    public func readLine(timeout: TimeInterval = 10) throws -> String {
+    public func readLine(timeout: TimeInterval = 30) throws -> String {
         var data: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

@@ -137,7 +137,7 @@ extension MonitorRecording {
     /// and then `quiet` samples (a tenth of a second by default) of nothing louder after it: a
     /// sound that ended, whole, however late the monitor delivers it.
     @discardableResult
-    public func waitForQuiet(after time: Double, threshold: Float, quiet: Int = 4_800, timeout: Double = 10) -> RecordingSnapshot {
+    public func waitForQuiet(after time: Double, threshold: Float, quiet: Int = 4_800, timeout: Double = 30) -> RecordingSnapshot {
         wait(timeout: timeout) { snapshot in
             let from = snapshot.firstIndex(after: time)
             guard let last = snapshot.samples[from...].lastIndex(where: { abs($0) > threshold }) else { return false }
@@ -147,7 +147,7 @@ extension MonitorRecording {
 
     /// Whether something louder than `threshold` is recorded after the monotonic time `time`,
     /// waiting for it at most `timeout` seconds.
-    public func hears(after time: Double, above threshold: Float, timeout: Double = 10) -> Bool {
+    public func hears(after time: Double, above threshold: Float, timeout: Double = 30) -> Bool {
         wait(timeout: timeout) { $0.samples(after: time).contains { abs($0) > threshold } }
             .samples(after: time).contains { abs($0) > threshold }
     }
@@ -155,7 +155,7 @@ extension MonitorRecording {
     /// Waits until `length` samples were recorded from the first one louder than `threshold`
     /// after the monotonic time `time` (whatever they hold).
     @discardableResult
-    public func waitForSound(after time: Double, threshold: Float, length: Int, timeout: Double = 10) -> RecordingSnapshot {
+    public func waitForSound(after time: Double, threshold: Float, length: Int, timeout: Double = 30) -> RecordingSnapshot {
         wait(timeout: timeout) { snapshot in
             let from = snapshot.firstIndex(after: time)
             guard let first = snapshot.samples[from...].firstIndex(where: { abs($0) > threshold }) else { return false }

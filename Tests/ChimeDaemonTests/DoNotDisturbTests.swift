@@ -34,7 +34,7 @@ import TestSupport
             let arguments = message.arguments()
             if arguments.count == 3, let id = arguments[0].stringValue, let timeliness = arguments[2].stringValue { fired[id] = timeliness }
         }
-        func pump(until condition: () throws -> Bool, timeout: TimeInterval = 6) rethrows -> Bool {
+        func pump(until condition: () throws -> Bool, timeout: TimeInterval = 30) rethrows -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 _ = connection.run(until: .now + .milliseconds(50)) { true }

@@ -39,7 +39,7 @@ import TestSupport
         return path
     }
 
-    func nextEvent(_ server: SoundServer, timeout: Double = 5, _ match: (SoundEvent) -> Bool) -> SoundEvent? {
+    func nextEvent(_ server: SoundServer, timeout: Double = 30, _ match: (SoundEvent) -> Bool) -> SoundEvent? {
         let deadline = monotonicSeconds() + timeout
         while monotonicSeconds() < deadline {
             var fds = [pollfd(fd: server.wakeup.fd, events: Int16(POLLIN), revents: 0)]

@@ -44,7 +44,7 @@ import UserNotifications
 
         /// When the daemon said `id` was due, and when its Fired signal reached this test (nil: not
         /// within `timeout`).
-        func waitFired(_ id: String, timeout: TimeInterval = 10) -> (due: Int64, at: Date)? {
+        func waitFired(_ id: String, timeout: TimeInterval = 30) -> (due: Int64, at: Date)? {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 if let fired = fired.first(where: { $0.id == id }) { return (fired.due, fired.at) }
@@ -58,7 +58,7 @@ import UserNotifications
         }
 
         /// Waits until the daemon has fired `id` (watching `chime delivered`).
-        func waitDelivered(_ id: String, timeout: TimeInterval = 10) throws -> Date? {
+        func waitDelivered(_ id: String, timeout: TimeInterval = 30) throws -> Date? {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 let out = try runChime(["delivered", "--json"], environment: session.bus.environment()).stdout
