@@ -284,10 +284,10 @@ import Timekeeping
             try save("[[alarm]]\nid = \"tea-\(round)\"\ntitle = \"Tea \(round)\"\nwhen = \"in 2s\"\n")
             let calls = recorder.waitForCalls(round + 1)
             let call = try #require(calls.first { $0.summary == "Tea \(round)" })
-            // Never early; the load itself follows the edit (the watcher settles for 50 ms), so the
-            // alarm comes about 2 s after the save, with room for a busy machine.
+            // Never early (the bug: counted from the whole second of the load). How late is the
+            // machine's business: the only bound above is waitForCalls', for a failure (the daemon
+            // reports its load to the second, too coarse to measure from).
             #expect(call.receivedAt.timeIntervalSince(saved) >= 2.0, "round \(round): \(call.receivedAt.timeIntervalSince(saved)) s")
-            #expect(call.receivedAt.timeIntervalSince(saved) < 6, "round \(round)")
         }
     }
 
