@@ -135,7 +135,7 @@ build: deps-build
 release: deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-commands
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $(FRONT_FLAGS) --product chime
-	cp $(RELEASE_SCRATCH)/front/release/chime $(RELEASE_BIN)
+	@scripts/put-binary.sh $(RELEASE_SCRATCH)/front/release/chime $(RELEASE_BIN)
 	@# swift-corelibs Foundation (NSString bridging, CoreFoundation, ICU: 48 MB, 2 MB of RSS and a
 	@# slower start) must not be linked in; one String method can pull it.
 	@if nm $(COMMANDS_BIN) | grep -q __CFInitialize; then \
@@ -332,7 +332,7 @@ bench: deps-bench deps-build $(STATIC_LIBS)/libstdc++.a $(STATIC_DBUS_FILES)
 	@# one make release builds (PIE=0) for everything else.
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(PIE_FLAGS) --product chime-commands
 	$(RELEASE_ENV) $(SWIFT) build $(PIE_FLAGS) $(FRONT_FLAGS) --product chime
-	cp $(RELEASE_SCRATCH)/front/release/chime $(RELEASE_BIN)
+	@scripts/put-binary.sh $(RELEASE_SCRATCH)/front/release/chime $(RELEASE_BIN)
 	@mkdir -p .build/shipped && cp $(RELEASE_BIN) $(COMMANDS_BIN) .build/shipped/
 	$(MAKE) --no-print-directory release PIE=0
 	$(RELEASE_ENV) $(SWIFT) build $(AT_RELEASE) $(RELEASE_FLAGS) --product chime-bench
