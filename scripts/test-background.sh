@@ -33,11 +33,13 @@ steps() {
     # weight beside the build of the tests, it made that build 40 s longer.)
     make --no-print-directory dist PIE=1 RELEASE_SCRATCH="$packaging" >"$packaging/build.log" 2>&1
     echo $? >"$dir/release.rc"
+    # The Examples package and the documentation build in .build: not before the build of the tests
+    # there is over and scripts/test.sh has asked SwiftPM for the tests' folder (one SwiftPM at a
+    # time holds a build folder). The Examples package then compiles only its programs: chime's
+    # modules are the tests' build's (scripts/test-examples.sh).
+    while [ ! -e "$dir/tests-started" ]; do sleep 1; done
     scripts/test-examples.sh --build-only >"$dir/examples-build.log" 2>&1
     echo $? >"$dir/examples-build.rc"
-    # The documentation builds in .build: not before scripts/test.sh has asked SwiftPM for the tests'
-    # folder (which waits while another SwiftPM holds .build).
-    while [ ! -e "$dir/tests-started" ]; do sleep 1; done
     make --no-print-directory docs >"$dir/docs.log" 2>&1
     echo $? >"$dir/docs.rc"
 }

@@ -8,13 +8,21 @@
 #     scripts/test-examples.sh [--build-only]
 #
 # --build-only builds the package and keeps its log in .build/examples-build.log (make test does it
-# early, on the time the other tests leave); the run after it checks that log with its own.
+# early, on the time the other tests leave); the run after it reads that log and builds nothing.
+#
+# The package is built in chime's own build folder (.build, SCRATCH), with the tests' flags: SwiftPM
+# then finds chime's modules built by the build of the tests (the same commands) and compiles only
+# the programs, 23 s of CPU against 119 s in a folder of its own. The package is still resolved and
+# planned as a user's is (chime a dependency at a path, its UserNotifications product). While it
+# builds, nothing else may use .build (SwiftPM's lock): make test builds it after its tests' build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-prebuilt_log=$root/.build/examples-build.log
+scratch=${SCRATCH:-$root/.build}
+build=(swift build --package-path "$root/Examples" --scratch-path "$scratch" -Xcxx -DNDEBUG)
+prebuilt_log=$scratch/examples-build.log
 if [ "${1:-}" = --build-only ]; then
-    swift build --package-path Examples >"$prebuilt_log" 2>&1 || { cat "$prebuilt_log"; echo "test-examples: Examples/ did not build" >&2; exit 1; }
+    "${build[@]}" >"$prebuilt_log" 2>&1 || { cat "$prebuilt_log"; echo "test-examples: Examples/ did not build" >&2; exit 1; }
     exit 0
 fi
 # (make test: the release build, CHIME_BINARY; else the debug build.)
@@ -28,10 +36,16 @@ fail() {
     exit 1
 }
 
-swift build --package-path Examples >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "Examples/ did not build"; }
-# What an earlier --build-only printed is read with what this build printed (nothing, if it built all).
-if [ -f "$prebuilt_log" ]; then cat "$prebuilt_log" >>"$work/build.log"; rm -f "$prebuilt_log"; fi
-bin=$(swift build --package-path Examples --show-bin-path)
+# Built by an earlier --build-only: its log is read, and nothing is built again (the documentation
+# may hold the build folder's lock by now).
+if [ -f "$prebuilt_log" ]; then
+    mv "$prebuilt_log" "$work/build.log"
+else
+    "${build[@]}" >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "Examples/ did not build"; }
+fi
+# (The folder of the programs: the build folder's debug one, where the tests' build is too.)
+bin=$scratch/debug
+[ -x "$bin/egg-timer" ] || fail "Examples/ built, but not into $bin"
 # The programs compile without a warning of their own but one: in top-level code (a main.swift with
 # `await`), Swift calls the synchronous `add` for `try await center.add(request)` and says that nothing
 # there is async or throws. That call hands the request over before it returns (CorpusTests runs such

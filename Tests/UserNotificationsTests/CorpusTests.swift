@@ -10,7 +10,8 @@ import TestSupport
 /// without a completion handler has its request with the daemon all the same.
 ///
 /// make test builds the Examples package first (scripts/test-examples.sh) and runs this suite
-/// after it; `CHIME_EXAMPLES_BIN` names the folder of the programs (default: Examples' debug build).
+/// after it, in chime's own build folder; `CHIME_EXAMPLES_BIN` names the folder of the programs
+/// (default: `.build/debug`, where `scripts/test-examples.sh --build-only` builds them).
 @Suite(.serialized) struct CorpusTests {
     struct Program: Sendable {
         var name: String
@@ -91,13 +92,13 @@ import TestSupport
     static var programsFolder: URL {
         if let folder = ProcessInfo.processInfo.environment["CHIME_EXAMPLES_BIN"] { return URL(fileURLWithPath: folder) }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Examples/.build/debug")
+            .appendingPathComponent(".build/debug")
     }
 
     @Test func everyProgramDoesWhatItsCodeAsks() throws {
         let folder = Self.programsFolder
         let missing = Self.programs.filter { !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent($0.name).path) }
-        try #require(missing.isEmpty, "not built: \(missing.map(\.name)) in \(folder.path) (swift build --package-path Examples)")
+        try #require(missing.isEmpty, "not built: \(missing.map(\.name)) in \(folder.path) (scripts/test-examples.sh --build-only)")
         #expect(Self.programs.count >= 32)
         #expect(Set(Self.programs.map(\.name)).count == Self.programs.count)
 
@@ -153,7 +154,7 @@ import TestSupport
     /// what failed and how to start the daemon, and the program goes on.
     @Test func withoutADaemonACallWithoutHandlerSaysSoOnStandardError() throws {
         let program = Self.programsFolder.appendingPathComponent("top-level-exit").path
-        try #require(FileManager.default.isExecutableFile(atPath: program), "not built: \(program) (swift build --package-path Examples)")
+        try #require(FileManager.default.isExecutableFile(atPath: program), "not built: \(program) (scripts/test-examples.sh --build-only)")
         let bus = try PrivateBus()
         defer { bus.stop() }
         let result = try runProgram(program, [], environment: bus.environment(), timeout: 60)
