@@ -32,6 +32,8 @@ PIE ?= 0
 # leaves C++ assertions on even in release builds: -DNDEBUG turns them off, so such a file is
 # a diagnostic, not a crash (the fuzz test in Tests/ChimeConfigTests checks it).
 CXX_FLAGS := -Xcxx -DNDEBUG
+# (scripts/test-examples.sh builds the Examples package with the same flags, in the tests' folder.)
+export CXX_FLAGS
 # Where release builds go (make test builds the packages' release build in .build-packaging, beside
 # the debug tests in .build: SwiftPM lets one command at a time use a build folder).
 RELEASE_SCRATCH ?= .build

@@ -9,5 +9,7 @@ set -eu
 from=$1 to=$2
 cmp -s "$from" "$to" 2>/dev/null && exit 0
 echo "cp $from $to"
-cp "$from" "$to.new.$$"
-mv -f "$to.new.$$" "$to"
+new=$to.new.$$
+trap 'rm -f "$new"' EXIT
+cp "$from" "$new"
+mv -f "$new" "$to"

@@ -19,7 +19,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 scratch=${SCRATCH:-$root/.build}
-build=(swift build --package-path "$root/Examples" --scratch-path "$scratch" -Xcxx -DNDEBUG)
+# (The tests' flags: the Makefile's CXX_FLAGS, which make exports.)
+read -ra cxx_flags <<<"${CXX_FLAGS:--Xcxx -DNDEBUG}"
+build=(swift build --package-path "$root/Examples" --scratch-path "$scratch" "${cxx_flags[@]}")
 prebuilt_log=$scratch/examples-build.log
 if [ "${1:-}" = --build-only ]; then
     "${build[@]}" >"$prebuilt_log" 2>&1 || { cat "$prebuilt_log"; echo "test-examples: Examples/ did not build" >&2; exit 1; }
