@@ -683,10 +683,16 @@ final class AlarmFileFollower: LoopPart {
             // Its holiday calendars, working days and time away: every alarm is planned again when
             // they changed.
             schedule.setFileDaysOff(summary.daysOff, now: clock.now())
-            logger.info("alarm file loaded: \(run.outcome)", metadata: [
+            var metadata: Logger.Metadata = [
                 "reason": "\(run.reason)", "path": "\(run.request.path)", "read": "\(run.part == nil ? "all" : "\(run.request.only.count) calendar file(s)")",
                 "ms": "\((clock.now() - run.request.now).milliseconds)",
-            ])
+            ]
+            if run.part != nil {
+                // Which (the first few, by name): a part that read more than what changed is seen.
+                let names = run.request.only.prefix(3).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+                metadata["files"] = "\(names.joined(separator: " "))\(run.request.only.count > 3 ? " …" : "")"
+            }
+            logger.info("alarm file loaded: \(run.outcome)", metadata: metadata)
             for conflict in run.conflicts { logger.warning("\(conflict)") }
         }
         over()

@@ -375,6 +375,9 @@ final class MainWindow {
             listing = false
             switch result {
             case .success(let summaries):
+                // (Said for the tests: a listing this method makes follows a PendingChanged, and
+                // only one.)
+                if tracing { trace("listed \(summaries.count) after PendingChanged at \(monotonicMicroseconds())") }
                 self.summaries = summaries
                 render()
                 refreshSkipsAndAway()

@@ -319,6 +319,20 @@ class AppTestCase(unittest.TestCase):
         self.app.focus(self.app.window.get_name())
         self.app.key(number, "Alt_L")
 
+    def traced(self, prefix, after):
+        """The monotonic times (s) of the app's CHIME_TRACE lines that start with `prefix`, from `after` on."""
+        return [t for t in (int(line.rsplit(" ", 1)[1]) / 1e6 for line in self.session.app_log().splitlines()
+                            if line.startswith(prefix)) if t >= after]
+
+    def drawn_for_pending_changed(self, count, since):
+        """Waits for the app to list `count` alarms for a PendingChanged (CHIME_TRACE) after `since`
+        (monotonic s) and draw a frame after that: what the daemon announced is shown by the signal,
+        not found at a later look (no poll, no timer). How fast is the machine's: the tests print
+        their figures and make bench holds the speed; a bound here would race a busy machine."""
+        listed = until(lambda: self.traced(f"listed {count} after PendingChanged at ", after=since), DEADLINE,
+                       f"a listing of {count} alarm(s) for a PendingChanged")
+        until(lambda: self.traced("drawn at ", after=listed[0]), DEADLINE, "a frame drawn after that listing")
+
     def first_frame_ms(self):
         """Milliseconds from now to the first frame the app drew (CHIME_TRACE's "drawn at"), waiting
         up to 5 s; infinity when none came. The app's log is read, not the app: that costs its main
@@ -573,6 +587,7 @@ class AlarmsTests(AppTestCase):
         drawn = []
         for n in range(6):
             title = f"Live {n}"
+            set_at = time.monotonic()
             self.chime("at", f"0{n}:1{n}", "--id", f"live-{n}", title)
             # From the moment chime at has its answer (the alarm is the daemon's) to the first frame
             # the window drew with it, as the app tells it (CHIME_TRACE, on the same monotonic clock).
@@ -580,12 +595,10 @@ class AlarmsTests(AppTestCase):
             drawn.append(self.first_frame_ms())
             # And the row is there, in words, for a screen reader too.
             until(lambda: any(label.startswith(f"{title} · Every day\n") for i in range(listing.get_child_count())
-                              for label in App.labels(listing.get_child_at_index(i))), 5, title)
+                              for label in App.labels(listing.get_child_at_index(i))), 30, title)
+            # Drawn from the daemon's PendingChanged, not found at a later look.
+            self.drawn_for_pending_changed(n + 1, since=set_at)
         print(f"measured: chime at answered → the window drew the alarm: {', '.join(f'{t:.1f}' for t in drawn)} ms", file=sys.stderr)
-        # Drawn, from the daemon's PendingChanged, not found at a later look: under a second rules out
-        # anything that waits or polls. How fast the frame comes (tens of ms here) is the machine's:
-        # the figure above is printed, not held to a target a busy machine misses.
-        self.assertTrue(all(t < 1000 for t in drawn), drawn)
 
     def test_an_alarm_edited_in_the_dialog_keeps_its_identifier(self):
         self.chime("at", "07:00", "--days", "mon-fri", "--id", "wake", "--sound", "bell", "--label", "Wake up", "Wake up")
@@ -682,13 +695,13 @@ class TimersTests(AppTestCase):
         self.app.wait("push button", "Start")
         drawn = []
         for n, minutes in enumerate((10, 25, 3)):
+            set_at = time.monotonic()
             self.chime("in", f"{minutes}m", "--label", f"Tea {n}", f"Tea {n}")
             drawn.append(self.first_frame_ms())
             self.app.wait("push button", f"Pause Tea {n}")
+            # Drawn from the daemon's PendingChanged, not found at a later look.
+            self.drawn_for_pending_changed(n + 1, since=set_at)
         print(f"measured: chime in answered → the window drew the timer: {', '.join(f'{t:.1f}' for t in drawn)} ms", file=sys.stderr)
-        # Drawn from the daemon's PendingChanged: under a second rules out waiting or polling; how
-        # fast (tens of ms here) is the machine's, printed above, not held to a target.
-        self.assertTrue(all(t < 1000 for t in drawn), drawn)
         # Each counts down: the first one's row shows 9:5x, then a second less.
         # (Its label is 9:5x, or less on a machine slow to set the three: the one between 5 and 10 minutes.)
         first = self.app.find_matching("label", lambda text: re.match(r"[5-9]:[0-5][0-9]\b", text) is not None)
