@@ -690,7 +690,7 @@ final class AlarmFileFollower: LoopPart {
             if run.part != nil {
                 // Which (the first few, by name): a part that read more than what changed is seen.
                 let names = run.request.only.prefix(3).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
-                metadata["files"] = "\(names.joined(separator: " "))\(run.request.only.count > 3 ? " …" : "")"
+                metadata["files"] = "\(names.joined(separator: ","))\(run.request.only.count > 3 ? ",…" : "")"
             }
             logger.info("alarm file loaded: \(run.outcome)", metadata: metadata)
             for conflict in run.conflicts { logger.warning("\(conflict)") }
