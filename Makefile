@@ -18,7 +18,7 @@
 #                desktop entry, icon, man pages, completions and example alarm files;
 #                NOTIFY_SEND_LINK=1 also links notify-send to chime
 #   make uninstall                            removes exactly those
-#   make deb     a Debian package in .build/ (dpkg-deb)
+#   make deb     a Debian package in .build/ (dpkg-deb); DIST=trixie: built inside a trixie root, in .build-trixie/
 #
 # Each target installs the Debian packages it needs when they are missing.
 
@@ -431,8 +431,15 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/man/man1/chime.1 $(DESTDIR)$(DATADIR)/man/man1/chime-*.1
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# make deb DIST=trixie (or bookworm): built inside a root of that release, made once with debootstrap
+# from Debian's archive under .build-DIST and reused (scripts/dist-deb.sh); the packages land there.
+ifeq ($(DIST),)
 deb: deps-deb
 	@scripts/make-deb.sh $(VERSION)
+else
+deb:
+	@scripts/dist-deb.sh $(DIST) $(DEB_PACKAGES)
+endif
 
 deps-deb:
 	@scripts/install-packages.sh $(DEB_PACKAGES)
