@@ -433,7 +433,8 @@ uninstall:
 
 # make deb DIST=trixie (or bookworm): built inside a root of that release, made once with debootstrap
 # from Debian's archive under .build-DIST and reused (scripts/dist-deb.sh); the packages land there.
-ifeq ($(DIST),)
+# (Only DIST given on the command line: a DIST in the environment is not taken for it.)
+ifneq ($(origin DIST),command line)
 deb: deps-deb
 	@scripts/make-deb.sh $(VERSION)
 else
