@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 dist=${1:?usage: scripts/dist-deb.sh DIST PACKAGES...}
 shift
 root=$(scripts/dist-root.sh "$dist" "$@") || exit $?
-swift=$(command -v swift) || { echo "dist-deb: no swift on PATH" >&2; exit 1; }
+swift=$(command -v swift) || { echo "dist-deb: no swift on PATH (make deb DIST=... builds with the machine's Swift toolchain: put its usr/bin on PATH)" >&2; exit 1; }
 toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$swift")")")")  # .../usr/bin/swift -> ...
 
 mounted=()

@@ -341,8 +341,7 @@ class AppTestCase(unittest.TestCase):
         first = float("inf")
         while first == float("inf") and time.monotonic() < set_at + 5:
             time.sleep(0.05)
-            frames = [int(line.rsplit(" ", 1)[1]) / 1e6 for line in self.session.app_log().splitlines() if line.startswith("drawn at")]
-            first = min((t for t in frames if t >= set_at - 0.05), default=float("inf"))
+            first = min(self.traced("drawn at ", after=set_at - 0.05), default=float("inf"))
         return (first - set_at) * 1000
 
 
