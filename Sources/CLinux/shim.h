@@ -19,6 +19,14 @@ static inline int chime_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
+/* posix_spawn_file_actions_addclosefrom_np (glibc 2.34) is a GNU extension the Glibc module
+   leaves out: the child closes every descriptor from `from` on before it runs the program. */
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int chime_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
 /* prctl is variadic, which Swift cannot call. */
 static inline int chime_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);

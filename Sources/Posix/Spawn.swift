@@ -1,6 +1,6 @@
-// Starting a program, wrapped once (posix_spawn): its standard streams, a clean signal state (no
-// blocked signals, default dispositions: a daemon that blocks signals for signalfd must not pass
-// that on), optionally a process group of its own, and never a shell.
+// Starting a program, wrapped once (posix_spawn): its standard streams and no other descriptor, a
+// clean signal state (no blocked signals, default dispositions: a daemon that blocks signals for
+// signalfd must not pass that on), optionally a process group of its own, and never a shell.
 public import CLinux
 #if canImport(Glibc)
 import Glibc
@@ -39,6 +39,11 @@ public enum Spawn {
             }
             guard result == 0 else { throw SystemError("posix_spawn_file_actions", code: result, context: program) }
         }
+        // Nothing else is passed on: a descriptor opened without close-on-exec (by a library, or by
+        // another thread at the moment of the spawn) would keep a file open in the child for its
+        // whole life, and the kernel would report that file written when the child exits.
+        let closing = chime_spawn_close_from(&actions, 3)
+        guard closing == 0 else { throw SystemError("posix_spawn_file_actions_addclosefrom_np", code: closing, context: program) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -88,4 +88,22 @@ import Glibc
         #expect(String(decoding: output, as: UTF8.self) == "SigBlk:\t0000000000000000\n")
         #expect(throws: SystemError.self) { try Spawn.start("/no/such/program", arguments: [[0x78]]) }
     }
+
+    /// A descriptor this process holds without close-on-exec (as Foundation's atomic write holds
+    /// its file while it writes) is not passed on: the child has its three streams and nothing else.
+    @Test func aSpawnedProgramInheritsNoOtherDescriptor() throws {
+        let pipe = try Sys.pipe()
+        let leaky = dup(pipe.read)  // (dup's copy is not close-on-exec)
+        #expect(leaky > 2)
+        defer { close(leaky) }
+        let pid = try Spawn.start("sh", arguments: [Array("sh".utf8), Array("-c".utf8), Array("ls /proc/$$/fd".utf8)],
+                                  stdout: .descriptor(pipe.write))
+        try Sys.close(pipe.write)
+        let status = try Sys.wait(pid)
+        var output: [UInt8] = []
+        while let chunk = try Sys.read(pipe.read, upTo: 256), !chunk.isEmpty { output += chunk }
+        try Sys.close(pipe.read)
+        #expect(status == 0)
+        #expect(String(decoding: output, as: UTF8.self).split(separator: "\n") == ["0", "1", "2"], "descriptor \(leaky) was open in the parent")
+    }
 }
